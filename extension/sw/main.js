@@ -1,0 +1,26 @@
+// @ts-check
+/** The service worker: owns the native port and wires the extension's pieces to it. */
+import { NativeChannel } from "./native.js";
+import { registerPanelRelay } from "./panel.js";
+import { registerTabHandlers } from "./tabs.js";
+
+const channel = new NativeChannel();
+
+channel.handle("echo", async (params) => ({ ...params, echoed_at: Date.now() }));
+registerTabHandlers(channel);
+registerPanelRelay(channel);
+
+chrome.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
+
+/** A handle for tests, the benchmarks and the side panel's diagnostics. */
+const api = {
+  channel,
+  state: () => channel.state,
+  /** @param {string} method @param {Record<string, any>=} params */
+  call: (method, params) => channel.call(method, params || {}),
+  ping: () => channel.ping(),
+  reconnect: () => channel.disconnect(),
+};
+/** @type {any} */ (globalThis).waymark = api;
+
+channel.connect();

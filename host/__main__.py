@@ -1,0 +1,3 @@
+from host.cli import main
+
+raise SystemExit(main())

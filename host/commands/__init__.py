@@ -1,0 +1,1 @@
+"""One module per `waymark` subcommand; each exposes `register(subparsers)`."""

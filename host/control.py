@@ -1,0 +1,85 @@
+"""The host's side of the control socket: terminal tools (`waymark run`, the eval harness)
+call host methods exactly as the side panel does, over a local Unix socket.
+
+The controller (host.controller) listens on the path in $WAYMARK_CONTROL and launches the
+browser with that variable set; Chrome passes its environment to the host it starts, and
+the host connects back once the extension's handshake is done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from host import PROTOCOL_VERSION, __version__
+from host.framing import HEADER, MAX_INBOUND_BYTES, FrameDecodeError, decode_body, dumps, encode_frame
+from host.protocol import Call, Cancel, ErrorReply, HelloFromHost, ProtocolError, outbound, parse_inbound
+
+if TYPE_CHECKING:
+    from host.server import HostServer
+
+log = logging.getLogger(__name__)
+
+
+async def read_socket_frame(reader: asyncio.StreamReader) -> bytes | None:
+    """One length-prefixed frame from a socket, or None at EOF."""
+    try:
+        header = await reader.readexactly(HEADER.size)
+    except asyncio.IncompleteReadError:
+        return None
+    (length,) = HEADER.unpack(header)
+    if length > MAX_INBOUND_BYTES:
+        raise ValueError(f"control frame of {length} bytes is too large")
+    try:
+        return await reader.readexactly(length)
+    except asyncio.IncompleteReadError:
+        return None
+
+
+def write_socket_frame(writer: asyncio.StreamWriter, message: dict) -> None:
+    """Queue one length-prefixed frame on a socket."""
+    writer.write(encode_frame(dumps(message)))
+
+
+async def serve_control(path: str, server: "HostServer", handshake_done: asyncio.Event) -> None:
+    """Connect to the controller at `path` and serve its calls until either side closes."""
+    await handshake_done.wait()
+    try:
+        reader, writer = await asyncio.open_unix_connection(path, limit=MAX_INBOUND_BYTES)
+    except OSError as exc:
+        log.warning("no controller at %s: %s", path, exc)
+        return
+    log.info("connected to controller at %s", path)
+
+    def send(message: dict) -> None:
+        if not writer.is_closing():
+            write_socket_frame(writer, message)
+
+    bridge = server.bridge
+    send(
+        {
+            **outbound(HelloFromHost(host_version=__version__, protocol=PROTOCOL_VERSION)),
+            "extension_version": bridge.extension_version,
+        }
+    )
+    started: list[str] = []
+    try:
+        while (body := await read_socket_frame(reader)) is not None:
+            try:
+                message = parse_inbound(decode_body(body))
+            except (FrameDecodeError, ProtocolError) as exc:
+                send(outbound(ErrorReply(id=getattr(exc, "message_id", None), code=exc.code, message=str(exc))))
+                continue
+            if isinstance(message, Call):
+                started.append(message.id)
+                server.calls.start(message, send)
+            elif isinstance(message, Cancel):
+                server.calls.cancel(message.id)
+            else:
+                send(outbound(ErrorReply(id=getattr(message, "id", None), code="unsupported", message="the control socket takes only call and cancel")))
+    finally:
+        for call_id in started:
+            server.calls.cancel(call_id)
+        writer.close()
+        log.info("controller disconnected")

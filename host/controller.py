@@ -1,0 +1,163 @@
+"""The terminal side of the control socket: launch Chromium with the real extension, wait for
+the real host to connect back, then call host methods (`snapshot`, `agent.run`, ...)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+from host.control import read_socket_frame, write_socket_frame
+from host.framing import MAX_INBOUND_BYTES, decode_body
+from host.launch import LaunchedBrowser, launch_browser
+from host.server import CONTROL_ENV
+
+Notification = Callable[[str, dict[str, Any]], None]
+
+
+class HostCallError(Exception):
+    """A host method answered with a typed error."""
+
+    def __init__(self, code: str, message: str, data: dict[str, Any] | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.data = data or {}
+
+
+class HostNotConnected(RuntimeError):
+    """The host did not connect back: the extension, the registration or the host is broken."""
+
+
+class Controller:
+    """Owns one browser and the control connection to its host. Use as an async context manager."""
+
+    def __init__(
+        self,
+        *,
+        headless: bool = True,
+        viewport: tuple[int, int] = (1280, 800),
+        profile_dir: Path | None = None,
+        host_env: dict[str, str] | None = None,
+        connect_timeout: float = 30.0,
+    ) -> None:
+        self._headless = headless
+        self._viewport = viewport
+        self._profile_dir = profile_dir
+        self._host_env = dict(host_env or {})
+        self._connect_timeout = connect_timeout
+        self._tmp: str | None = None
+        self._server: asyncio.AbstractServer | None = None
+        self._connected: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = asyncio.Queue()
+        self._writer: asyncio.StreamWriter | None = None
+        self._reader_task: asyncio.Task[None] | None = None
+        self._pending: dict[str, tuple[asyncio.Future[dict], Notification | None]] = {}
+        self._ids = itertools.count(1)
+        self._playwright_cm: Any = None
+        self.playwright: Any = None
+        self.browser: LaunchedBrowser | None = None
+        self.host_hello: dict[str, Any] = {}
+
+    async def __aenter__(self) -> "Controller":
+        from playwright.async_api import async_playwright
+
+        # Unix socket paths are limited to ~100 bytes: keep the folder short.
+        self._tmp = tempfile.mkdtemp(prefix="wm-")
+        socket_path = os.path.join(self._tmp, "control.sock")
+        self._server = await asyncio.start_unix_server(self._on_connect, path=socket_path, limit=MAX_INBOUND_BYTES)
+        profile = self._profile_dir or Path(self._tmp) / "profile"
+        self._playwright_cm = async_playwright()
+        self.playwright = await self._playwright_cm.__aenter__()
+        try:
+            self.browser = await launch_browser(
+                self.playwright, profile, headless=self._headless, viewport=self._viewport,
+                host_env={CONTROL_ENV: socket_path, **self._host_env},
+            )
+            await self._await_host()
+        except BaseException:
+            await self.__aexit__(None, None, None)
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._reader_task:
+            self._reader_task.cancel()
+        if self._writer:
+            self._writer.close()
+        if self.browser:
+            with contextlib.suppress(Exception):
+                await self.browser.close()
+        if self._playwright_cm:
+            with contextlib.suppress(Exception):
+                await self._playwright_cm.__aexit__(None, None, None)
+        if self._server:
+            self._server.close()
+        if self._tmp:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+
+    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await self._connected.put((reader, writer))
+
+    async def _await_host(self) -> None:
+        try:
+            reader, writer = await asyncio.wait_for(self._connected.get(), self._connect_timeout)
+            body = await asyncio.wait_for(read_socket_frame(reader), self._connect_timeout)
+        except asyncio.TimeoutError:
+            raise HostNotConnected(
+                f"the host did not connect within {self._connect_timeout:g} s; run `waymark doctor` and see the host log"
+            ) from None
+        if body is None:
+            raise HostNotConnected("the host closed the control socket before its hello")
+        self.host_hello = decode_body(body)  # type: ignore[assignment]
+        self._writer = writer
+        self._reader_task = asyncio.get_running_loop().create_task(self._read_replies(reader))
+
+    async def _read_replies(self, reader: asyncio.StreamReader) -> None:
+        try:
+            while (body := await read_socket_frame(reader)) is not None:
+                message = decode_body(body)
+                if not isinstance(message, dict):
+                    continue
+                entry = self._pending.get(message.get("id") or "")
+                if entry is None:
+                    continue
+                future, on_notify = entry
+                if message.get("type") == "notify" and on_notify is not None:
+                    on_notify(message.get("name", ""), message.get("data") or {})
+                elif message.get("type") in ("reply", "error") and not future.done():
+                    future.set_result(message)
+        finally:
+            for future, _ in self._pending.values():
+                if not future.done():
+                    future.set_exception(HostNotConnected("the host closed the control socket"))
+
+    async def call(self, method: str, params: dict[str, Any] | None = None, on_notify: Notification | None = None,
+                   timeout: float | None = None) -> dict[str, Any]:
+        """Call a host method and return its data; raises HostCallError for a typed failure."""
+        if self._writer is None:
+            raise HostNotConnected("not connected")
+        call_id = f"c{next(self._ids)}"
+        future: asyncio.Future[dict] = asyncio.get_running_loop().create_future()
+        self._pending[call_id] = (future, on_notify)
+        try:
+            write_socket_frame(self._writer, {"v": 1, "type": "call", "id": call_id, "method": method, "params": params or {}})
+            await self._writer.drain()
+            try:
+                reply = await asyncio.wait_for(asyncio.shield(future), timeout)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                with contextlib.suppress(Exception):
+                    write_socket_frame(self._writer, {"v": 1, "type": "cancel", "id": call_id})
+                raise
+        finally:
+            self._pending.pop(call_id, None)
+        if reply.get("type") == "error":
+            raise HostCallError(reply.get("code", "error"), reply.get("message", ""))
+        if not reply.get("ok"):
+            error = reply.get("error") or {}
+            raise HostCallError(error.get("code", "error"), error.get("message", ""), reply.get("data"))
+        return reply.get("data") or {}

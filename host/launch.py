@@ -1,0 +1,91 @@
+"""Launching Chromium with the real unpacked extension and the real host registered in its
+profile: the one way the CLI, the eval harness, the benchmarks and the tests start a browser."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from host.extension import extension_dir, extension_id
+from host.registration import register_profile
+
+#: Flags every launch needs on these machines: no sandbox as root, and no background
+#: networking (without them Chromium floods a closed network with refused connections).
+BASE_FLAGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--silent-debugger-extension-api",
+    "--disable-features=DialMediaRouteProvider",
+]
+
+
+class ChromiumNotFound(RuntimeError):
+    """No Chromium-family executable could be found."""
+
+
+def chromium_path() -> str:
+    """The browser to launch: $WAYMARK_CHROMIUM, else Debian's /usr/bin/chromium, else PATH."""
+    override = os.environ.get("WAYMARK_CHROMIUM")
+    if override:
+        return override
+    for candidate in ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(candidate)
+        if found:
+            return found
+    raise ChromiumNotFound("no Chromium found: install Debian's `chromium` or set WAYMARK_CHROMIUM")
+
+
+@dataclass
+class LaunchedBrowser:
+    """A running persistent context with the extension loaded."""
+
+    context: Any  # playwright.async_api.BrowserContext
+    service_worker: Any  # playwright.async_api.Worker
+    profile_dir: Path
+    extension_id: str
+
+    async def close(self) -> None:
+        await self.context.close()
+
+
+async def launch_browser(
+    playwright: Any,
+    profile_dir: Path,
+    *,
+    headless: bool = True,
+    viewport: tuple[int, int] = (1280, 800),
+    host_env: dict[str, str] | None = None,
+    extra_args: list[str] | None = None,
+) -> LaunchedBrowser:
+    """Register the host into `profile_dir`, launch Chromium with the extension, find its worker."""
+    profile_dir.mkdir(parents=True, exist_ok=True)
+    register_profile(profile_dir, env=host_env)
+    ext = str(extension_dir())
+    width, height = viewport
+    context = await playwright.chromium.launch_persistent_context(
+        str(profile_dir),
+        executable_path=chromium_path(),
+        headless=headless,
+        viewport={"width": width, "height": height},
+        ignore_default_args=["--disable-extensions"],
+        args=[f"--disable-extensions-except={ext}", f"--load-extension={ext}", *BASE_FLAGS, *(extra_args or [])],
+    )
+    ext_id = extension_id()
+    worker = await find_service_worker(context, ext_id)
+    return LaunchedBrowser(context=context, service_worker=worker, profile_dir=profile_dir, extension_id=ext_id)
+
+
+async def find_service_worker(context: Any, ext_id: str, timeout_ms: float = 15000) -> Any:
+    """The extension's service worker in `context`, waiting for it if it has not started yet."""
+    prefix = f"chrome-extension://{ext_id}/"
+    for worker in context.service_workers:
+        if worker.url.startswith(prefix):
+            return worker
+    return await context.wait_for_event("serviceworker", predicate=lambda w: w.url.startswith(prefix), timeout=timeout_ms)

@@ -1,0 +1,175 @@
+"""Shared fixtures: real Chromium with the real extension, the real host registered in the
+test profile, and fixture pages served on two loopback ports (two origins)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import http.server
+import os
+import shutil
+import socketserver
+import threading
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterator
+
+import pytest
+import pytest_asyncio
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+# ------------------------------------------------------------------ isolation
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Host logs, config, secrets and traces of the whole test run go to a temporary folder."""
+    base = tmp_path_factory.mktemp("waymark-state")
+    saved = {k: os.environ.get(k) for k in ("WAYMARK_STATE_DIR", "WAYMARK_CONFIG_DIR", "WAYMARK_RUNS_DIR")}
+    os.environ["WAYMARK_STATE_DIR"] = str(base / "state")
+    os.environ["WAYMARK_CONFIG_DIR"] = str(base / "config")
+    os.environ["WAYMARK_RUNS_DIR"] = str(base / "runs")
+    yield base
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+# ------------------------------------------------------------------ fixture pages
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+
+class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+@functools.lru_cache(maxsize=None)
+def _serve(directory: str) -> tuple[str, str]:
+    """Serve `directory` on two loopback ports; returns two base URLs of different origins."""
+    urls = []
+    for _ in range(2):
+        server = _Server(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=directory))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        urls.append(f"http://127.0.0.1:{server.server_address[1]}")
+    # 127.0.0.1 and localhost are different origins: the second URL uses the name.
+    return urls[0], urls[1].replace("127.0.0.1", "localhost")
+
+
+@pytest.fixture(scope="session")
+def site() -> tuple[str, str]:
+    """Base URLs of tests/fixtures on two origins: (http://127.0.0.1:P1, http://localhost:P2)."""
+    return _serve(str(FIXTURES))
+
+
+@pytest.fixture(scope="session")
+def site_url(site: tuple[str, str]) -> str:
+    """Base URL of tests/fixtures on the first origin."""
+    return site[0]
+
+
+@pytest.fixture(scope="session")
+def other_origin(site: tuple[str, str]) -> str:
+    """Base URL of tests/fixtures on a second origin (for cross-origin iframes)."""
+    return site[1]
+
+
+# ------------------------------------------------------------------ browser
+
+
+@pytest_asyncio.fixture(scope="session")
+async def playwright_instance() -> AsyncIterator[Any]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        yield p
+
+
+@pytest_asyncio.fixture(scope="session")
+async def browser(playwright_instance: Any, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Any]:
+    """One Chromium for the session with the unpacked extension and the real host registered."""
+    from host.launch import launch_browser
+
+    profile = tmp_path_factory.mktemp("profile")
+    launched = await launch_browser(playwright_instance, profile, host_env=_host_env())
+    await wait_connected(launched.service_worker)
+    yield launched
+    await launched.close()
+
+
+def _host_env() -> dict[str, str]:
+    return {k: os.environ[k] for k in ("WAYMARK_STATE_DIR", "WAYMARK_CONFIG_DIR", "WAYMARK_RUNS_DIR") if k in os.environ}
+
+
+@pytest.fixture
+def sw(browser: Any) -> Any:
+    """The extension's service worker (evaluate code inside it)."""
+    return browser.service_worker
+
+
+@pytest_asyncio.fixture
+async def page(browser: Any, request: pytest.FixtureRequest) -> AsyncIterator[Any]:
+    """A fresh page per test; on failure its screenshot is saved under test-artifacts/."""
+    pg = await browser.context.new_page()
+    yield pg
+    failed = getattr(request.node, "rep_call", None)
+    if failed is not None and failed.failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        try:
+            await pg.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"))
+        except Exception:
+            pass
+    await pg.close()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    rep = yield
+    setattr(item, f"rep_{rep.when}", rep)
+    return rep
+
+
+async def wait_connected(worker: Any, min_connects: int = 1, timeout_s: float = 20.0) -> dict:
+    """Wait until the extension's native port has completed `min_connects` handshakes."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while True:
+        state = await worker.evaluate("() => globalThis.waymark && globalThis.waymark.state()")
+        if state and state["status"] == "connected" and state["connects"] >= min_connects:
+            return state
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"extension never connected to the host: {state}")
+        await asyncio.sleep(0.05)
+
+
+@pytest.fixture
+def host_process() -> Iterator[Any]:
+    """A host started over pipes exactly as Chrome starts it."""
+    from host.pipe_client import HostProcess
+
+    with HostProcess() as proc:
+        yield proc
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Everything under tests/e2e needs the browser."""
+    for item in items:
+        if "/e2e/" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.e2e)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if ARTIFACTS.exists():
+        shutil.rmtree(ARTIFACTS, ignore_errors=True)

@@ -1,0 +1,55 @@
+"""The protocol models are the contract; the checked-in schema and extension ID follow them."""
+
+import json
+
+import pytest
+
+from host.commands.schema import SCHEMA_FILE
+from host.extension import extension_dir, extension_id, manifest
+from host.protocol import ProtocolError, json_schema_text, parse_inbound
+
+
+def test_checked_in_json_schema_matches_the_protocol_models():
+    checked_in = (extension_dir() / SCHEMA_FILE).read_text(encoding="utf-8")
+    assert checked_in == json_schema_text(), "extension/shared/protocol.schema.json is stale: run `waymark schema`"
+
+
+def test_extension_id_is_derived_from_the_manifest_key():
+    assert extension_id() == "diocidhonegkbedcpckglicboncmmhim"
+    assert manifest()["manifest_version"] == 3
+
+
+def test_js_protocol_constants_match_the_host():
+    from host import HOST_NAME, PROTOCOL_VERSION
+
+    text = (extension_dir() / "shared" / "protocol.js").read_text(encoding="utf-8")
+    assert f'export const HOST_NAME = "{HOST_NAME}";' in text
+    assert f"export const PROTOCOL_VERSION = {PROTOCOL_VERSION};" in text
+
+
+@pytest.mark.parametrize(
+    ("message", "code"),
+    [
+        ([1, 2], "schema_violation"),
+        ({"v": 1, "id": "a"}, "schema_violation"),
+        ({"v": 1, "type": "launch_missiles", "id": "a"}, "unknown_type"),
+        ({"v": 2, "type": "ping", "id": "a"}, "unsupported_version"),
+        ({"v": 1, "type": "result", "id": "a"}, "schema_violation"),
+        ({"v": 1, "type": "ping", "id": "a", "extra": True}, "schema_violation"),
+    ],
+)
+def test_invalid_messages_raise_typed_protocol_errors(message, code):
+    with pytest.raises(ProtocolError) as info:
+        parse_inbound(message)
+    assert info.value.code == code
+
+
+def test_protocol_error_keeps_the_id_of_the_offending_message():
+    with pytest.raises(ProtocolError) as info:
+        parse_inbound({"v": 1, "type": "nope", "id": "q7"})
+    assert info.value.message_id == "q7"
+
+
+def test_schema_describes_both_directions():
+    schema = json.loads(json_schema_text())
+    assert set(schema) >= {"inbound", "outbound"}
