@@ -80,11 +80,18 @@ class HostManifest(BaseModel):
     allowed_origins: list[str]
 
 
+def source_root() -> Path:
+    """The folder holding the `host` package this process runs."""
+    return Path(__file__).resolve().parent.parent
+
+
 def write_launcher(path: Path, python: str | None = None, env: dict[str, str] | None = None) -> Path:
-    """Write the executable script Chrome starts: it runs `waymark host` with this Python."""
+    """Write the executable script Chrome starts: it runs `waymark host` with this Python and
+    this source tree, so the host Chrome starts is exactly the code that registered it."""
     python = python or sys.executable
     lines = ["#!/bin/sh", "# Written by Waymark: starts the native-messaging host."]
-    for key, value in sorted((env or {}).items()):
+    env = {"PYTHONPATH": str(source_root()), **(env or {})}
+    for key, value in sorted(env.items()):
         lines.append(f"export {key}={shlex.quote(value)}")
     lines.append(f'exec {shlex.quote(python)} -m host host "$@"')
     path.parent.mkdir(parents=True, exist_ok=True)

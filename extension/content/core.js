@@ -1,0 +1,87 @@
+// @ts-check
+/**
+ * Content-script core, injected first into every frame (classic script, isolated world).
+ * Idempotent: injecting it again into the same document is a no-op. Other content files
+ * register message handlers on `globalThis.__waymark` with `handle(kind, fn)`.
+ */
+(() => {
+  const g = /** @type {any} */ (globalThis);
+  if (g.__waymark) return;
+
+  /** @type {Map<string, (msg: any) => any>} */
+  const handlers = new Map();
+
+  /**
+   * Refs are stable for the life of an element: a WeakMap gives an element its number once;
+   * a removed element's ref is stale and is never given to another element.
+   */
+  /** @type {WeakMap<Element, number>} */
+  const refOf = new WeakMap();
+  /** @type {Map<number, WeakRef<Element>>} */
+  const elementOf = new Map();
+  let nextRef = 1;
+
+  const core = {
+    /** A random identity of this document instance; a navigated frame gets a new one. */
+    docId: crypto.randomUUID(),
+    /** @param {Element} el @returns {number} */
+    refFor(el) {
+      let ref = refOf.get(el);
+      if (ref === undefined) {
+        ref = nextRef++;
+        refOf.set(el, ref);
+        elementOf.set(ref, new WeakRef(el));
+      }
+      return ref;
+    },
+    /**
+     * The live element for a local ref, or null when it was removed (stale).
+     * @param {number} ref
+     * @returns {Element|null}
+     */
+    elementFor(ref) {
+      const el = elementOf.get(ref)?.deref();
+      if (!el || !el.isConnected) {
+        elementOf.delete(ref);
+        return null;
+      }
+      return el;
+    },
+    /** Drop registry entries of collected or detached elements (keeps the map from growing). */
+    sweep() {
+      for (const [ref, weak] of elementOf) {
+        const el = weak.deref();
+        if (!el || !el.isConnected) elementOf.delete(ref);
+      }
+    },
+    /** @returns {number} live registry entries (the memory benchmark reads this) */
+    registrySize() {
+      return elementOf.size;
+    },
+    /** @param {string} kind @param {(msg: any) => any} fn */
+    handle(kind, fn) {
+      handlers.set(kind, fn);
+    },
+  };
+  g.__waymark = core;
+
+  chrome.runtime.onMessage.addListener((msg, _sender, sendResponse) => {
+    if (!msg || typeof msg.kind !== "string" || !msg.kind.startsWith("wm:")) return false;
+    if (msg.docId && msg.docId !== core.docId) {
+      sendResponse({ ok: false, error: { code: "stale_ref", message: "the frame's document changed since the ref was issued" } });
+      return false;
+    }
+    const fn = handlers.get(msg.kind);
+    if (!fn) {
+      sendResponse({ ok: false, error: { code: "unknown_kind", message: `no content handler for ${msg.kind}` } });
+      return false;
+    }
+    Promise.resolve()
+      .then(() => fn(msg))
+      .then(
+        (data) => sendResponse({ ok: true, data, docId: core.docId }),
+        (e) => sendResponse({ ok: false, error: { code: e?.code || "content_error", message: String(e?.message || e) }, data: e?.data ?? null }),
+      );
+    return true;
+  });
+})();

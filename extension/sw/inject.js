@@ -1,0 +1,54 @@
+// @ts-check
+/**
+ * Injecting the content scripts on demand into every frame of a tab (so tabs opened before
+ * the extension loaded work too). The files guard themselves, so injecting twice is harmless.
+ */
+import { WaymarkError } from "./native.js";
+
+/** Content files in injection order; core.js must come first. */
+export const CONTENT_FILES = ["content/core.js"];
+
+/** @param {string} url */
+export function isRestrictedUrl(url) {
+  return /^(chrome|chrome-extension|edge|about|devtools|view-source|chrome-search):/i.test(url) || /^https:\/\/chromewebstore\.google\.com\//i.test(url);
+}
+
+/**
+ * Inject the content scripts into every frame of `tabId`.
+ * @param {number} tabId
+ */
+export async function ensureInjected(tabId) {
+  let tab;
+  try {
+    tab = await chrome.tabs.get(tabId);
+  } catch {
+    throw new WaymarkError("no_such_tab", `there is no tab ${tabId}`);
+  }
+  if (tab.url && isRestrictedUrl(tab.url)) {
+    throw new WaymarkError("restricted_page", `extensions cannot read ${new URL(tab.url).protocol} pages`);
+  }
+  try {
+    await chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: CONTENT_FILES });
+  } catch (e) {
+    const message = String(/** @type {any} */ (e)?.message || e);
+    if (/cannot be scripted|cannot access|extensions gallery/i.test(message)) throw new WaymarkError("restricted_page", message);
+    throw new WaymarkError("injection_failed", message);
+  }
+}
+
+/**
+ * Send a message to the content script of one frame and unwrap its typed answer.
+ * @param {number} tabId @param {number} frameId @param {Record<string, any>} message
+ * @returns {Promise<any>}
+ */
+export async function sendToFrame(tabId, frameId, message) {
+  let answer;
+  try {
+    answer = await chrome.tabs.sendMessage(tabId, message, { frameId });
+  } catch (e) {
+    throw new WaymarkError("frame_unreachable", `frame ${frameId} of tab ${tabId} did not answer: ${String(/** @type {any} */ (e)?.message || e)}`);
+  }
+  if (!answer) throw new WaymarkError("frame_unreachable", `frame ${frameId} of tab ${tabId} gave no answer`);
+  if (!answer.ok) throw new WaymarkError(answer.error?.code || "content_error", answer.error?.message || "content script failed", answer.data ?? undefined);
+  return answer.data;
+}

@@ -1,0 +1,48 @@
+"""The typed page snapshot as programs see it (the JSON form); the model sees `text`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class SnapshotElement(BaseModel):
+    """One element a person could use, with its stable ref."""
+
+    model_config = ConfigDict(extra="allow")
+
+    ref: int
+    role: str
+    name: str = ""
+    value: str | None = None
+    #: Present states only: checked, selected, expanded, disabled, required, readonly, focused...
+    states: dict[str, Any] = Field(default_factory=dict)
+    #: [x, y, width, height] in top-level viewport CSS pixels.
+    bbox: list[float] = Field(default_factory=lambda: [0.0, 0.0, 0.0, 0.0])
+    #: Chrome's frameId of the frame holding the element (0 = top document).
+    frame: int = 0
+    in_viewport: bool = False
+    href: str | None = None
+
+
+class Snapshot(BaseModel):
+    """A page snapshot; `text` is the compact form the model reads (one line per element)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    url: str
+    title: str = ""
+    viewport: dict[str, Any] = Field(default_factory=dict)
+    elements: list[SnapshotElement] = Field(default_factory=list)
+    text: str = ""
+    next_offset: int | None = None
+    page_overflow: bool = False
+    stats: dict[str, Any] = Field(default_factory=dict)
+    tab_id: int | None = None
+    #: Base64 JPEG of the numbered-overlay screenshot, when asked for.
+    screenshot_b64: str | None = None
+
+    def find(self, ref: int) -> SnapshotElement | None:
+        """The element with this ref, if the snapshot has it."""
+        return next((e for e in self.elements if e.ref == ref), None)

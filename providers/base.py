@@ -1,0 +1,128 @@
+"""The LLMProvider interface and the normalised request/response every provider speaks."""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, AsyncIterator, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class TextPart(BaseModel):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImagePart(BaseModel):
+    """An image given inline as base64 (screenshots travel as JPEG)."""
+
+    type: Literal["image"] = "image"
+    media_type: str = "image/jpeg"
+    data_b64: str
+
+
+Part = TextPart | ImagePart
+
+
+class ToolCall(BaseModel):
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+class Message(BaseModel):
+    """One chat message. `tool` messages answer the assistant's tool call `tool_call_id`."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: list[Part] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    @classmethod
+    def text(cls, role: Literal["system", "user", "assistant", "tool"], text: str, **kw: Any) -> "Message":
+        return cls(role=role, content=[TextPart(text=text)], **kw)
+
+    def plain_text(self) -> str:
+        """The message's text parts joined."""
+        return "".join(p.text for p in self.content if isinstance(p, TextPart))
+
+
+class Tool(BaseModel):
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+
+
+class CompletionRequest(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    messages: list[Message]
+    tools: list[Tool] = Field(default_factory=list)
+    #: "auto", "none", "required", or the name of one tool.
+    tool_choice: str = "auto"
+    response_schema: dict[str, Any] | None = None
+    max_tokens: int = 2048
+    temperature: float | None = None
+    #: Seconds for the whole call.
+    timeout: float = 60.0
+
+
+class Usage(BaseModel):
+    input_tokens: int
+    output_tokens: int
+
+
+FinishReason = Literal["stop", "length", "tool_calls", "blocked", "error"]
+
+
+class Completion(BaseModel):
+    text: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    finish_reason: FinishReason = "stop"
+    #: None where the backend reported no usage; never invented.
+    usage: Usage | None = None
+    model: str = ""
+    latency_ms: float = 0.0
+
+
+class Delta(BaseModel):
+    """One streamed piece. The final delta carries finish_reason and usage (when known)."""
+
+    text: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    finish_reason: FinishReason | None = None
+    usage: Usage | None = None
+
+
+class Capabilities(BaseModel):
+    native_tools: bool
+    json_schema: bool
+    vision: bool
+    streaming: bool
+    context_tokens: int
+
+
+class LLMProvider(abc.ABC):
+    """What the agent calls. Implementations raise only providers.errors.ProviderError subclasses."""
+
+    #: Registry name, e.g. "gemini", "openai_compat", "anthropic", "mlx", "scripted".
+    name: str = ""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+
+    @abc.abstractmethod
+    def capabilities(self) -> Capabilities:
+        """What this provider and model can do."""
+
+    @abc.abstractmethod
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """One whole completion."""
+
+    @abc.abstractmethod
+    def stream(self, request: CompletionRequest) -> AsyncIterator[Delta]:
+        """The completion as deltas; joined, they equal `complete`'s result."""
+
+    async def aclose(self) -> None:
+        """Release connections."""
