@@ -66,6 +66,10 @@ class CompletionRequest(BaseModel):
     temperature: float | None = None
     #: Seconds for the whole call.
     timeout: float = 60.0
+    #: What the agent knows about this call, for providers that act on structure rather than
+    #: text (the scripted provider): "role" ("planner" | "executor" | "chat"), "snapshot" (the
+    #: Snapshot JSON the prompt was built from), "step_index", "attempt". Never sent to a model.
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 class Usage(BaseModel):
