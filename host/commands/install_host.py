@@ -10,18 +10,16 @@ import sys
 from pathlib import Path
 
 from host.extension import extension_dir, extension_id
-from host.registration import LAUNCHER_NAME, installed_browsers, known_browsers, register, unregister, write_launcher
+from host import registration
+from host.registration import LAUNCHER_NAME, installed_browsers, known_browsers
 
 
-def register_command(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("install-host", help="register the native host with every Chromium-family browser found")
     p.add_argument("--uninstall", action="store_true", help="remove the registrations and launcher this wrote")
     p.add_argument("--user-data-dir", type=Path, help="register into this one browser profile folder only")
     p.add_argument("--launcher-dir", type=Path, help="where to write the launcher (default: the checkout's .venv)")
     p.set_defaults(handler=_run)
-
-
-register = register_command  # the name host.cli looks for
 
 
 def _launcher_path(args: argparse.Namespace) -> Path:
@@ -44,16 +42,16 @@ def _run(args: argparse.Namespace) -> int:
     if args.uninstall:
         targets = [("profile", args.user_data_dir.resolve() / "NativeMessagingHosts")] if args.user_data_dir else [(b.name, b.hosts_dir) for b in known_browsers()]
         for name, hosts_dir in targets:
-            if unregister(hosts_dir):
+            if registration.unregister(hosts_dir):
                 print(f"removed  {name:<14} {hosts_dir}")
         if launcher.exists():
             launcher.unlink()
             print(f"removed  launcher       {launcher}")
         return 0
-    write_launcher(launcher)
+    registration.write_launcher(launcher)
     print(f"launcher {launcher}")
     for name, hosts_dir in _targets(args):
-        path = register(hosts_dir, launcher)
+        path = registration.register(hosts_dir, launcher)
         print(f"registered {name:<12} {path}")
     print()
     print(f"Extension ID: {extension_id()}")
