@@ -1,0 +1,132 @@
+"""Native-messaging round trips through the real extension and the real host, side by side
+with the floor: a trivial Python echo host registered in the same browser profile."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from host.extension import extension_origin
+from host.registration import host_manifest
+
+PEER_NAME = "dev.waymark.bench_echo"
+
+#: The peer: reads a frame, answers with a small ack. The least a native host can do.
+PEER_SOURCE = r'''
+import json, struct, sys
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+while True:
+    header = inp.read(4)
+    if len(header) < 4:
+        break
+    (n,) = struct.unpack("<I", header)
+    body = inp.read(n)
+    message = json.loads(body)
+    reply = json.dumps({"id": message.get("id"), "received_chars": len(message.get("payload", ""))}).encode()
+    out.write(struct.pack("<I", len(reply)) + reply)
+    out.flush()
+'''
+
+BROWSER_TO_HOST_SIZES = {"1 KB": 1024, "100 KB": 100 * 1024, "1 MB": 1024 * 1024, "10 MB": 10 * 1024 * 1024}
+HOST_TO_BROWSER_BYTES = 5 * 1024 * 1024
+
+# Runs inside the service worker: time `rounds` calls of size `size` to our host and to the peer.
+_MEASURE_JS = r"""
+async ({size, rounds, peer}) => {
+  const payload = "x".repeat(size);
+  const ours = [];
+  for (let i = 0; i < rounds; i++) {
+    const t = performance.now();
+    const r = await globalThis.waymark.call("host.echo", {payload});
+    if (r.received_chars !== size) throw new Error("host lost bytes");
+    ours.push(performance.now() - t);
+  }
+  const theirs = [];
+  const port = chrome.runtime.connectNative(peer);
+  let waiting = null;
+  port.onMessage.addListener((m) => waiting && waiting(m));
+  for (let i = 0; i < rounds; i++) {
+    const t = performance.now();
+    const reply = await new Promise((resolve) => { waiting = resolve; port.postMessage({id: i, payload}); });
+    if (reply.received_chars !== size) throw new Error("peer lost bytes");
+    theirs.push(performance.now() - t);
+  }
+  port.disconnect();
+  return {ours, theirs};
+}
+"""
+
+_DOWNLOAD_JS = r"""
+async ({bytes, rounds}) => {
+  const times = [];
+  for (let i = 0; i < rounds; i++) {
+    const t = performance.now();
+    const r = await globalThis.waymark.call("host.payload", {bytes});
+    if (r.data.length !== bytes) throw new Error("chunked payload lost bytes");
+    times.push(performance.now() - t);
+  }
+  return times;
+}
+"""
+
+
+def _p90(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+
+
+def _stats(values: list[float]) -> dict[str, float]:
+    return {"median_ms": round(statistics.median(values), 3), "p90_ms": round(_p90(values), 3)}
+
+
+def register_peer(profile_dir: Path, folder: Path) -> None:
+    """Register the echo peer in the profile beside the real host."""
+    script = folder / "bench_echo_host.py"
+    script.write_text(PEER_SOURCE, encoding="utf-8")
+    launcher = folder / "bench-echo-host"
+    launcher.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n", encoding="utf-8")
+    launcher.chmod(0o755)
+    manifest = host_manifest(launcher).model_copy(update={"name": PEER_NAME, "description": "echo peer for benchmarks"})
+    hosts = profile_dir / "NativeMessagingHosts"
+    hosts.mkdir(parents=True, exist_ok=True)
+    (hosts / f"{PEER_NAME}.json").write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
+    assert extension_origin() in manifest.allowed_origins
+
+
+async def run(rounds: int = 20) -> dict[str, Any]:
+    """Measure every size; returns {"browser_to_host": [...rows], "host_to_browser": {...}}."""
+    from host.controller import Controller
+
+    with tempfile.TemporaryDirectory(prefix="wm-bench-") as tmp:
+        profile = Path(tmp) / "profile"
+        register_peer(profile, Path(tmp))
+        async with Controller(profile_dir=profile) as controller:
+            assert controller.browser is not None
+            worker = controller.browser.service_worker
+            rows = []
+            for label, size in BROWSER_TO_HOST_SIZES.items():
+                n = rounds if size <= 1024 * 1024 else max(3, rounds // 4)
+                result = await worker.evaluate(_MEASURE_JS, {"size": size, "rounds": n, "peer": PEER_NAME})
+                ours, theirs = _stats(result["ours"]), _stats(result["theirs"])
+                rows.append({
+                    "size": label, "rounds": n,
+                    "waymark": ours, "peer_echo": theirs,
+                    "ratio_median": round(ours["median_ms"] / theirs["median_ms"], 2) if theirs["median_ms"] else None,
+                })
+            times = await worker.evaluate(_DOWNLOAD_JS, {"bytes": HOST_TO_BROWSER_BYTES, "rounds": max(3, rounds // 4)})
+    return {"browser_to_host": rows, "host_to_browser": {"bytes": HOST_TO_BROWSER_BYTES, **_stats(times)}}
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """The section's rows as a plain-text table."""
+    lines = ["native messaging round trip (browser -> host, median / p90 ms)",
+             f"  {'size':<8} {'waymark':>18} {'echo peer':>18} {'ratio':>6}"]
+    for row in result["browser_to_host"]:
+        w, p = row["waymark"], row["peer_echo"]
+        lines.append(f"  {row['size']:<8} {w['median_ms']:>8.2f} / {w['p90_ms']:>7.2f} {p['median_ms']:>8.2f} / {p['p90_ms']:>7.2f} {row['ratio_median']:>6}")
+    h = result["host_to_browser"]
+    lines.append(f"  host -> browser {h['bytes'] // (1024 * 1024)} MB through chunks: {h['median_ms']:.1f} / {h['p90_ms']:.1f} ms")
+    return "\n".join(lines)
