@@ -69,4 +69,10 @@ def _load_builtin_methods() -> None:
     if _loaded:
         return
     _loaded = True
-    import host.builtin_methods  # noqa: F401  (registers on import)
+    import importlib
+    import pkgutil
+
+    import host.rpc
+
+    for info in sorted(pkgutil.iter_modules(host.rpc.__path__), key=lambda m: m.name):
+        importlib.import_module(f"host.rpc.{info.name}")  # registers on import

@@ -1,0 +1,1 @@
+"""Host methods, one module per concern; every module here registers with `@method` on import."""
