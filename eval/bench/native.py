@@ -96,10 +96,11 @@ def register_peer(profile_dir: Path, folder: Path) -> None:
     assert extension_origin() in manifest.allowed_origins
 
 
-async def run(rounds: int = 20) -> dict[str, Any]:
+async def run(options: dict[str, Any]) -> dict[str, Any]:
     """Measure every size; returns {"browser_to_host": [...rows], "host_to_browser": {...}}."""
     from host.controller import Controller
 
+    rounds = int(options.get("rounds", 20))
     with tempfile.TemporaryDirectory(prefix="wm-bench-") as tmp:
         profile = Path(tmp) / "profile"
         register_peer(profile, Path(tmp))
