@@ -1,0 +1,68 @@
+"""Serve a folder of fixture pages on loopback, on two origins (for cross-origin iframes).
+
+`http://127.0.0.1:P1` and `http://localhost:P2` are different origins; both listen on
+127.0.0.1 only. Responses are never cached, so a page edited between runs is reloaded.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import socketserver
+import threading
+from pathlib import Path
+from typing import Any
+
+SITES_DIR = Path(__file__).resolve().parent
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        pass
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+
+class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+class SiteServer:
+    """Serves `directory` on two loopback origins while open. Use as a context manager."""
+
+    def __init__(self, directory: Path = SITES_DIR) -> None:
+        self.directory = Path(directory)
+        self._servers: list[_Server] = []
+        #: Base URL on the first origin (http://127.0.0.1:P1).
+        self.site = ""
+        #: Base URL on the second origin (http://localhost:P2).
+        self.other = ""
+
+    def start(self) -> "SiteServer":
+        """Start both servers; returns self."""
+        if not self.directory.is_dir():
+            raise FileNotFoundError(f"nothing to serve: {self.directory} is not a folder")
+        handler = functools.partial(_QuietHandler, directory=str(self.directory))
+        for _ in range(2):
+            server = _Server(("127.0.0.1", 0), handler)
+            threading.Thread(target=server.serve_forever, name="site-server", daemon=True).start()
+            self._servers.append(server)
+        self.site = f"http://127.0.0.1:{self._servers[0].server_address[1]}"
+        self.other = f"http://localhost:{self._servers[1].server_address[1]}"
+        return self
+
+    def close(self) -> None:
+        """Stop serving."""
+        for server in self._servers:
+            server.shutdown()
+            server.server_close()
+        self._servers.clear()
+
+    def __enter__(self) -> "SiteServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

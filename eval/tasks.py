@@ -1,0 +1,220 @@
+"""Eval tasks as data: one JSON file per task under eval/suites/<suite>/, validated here.
+
+A task's id is `<suite>/<file stem>`: the file name is the one place a task is named.
+Three shapes share one model, told apart by `kind` and which fields are set:
+
+- decision (suite `smoke`): a recorded snapshot (JSON beside the task) and the expected tool
+  call, e.g. a click on the element with this role and name. No browser.
+- e2e on a fixture site (suite `sites`): a start URL with `{site}` / `{other}` placeholders
+  for the two loopback origins, and success predicates over the final browser state.
+- e2e on MiniWoB++ (suite `miniwob`): the task's page from the `miniwob` package, a seed (so
+  the problem, and therefore a scripted script, is the same every run), success from the page's
+  own reward.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+SUITES_DIR = Path(__file__).resolve().parent / "suites"
+SCRIPTS_DIR = Path(__file__).resolve().parent / "scripts"
+
+#: The actions whose expectation names a target element (the rest compare fields only).
+_REF_ACTIONS = {"click", "double_click", "hover", "type", "fill", "select", "check", "uncheck"}
+
+
+class TaskError(ValueError):
+    """A task file or a task selection is unusable; the message says which and why."""
+
+
+class Target(BaseModel):
+    """An element described the way a person would: role and accessible name (exact or partial)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: str | None = None
+    name: str | None = None
+    name_contains: str | None = None
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> "Target":
+        if not (self.role or self.name is not None or self.name_contains):
+            raise ValueError("a target needs at least one of role, name, name_contains")
+        return self
+
+    def matches(self, element: dict[str, Any]) -> bool:
+        """Whether a snapshot element (JSON form) is this target."""
+        name = str(element.get("name") or "")
+        if self.role and element.get("role") != self.role:
+            return False
+        if self.name is not None and " ".join(name.split()).casefold() != " ".join(self.name.split()).casefold():
+            return False
+        if self.name_contains and self.name_contains.casefold() not in name.casefold():
+            return False
+        return True
+
+
+class ExpectedCall(BaseModel):
+    """The tool call a decision task expects: the action type, its target, and any fields that must match."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: str
+    target: Target | None = None
+    #: Fields of the action that must be equal (e.g. {"text": "ada"}, {"key": "Enter"}).
+    fields: dict[str, Any] = Field(default_factory=dict)
+    #: Fields whose value must contain this text, case-insensitively (e.g. {"url": "/cart"}).
+    fields_contain: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _target_for_ref_actions(self) -> "ExpectedCall":
+        if self.type in _REF_ACTIONS and self.target is None:
+            raise ValueError(f"an expected {self.type!r} needs a target")
+        return self
+
+
+class MiniwobSpec(BaseModel):
+    """Which MiniWoB++ page, which problem (seed), and what reward counts as success."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    env: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    seed: int = 0
+    #: Success when the episode ended with a raw reward (no time penalty) at least this high.
+    threshold: float = 1.0
+    #: The episode's own timer (ms); generous so a slow model is judged on its answer, not its pace.
+    episode_ms: int = Field(default=600_000, ge=1000)
+
+
+class Task(BaseModel):
+    """One eval task. `id` and `suite` come from the file's place under eval/suites/."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = ""
+    suite: str = ""
+    kind: Literal["decision", "e2e"]
+    #: What the user asks for. MiniWoB tasks may leave it empty: the page's own instruction is used.
+    goal: str = ""
+    #: e2e on a fixture site: the start URL, `{site}` and `{other}` are the two loopback origins.
+    start_url: str | None = None
+    #: decision: the recorded snapshot, a path relative to the task file.
+    snapshot: str | None = None
+    #: decision: the expected tool call.
+    expect: ExpectedCall | None = None
+    #: e2e on a fixture site: verifier predicates that must all hold on the final state.
+    success: list[dict[str, Any]] = Field(default_factory=list)
+    miniwob: MiniwobSpec | None = None
+    max_steps: int = Field(default=15, ge=1, le=200)
+    tags: list[str] = Field(default_factory=list)
+    #: The scripted provider's script for this task, relative to eval/scripts/.
+    script: str | None = None
+    #: Where the task was loaded from (set by the loader).
+    path: Path | None = Field(default=None, exclude=True)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Task":
+        if self.kind == "decision":
+            if not (self.snapshot and self.expect):
+                raise ValueError("a decision task needs `snapshot` and `expect`")
+            if not self.goal:
+                raise ValueError("a decision task needs a `goal`")
+        else:
+            if self.miniwob is None and not (self.start_url and self.success):
+                raise ValueError("an e2e task needs `start_url` and `success` predicates, or `miniwob`")
+            if self.miniwob is None and not self.goal:
+                raise ValueError("a fixture-site task needs a `goal`")
+        return self
+
+    def snapshot_path(self) -> Path:
+        """The recorded snapshot of a decision task."""
+        if self.path is None or self.snapshot is None:
+            raise TaskError(f"{self.id}: no snapshot")
+        return (self.path.parent / self.snapshot).resolve()
+
+    def load_snapshot(self) -> dict[str, Any]:
+        """The recorded snapshot (JSON form) of a decision task."""
+        path = self.snapshot_path()
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise TaskError(f"{self.id}: cannot read snapshot {path}: {exc}") from exc
+
+    def script_path(self) -> Path | None:
+        """The scripted provider's script for this task, if it has one."""
+        return (SCRIPTS_DIR / self.script).resolve() if self.script else None
+
+    def resolved_start_url(self, site: str, other: str) -> str:
+        """The start URL with the two loopback origins filled in."""
+        if not self.start_url:
+            raise TaskError(f"{self.id}: no start_url")
+        return self.start_url.replace("{site}", site.rstrip("/")).replace("{other}", other.rstrip("/"))
+
+
+def suite_names() -> list[str]:
+    """Every suite: the folders under eval/suites/ that hold task files."""
+    if not SUITES_DIR.is_dir():
+        return []
+    return sorted(p.name for p in SUITES_DIR.iterdir() if p.is_dir() and any(p.glob("*.json")))
+
+
+def load_task(path: Path, suite: str) -> Task:
+    """Read and validate one task file; raises TaskError naming the file."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise TaskError(f"{path}: not readable JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise TaskError(f"{path}: a task file holds one JSON object")
+    for key in ("id", "suite"):
+        if key in data:
+            raise TaskError(f"{path}: `{key}` comes from the file's place, do not set it")
+    try:
+        task = Task.model_validate(data)
+    except ValidationError as exc:
+        raise TaskError(f"{path}: {exc}") from exc
+    task.id = f"{suite}/{path.stem}"
+    task.suite = suite
+    task.path = path
+    script = task.script_path()
+    if script is not None and not script.is_file():
+        raise TaskError(f"{path}: script {task.script} not found under {SCRIPTS_DIR}")
+    return task
+
+
+def load_suite(suite: str, pattern: str | None = None) -> list[Task]:
+    """The tasks of a suite, sorted by id, optionally only those whose id or stem matches a glob."""
+    folder = SUITES_DIR / suite
+    if not folder.is_dir() or not any(folder.glob("*.json")):
+        known = ", ".join(suite_names()) or "none"
+        raise TaskError(f"unknown suite {suite!r}; known suites: {known}")
+    tasks = [load_task(path, suite) for path in sorted(folder.glob("*.json"))]
+    if pattern:
+        tasks = [t for t in tasks if fnmatch.fnmatchcase(t.id, pattern) or fnmatch.fnmatchcase(t.id.split("/", 1)[1], pattern)]
+        if not tasks:
+            raise TaskError(f"no task of suite {suite!r} matches {pattern!r}")
+    return tasks
+
+
+def shard(tasks: list[Task], index: int, count: int) -> list[Task]:
+    """Shard `index` of `count` (1-based) of tasks sorted by id: every n-th task, so shards differ
+    in size by at most one and the same selection always splits the same way."""
+    if count < 1 or not 1 <= index <= count:
+        raise TaskError(f"shard {index}/{count}: need 1 <= i <= n")
+    return sorted(tasks, key=lambda t: t.id)[index - 1 :: count]
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """Parse `i/n` (e.g. `2/4`)."""
+    head, sep, tail = text.partition("/")
+    try:
+        if not sep:
+            raise ValueError
+        return int(head), int(tail)
+    except ValueError:
+        raise TaskError(f"--shard takes i/n (e.g. 2/4), not {text!r}") from None
