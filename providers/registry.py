@@ -1,0 +1,43 @@
+"""The one list of providers: name -> implementation, imported lazily so an optional backend
+(mlx) costs nothing until it is used."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from providers.base import LLMProvider
+from providers.errors import ProviderNotConfigured
+
+#: Registry name -> "module:Class". The contract suite runs against every entry.
+_PROVIDERS: dict[str, str] = {
+    "gemini": "providers.gemini:GeminiProvider",
+    "openai_compat": "providers.openai_compat:OpenAICompatProvider",
+    "anthropic": "providers.anthropic:AnthropicProvider",
+    "mlx": "providers.mlx_local:MLXProvider",
+    "scripted": "providers.scripted:ScriptedProvider",
+}
+
+
+def names() -> list[str]:
+    """Every registered provider name, in a stable order."""
+    return list(_PROVIDERS)
+
+
+def provider_class(name: str) -> type[LLMProvider]:
+    """The implementation class of `name` (raises ProviderNotConfigured for an unknown name or a missing dependency)."""
+    target = _PROVIDERS.get(name)
+    if target is None:
+        raise ProviderNotConfigured(f"unknown provider {name!r}; known: {', '.join(_PROVIDERS)}")
+    module_name, _, attr = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ProviderNotConfigured(f"provider {name!r} needs an optional dependency: {exc}", provider=name) from exc
+    return getattr(module, attr)
+
+
+def create(name: str, model: str, **options: Any) -> LLMProvider:
+    """Build provider `name` for `model`. Options are the implementation's keyword arguments
+    (e.g. api_key, base_url, preset, script)."""
+    return provider_class(name)(model, **options)
