@@ -1,0 +1,104 @@
+"""MiniWoB++ from the `miniwob` package's own HTML: serve it on loopback, start a seeded
+episode in a page, and read the task's own reward.
+
+Every MiniWoB++ page loads core/core.js, which keeps the episode's outcome in page globals:
+`WOB_DONE_GLOBAL`, `WOB_RAW_REWARD_GLOBAL` (the task's reward without time penalty, -1..1),
+`WOB_REWARD_GLOBAL` (time-scaled) and `WOB_REWARD_REASON`. An episode starts with
+`core.startEpisodeReal()`, which calls the task's `genProblem()`; `Math.seedrandom(seed)`
+beforehand makes the problem the same every run. The pages' globals live in the page's main
+world, so they are read with Playwright's `page.evaluate`, not from the extension.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from eval.sites.serve import SiteServer
+from eval.tasks import MiniwobSpec
+
+
+class MiniwobUnavailable(RuntimeError):
+    """The `miniwob` package is not installed, or a task names a page it does not have."""
+
+
+def html_dir() -> Path:
+    """The package's html/ folder (pages under miniwob/, shared scripts under core/ and common/)."""
+    try:
+        import miniwob
+    except ImportError as exc:
+        raise MiniwobUnavailable("the miniwob suite needs the `miniwob` package: pip install miniwob") from exc
+    folder = Path(miniwob.__file__).resolve().parent / "html"
+    if not (folder / "core" / "core.js").is_file():
+        raise MiniwobUnavailable(f"the installed miniwob package has no html/core/core.js under {folder}")
+    return folder
+
+
+def env_names() -> list[str]:
+    """Every MiniWoB++ page (task type) the package ships."""
+    return sorted(p.stem for p in (html_dir() / "miniwob").glob("*.html"))
+
+
+def serve() -> SiteServer:
+    """A (not yet started) loopback server for the package's html/ folder."""
+    return SiteServer(html_dir())
+
+
+def page_url(base: str, env: str) -> str:
+    """The URL of one task's page under a server started by `serve()`."""
+    if not (html_dir() / "miniwob" / f"{env}.html").is_file():
+        raise MiniwobUnavailable(f"the miniwob package has no task {env!r}")
+    return f"{base.rstrip('/')}/miniwob/{env}.html"
+
+
+class Reward(BaseModel):
+    """The episode's outcome as the page reports it."""
+
+    done: bool
+    raw: float
+    reward: float
+    reason: str | None = None
+
+    def passed(self, threshold: float) -> bool:
+        """Success: the episode ended with a raw reward of at least `threshold`."""
+        return self.done and self.raw >= threshold
+
+    def describe(self) -> str:
+        """One line for a report."""
+        if not self.done:
+            return "the episode did not end (no reward)"
+        why = f" ({self.reason})" if self.reason not in (None, "", "null") else ""
+        return f"reward {self.raw:g}{why}"
+
+
+_START_JS = """
+async ({seed, episodeMs}) => {
+  // core.js sets up `core` at load; wait for the task script's genProblem too.
+  for (let i = 0; i < 200 && (typeof core === 'undefined' || typeof genProblem === 'undefined'); i++) {
+    await new Promise(r => setTimeout(r, 10));
+  }
+  core.EPISODE_MAX_TIME = episodeMs;
+  Math.seedrandom(seed);
+  core.startEpisodeReal();
+  for (let i = 0; i < 200 && !WOB_TASK_READY; i++) await new Promise(r => setTimeout(r, 10));
+  return core.getUtterance();
+}
+"""
+
+_REWARD_JS = """
+() => ({done: !!WOB_DONE_GLOBAL, raw: Number(WOB_RAW_REWARD_GLOBAL), reward: Number(WOB_REWARD_GLOBAL),
+        reason: WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON)})
+"""
+
+
+async def start_episode(page: Any, spec: MiniwobSpec) -> str:
+    """Start a seeded episode in `page` (already on the task's URL); returns the task's instruction."""
+    utterance = await page.evaluate(_START_JS, {"seed": str(spec.seed), "episodeMs": spec.episode_ms})
+    return str(utterance or "").strip()
+
+
+async def read_reward(page: Any) -> Reward:
+    """The episode's outcome from the page's own globals."""
+    return Reward.model_validate(await page.evaluate(_REWARD_JS))
