@@ -3,11 +3,13 @@
 import { NativeChannel } from "./native.js";
 import { registerPanelRelay } from "./panel.js";
 import { registerTabHandlers } from "./tabs.js";
+import { dispatchStats, registerDispatch } from "./dispatch.js";
 
 const channel = new NativeChannel();
 
 channel.handle("echo", async (params) => ({ ...params, echoed_at: Date.now() }));
 registerTabHandlers(channel);
+registerDispatch(channel);
 registerPanelRelay(channel);
 
 chrome.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
@@ -19,6 +21,7 @@ const api = {
   /** @param {string} method @param {Record<string, any>=} params */
   call: (method, params) => channel.call(method, params || {}),
   ping: () => channel.ping(),
+  dispatch: dispatchStats,
   reconnect: () => channel.disconnect(),
 };
 /** @type {any} */ (globalThis).waymark = api;

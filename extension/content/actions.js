@@ -1,0 +1,456 @@
+// @ts-check
+/**
+ * Per-frame half of dispatch (classic content script, after core.js): resolve a local ref,
+ * scroll it into view, check it can be acted on (visible, enabled, editable, stable, reachable
+ * by a pointer), and the synthetic fallbacks used when trusted CDP input is unavailable.
+ * Also the DOM-mutation quiet window the service worker's settle waits for.
+ */
+(() => {
+  const g = /** @type {any} */ (globalThis);
+  const core = g.__waymark;
+  if (!core || core.actionsLoaded) return;
+  core.actionsLoaded = true;
+
+  /** A typed failure: the service worker turns the code into the action's error. */
+  class ActError extends Error {
+    /** @param {string} code @param {string} message @param {Record<string, any>=} data */
+    constructor(code, message, data) {
+      super(message);
+      this.code = code;
+      this.data = data;
+    }
+  }
+
+  const TEXT_INPUT_TYPES = new Set(["", "text", "search", "email", "url", "tel", "password", "number", "date", "datetime-local", "month", "week", "time"]);
+  const CHECKABLE_ROLES = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]);
+  /** How long the box may keep moving before the action gives up. */
+  const STABLE_TIMEOUT_MS = 1000;
+
+  /** @param {number} ref @returns {Element} */
+  function resolve(ref) {
+    const el = core.elementFor(ref);
+    if (!el) throw new ActError("stale_ref", `ref ${ref} no longer exists in the page (it was removed or re-rendered)`);
+    return el;
+  }
+
+  /** A short, safe description of an element for error messages (no values). */
+  function describe(/** @type {Element} */ el) {
+    const role = el.getAttribute("role");
+    const label = (el.getAttribute("aria-label") || (/** @type {HTMLElement} */ (el).innerText || "")).trim().replace(/\s+/g, " ").slice(0, 60);
+    return `<${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${role ? ` role=${role}` : ""}>${label ? ` "${label}"` : ""}`;
+  }
+
+  /** @param {Element} el */
+  function isTextInput(el) {
+    return el instanceof HTMLInputElement && TEXT_INPUT_TYPES.has(el.type);
+  }
+
+  /** @param {Element} el */
+  function isEditable(el) {
+    return isTextInput(el) || el instanceof HTMLTextAreaElement || (el instanceof HTMLElement && el.isContentEditable);
+  }
+
+  /** @param {Element} el */
+  function isDisabled(el) {
+    if (el.matches(":disabled")) return true;
+    return el.closest('[aria-disabled="true"]') !== null;
+  }
+
+  /** @param {Element} el */
+  function isReadonly(el) {
+    if ((el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) && el.readOnly) return true;
+    return el.getAttribute("aria-readonly") === "true";
+  }
+
+  /** @param {Element} el */
+  function isCheckable(el) {
+    if (el instanceof HTMLInputElement) return el.type === "checkbox" || el.type === "radio";
+    return CHECKABLE_ROLES.has(el.getAttribute("role") || "");
+  }
+
+  /** @param {Element} el */
+  function isChecked(el) {
+    if (el instanceof HTMLInputElement) return el.checked;
+    return el.getAttribute("aria-checked") === "true" || el.getAttribute("aria-pressed") === "true";
+  }
+
+  /** @param {Element} el */
+  function isVisible(el) {
+    const rect = el.getBoundingClientRect();
+    if (rect.width <= 0 || rect.height <= 0) return false;
+    if (typeof el.checkVisibility === "function") return el.checkVisibility({ visibilityProperty: true });
+    return getComputedStyle(el).visibility !== "hidden";
+  }
+
+  /** The parent in the composed tree: through shadow roots (open or closed) to their hosts. */
+  function composedParent(/** @type {Node} */ node) {
+    if (node.parentNode instanceof ShadowRoot) return node.parentNode.host;
+    return node.parentNode;
+  }
+
+  /** True when `node` is `el` or inside it, crossing shadow boundaries. */
+  function within(/** @type {Node|null} */ node, /** @type {Element} */ el) {
+    for (let n = node; n; n = composedParent(n)) if (n === el) return true;
+    return false;
+  }
+
+  /** @param {Element} el */
+  function shadowRootOf(el) {
+    const dom = /** @type {any} */ (chrome).dom;
+    try {
+      return dom?.openOrClosedShadowRoot ? dom.openOrClosedShadowRoot(el) : el.shadowRoot;
+    } catch {
+      return el.shadowRoot;
+    }
+  }
+
+  /** The deepest element at a point, descending into open and closed shadow roots. */
+  function deepElementFromPoint(/** @type {number} */ x, /** @type {number} */ y) {
+    let hit = document.elementFromPoint(x, y);
+    for (let depth = 0; hit && depth < 32; depth++) {
+      const root = shadowRootOf(hit);
+      if (!root) break;
+      const inner = root.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+
+  /** True when a pointer at the hit element would reach `el`: itself, a descendant, or its label. */
+  function reaches(/** @type {Element|null} */ hit, /** @type {Element} */ el) {
+    if (!hit) return false;
+    if (within(hit, el)) return true;
+    const label = hit.closest("label");
+    return Boolean(label && /** @type {HTMLLabelElement} */ (label).control === el);
+  }
+
+  const nextFrame = () => new Promise((r) => {
+    // rAF does not run in hidden tabs: a timer keeps the check bounded there.
+    const t = setTimeout(r, 50);
+    requestAnimationFrame(() => { clearTimeout(t); r(undefined); });
+  });
+
+  /** The element's box once it has stopped moving (same box across two animation frames). */
+  async function stableBox(/** @type {Element} */ el) {
+    const started = performance.now();
+    let prev = el.getBoundingClientRect();
+    for (;;) {
+      await nextFrame();
+      await nextFrame();
+      const now = el.getBoundingClientRect();
+      if (now.x === prev.x && now.y === prev.y && now.width === prev.width && now.height === prev.height) return now;
+      if (performance.now() - started > STABLE_TIMEOUT_MS) throw new ActError("timeout", `${describe(el)} kept moving for ${STABLE_TIMEOUT_MS} ms`);
+      prev = now;
+    }
+  }
+
+  /** Points to try for the hit test: the centre of the visible part, then four inner points. */
+  function probePoints(/** @type {DOMRect} */ rect) {
+    const left = Math.max(rect.left, 0), top = Math.max(rect.top, 0);
+    const right = Math.min(rect.right, innerWidth), bottom = Math.min(rect.bottom, innerHeight);
+    if (right <= left || bottom <= top) return [];
+    const cx = (left + right) / 2, cy = (top + bottom) / 2;
+    const w = right - left, h = bottom - top;
+    return [[cx, cy], [left + w / 4, top + h / 4], [right - w / 4, top + h / 4], [left + w / 4, bottom - h / 4], [right - w / 4, bottom - h / 4]];
+  }
+
+  /**
+   * The element a checkbox action clicks: the input itself, or its label when the input is
+   * visually replaced by a styled label (a common custom-checkbox pattern).
+   * @param {Element} el
+   */
+  function checkTarget(el) {
+    if (isVisible(el) || !(el instanceof HTMLInputElement)) return el;
+    const label = [...(el.labels || [])].find(isVisible);
+    return label || el;
+  }
+
+  /**
+   * Scroll into view and run the actionability checks that `kind` needs.
+   * Returns the point to act at, in this frame's viewport (CSS pixels).
+   * @param {{localRef: number, mode: "pointer"|"edit"|"check"|"select", scroll?: boolean}} msg
+   */
+  async function prepare(msg) {
+    let el = resolve(msg.localRef);
+    if (msg.mode === "check") {
+      if (!isCheckable(el)) throw new ActError("not_checkable", `${describe(el)} is not a checkbox, radio or switch`);
+      el = checkTarget(el);
+    }
+    if (msg.mode === "edit") {
+      if (!isEditable(el)) throw new ActError("not_editable", `${describe(el)} does not accept text`);
+    }
+    if (msg.mode === "select" && !(el instanceof HTMLSelectElement)) throw new ActError("not_editable", `${describe(el)} is not a select`);
+    if (msg.scroll !== false) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+    if (!isVisible(el)) throw new ActError("not_visible", `${describe(el)} is not visible (hidden or zero-size)`);
+    const target = resolve(msg.localRef);
+    if (isDisabled(target)) throw new ActError("disabled", `${describe(target)} is disabled`);
+    if (msg.mode === "edit" && isReadonly(target)) throw new ActError("readonly", `${describe(target)} is read-only`);
+    const rect = await stableBox(el);
+    const points = probePoints(rect);
+    if (!points.length) throw new ActError("not_visible", `${describe(el)} is outside the viewport even after scrolling`);
+    let firstHit = null;
+    for (const [x, y] of points) {
+      const hit = deepElementFromPoint(x, y);
+      if (reaches(hit, el)) return { x, y, box: [rect.x, rect.y, rect.width, rect.height], checked: isCheckable(target) ? isChecked(target) : null };
+      firstHit = firstHit || hit;
+    }
+    const occluder = firstHit ? topmostOccluder(firstHit, el) : null;
+    throw new ActError("occluded", `${describe(el)} is covered by ${occluder ? describe(occluder) : "another element"}`, occluder ? { occluder_local_ref: core.refFor(occluder), occluder: describe(occluder) } : {});
+  }
+
+  /** The outermost ancestor of the hit that does not contain the target: the modal, not its inner span. */
+  function topmostOccluder(/** @type {Element} */ hit, /** @type {Element} */ el) {
+    let best = hit;
+    for (let n = composedParent(hit); n && n instanceof Element && n !== document.body && n !== document.documentElement; n = composedParent(n)) {
+      if (within(el, n)) break;
+      const style = getComputedStyle(n);
+      if (style.position === "fixed" || style.position === "absolute" || style.position === "sticky" || Number(style.zIndex) > 0) best = n;
+    }
+    return best;
+  }
+
+  // ------------------------------------------------------------------ synthetic input
+
+  /** Native value setter of the element's own class: bypasses a framework's instance-level tracker. */
+  function setNativeValue(/** @type {HTMLInputElement|HTMLTextAreaElement|HTMLSelectElement} */ el, /** @type {string} */ value) {
+    const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : el instanceof HTMLSelectElement ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+    const setter = /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(proto, "value")).set;
+    /** @type {(v: string) => void} */ (setter).call(el, value);
+  }
+
+  /** The input and change events React and Vue listen for. */
+  function fireValueEvents(/** @type {Element} */ el, /** @type {string} */ data, /** @type {string} */ inputType) {
+    el.dispatchEvent(new InputEvent("input", { bubbles: true, composed: true, inputType, data }));
+    el.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+
+  /** A pointer and mouse sequence ending in click, at a point (what a person's click fires). */
+  function syntheticClick(/** @type {Element} */ el, /** @type {number} */ x, /** @type {number} */ y, clickCount = 1) {
+    const base = { bubbles: true, cancelable: true, composed: true, clientX: x, clientY: y, view: window };
+    el.dispatchEvent(new PointerEvent("pointerover", base));
+    el.dispatchEvent(new MouseEvent("mouseover", base));
+    for (let n = 1; n <= clickCount; n++) {
+      el.dispatchEvent(new PointerEvent("pointerdown", { ...base, button: 0, buttons: 1, pointerType: "mouse", isPrimary: true }));
+      el.dispatchEvent(new MouseEvent("mousedown", { ...base, button: 0, buttons: 1, detail: n }));
+      if (el instanceof HTMLElement && n === 1) el.focus({ preventScroll: true });
+      el.dispatchEvent(new PointerEvent("pointerup", { ...base, button: 0, buttons: 0, pointerType: "mouse", isPrimary: true }));
+      el.dispatchEvent(new MouseEvent("mouseup", { ...base, button: 0, detail: n }));
+      el.dispatchEvent(new MouseEvent("click", { ...base, button: 0, detail: n }));
+    }
+    if (clickCount === 2) el.dispatchEvent(new MouseEvent("dblclick", { ...base, button: 0, detail: 2 }));
+  }
+
+  /** Put text into a field: replace (fill) or append (type), with the events frameworks need. */
+  function syntheticText(/** @type {Element} */ el, /** @type {string} */ text, /** @type {boolean} */ replace) {
+    if (el instanceof HTMLElement) el.focus({ preventScroll: true });
+    if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+      setNativeValue(el, replace ? text : el.value + text);
+      fireValueEvents(el, text, "insertText");
+      return;
+    }
+    // contenteditable: execCommand keeps the editor's own undo stack and input events.
+    const selection = /** @type {Selection} */ (getSelection());
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    if (!replace) range.collapse(false);
+    selection.removeAllRanges();
+    selection.addRange(range);
+    if (!document.execCommand("insertText", false, text)) {
+      if (replace) el.textContent = text;
+      else el.append(text);
+      fireValueEvents(el, text, "insertText");
+    }
+  }
+
+  /** Key events for a combo; Enter in a form field submits it (the default action synthetic events lack). */
+  function syntheticPress(/** @type {Element} */ el, /** @type {{key: string, code: string, keyCode: number, modifiers: number}} */ k) {
+    const init = { key: k.key, code: k.code, keyCode: k.keyCode, which: k.keyCode, bubbles: true, cancelable: true, composed: true, altKey: Boolean(k.modifiers & 1), ctrlKey: Boolean(k.modifiers & 2), metaKey: Boolean(k.modifiers & 4), shiftKey: Boolean(k.modifiers & 8) };
+    const proceed = el.dispatchEvent(new KeyboardEvent("keydown", init));
+    if (proceed && k.key.length === 1) el.dispatchEvent(new KeyboardEvent("keypress", init));
+    el.dispatchEvent(new KeyboardEvent("keyup", init));
+    if (!proceed || k.modifiers) return;
+    if (k.key === "Enter") {
+      if (el instanceof HTMLInputElement && el.form) el.form.requestSubmit();
+      else if (el instanceof HTMLButtonElement || el instanceof HTMLAnchorElement) el.click();
+    } else if (k.key === " " && (el instanceof HTMLButtonElement || (el instanceof HTMLInputElement && isCheckable(el)))) {
+      el.click();
+    }
+  }
+
+  /** The focused element, descending into shadow roots and same-origin frames. */
+  function deepActiveElement() {
+    let el = document.activeElement;
+    for (let depth = 0; el && depth < 32; depth++) {
+      const root = shadowRootOf(el);
+      if (root?.activeElement) el = root.activeElement;
+      else break;
+    }
+    return el || document.body;
+  }
+
+  /**
+   * Carry out an action with synthetic DOM events (the fallback path).
+   * @param {{localRef?: number, action: Record<string, any>, x?: number, y?: number, key?: any}} msg
+   */
+  function perform(msg) {
+    const a = msg.action;
+    const el = msg.localRef ? resolve(msg.localRef) : deepActiveElement();
+    const rect = el.getBoundingClientRect();
+    const x = msg.x ?? rect.x + rect.width / 2, y = msg.y ?? rect.y + rect.height / 2;
+    switch (a.type) {
+      case "click": syntheticClick(el, x, y); break;
+      case "double_click": syntheticClick(el, x, y, 2); break;
+      case "hover": {
+        const base = { bubbles: true, composed: true, clientX: x, clientY: y, view: window };
+        el.dispatchEvent(new PointerEvent("pointerover", base));
+        el.dispatchEvent(new MouseEvent("mouseover", base));
+        el.dispatchEvent(new MouseEvent("mouseenter", { ...base, bubbles: false }));
+        el.dispatchEvent(new MouseEvent("mousemove", base));
+        break;
+      }
+      case "type": syntheticText(el, a.text, false); break;
+      case "fill": syntheticText(el, a.text, true); break;
+      case "press": syntheticPress(el, msg.key); break;
+      case "check": case "uncheck": {
+        const target = checkTarget(el);
+        const r = target.getBoundingClientRect();
+        syntheticClick(target, r.x + r.width / 2, r.y + r.height / 2);
+        break;
+      }
+      default: throw new ActError("bad_action", `no synthetic form of ${a.type}`);
+    }
+    return { checked: isCheckable(el) ? isChecked(el) : null };
+  }
+
+  /**
+   * Prepare a focused field for trusted text: select everything (fill) or put the caret at the end (type).
+   * @param {{localRef: number, replace: boolean}} msg
+   */
+  function caret(msg) {
+    const el = resolve(msg.localRef);
+    if (el instanceof HTMLElement && !within(deepActiveElement(), el)) el.focus({ preventScroll: true });
+    if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+      if (msg.replace) {
+        el.select();
+        return { needsEnd: false, empty: el.value === "" };
+      }
+      try {
+        el.setSelectionRange(el.value.length, el.value.length);
+        return { needsEnd: false, empty: el.value === "" };
+      } catch {
+        // email and number inputs have no selection API: the caller presses End instead.
+        return { needsEnd: true, empty: el.value === "" };
+      }
+    }
+    const selection = /** @type {Selection} */ (getSelection());
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    if (!msg.replace) range.collapse(false);
+    selection.removeAllRanges();
+    selection.addRange(range);
+    return { needsEnd: false, empty: (el.textContent || "") === "" };
+  }
+
+  /**
+   * Choose a select's option by value or visible label.
+   * @param {{localRef: number, value: string}} msg
+   */
+  function selectOption(msg) {
+    const el = resolve(msg.localRef);
+    if (!(el instanceof HTMLSelectElement)) throw new ActError("not_editable", `${describe(el)} is not a select`);
+    const wanted = msg.value.trim();
+    const options = [...el.options];
+    const option = options.find((o) => o.value === msg.value) || options.find((o) => o.label.trim() === wanted || (o.textContent || "").trim() === wanted)
+      || options.find((o) => o.label.trim().toLowerCase() === wanted.toLowerCase());
+    if (!option) throw new ActError("no_such_option", `${describe(el)} has no option with value or label ${JSON.stringify(msg.value)}`, { options: options.slice(0, 50).map((o) => o.label.trim()) });
+    if (option.disabled) throw new ActError("disabled", `option ${JSON.stringify(option.label)} is disabled`);
+    el.focus({ preventScroll: true });
+    if (el.value !== option.value || !option.selected) {
+      setNativeValue(el, option.value);
+      option.selected = true;
+      fireValueEvents(el, option.value, "insertReplacementText");
+    }
+    return { value: el.value, label: option.label };
+  }
+
+  /** @param {{localRef: number}} msg */
+  function readChecked(msg) {
+    const el = resolve(msg.localRef);
+    return { checked: isChecked(el) };
+  }
+
+  /**
+   * Scroll the page or a scrollable element by an amount in a direction.
+   * @param {{localRef?: number, direction: string, amount?: number|null}} msg
+   */
+  function scroll(msg) {
+    const el = msg.localRef ? resolve(msg.localRef) : null;
+    const box = el ? { w: el.clientWidth, h: el.clientHeight } : { w: innerWidth, h: innerHeight };
+    const vertical = msg.direction === "up" || msg.direction === "down";
+    const sign = msg.direction === "up" || msg.direction === "left" ? -1 : 1;
+    const amount = msg.amount ?? Math.round((vertical ? box.h : box.w) * 0.8);
+    const scroller = el || document.scrollingElement || document.documentElement;
+    const before = [scroller.scrollLeft, scroller.scrollTop];
+    scroller.scrollBy({ left: vertical ? 0 : sign * amount, top: vertical ? sign * amount : 0, behavior: "instant" });
+    const moved = [scroller.scrollLeft - before[0], scroller.scrollTop - before[1]];
+    return { scrolled: moved, at_edge: moved[0] === 0 && moved[1] === 0 };
+  }
+
+  /**
+   * The text of an element, or the page's main content, within a budget.
+   * @param {{localRef?: number, max_chars: number}} msg
+   */
+  function extract(msg) {
+    const el = msg.localRef ? resolve(msg.localRef) : document.querySelector("main, [role=main]") || document.querySelector("article") || document.body;
+    let text = "";
+    if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) text = el.type === "password" ? "" : el.value;
+    else if (el instanceof HTMLElement) text = el.innerText || el.textContent || "";
+    else if (el) text = el.textContent || "";
+    text = text.replace(/[ \t\f\v\u00a0]+/g, " ").replace(/\s*\n\s*/g, "\n").trim();
+    return { text: text.slice(0, msg.max_chars), truncated: text.length > msg.max_chars, total_chars: text.length };
+  }
+
+  /**
+   * Resolve once the document has had no DOM mutation for `quietMs`, or after `maxMs`.
+   * @param {{quietMs: number, maxMs: number}} msg
+   */
+  function quiet(msg) {
+    return new Promise((done) => {
+      const start = performance.now();
+      let last = start;
+      let mutations = 0;
+      const observer = new MutationObserver((records) => {
+        mutations += records.length;
+        last = performance.now();
+      });
+      observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      const check = () => {
+        const now = performance.now();
+        const quietFor = now - last, waited = now - start;
+        if (quietFor >= msg.quietMs || waited >= msg.maxMs) {
+          observer.disconnect();
+          done({ quiet: quietFor >= msg.quietMs, mutations, waited_ms: waited });
+        } else {
+          setTimeout(check, Math.max(1, Math.min(msg.quietMs - quietFor, msg.maxMs - waited)));
+        }
+      };
+      setTimeout(check, msg.quietMs);
+    });
+  }
+
+  core.handle("wm:act:prepare", prepare);
+  core.handle("wm:act:perform", perform);
+  core.handle("wm:act:caret", caret);
+  core.handle("wm:act:select", selectOption);
+  core.handle("wm:act:checked", readChecked);
+  core.handle("wm:act:focus", (/** @type {{localRef: number}} */ msg) => {
+    const el = resolve(msg.localRef);
+    if (el instanceof HTMLElement || el instanceof SVGElement) el.focus({ preventScroll: false });
+    return { focused: within(deepActiveElement(), el) };
+  });
+  core.handle("wm:act:scroll", scroll);
+  core.handle("wm:act:extract", extract);
+  core.handle("wm:settle:quiet", quiet);
+  core.handle("wm:act:location", () => ({ url: location.href, docId: core.docId }));
+})();

@@ -1,0 +1,287 @@
+// @ts-check
+/**
+ * Trusted input through `chrome.debugger` (the CDP Input domain) and JavaScript dialogs through
+ * the Page domain. One debugger session per tab, attached lazily on the first action that needs
+ * it, detached after a quiet spell, when the tab closes, or when asked. When attaching fails
+ * (another debugger holds the tab, a restricted page) callers fall back to synthetic events.
+ */
+import { WaymarkError } from "./native.js";
+
+const PROTOCOL_VERSION = "1.3";
+/** Detach after this long without an action, so a finished run does not keep the tab instrumented. */
+const IDLE_DETACH_MS = 30_000;
+
+/** CDP modifier bits. */
+const MODIFIER_BITS = { Alt: 1, Control: 2, Meta: 4, Shift: 8 };
+
+/**
+ * @typedef {{type: string, message: string, url: string, handled: "accept"|"dismiss", at: number}} DialogRecord
+ * @typedef {{ready: Promise<void>, policy: "accept"|"dismiss", dialogs: DialogRecord[], idle: ReturnType<typeof setTimeout>|null}} Session
+ */
+
+/** @type {Map<number, Session>} */
+const sessions = new Map();
+
+/**
+ * Attach the debugger to a tab (once) and enable dialog events.
+ * @param {number} tabId
+ * @returns {Promise<void>} rejects with `debugger_unavailable` when Chrome refuses
+ */
+export async function attach(tabId) {
+  let session = sessions.get(tabId);
+  if (!session) {
+    const created = /** @type {Session} */ ({ ready: Promise.resolve(), policy: "accept", dialogs: [], idle: null });
+    created.ready = (async () => {
+      try {
+        await chrome.debugger.attach({ tabId }, PROTOCOL_VERSION);
+      } catch (e) {
+        throw new WaymarkError("debugger_unavailable", `the debugger cannot attach to tab ${tabId}: ${String(/** @type {any} */ (e)?.message || e)}`);
+      }
+      await chrome.debugger.sendCommand({ tabId }, "Page.enable");
+    })();
+    sessions.set(tabId, created);
+    session = created;
+    session.ready.catch(() => sessions.get(tabId) === created && sessions.delete(tabId));
+  }
+  await session.ready;
+  touch(tabId);
+}
+
+/** @param {number} tabId */
+export function isAttached(tabId) {
+  return sessions.has(tabId);
+}
+
+/** @param {number} tabId */
+function touch(tabId) {
+  const session = sessions.get(tabId);
+  if (!session) return;
+  if (session.idle) clearTimeout(session.idle);
+  session.idle = setTimeout(() => void detach(tabId), IDLE_DETACH_MS);
+}
+
+/**
+ * Detach from a tab if attached; harmless otherwise.
+ * @param {number} tabId
+ */
+export async function detach(tabId) {
+  const session = sessions.get(tabId);
+  if (!session) return;
+  sessions.delete(tabId);
+  if (session.idle) clearTimeout(session.idle);
+  try {
+    await session.ready;
+    await chrome.debugger.detach({ tabId });
+  } catch {
+    // Already detached (tab closed, user cancelled the infobar): nothing to undo.
+  }
+}
+
+/** Detach from every tab (end of a run). */
+export async function detachAll() {
+  await Promise.all([...sessions.keys()].map(detach));
+}
+
+/**
+ * How dialogs the page opens are answered from now on, and take the ones seen so far.
+ * @param {number} tabId @param {"accept"|"dismiss"} policy
+ */
+export function setDialogPolicy(tabId, policy) {
+  const session = sessions.get(tabId);
+  if (session) session.policy = policy;
+}
+
+/**
+ * The dialogs handled in this tab since the last call (they are reported once).
+ * @param {number} tabId @returns {DialogRecord[]}
+ */
+export function takeDialogs(tabId) {
+  const session = sessions.get(tabId);
+  if (!session) return [];
+  return session.dialogs.splice(0, session.dialogs.length);
+}
+
+/**
+ * @param {number} tabId @param {string} method @param {Record<string, any>=} params
+ * @returns {Promise<any>}
+ */
+export async function send(tabId, method, params) {
+  await attach(tabId);
+  try {
+    return await chrome.debugger.sendCommand({ tabId }, method, params);
+  } catch (e) {
+    throw new WaymarkError("debugger_unavailable", `${method} failed: ${String(/** @type {any} */ (e)?.message || e)}`);
+  }
+}
+
+/**
+ * Trusted click (or double click) at a point in the tab's top-level viewport (CSS pixels).
+ * @param {number} tabId @param {number} x @param {number} y @param {{clickCount?: number, modifiers?: number}=} opts
+ */
+export async function click(tabId, x, y, opts = {}) {
+  const count = opts.clickCount ?? 1;
+  const modifiers = opts.modifiers ?? 0;
+  await send(tabId, "Input.dispatchMouseEvent", { type: "mouseMoved", x, y, modifiers });
+  for (let n = 1; n <= count; n++) {
+    await send(tabId, "Input.dispatchMouseEvent", { type: "mousePressed", x, y, button: "left", buttons: 1, clickCount: n, modifiers });
+    await send(tabId, "Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button: "left", buttons: 0, clickCount: n, modifiers });
+  }
+}
+
+/** @param {number} tabId @param {number} x @param {number} y */
+export async function hover(tabId, x, y) {
+  await send(tabId, "Input.dispatchMouseEvent", { type: "mouseMoved", x, y });
+}
+
+/**
+ * Insert text into the focused element as an IME commit would (beforeinput/input fire, trusted).
+ * @param {number} tabId @param {string} text
+ */
+export async function insertText(tabId, text) {
+  await send(tabId, "Input.insertText", { text });
+}
+
+/**
+ * @typedef {{key: string, code: string, keyCode: number, text?: string}} KeyDef
+ * @typedef {{key: KeyDef, modifiers: number, modifierKeys: KeyDef[]}} KeyCombo
+ */
+
+/** @type {Record<string, KeyDef>} */
+const NAMED_KEYS = {
+  Enter: { key: "Enter", code: "Enter", keyCode: 13, text: "\r" },
+  Tab: { key: "Tab", code: "Tab", keyCode: 9 },
+  Escape: { key: "Escape", code: "Escape", keyCode: 27 },
+  Backspace: { key: "Backspace", code: "Backspace", keyCode: 8 },
+  Delete: { key: "Delete", code: "Delete", keyCode: 46 },
+  Insert: { key: "Insert", code: "Insert", keyCode: 45 },
+  Space: { key: " ", code: "Space", keyCode: 32, text: " " },
+  ArrowUp: { key: "ArrowUp", code: "ArrowUp", keyCode: 38 },
+  ArrowDown: { key: "ArrowDown", code: "ArrowDown", keyCode: 40 },
+  ArrowLeft: { key: "ArrowLeft", code: "ArrowLeft", keyCode: 37 },
+  ArrowRight: { key: "ArrowRight", code: "ArrowRight", keyCode: 39 },
+  Home: { key: "Home", code: "Home", keyCode: 36 },
+  End: { key: "End", code: "End", keyCode: 35 },
+  PageUp: { key: "PageUp", code: "PageUp", keyCode: 33 },
+  PageDown: { key: "PageDown", code: "PageDown", keyCode: 34 },
+  Shift: { key: "Shift", code: "ShiftLeft", keyCode: 16 },
+  Control: { key: "Control", code: "ControlLeft", keyCode: 17 },
+  Alt: { key: "Alt", code: "AltLeft", keyCode: 18 },
+  Meta: { key: "Meta", code: "MetaLeft", keyCode: 91 },
+};
+for (let i = 1; i <= 12; i++) NAMED_KEYS[`F${i}`] = { key: `F${i}`, code: `F${i}`, keyCode: 111 + i };
+
+/** Spellings people (and models) use for the same key. */
+const ALIASES = {
+  ctrl: "Control", control: "Control", cmd: "Meta", command: "Meta", meta: "Meta", win: "Meta", super: "Meta",
+  option: "Alt", alt: "Alt", shift: "Shift", esc: "Escape", escape: "Escape", return: "Enter", enter: "Enter",
+  up: "ArrowUp", down: "ArrowDown", left: "ArrowLeft", right: "ArrowRight", del: "Delete", space: "Space",
+  spacebar: "Space", pgup: "PageUp", pgdn: "PageDown", controlormeta: "Control",
+};
+
+/** @type {Record<string, string>} */
+const PUNCTUATION_CODES = {
+  "-": "Minus", "=": "Equal", "[": "BracketLeft", "]": "BracketRight", "\\": "Backslash", ";": "Semicolon",
+  "'": "Quote", ",": "Comma", ".": "Period", "/": "Slash", "`": "Backquote",
+};
+
+/**
+ * One key by name or character.
+ * @param {string} name @returns {KeyDef|null}
+ */
+function keyDef(name) {
+  const canonical = ALIASES[/** @type {keyof typeof ALIASES} */ (name.toLowerCase())] || name;
+  const named = NAMED_KEYS[canonical] || Object.values(NAMED_KEYS).find((k) => k.key.toLowerCase() === canonical.toLowerCase());
+  if (named) return named;
+  if ([...name].length !== 1) return null;
+  if (/^[a-z]$/i.test(name)) return { key: name, code: `Key${name.toUpperCase()}`, keyCode: name.toUpperCase().charCodeAt(0), text: name };
+  if (/^[0-9]$/.test(name)) return { key: name, code: `Digit${name}`, keyCode: name.charCodeAt(0), text: name };
+  return { key: name, code: PUNCTUATION_CODES[name] || "", keyCode: 0, text: name };
+}
+
+/**
+ * Parse "Enter", "Control+A", "Shift+Tab", "Control+Shift+K", "+" into one key and modifiers.
+ * @param {string} combo @returns {KeyCombo}
+ */
+export function parseCombo(combo) {
+  const parts = combo === "+" ? ["+"] : combo.split("+").map((p) => p.trim());
+  if (parts.some((p) => !p)) {
+    // "Control++" means Control and the plus key.
+    if (combo.endsWith("++")) parts.splice(parts.length - 2, 2, "+");
+    else throw new WaymarkError("bad_action", `cannot read the key combo ${JSON.stringify(combo)}`);
+  }
+  const last = /** @type {string} */ (parts.pop());
+  let modifiers = 0;
+  /** @type {KeyDef[]} */
+  const modifierKeys = [];
+  for (const part of parts) {
+    const def = keyDef(part);
+    const bit = def && MODIFIER_BITS[/** @type {keyof typeof MODIFIER_BITS} */ (def.key)];
+    if (!def || !bit) throw new WaymarkError("bad_action", `${JSON.stringify(part)} is not a modifier key (Control, Shift, Alt, Meta)`);
+    modifiers |= bit;
+    modifierKeys.push(def);
+  }
+  let key = keyDef(last);
+  if (!key) throw new WaymarkError("bad_action", `unknown key ${JSON.stringify(last)}`);
+  if (modifiers & MODIFIER_BITS.Shift && key.text && /^[a-z]$/.test(key.text)) key = { ...key, key: key.key.toUpperCase(), text: key.text.toUpperCase() };
+  // With Control, Alt or Meta held a key is a shortcut: it types nothing.
+  if (modifiers & (MODIFIER_BITS.Control | MODIFIER_BITS.Alt | MODIFIER_BITS.Meta)) key = { ...key, text: undefined };
+  return { key, modifiers, modifierKeys };
+}
+
+/**
+ * Press a key combo as trusted key events to the focused element.
+ * @param {number} tabId @param {KeyCombo} combo
+ */
+export async function press(tabId, combo) {
+  let held = 0;
+  for (const mod of combo.modifierKeys) {
+    held |= MODIFIER_BITS[/** @type {keyof typeof MODIFIER_BITS} */ (mod.key)];
+    await send(tabId, "Input.dispatchKeyEvent", keyEvent("rawKeyDown", mod, held));
+  }
+  const { key } = combo;
+  await send(tabId, "Input.dispatchKeyEvent", keyEvent(key.text ? "keyDown" : "rawKeyDown", key, combo.modifiers));
+  await send(tabId, "Input.dispatchKeyEvent", keyEvent("keyUp", key, combo.modifiers));
+  for (const mod of [...combo.modifierKeys].reverse()) {
+    held &= ~MODIFIER_BITS[/** @type {keyof typeof MODIFIER_BITS} */ (mod.key)];
+    await send(tabId, "Input.dispatchKeyEvent", keyEvent("keyUp", mod, held));
+  }
+}
+
+/** @param {string} type @param {KeyDef} def @param {number} modifiers */
+function keyEvent(type, def, modifiers) {
+  /** @type {Record<string, any>} */
+  const event = { type, key: def.key, code: def.code, windowsVirtualKeyCode: def.keyCode, nativeVirtualKeyCode: def.keyCode, modifiers };
+  if (type === "keyDown" && def.text) {
+    event.text = def.text;
+    event.unmodifiedText = def.text;
+  }
+  return event;
+}
+
+// Dialogs: answered at once by the tab's policy, so a page never stays blocked on one.
+chrome.debugger.onEvent.addListener((source, method, params) => {
+  if (method !== "Page.javascriptDialogOpening" || source.tabId === undefined) return;
+  const tabId = source.tabId;
+  const session = sessions.get(tabId);
+  const p = /** @type {any} */ (params || {});
+  const policy = session?.policy ?? "accept";
+  // An alert has one button: "dismiss" and "accept" both just close it.
+  const accept = policy === "accept" || p.type === "alert";
+  session?.dialogs.push({ type: p.type, message: String(p.message || "").slice(0, 500), url: String(p.url || ""), handled: accept ? "accept" : "dismiss", at: Date.now() });
+  chrome.debugger.sendCommand({ tabId }, "Page.handleJavaScriptDialog", { accept, promptText: accept ? String(p.defaultPrompt || "") : undefined }).catch(() => {
+    // Another client (DevTools, a test driver) answered first: the page is unblocked either way.
+  });
+});
+
+chrome.debugger.onDetach.addListener((source) => {
+  if (source.tabId === undefined) return;
+  const session = sessions.get(source.tabId);
+  if (session?.idle) clearTimeout(session.idle);
+  sessions.delete(source.tabId);
+});
+
+chrome.tabs.onRemoved.addListener((tabId) => {
+  const session = sessions.get(tabId);
+  if (session?.idle) clearTimeout(session.idle);
+  sessions.delete(tabId);
+});

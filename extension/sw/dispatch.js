@@ -1,0 +1,431 @@
+// @ts-check
+/**
+ * The `act` request: one typed action (host/actions.py) in, one ActionResult (host/browser.py)
+ * out. Element actions resolve the global ref in its frame, let the frame scroll the element
+ * into view and check it can be acted on, then act with trusted CDP input at the element's
+ * point in top-level coordinates (synthetic DOM events when the debugger cannot attach), and
+ * settle. Every failure is an `ok: false` result with a code; a stale ref carries a fresh
+ * snapshot and is never re-dispatched to some other element.
+ */
+import * as cdp from "./cdp.js";
+import { isInside, toTopLevel } from "../shared/coords.js";
+import { ensureInjected, isRestrictedUrl, sendToFrame } from "./inject.js";
+import { WaymarkError } from "./native.js";
+import { globalRef, resolveRef, wasIssued } from "./refs.js";
+import { TabWatcher } from "./settle.js";
+import { frameOffsets, takeSnapshot } from "./snapshot.js";
+import { requireTab } from "./tabs.js";
+
+/**
+ * @typedef {import("./refs.js").RefTarget} RefTarget
+ * @typedef {{ok: boolean, action: string, path: "cdp"|"synthetic"|"browser"|null, settle_ms: number, url_before: string,
+ *   url_after: string, navigated: boolean, new_tab: {tab_id: number, url: string}|null, tab_id: number|null,
+ *   error: {code: string, message: string, data: Record<string, any>}|null, snapshot: Record<string, any>|null,
+ *   dialogs: Record<string, any>[], text: string|null, [key: string]: any}} ActionResult
+ * @typedef {{tab_id?: number|null, action: Record<string, any>, settle_min_ms?: number, settle_timeout_ms?: number,
+ *   snapshot?: Record<string, any>|null, dialogs?: "accept"|"dismiss", scroll_into_view?: boolean}} ActRequest
+ */
+
+/** Actions that act on an element through the pointer or keyboard. */
+const ELEMENT_ACTIONS = new Set(["click", "double_click", "hover", "type", "fill", "select", "check", "uncheck"]);
+/** Actions after which the page is given time to settle. */
+const SETTLING = new Set(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "scroll", "navigate", "back", "forward", "reload", "new_tab"]);
+/** How long a synthetic action may take before the page is considered blocked (by a dialog). */
+const SYNTHETIC_TIMEOUT_MS = 5000;
+
+/** Dispatch statistics for the side panel's diagnostics and the benchmark. */
+export const dispatchStats = { acts: 0, cdp: 0, synthetic: 0, stale: 0 };
+
+/**
+ * Register the `act` request handler.
+ * @param {import("./native.js").NativeChannel} channel
+ */
+export function registerDispatch(channel) {
+  channel.handle("act", async (params) => act(/** @type {ActRequest} */ (params)));
+  channel.handle("act.detach", async () => {
+    await cdp.detachAll();
+    return { detached: true };
+  });
+}
+
+/**
+ * Carry out one action and report what happened.
+ * @param {ActRequest} req
+ * @returns {Promise<ActionResult>}
+ */
+export async function act(req) {
+  const action = req.action || {};
+  /** @type {ActionResult} */
+  const result = {
+    ok: false, action: String(action.type || ""), path: null, settle_ms: 0, url_before: "", url_after: "", navigated: false,
+    new_tab: null, tab_id: null, error: null, snapshot: null, dialogs: [], text: null,
+  };
+  /** @type {TabWatcher|null} */
+  let watcher = null;
+  let tabId = -1;
+  try {
+    tabId = await targetTab(req.tab_id);
+    result.tab_id = tabId;
+    const tab = await requireTab(tabId);
+    result.url_before = tab.url || tab.pendingUrl || "";
+    if (ELEMENT_ACTIONS.has(result.action) && isRestrictedUrl(result.url_before)) {
+      throw new WaymarkError("restricted_page", `extensions cannot act on ${safeScheme(result.url_before)} pages`);
+    }
+    watcher = new TabWatcher(tabId);
+    /** @type {"accept"|"dismiss"} */
+    const policy = req.dialogs === "dismiss" ? "dismiss" : "accept";
+    if (cdp.isAttached(tabId)) cdp.setDialogPolicy(tabId, policy);
+    /** @type {Ctx} */
+    const ctx = { tabId, req, result, policy };
+    await perform(ctx);
+    dispatchStats.acts++;
+    if (result.path === "cdp") dispatchStats.cdp++;
+    if (result.path === "synthetic") dispatchStats.synthetic++;
+    if (SETTLING.has(result.action)) {
+      const settled = await watcher.settle({
+        startedAt: performance.now(),
+        minMs: req.settle_min_ms ?? 50,
+        timeoutMs: req.settle_timeout_ms ?? 3000,
+        frameIds: ctx.frameId ? [ctx.frameId] : [],
+      });
+      result.settle_ms = settled.settle_ms;
+      result.navigated = result.navigated || settled.navigated;
+      if (settled.new_tab) {
+        result.new_tab = settled.new_tab;
+        result.tab_id = settled.tab_id;
+      }
+    }
+    result.ok = true;
+  } catch (e) {
+    const err = /** @type {any} */ (e);
+    result.ok = false;
+    result.error = { code: String(err?.code || "internal"), message: String(err?.message || err), data: err?.data && typeof err.data === "object" ? err.data : {} };
+    if (result.error.code === "stale_ref") dispatchStats.stale++;
+  } finally {
+    watcher?.stop();
+  }
+  if (tabId >= 0) {
+    result.dialogs = cdp.takeDialogs(tabId);
+    const continued = await chrome.tabs.get(result.tab_id ?? tabId).catch(() => null);
+    const own = await chrome.tabs.get(tabId).catch(() => null);
+    result.url_after = own?.url || own?.pendingUrl || "";
+    if (result.new_tab && continued) result.new_tab.url = continued.url || continued.pendingUrl || result.new_tab.url;
+    if (result.url_after !== result.url_before && result.ok && result.action !== "switch_tab" && result.action !== "close_tab") result.navigated = true;
+    // The fresh snapshot: asked for, and always for a stale ref (the model needs the new refs).
+    const options = req.snapshot ?? (result.error?.code === "stale_ref" ? {} : null);
+    if (options && continued) {
+      try {
+        result.snapshot = await takeSnapshot(/** @type {number} */ (continued.id), { ...options, tab_id: continued.id });
+      } catch (e) {
+        result.snapshot_error = { code: String(/** @type {any} */ (e)?.code || "snapshot_failed"), message: String(/** @type {any} */ (e)?.message || e) };
+      }
+    }
+  }
+  return result;
+}
+
+/** @param {string} url */
+function safeScheme(url) {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return "restricted";
+  }
+}
+
+/**
+ * The tab to act in: the given one, else the active tab of the last focused window.
+ * @param {number|null|undefined} tabId
+ */
+async function targetTab(tabId) {
+  if (tabId !== null && tabId !== undefined) {
+    await requireTab(tabId);
+    return tabId;
+  }
+  const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  if (!tab || tab.id === undefined) throw new WaymarkError("no_such_tab", "there is no active tab");
+  return tab.id;
+}
+
+/**
+ * @typedef {{tabId: number, req: ActRequest, result: ActionResult, policy: "accept"|"dismiss", frameId?: number}} Ctx
+ */
+
+/** @param {Ctx} ctx */
+async function perform(ctx) {
+  const a = ctx.req.action;
+  switch (a.type) {
+    case "click": case "double_click": case "hover": return pointer(ctx, a);
+    case "type": case "fill": return text(ctx, a);
+    case "press": return press(ctx, a);
+    case "select": return select(ctx, a);
+    case "check": case "uncheck": return check(ctx, a);
+    case "scroll": return scroll(ctx, a);
+    case "extract": return extract(ctx, a);
+    case "wait": return wait(a);
+    case "navigate": case "back": case "forward": case "reload": case "new_tab": case "switch_tab": case "close_tab": return browserAction(ctx, a);
+    default: throw new WaymarkError("bad_action", `the extension does not carry out ${JSON.stringify(a.type)} actions`);
+  }
+}
+
+/**
+ * Resolve a global ref to its frame, document and local ref.
+ * @param {number} tabId @param {any} ref @returns {RefTarget}
+ */
+function target(tabId, ref) {
+  if (!Number.isInteger(ref) || ref < 1) throw new WaymarkError("bad_action", "the action needs a ref (a positive integer from the snapshot)");
+  const t = resolveRef(tabId, ref);
+  if (t) return t;
+  if (wasIssued(tabId, ref)) throw new WaymarkError("stale_ref", `ref ${ref} belonged to a document that is gone`);
+  throw new WaymarkError("not_found", `there is no ref ${ref} in tab ${tabId}: take a snapshot and use its refs`);
+}
+
+/**
+ * A message to the frame holding a ref; a frame that is gone or reloaded makes the ref stale.
+ * @param {Ctx} ctx @param {RefTarget} t @param {Record<string, any>} message
+ */
+async function toFrame(ctx, t, message) {
+  try {
+    return await sendToFrame(ctx.tabId, t.frameId, { ...message, docId: t.docId, localRef: t.localRef });
+  } catch (e) {
+    const err = /** @type {any} */ (e);
+    if (err?.code === "frame_unreachable") throw new WaymarkError("stale_ref", `the frame that held this ref is gone (${err.message})`);
+    if (err?.code === "unknown_kind") {
+      // The frame predates this extension version's content files: inject and ask once more.
+      await ensureInjected(ctx.tabId);
+      return sendToFrame(ctx.tabId, t.frameId, { ...message, docId: t.docId, localRef: t.localRef });
+    }
+    if (err?.code === "occluded" && err.data?.occluder_local_ref) {
+      const occluder = globalRef(ctx.tabId, t.frameId, t.docId, err.data.occluder_local_ref);
+      throw new WaymarkError("occluded", err.message, { occluder_ref: occluder, occluder: err.data.occluder });
+    }
+    throw e;
+  }
+}
+
+/**
+ * Scroll into view, check actionability, and compute the point in top-level coordinates.
+ * @param {Ctx} ctx @param {RefTarget} t @param {"pointer"|"edit"|"check"|"select"|"focus"} kind
+ */
+async function prepare(ctx, t, kind) {
+  ctx.frameId = t.frameId;
+  const prep = await toFrame(ctx, t, { kind: "wm:act:prepare", mode: kind, scroll: ctx.req.scroll_into_view !== false });
+  if (t.frameId === 0) return { ...prep, local: { x: prep.x, y: prep.y } };
+  // The frame was scrolled into view with the element: read its offset now, not from the snapshot.
+  const frame = (await frameOffsets(ctx.tabId)).get(t.frameId);
+  if (!frame) throw new WaymarkError("not_visible", `the frame holding ref ${ctx.req.action.ref} is not laid out in the page`);
+  const [x, y] = toTopLevel([prep.x, prep.y, 0, 0], frame.offset);
+  if (!isInside([x - 0.5, y - 0.5, 1, 1], frame.clip)) throw new WaymarkError("not_visible", `ref ${ctx.req.action.ref} is clipped by the frame around it`);
+  return { ...prep, local: { x: prep.x, y: prep.y }, x, y };
+}
+
+/**
+ * Attach the debugger if possible; the result records which path input takes.
+ * @param {Ctx} ctx @returns {Promise<boolean>} true for trusted CDP input
+ */
+async function trusted(ctx) {
+  try {
+    await cdp.attach(ctx.tabId);
+    cdp.setDialogPolicy(ctx.tabId, ctx.policy);
+    ctx.result.path = "cdp";
+    return true;
+  } catch (e) {
+    ctx.result.path = "synthetic";
+    ctx.result.fallback_reason = String(/** @type {any} */ (e)?.message || e);
+    return false;
+  }
+}
+
+/**
+ * A synthetic action in the frame, bounded: a page blocked by a dialog never answers.
+ * @param {Ctx} ctx @param {RefTarget|null} t @param {Record<string, any>} message
+ */
+async function synthetic(ctx, t, message) {
+  const send = t ? toFrame(ctx, t, message) : sendToFrame(ctx.tabId, 0, message);
+  /** @type {ReturnType<typeof setTimeout>|undefined} */
+  let timer;
+  const blocked = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new WaymarkError("dialog_blocked", `the page stopped answering during the action (a JavaScript dialog or a busy script) and no debugger is available to close dialogs`)), SYNTHETIC_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([send, blocked]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** @param {Ctx} ctx @param {Record<string, any>} a */
+async function pointer(ctx, a) {
+  const t = target(ctx.tabId, a.ref);
+  const p = await prepare(ctx, t, "pointer");
+  if (await trusted(ctx)) {
+    if (a.type === "hover") await cdp.hover(ctx.tabId, p.x, p.y);
+    else await cdp.click(ctx.tabId, p.x, p.y, { clickCount: a.type === "double_click" ? 2 : 1 });
+  } else {
+    await synthetic(ctx, t, { kind: "wm:act:perform", action: { type: a.type }, x: p.local.x, y: p.local.y });
+  }
+}
+
+/** @param {Ctx} ctx @param {Record<string, any>} a */
+async function text(ctx, a) {
+  if (typeof a.text !== "string") throw new WaymarkError("bad_action", `${a.type} needs text`);
+  const t = target(ctx.tabId, a.ref);
+  const p = await prepare(ctx, t, "edit");
+  if (!(await trusted(ctx))) {
+    await synthetic(ctx, t, { kind: "wm:act:perform", action: { type: a.type, text: a.text } });
+    return;
+  }
+  // Click to focus as a person would (it also focuses the right frame), then place the caret.
+  await cdp.click(ctx.tabId, p.x, p.y);
+  const caret = await toFrame(ctx, t, { kind: "wm:act:caret", replace: a.type === "fill" });
+  if (caret.needsEnd) await cdp.press(ctx.tabId, cdp.parseCombo("End"));
+  if (a.text) await cdp.insertText(ctx.tabId, a.text);
+  else if (a.type === "fill" && !caret.empty) await cdp.press(ctx.tabId, cdp.parseCombo("Delete"));
+}
+
+/** @param {Ctx} ctx @param {Record<string, any>} a */
+async function press(ctx, a) {
+  const combo = cdp.parseCombo(String(a.key || ""));
+  const t = a.ref ? target(ctx.tabId, a.ref) : null;
+  if (t) {
+    ctx.frameId = t.frameId;
+    await toFrame(ctx, t, { kind: "wm:act:focus" });
+  }
+  if (await trusted(ctx)) {
+    await cdp.press(ctx.tabId, combo);
+    return;
+  }
+  await ensureInjected(ctx.tabId);
+  await synthetic(ctx, t, { kind: "wm:act:perform", action: { type: "press" }, key: { key: combo.key.key, code: combo.key.code, keyCode: combo.key.keyCode, modifiers: combo.modifiers } });
+}
+
+/** @param {Ctx} ctx @param {Record<string, any>} a */
+async function select(ctx, a) {
+  if (typeof a.value !== "string") throw new WaymarkError("bad_action", "select needs a value");
+  const t = target(ctx.tabId, a.ref);
+  await prepare(ctx, t, "select");
+  // A native select's popup is browser UI that input events cannot drive: the option is chosen in the DOM.
+  ctx.result.path = "synthetic";
+  const chosen = await toFrame(ctx, t, { kind: "wm:act:select", value: a.value });
+  ctx.result.selected = chosen;
+}
+
+/** @param {Ctx} ctx @param {Record<string, any>} a */
+async function check(ctx, a) {
+  const want = a.type === "check";
+  const t = target(ctx.tabId, a.ref);
+  const p = await prepare(ctx, t, "check");
+  if (p.checked === want) {
+    ctx.result.already = true;
+    return;
+  }
+  if (await trusted(ctx)) await cdp.click(ctx.tabId, p.x, p.y);
+  else await synthetic(ctx, t, { kind: "wm:act:perform", action: { type: a.type } });
+  const after = await toFrame(ctx, t, { kind: "wm:act:checked" });
+  if (after.checked !== want) throw new WaymarkError("not_checkable", `clicking did not make the element ${want ? "checked" : "unchecked"}${!want ? " (a radio button cannot be unchecked by clicking it)" : ""}`);
+}
+
+/** @param {Ctx} ctx @param {Record<string, any>} a */
+async function scroll(ctx, a) {
+  const t = a.ref ? target(ctx.tabId, a.ref) : null;
+  const message = { kind: "wm:act:scroll", direction: a.direction || "down", amount: a.amount ?? null };
+  ctx.result.path = "synthetic";
+  if (t) {
+    ctx.frameId = t.frameId;
+    ctx.result.scroll = await toFrame(ctx, t, message);
+  } else {
+    await ensureInjected(ctx.tabId);
+    ctx.result.scroll = await sendToFrame(ctx.tabId, 0, message);
+  }
+}
+
+/** @param {Ctx} ctx @param {Record<string, any>} a */
+async function extract(ctx, a) {
+  const t = a.ref ? target(ctx.tabId, a.ref) : null;
+  const message = { kind: "wm:act:extract", max_chars: a.max_chars ?? 4000 };
+  let read;
+  if (t) read = await toFrame(ctx, t, message);
+  else {
+    await ensureInjected(ctx.tabId);
+    read = await sendToFrame(ctx.tabId, 0, message);
+  }
+  ctx.result.text = read.text;
+  ctx.result.truncated = read.truncated;
+}
+
+/** @param {Record<string, any>} a */
+async function wait(a) {
+  if (a.until) throw new WaymarkError("bad_action", "wait-until predicates are evaluated by the host, not the extension");
+  await new Promise((r) => setTimeout(r, Math.min(Math.max(0, Number(a.ms) || 0), 60_000)));
+}
+
+/**
+ * Tab-level actions carried out through the tabs API.
+ * @param {Ctx} ctx @param {Record<string, any>} a
+ */
+async function browserAction(ctx, a) {
+  const { tabId, result } = ctx;
+  result.path = "browser";
+  // Attached, the debugger answers a beforeunload dialog the navigation raises (else it blocks).
+  if (["navigate", "back", "forward", "reload", "close_tab"].includes(a.type)) await cdp.attach(tabId).then(() => cdp.setDialogPolicy(tabId, ctx.policy), () => {});
+  switch (a.type) {
+    case "navigate": {
+      const url = checkedUrl(a.url);
+      await chrome.tabs.update(tabId, { url });
+      return;
+    }
+    case "back": case "forward": {
+      try {
+        await (a.type === "back" ? chrome.tabs.goBack(tabId) : chrome.tabs.goForward(tabId));
+      } catch (e) {
+        throw new WaymarkError("no_history", `cannot go ${a.type}: ${String(/** @type {any} */ (e)?.message || e)}`);
+      }
+      return;
+    }
+    case "reload": await chrome.tabs.reload(tabId); return;
+    case "new_tab": {
+      const url = a.url ? checkedUrl(a.url) : "about:blank";
+      const tab = await chrome.tabs.create({ url, openerTabId: tabId, active: true });
+      if (tab.id === undefined) throw new WaymarkError("no_such_tab", "Chrome did not open the tab");
+      result.new_tab = { tab_id: tab.id, url: tab.pendingUrl || tab.url || url };
+      result.tab_id = tab.id;
+      return;
+    }
+    case "switch_tab": {
+      const tab = await requireTab(a.tab_id);
+      await chrome.tabs.update(a.tab_id, { active: true });
+      await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
+      result.tab_id = a.tab_id;
+      return;
+    }
+    case "close_tab": {
+      const closing = a.tab_id ?? tabId;
+      const tab = await requireTab(closing);
+      await chrome.tabs.remove(closing);
+      if (closing === tabId) {
+        // Continue where Chrome's focus went: the tab that opened this one, else the window's active tab.
+        const opener = tab.openerTabId !== undefined ? await chrome.tabs.get(tab.openerTabId).catch(() => null) : null;
+        const [active] = await chrome.tabs.query({ active: true, windowId: tab.windowId });
+        const next = opener || active || (await chrome.tabs.query({ active: true, lastFocusedWindow: true }))[0];
+        result.tab_id = next?.id ?? null;
+      }
+      return;
+    }
+  }
+}
+
+/** A URL the model may open: http(s), file, about:blank; never javascript: or data:. @param {any} url */
+function checkedUrl(url) {
+  let parsed;
+  try {
+    parsed = new URL(String(url));
+  } catch {
+    try {
+      parsed = new URL(`https://${String(url)}`);
+    } catch {
+      throw new WaymarkError("bad_action", `${JSON.stringify(String(url).slice(0, 100))} is not a URL`);
+    }
+  }
+  if (!["http:", "https:", "file:", "about:"].includes(parsed.protocol)) throw new WaymarkError("bad_action", `the agent does not open ${parsed.protocol} URLs`);
+  return parsed.href;
+}

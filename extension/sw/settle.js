@@ -1,0 +1,170 @@
+// @ts-check
+/**
+ * Settle after an action: wait a minimum, follow any navigation the action started to its
+ * commit and load (re-injecting the content scripts into the new document), notice tabs the
+ * action opened, and wait for a DOM-mutation quiet window, all bounded by one deadline.
+ *
+ * A watcher is started *before* the action so no navigation or new tab is missed.
+ */
+import { ensureInjected, sendToFrame } from "./inject.js";
+import { WaymarkError } from "./native.js";
+
+/** The DOM counts as settled after this long without a mutation. */
+export const QUIET_MS = 40;
+
+/**
+ * @typedef {{settle_ms: number, navigated: boolean, new_tab: {tab_id: number, url: string}|null, tab_id: number, quiet: boolean}} SettleResult
+ */
+
+const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+/** Watches one tab for navigations and for tabs it opens, from before an action until stop(). */
+export class TabWatcher {
+  /** @param {number} tabId */
+  constructor(tabId) {
+    this.tabId = tabId;
+    /** Cross-document navigation of the top frame started / committed / finished, per tab. */
+    /** @type {Map<number, {started: number, committed: boolean, completed: boolean, failed: boolean, sameDocument: boolean}>} */
+    this.nav = new Map();
+    /** @type {number|null} */
+    this.newTabId = null;
+    /** Wakes settle() when something it waits for happens. */
+    this.wake = () => {};
+    const mine = (/** @type {{tabId: number, frameId: number}} */ d) => d.frameId === 0 && (d.tabId === this.tabId || d.tabId === this.newTabId);
+    const state = (/** @type {number} */ tabId) => {
+      let s = this.nav.get(tabId);
+      if (!s) {
+        s = { started: 0, committed: false, completed: false, failed: false, sameDocument: false };
+        this.nav.set(tabId, s);
+      }
+      return s;
+    };
+    /** @type {Array<[chrome.events.Event<any>, (...args: any[]) => void]>} */
+    this.listeners = [
+      [chrome.webNavigation.onBeforeNavigate, (d) => {
+        if (!mine(d)) return;
+        Object.assign(state(d.tabId), { started: performance.now(), committed: false, completed: false, failed: false });
+        this.wake();
+      }],
+      [chrome.webNavigation.onCommitted, (d) => {
+        if (!mine(d)) return;
+        const s = state(d.tabId);
+        s.committed = true;
+        if (!s.started) s.started = performance.now();
+        this.wake();
+      }],
+      [chrome.webNavigation.onCompleted, (d) => {
+        if (!mine(d)) return;
+        state(d.tabId).completed = true;
+        this.wake();
+      }],
+      [chrome.webNavigation.onErrorOccurred, (d) => {
+        if (!mine(d)) return;
+        // A download or a cancelled navigation: the page stays where it was.
+        state(d.tabId).failed = true;
+        this.wake();
+      }],
+      [chrome.webNavigation.onHistoryStateUpdated, (d) => { if (mine(d)) { state(d.tabId).sameDocument = true; this.wake(); } }],
+      [chrome.webNavigation.onReferenceFragmentUpdated, (d) => { if (mine(d)) { state(d.tabId).sameDocument = true; this.wake(); } }],
+      [chrome.webNavigation.onCreatedNavigationTarget, (d) => {
+        if (d.sourceTabId !== this.tabId || this.newTabId !== null) return;
+        this.newTabId = d.tabId;
+        this.wake();
+      }],
+      [chrome.tabs.onCreated, (/** @type {chrome.tabs.Tab} */ tab) => {
+        if (tab.openerTabId !== this.tabId || tab.id === undefined || this.newTabId !== null) return;
+        this.newTabId = tab.id;
+        this.wake();
+      }],
+    ];
+    for (const [event, fn] of this.listeners) event.addListener(fn);
+  }
+
+  stop() {
+    for (const [event, fn] of this.listeners) event.removeListener(fn);
+    this.listeners = [];
+  }
+
+  /** @param {number} tabId */
+  navigation(tabId) {
+    return this.nav.get(tabId) || null;
+  }
+
+  /** Sleep until `ms` passed or something happened. @param {number} ms */
+  nap(ms) {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, Math.max(0, ms));
+      this.wake = () => {
+        clearTimeout(t);
+        this.wake = () => {};
+        resolve(undefined);
+      };
+    });
+  }
+
+  /**
+   * Wait for the page to settle after the action.
+   * @param {{startedAt: number, minMs: number, timeoutMs: number, frameIds?: number[], quietMs?: number}} opts
+   *   startedAt: performance.now() when the action finished; frameIds: frames whose DOM must be quiet
+   * @returns {Promise<SettleResult>}
+   */
+  async settle(opts) {
+    const deadline = opts.startedAt + opts.timeoutMs;
+    const quietMs = opts.quietMs ?? QUIET_MS;
+    await sleep(opts.startedAt + opts.minMs - performance.now());
+    let quiet = false;
+    let tabId = this.tabId;
+    let injectedFor = -1;
+    for (;;) {
+      // The agent continues in a tab the action opened, as a person would.
+      if (this.newTabId !== null) tabId = this.newTabId;
+      const nav = this.navigation(tabId);
+      const navigating = (nav && nav.started && !nav.failed && !nav.completed) || (tabId === this.newTabId && !(await tabComplete(tabId)));
+      if (navigating) {
+        if (performance.now() >= deadline) {
+          if (!nav?.committed && tabId === this.tabId) throw new WaymarkError("navigation_timeout", `the navigation the action started did not commit within ${opts.timeoutMs} ms`);
+          break; // committed but still loading: the document is usable, stop waiting.
+        }
+        await this.nap(Math.min(50, deadline - performance.now()));
+        continue;
+      }
+      if ((nav?.committed || tabId === this.newTabId) && injectedFor !== tabId) {
+        // A new document has no content scripts yet: inject before asking it for quiet.
+        injectedFor = tabId;
+        await ensureInjected(tabId).catch(() => {});
+      }
+      const frames = tabId === this.tabId ? [...new Set([0, ...(opts.frameIds || [])])] : [0];
+      const remaining = deadline - performance.now();
+      if (remaining <= 0) break;
+      const before = this.navigation(tabId)?.started || 0;
+      const answers = await Promise.all(frames.map((frameId) => sendToFrame(tabId, frameId, { kind: "wm:settle:quiet", quietMs, maxMs: remaining }).catch(() => null)));
+      const after = this.navigation(tabId);
+      // A navigation that began during the quiet window: follow it too.
+      if (after && after.started !== before && !after.failed) continue;
+      if (this.newTabId !== null && tabId !== this.newTabId) continue;
+      quiet = answers.every((a) => a && a.quiet);
+      break;
+    }
+    const settleMs = performance.now() - opts.startedAt;
+    let newTab = null;
+    if (this.newTabId !== null) {
+      const tab = await chrome.tabs.get(this.newTabId).catch(() => null);
+      newTab = { tab_id: this.newTabId, url: tab?.url || tab?.pendingUrl || "" };
+      tabId = this.newTabId;
+    }
+    const nav = this.navigation(this.tabId);
+    return {
+      settle_ms: Math.round(settleMs * 10) / 10,
+      navigated: Boolean(nav && ((nav.committed && !nav.failed) || nav.sameDocument)),
+      new_tab: newTab,
+      tab_id: tabId,
+      quiet,
+    };
+  }
+}
+
+/** @param {number} tabId */
+async function tabComplete(tabId) {
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  return !tab || tab.status === "complete";
+}

@@ -1,0 +1,41 @@
+"""The host method `act`: one typed action forwarded to the extension, its ActionResult back.
+
+The agent loop calls `host.browser.act` directly; this method serves the controller, the
+terminal commands and the end-to-end tests, which reach the browser through the host exactly
+as the agent does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from host.actions import BROWSER_ACTIONS, parse_action
+from host.browser import ActRequest, act as browser_act
+from host.methods import CallContext, MethodError, method
+
+
+def _errors(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in exc.errors()[:5])
+
+
+@method("act")
+async def act(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Carry out one action (host.actions JSON) in the browser; failures are `ok: false` results."""
+    try:
+        request = ActRequest.model_validate(params)
+    except ValidationError as exc:
+        raise MethodError("bad_params", f"not an act request: {_errors(exc)}") from None
+    try:
+        action = parse_action(request.action)
+    except ValidationError as exc:
+        raise MethodError("bad_action", f"not a valid action: {_errors(exc)}") from None
+    kind = getattr(action, "type")
+    if kind not in BROWSER_ACTIONS:
+        raise MethodError("bad_action", f"{kind!r} is handled by the agent loop, not the browser")
+    # Send the validated form: defaults filled in, nothing the grammar does not know.
+    request = request.model_copy(update={"action": action.model_dump(mode="json", exclude_none=True)})
+    timeout = 30.0 + (request.settle_timeout_ms + (getattr(action, "ms", None) or 0)) / 1000
+    result = await browser_act(ctx.browser, request, timeout=timeout)
+    return result.model_dump(mode="json")
