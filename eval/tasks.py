@@ -156,11 +156,11 @@ class Task(BaseModel):
         return self.start_url.replace("{site}", site.rstrip("/")).replace("{other}", other.rstrip("/"))
 
 
-def suite_names() -> list[str]:
-    """Every suite: the folders under eval/suites/ that hold task files."""
-    if not SUITES_DIR.is_dir():
+def suite_names(root: Path = SUITES_DIR) -> list[str]:
+    """Every suite: the folders under `root` (eval/suites/) that hold task files."""
+    if not root.is_dir():
         return []
-    return sorted(p.name for p in SUITES_DIR.iterdir() if p.is_dir() and any(p.glob("*.json")))
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and any(p.glob("*.json")))
 
 
 def load_task(path: Path, suite: str) -> Task:
@@ -187,11 +187,11 @@ def load_task(path: Path, suite: str) -> Task:
     return task
 
 
-def load_suite(suite: str, pattern: str | None = None) -> list[Task]:
+def load_suite(suite: str, pattern: str | None = None, root: Path = SUITES_DIR) -> list[Task]:
     """The tasks of a suite, sorted by id, optionally only those whose id or stem matches a glob."""
-    folder = SUITES_DIR / suite
+    folder = root / suite
     if not folder.is_dir() or not any(folder.glob("*.json")):
-        known = ", ".join(suite_names()) or "none"
+        known = ", ".join(suite_names(root)) or "none"
         raise TaskError(f"unknown suite {suite!r}; known suites: {known}")
     tasks = [load_task(path, suite) for path in sorted(folder.glob("*.json"))]
     if pattern:

@@ -1,0 +1,383 @@
+"""`waymark eval run`: run a suite's tasks with a chosen provider and model, one JSONL row each.
+
+- decision tasks (suite `smoke`) call the executor's single-decision function on the recorded
+  snapshot and compare its tool call with the expectation. No browser.
+- e2e tasks go the way `waymark run` goes: a Controller launches Chromium with the real
+  extension and host, and the host method `agent.run` drives the task in a tab the runner opened.
+  Success is read from the final browser state: the task's predicates, checked by the verifier
+  on a fresh snapshot, or the MiniWoB++ page's own reward.
+
+`--workers N` runs N tasks at once, each worker with its own browser (tabs of one browser would
+share focus and the visible-tab screenshot). Rows are written as tasks finish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from eval import miniwob
+from eval.report import ReportWriter, Row, Summary, git_sha, now_iso
+from eval.sites.serve import SiteServer
+from eval.tasks import Task, TaskError, load_suite, parse_shard, shard
+
+log = logging.getLogger(__name__)
+
+#: Wall-clock bound of one e2e task (the agent's own budgets usually end it sooner).
+TASK_TIMEOUT_S = 300.0
+
+
+class RunnerError(RuntimeError):
+    """The run cannot start (bad options, no browser); the message says what to fix."""
+
+
+class ModelChoice(BaseModel):
+    """A provider and a model, as `--provider P --model M` or `P:M`."""
+
+    provider: str
+    model: str
+
+    @classmethod
+    def parse(cls, text: str, flag: str) -> "ModelChoice":
+        provider, sep, model = text.partition(":")
+        if not sep or not provider or not model:
+            raise RunnerError(f"{flag} takes provider:model (e.g. gemini:gemini-2.5-flash), not {text!r}")
+        return cls(provider=provider, model=model)
+
+    def label(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+
+class RunConfig(BaseModel):
+    """Everything a run needs, validated before any browser starts."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    suite: str
+    executor: ModelChoice
+    #: None: the executor's provider and model plan too.
+    planner: ModelChoice | None = None
+    tasks: str | None = None
+    workers: int = Field(default=1, ge=1, le=32)
+    shard: tuple[int, int] | None = None
+    out: Path
+    headless: bool = True
+
+    @classmethod
+    def from_cli(
+        cls, *, suite: str, provider: str | None, model: str | None, planner: str | None, executor: str | None,
+        tasks: str | None, workers: int, shard: str | None, out: Path, headless: bool = True,
+    ) -> "RunConfig":
+        """Validate the command line's choices (raises RunnerError / TaskError with the fix)."""
+        from providers.registry import names
+
+        if planner or executor:
+            if provider or model:
+                raise RunnerError("use either --provider/--model or --planner/--executor, not both")
+            if not (planner and executor):
+                raise RunnerError("--planner and --executor go together")
+            exec_choice = ModelChoice.parse(executor, "--executor")
+            plan_choice: ModelChoice | None = ModelChoice.parse(planner, "--planner")
+        else:
+            if not provider:
+                raise RunnerError("choose a provider: --provider P --model M, or --planner P:M --executor P:M")
+            if not model and provider != "scripted":
+                raise RunnerError(f"--provider {provider} needs --model")
+            exec_choice, plan_choice = ModelChoice(provider=provider, model=model or "scripted"), None
+        for choice in (exec_choice, plan_choice):
+            if choice is not None and choice.provider not in names():
+                raise RunnerError(f"unknown provider {choice.provider!r}; known: {', '.join(names())}")
+        if workers < 1:
+            raise RunnerError("--workers must be at least 1")
+        return cls(
+            suite=suite, executor=exec_choice, planner=plan_choice, tasks=tasks, workers=workers,
+            shard=parse_shard(shard) if shard else None, out=out, headless=headless,
+        )
+
+    def select(self) -> list[Task]:
+        """The tasks this run covers: the suite, the glob, then the shard."""
+        tasks = load_suite(self.suite, self.tasks)
+        if self.shard:
+            tasks = shard(tasks, *self.shard)
+        return tasks
+
+    def scripted(self) -> bool:
+        return self.executor.provider == "scripted" or (self.planner is not None and self.planner.provider == "scripted")
+
+
+# ------------------------------------------------------------------ progress
+
+
+class Progress:
+    """A one-line progress bar on stderr (only on a terminal)."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total = total
+        self.enabled = enabled
+        self.done = 0
+        self.passed = 0
+        self.started = time.monotonic()
+
+    def update(self, row: Row) -> None:
+        self.done += 1
+        self.passed += row.verdict == "pass"
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * self.done / max(1, self.total))
+        elapsed = time.monotonic() - self.started
+        line = (f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}  "
+                f"{self.passed} passed  {elapsed:5.0f} s  {row.task[:40]:<40}")
+        sys.stderr.write(line)
+        sys.stderr.flush()
+        if self.done == self.total:
+            sys.stderr.write("\n")
+
+
+# ------------------------------------------------------------------ rows
+
+
+def _base_row(config: RunConfig, task: Task) -> dict[str, Any]:
+    return {
+        "task": task.id,
+        "suite": task.suite,
+        "provider": config.executor.provider,
+        "model": config.executor.model,
+        "planner": config.planner.label() if config.planner else None,
+        "git_sha": _SHA,
+        "timestamp": now_iso(),
+    }
+
+
+_SHA = ""
+
+
+def _provider_options(choice: ModelChoice, task: Task) -> dict[str, Any]:
+    """Options for building the provider for this task: the task's script for the scripted provider."""
+    if choice.provider != "scripted":
+        return {}
+    script = task.script_path()
+    if script is None:
+        raise TaskError(f"{task.id} has no script for the scripted provider")
+    return {"script": str(script)}
+
+
+# ------------------------------------------------------------------ decision tasks
+
+
+async def run_decision(config: RunConfig, task: Task) -> Row:
+    """Ask the executor for one decision on the recorded snapshot; compare it with the expectation."""
+    from eval.decision import decide_and_judge
+
+    base = _base_row(config, task)
+    started = time.perf_counter()
+    try:
+        outcome = await decide_and_judge(task, config.executor.provider, config.executor.model,
+                                         _provider_options(config.executor, task))
+    except Exception as exc:  # one broken task must not end the run: it is an `error` row
+        log.exception("decision task %s failed", task.id)
+        return Row(**base, verdict="error", reason=f"{type(exc).__name__}: {exc}", latency_ms=_ms(started))
+    return Row(
+        **base, verdict="pass" if outcome.passed else "fail", reason=outcome.reason, latency_ms=_ms(started),
+        steps=1, tokens_in=outcome.tokens_in, tokens_out=outcome.tokens_out, retries=outcome.retries,
+        details={"call": outcome.call},
+    )
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)
+
+
+# ------------------------------------------------------------------ e2e tasks
+
+
+class Servers:
+    """The loopback servers e2e tasks need, started once per run."""
+
+    def __init__(self) -> None:
+        self.sites: SiteServer | None = None
+        self.miniwob: SiteServer | None = None
+
+    def start(self, tasks: list[Task]) -> "Servers":
+        if any(t.kind == "e2e" and t.miniwob is None for t in tasks):
+            self.sites = SiteServer().start()
+        if any(t.miniwob is not None for t in tasks):
+            try:
+                self.miniwob = miniwob.serve().start()
+            except miniwob.MiniwobUnavailable as exc:
+                raise RunnerError(str(exc)) from exc
+        return self
+
+    def close(self) -> None:
+        for server in (self.sites, self.miniwob):
+            if server:
+                server.close()
+
+
+async def _tab_id_of(controller: Any, url: str) -> int:
+    """The Chrome tab id of the page the runner just opened (matched by URL)."""
+    data = await controller.call("browser.request", {"method": "tabs.list"})
+    tabs = data["data"]["tabs"]
+    matching = [t for t in tabs if t["url"] == url] or [t for t in tabs if t["url"].split("#")[0] == url.split("#")[0]]
+    if not matching:
+        raise RunnerError(f"the extension does not see the task's tab at {url}")
+    return int(matching[-1]["tab_id"])
+
+
+async def _final_snapshot(controller: Any, tab_id: int) -> Any:
+    from host.snapshot import Snapshot
+
+    data = await controller.call("browser.request", {"method": "snapshot", "params": {"tab_id": tab_id}})
+    return Snapshot.model_validate(data["data"])
+
+
+def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict[str, Any]:
+    """The `agent.run` call: the same parameters `waymark run` sends."""
+    executor = {"provider": config.executor.provider, "model": config.executor.model,
+                "options": _provider_options(config.executor, task)}
+    planner = config.planner or config.executor
+    params: dict[str, Any] = {
+        "task": goal,
+        "tab_id": tab_id,
+        "executor": executor,
+        "planner": {"provider": planner.provider, "model": planner.model, "options": _provider_options(planner, task)},
+        "budgets": {"max_steps": task.max_steps},
+        "screenshots": True,
+    }
+    return params
+
+
+async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Servers) -> Row:
+    """Drive one e2e task through `agent.run` and judge the final state."""
+    base = _base_row(config, task)
+    context = controller.browser.context
+    page = await context.new_page()
+    started = time.perf_counter()
+    try:
+        if task.miniwob is not None:
+            assert servers.miniwob is not None
+            url = miniwob.page_url(servers.miniwob.site, task.miniwob.env)
+            await page.goto(url)
+            instruction = await miniwob.start_episode(page, task.miniwob)
+            goal = task.goal or instruction
+        else:
+            assert servers.sites is not None
+            url = task.resolved_start_url(servers.sites.site, servers.sites.other)
+            await page.goto(url)
+            goal = task.goal
+        await page.bring_to_front()
+        tab_id = await _tab_id_of(controller, page.url)
+        started = time.perf_counter()
+        summary = await controller.call("agent.run", _agent_params(config, task, goal, tab_id), timeout=TASK_TIMEOUT_S)
+        latency = _ms(started)
+        stats = _run_stats(summary)
+        if task.miniwob is not None:
+            reward = await miniwob.read_reward(page)
+            passed = reward.passed(task.miniwob.threshold)
+            reason = reward.describe()
+            details = {"reward": reward.model_dump(), "goal": goal}
+        else:
+            passed, reason, details = await _judge_predicates(controller, task, tab_id, url)
+        if not passed and summary.get("reason"):
+            reason = f"{reason}; agent: {summary.get('outcome', '')} {summary.get('reason', '')}".strip()
+        details["outcome"] = summary.get("outcome", "")
+        return Row(**base, verdict="pass" if passed else "fail", reason=reason, latency_ms=latency,
+                   trace_dir=summary.get("trace_dir") or None, details=details, **stats)
+    except Exception as exc:  # the row says what broke; the run goes on
+        log.exception("e2e task %s failed", task.id)
+        return Row(**base, verdict="error", reason=f"{type(exc).__name__}: {exc}", latency_ms=_ms(started))
+    finally:
+        with contextlib.suppress(Exception):
+            await page.close()
+
+
+def _run_stats(summary: dict[str, Any]) -> dict[str, Any]:
+    """Steps, tokens, retries and replans from `agent.run`'s run summary."""
+    tokens_in = int(summary.get("tokens_in") or 0)
+    tokens_out = int(summary.get("tokens_out") or 0)
+    if not (tokens_in or tokens_out):
+        # Without a split the total counts as input: it is what a model reads, mostly.
+        tokens_in = int(summary.get("tokens_total") or 0)
+    return {
+        "steps": int(summary.get("steps_taken", summary.get("steps_total", 0)) or 0),
+        "tokens_in": tokens_in,
+        "tokens_out": tokens_out,
+        "retries": int(summary.get("retries") or 0),
+        "replans": int(summary.get("replans") or 0),
+    }
+
+
+async def _judge_predicates(controller: Any, task: Task, tab_id: int, start_url: str) -> tuple[bool, str, dict[str, Any]]:
+    """All of the task's predicates on the final state, allowing a moment for a late navigation."""
+    from host.agent.verifier import Expectation, VerifyContext, parse_predicates
+
+    expectation = Expectation(parse_predicates(task.success), VerifyContext(url_before=start_url))
+    first = await _final_snapshot(controller, tab_id)
+    verdict = await expectation.eventually(first, lambda: _final_snapshot(controller, tab_id), timeout=3.0, max_tries=4)
+    failed = verdict.failed()
+    reason = "all predicates hold" if not failed else "; ".join(f"{list(r.predicate)[0]} failed: {r.detail}" for r in failed)
+    return verdict.ok, reason, {"checks": [r.model_dump() for r in verdict.results], "final_url": verdict.snapshot.url if verdict.snapshot else ""}
+
+
+# ------------------------------------------------------------------ the run
+
+
+async def _e2e_worker(config: RunConfig, queue: "asyncio.Queue[Task]", servers: Servers, emit: Callable[[Row], None]) -> None:
+    from host.controller import Controller
+
+    async with Controller(headless=config.headless) as controller:
+        while True:
+            try:
+                task = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            emit(await run_e2e(config, task, controller, servers))
+
+
+async def run_suite(config: RunConfig, progress: bool = False) -> Summary:
+    """Run the selected tasks, writing rows to `config.out` as they finish; returns the summary."""
+    global _SHA
+    _SHA = git_sha()
+    tasks = config.select()
+    if not tasks:
+        raise RunnerError("the selection is empty (check --tasks and --shard)")
+    if config.scripted():
+        missing = [t.id for t in tasks if t.script is None]
+        if missing:
+            raise RunnerError(f"the scripted provider needs a script for every task; missing: {', '.join(missing)}")
+    writer = ReportWriter(config.out)
+    bar = Progress(len(tasks), progress)
+
+    def emit(row: Row) -> None:
+        writer.write(row)
+        bar.update(row)
+
+    try:
+        for task in [t for t in tasks if t.kind == "decision"]:
+            emit(await run_decision(config, task))
+        e2e = [t for t in tasks if t.kind == "e2e"]
+        if e2e:
+            servers = Servers().start(e2e)
+            try:
+                queue: asyncio.Queue[Task] = asyncio.Queue()
+                for task in e2e:
+                    queue.put_nowait(task)
+                workers = min(config.workers, len(e2e))
+                await asyncio.gather(*(_e2e_worker(config, queue, servers, emit) for _ in range(workers)))
+            finally:
+                servers.close()
+    finally:
+        summary = writer.close()
+    return summary
+
+
+def run_suite_sync(config: RunConfig, progress: bool = False) -> Summary:
+    """`run_suite` for the command line."""
+    return asyncio.run(run_suite(config, progress))

@@ -1,0 +1,84 @@
+"""`waymark eval`: run a task suite against any provider and model, compare two reports,
+render a report as one HTML page."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("eval", help="run eval suites, compare two reports, render a report as HTML")
+    commands = p.add_subparsers(dest="eval_command", metavar="SUBCOMMAND")
+
+    run = commands.add_parser("run", help="run a suite and write one JSONL row per task")
+    run.add_argument("--suite", required=True, help="smoke, sites, miniwob (folders under eval/suites/)")
+    run.add_argument("--provider", help="provider for planner and executor (see `waymark providers`)")
+    run.add_argument("--model", help="model for planner and executor")
+    run.add_argument("--planner", metavar="P:M", help="planner as provider:model (with --executor)")
+    run.add_argument("--executor", metavar="P:M", help="executor as provider:model (with --planner)")
+    run.add_argument("--tasks", metavar="GLOB", help="only tasks whose id (suite/name) or name matches")
+    run.add_argument("--workers", type=int, default=1, help="tasks run in parallel, each worker in its own browser")
+    run.add_argument("--shard", metavar="i/n", help="run shard i of n (tasks sorted by id, every n-th)")
+    run.add_argument("--out", type=Path, required=True, help="the JSONL report to write")
+    run.add_argument("--headed", action="store_true", help="show the browser windows")
+    run.set_defaults(handler=_run)
+
+    cmp = commands.add_parser("compare", help="per-task changes and deltas of report B against baseline A")
+    cmp.add_argument("a", type=Path, help="baseline report (JSONL)")
+    cmp.add_argument("b", type=Path, help="new report (JSONL)")
+    cmp.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    cmp.set_defaults(handler=_compare)
+
+    page = commands.add_parser("html", help="render a report (with the runs' steps and screenshots) as one HTML file")
+    page.add_argument("report", type=Path, help="the JSONL report")
+    page.add_argument("-o", "--out", type=Path, required=True, help="the HTML file to write")
+    page.set_defaults(handler=_html)
+
+    p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
+
+
+def _run(args: argparse.Namespace) -> int:
+    from eval.report import ReportError, format_summary
+    from eval.runner import RunConfig, RunnerError, run_suite_sync
+    from eval.tasks import TaskError
+
+    try:
+        config = RunConfig.from_cli(
+            suite=args.suite, provider=args.provider, model=args.model, planner=args.planner, executor=args.executor,
+            tasks=args.tasks, workers=args.workers, shard=args.shard, out=args.out, headless=not args.headed,
+        )
+        summary = run_suite_sync(config, progress=sys.stderr.isatty())
+    except (TaskError, RunnerError, ReportError) as exc:
+        print(f"waymark eval run: {exc}", file=sys.stderr)
+        return 2
+    print(format_summary(summary, title=f"suite {args.suite}: {args.out}"))
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from eval.compare import compare, format_comparison
+    from eval.report import ReportError, read_rows
+
+    try:
+        result = compare(read_rows(args.a), read_rows(args.b))
+    except ReportError as exc:
+        print(f"waymark eval compare: {exc}", file=sys.stderr)
+        return 2
+    print(result.model_dump_json(indent=1) if args.json else format_comparison(result, args.a.name, args.b.name))
+    return 0
+
+
+def _html(args: argparse.Namespace) -> int:
+    from eval.html import write_html
+    from eval.report import ReportError, read_rows
+
+    try:
+        rows = read_rows(args.report)
+    except ReportError as exc:
+        print(f"waymark eval html: {exc}", file=sys.stderr)
+        return 2
+    path = write_html(rows, args.out, title=f"Waymark eval: {args.report.name}")
+    print(f"wrote {path}")
+    return 0

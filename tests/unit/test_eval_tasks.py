@@ -1,0 +1,103 @@
+"""Eval tasks are data: task files load into one validated model, selections and shards are exact."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from eval.tasks import SUITES_DIR, TaskError, load_suite, parse_shard, shard, suite_names
+
+
+def _write(root: Path, suite: str, name: str, data: dict) -> Path:
+    folder = root / suite
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+SITE_TASK = {"kind": "e2e", "goal": "Sign in", "start_url": "{site}/login/index.html", "success": [{"url_contains": "account"}]}
+
+
+def test_a_task_is_named_by_its_suite_and_file(tmp_path):
+    _write(tmp_path, "sites", "login-basic", SITE_TASK)
+    (task,) = load_suite("sites", root=tmp_path)
+    assert task.id == "sites/login-basic"
+    assert task.suite == "sites"
+
+
+def test_start_url_placeholders_become_the_two_loopback_origins(tmp_path):
+    _write(tmp_path, "sites", "pay", {**SITE_TASK, "start_url": "{site}/checkout/index.html?pay={other}"})
+    (task,) = load_suite("sites", root=tmp_path)
+    url = task.resolved_start_url("http://127.0.0.1:1", "http://localhost:2/")
+    assert url == "http://127.0.0.1:1/checkout/index.html?pay=http://localhost:2"
+
+
+def test_a_decision_task_without_an_expected_call_is_refused_naming_the_file(tmp_path):
+    path = _write(tmp_path, "smoke", "bad", {"kind": "decision", "goal": "x", "snapshot": "s.json"})
+    with pytest.raises(TaskError, match="bad.json"):
+        load_suite("smoke", root=tmp_path)
+    assert path.exists()
+
+
+def test_an_e2e_task_without_success_predicates_or_reward_is_refused(tmp_path):
+    _write(tmp_path, "sites", "vague", {"kind": "e2e", "goal": "do it", "start_url": "{site}/"})
+    with pytest.raises(TaskError, match="success"):
+        load_suite("sites", root=tmp_path)
+
+
+def test_unknown_fields_in_a_task_file_are_refused(tmp_path):
+    _write(tmp_path, "sites", "typo", {**SITE_TASK, "max_step": 3})
+    with pytest.raises(TaskError, match="max_step"):
+        load_suite("sites", root=tmp_path)
+
+
+def test_an_unknown_suite_error_lists_the_known_suites(tmp_path):
+    _write(tmp_path, "sites", "a", SITE_TASK)
+    with pytest.raises(TaskError, match="known suites: sites"):
+        load_suite("nope", root=tmp_path)
+
+
+def test_tasks_glob_matches_the_name_or_the_id(tmp_path):
+    for name in ("login-basic", "login-wrong", "feed-like"):
+        _write(tmp_path, "sites", name, SITE_TASK)
+    assert [t.id for t in load_suite("sites", "login-*", root=tmp_path)] == ["sites/login-basic", "sites/login-wrong"]
+    assert [t.id for t in load_suite("sites", "sites/feed*", root=tmp_path)] == ["sites/feed-like"]
+    with pytest.raises(TaskError, match="no task"):
+        load_suite("sites", "zzz*", root=tmp_path)
+
+
+def test_shards_split_the_tasks_into_disjoint_balanced_parts(tmp_path):
+    for i in range(7):
+        _write(tmp_path, "sites", f"t{i}", SITE_TASK)
+    tasks = load_suite("sites", root=tmp_path)
+    parts = [shard(tasks, i, 3) for i in (1, 2, 3)]
+    ids = [t.id for part in parts for t in part]
+    assert sorted(ids) == sorted(t.id for t in tasks)
+    assert len(set(ids)) == len(ids)
+    assert sorted(len(p) for p in parts) == [2, 2, 3]
+    assert [t.id for t in shard(list(reversed(tasks)), 2, 3)] == [t.id for t in parts[1]]
+
+
+def test_a_shard_must_be_i_of_n():
+    assert parse_shard("2/4") == (2, 4)
+    with pytest.raises(TaskError):
+        parse_shard("5")
+    with pytest.raises(TaskError):
+        shard([], 3, 2)
+
+
+def test_every_checked_in_task_file_is_valid_and_has_its_script():
+    suites = suite_names(SUITES_DIR)
+    assert {"smoke", "sites", "miniwob"} <= set(suites)
+    for suite in suites:
+        for task in load_suite(suite):
+            if task.kind == "decision":
+                assert task.snapshot_path().is_file(), task.id
+            else:
+                assert task.script_path() is not None and task.script_path().is_file(), f"{task.id} has no scripted script"
+
+
+def test_the_miniwob_suite_covers_at_least_thirty_task_types():
+    envs = {t.miniwob.env for t in load_suite("miniwob") if t.miniwob}
+    assert len(envs) >= 30
