@@ -6,7 +6,7 @@
 import { WaymarkError } from "./native.js";
 
 /** Content files in injection order; core.js must come first. */
-export const CONTENT_FILES = ["content/core.js", "content/actions.js"];
+export const CONTENT_FILES = ["content/core.js", "content/snapshot.js", "content/actions.js"];
 
 /** @param {string} url */
 export function isRestrictedUrl(url) {

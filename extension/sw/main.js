@@ -3,6 +3,7 @@
 import { NativeChannel } from "./native.js";
 import { registerPanelRelay } from "./panel.js";
 import { registerTabHandlers } from "./tabs.js";
+import { registerSnapshotHandler, snapshotDiagnostics } from "./snapshot.js";
 import { dispatchStats, registerDispatch } from "./dispatch.js";
 
 const channel = new NativeChannel();
@@ -11,6 +12,7 @@ channel.handle("echo", async (params) => ({ ...params, echoed_at: Date.now() }))
 registerTabHandlers(channel);
 registerDispatch(channel);
 registerPanelRelay(channel);
+registerSnapshotHandler(channel);
 
 chrome.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 
@@ -23,6 +25,7 @@ const api = {
   ping: () => channel.ping(),
   dispatch: dispatchStats,
   reconnect: () => channel.disconnect(),
+  snapshot: snapshotDiagnostics,
 };
 /** @type {any} */ (globalThis).waymark = api;
 

@@ -1,0 +1,528 @@
+// @ts-check
+/**
+ * The perception walker of one frame (classic content script, injected after core.js).
+ *
+ * `wm:snapshot` walks this frame's document (open and closed shadow roots included) and
+ * answers with the frame's items in document order: interactive elements, headings as
+ * context, and placeholders for child iframes (the service worker stitches each child
+ * frame's own answer in at that place). Boxes are in this frame's viewport; the service
+ * worker moves them to top-level coordinates (shared/coords.js). Sanitising for the model
+ * (hrefs, quoting) happens in the service worker; here texts are only collapsed and capped
+ * so messages stay small. Password and other secret values never leave this frame.
+ */
+(() => {
+  const g = /** @type {any} */ (globalThis);
+  const core = g.__waymark;
+  if (!core || core.snapshotReady) return;
+  core.snapshotReady = true;
+
+  /** Widget roles (ARIA) a person can operate. */
+  const WIDGET_ROLES = new Set([
+    "button", "checkbox", "combobox", "gridcell", "link", "listbox", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "option", "radio", "scrollbar", "searchbox", "slider", "spinbutton", "switch",
+    "tab", "textbox", "treeitem",
+  ]);
+  /** Subtrees that never render anything a person could use. */
+  const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title", "base"]);
+  const INPUT_ROLES = /** @type {Record<string, string>} */ ({
+    button: "button", submit: "button", reset: "button", image: "button", file: "button",
+    checkbox: "checkbox", radio: "radio", range: "slider", number: "spinbutton", search: "searchbox",
+  });
+  /** autocomplete tokens whose values are secrets: never read them. */
+  const SECRET_AUTOCOMPLETE = /(current-password|new-password|one-time-code|cc-number|cc-csc)/i;
+  const NAME_CAP = 100;
+  const VALUE_CAP = 100;
+  const HEADING_CAP = 100;
+  const OPTIONS_CAP = 12;
+
+  /** @type {((el: Element) => ShadowRoot|null)|null} */
+  const openOrClosed = typeof chrome !== "undefined" && chrome.dom && typeof chrome.dom.openOrClosedShadowRoot === "function"
+    ? (el) => /** @type {any} */ (chrome.dom).openOrClosedShadowRoot(el) || null
+    : null;
+
+  /** @param {string|null|undefined} s @param {number} cap */
+  function clean(s, cap) {
+    if (!s) return "";
+    const t = s.replace(/[\s\u0085\u200b]+/g, " ").trim();
+    return t.length > cap ? `${t.slice(0, cap - 1)}…` : t;
+  }
+
+  /** The shadow root of an element, open or closed, if any. @param {Element} el */
+  function shadowOf(el) {
+    const open = el.shadowRoot;
+    if (open) return open;
+    return openOrClosed ? openOrClosed(el) : null;
+  }
+
+  /**
+   * Text of a subtree as a person reads it (with image alts), bounded by `cap`.
+   * @param {Node} node @param {number} cap
+   */
+  function textOf(node, cap) {
+    let out = "";
+    /** @param {Node} n */
+    const visit = (n) => {
+      for (let c = n.firstChild; c && out.length < cap; c = c.nextSibling) {
+        if (c.nodeType === 3) {
+          out += /** @type {Text} */ (c).data;
+        } else if (c.nodeType === 1) {
+          const el = /** @type {Element} */ (c);
+          const tag = el.localName;
+          if (SKIP.has(tag) || el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true") continue;
+          if (tag === "img" || tag === "area") {
+            out += ` ${el.getAttribute("alt") || ""} `;
+            continue;
+          }
+          if (tag === "svg") {
+            out += ` ${el.getAttribute("aria-label") || el.querySelector("title")?.textContent || ""} `;
+            continue;
+          }
+          const label = el.getAttribute("aria-label");
+          if (label) {
+            out += ` ${label} `;
+            continue;
+          }
+          if (tag === "br" || tag === "p" || tag === "div" || tag === "li") out += " ";
+          const sr = shadowOf(el);
+          if (sr) visit(sr);
+          else visit(el);
+        }
+      }
+    };
+    visit(node);
+    return clean(out, cap);
+  }
+
+  /** @param {Element} el */
+  function labelledBy(el) {
+    const ids = el.getAttribute("aria-labelledby");
+    if (!ids) return "";
+    const root = /** @type {Document|ShadowRoot} */ (el.getRootNode());
+    const parts = [];
+    for (const id of ids.split(/\s+/)) {
+      const target = root.getElementById ? root.getElementById(id) : null;
+      if (target) parts.push(target.getAttribute("aria-label") || textOf(target, NAME_CAP));
+    }
+    return clean(parts.join(" "), NAME_CAP);
+  }
+
+  /** @param {Element} el */
+  function isField(el) {
+    const t = el.localName;
+    return t === "input" || t === "select" || t === "textarea";
+  }
+
+  /**
+   * The accessible name, in the order aria-labelledby, aria-label, label, alt, text, title,
+   * placeholder (a simplified accname computation).
+   * @param {Element} el @param {string} role
+   */
+  function nameOf(el, role) {
+    let n = labelledBy(el) || clean(el.getAttribute("aria-label"), NAME_CAP);
+    if (n) return n;
+    const field = isField(el);
+    if (field) {
+      const labels = /** @type {any} */ (el).labels;
+      if (labels && labels.length) n = clean(Array.from(labels, (l) => textOf(/** @type {Node} */ (l), NAME_CAP)).join(" "), NAME_CAP);
+      if (!n && el.localName === "input") {
+        const type = /** @type {HTMLInputElement} */ (el).type;
+        if (type === "image") n = clean(el.getAttribute("alt"), NAME_CAP);
+        else if (type === "submit" || type === "button" || type === "reset") {
+          n = clean(/** @type {HTMLInputElement} */ (el).value, NAME_CAP) || (type === "submit" ? "Submit" : type === "reset" ? "Reset" : "");
+        }
+      }
+    } else if (role !== "textbox") {
+      n = textOf(el, NAME_CAP);
+    }
+    if (!n) n = clean(el.getAttribute("title") || el.getAttribute("placeholder") || "", NAME_CAP);
+    if (!n && field) n = clean(el.getAttribute("name"), NAME_CAP);
+    return n;
+  }
+
+  /**
+   * The role of an element a person could operate, or null.
+   * @param {Element} el @param {string} tag
+   */
+  function interactiveRole(el, tag) {
+    const explicit = el.getAttribute("role");
+    if (explicit) {
+      const first = explicit.trim().split(/\s+/)[0].toLowerCase();
+      if (WIDGET_ROLES.has(first)) return first;
+    }
+    switch (tag) {
+      case "a":
+      case "area":
+        if (el.hasAttribute("href")) return "link";
+        break;
+      case "button":
+        return "button";
+      case "input": {
+        const type = /** @type {HTMLInputElement} */ (el).type;
+        if (type === "hidden") return null;
+        return INPUT_ROLES[type] || "textbox";
+      }
+      case "select": {
+        const s = /** @type {HTMLSelectElement} */ (el);
+        return s.multiple || s.size > 1 ? "listbox" : "combobox";
+      }
+      case "textarea":
+        return "textbox";
+      case "summary":
+        return "button";
+    }
+    if (el.hasAttribute("contenteditable") && /** @type {HTMLElement} */ (el).isContentEditable) {
+      const parent = el.parentElement;
+      if (!parent || !parent.isContentEditable) return "textbox";
+    }
+    if (el.hasAttribute("onclick")) return "clickable";
+    if (el.hasAttribute("tabindex") && /** @type {HTMLElement} */ (el).tabIndex >= 0 && getComputedStyle(el).cursor === "pointer") return "clickable";
+    return null;
+  }
+
+  /** The focused element, through shadow roots. */
+  function deepActive() {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  }
+
+  /** @param {Element} el */
+  function isSecret(el) {
+    if (el.localName !== "input") return false;
+    const input = /** @type {HTMLInputElement} */ (el);
+    return input.type === "password" || SECRET_AUTOCOMPLETE.test(input.autocomplete || el.getAttribute("autocomplete") || "");
+  }
+
+  /**
+   * Value and present states of an element. Secret values are never read out: only whether
+   * the field has one.
+   * @param {Element} el @param {string} role @param {Element|null} active
+   */
+  function valueAndStates(el, role, active) {
+    /** @type {Record<string, any>} */
+    const states = {};
+    /** @type {string|null} */
+    let value = null;
+    /** @type {string[]|undefined} */
+    let options;
+    const tag = el.localName;
+    const any = /** @type {any} */ (el);
+    if (tag === "input") {
+      const input = /** @type {HTMLInputElement} */ (el);
+      if (input.type === "checkbox" || input.type === "radio") {
+        states.checked = input.indeterminate ? "mixed" : input.checked;
+      } else if (isSecret(el)) {
+        if (input.value) states.has_value = true;
+      } else if (!(input.type in INPUT_ROLES) || input.type === "range" || input.type === "number" || input.type === "search") {
+        value = clean(input.value, VALUE_CAP);
+        if (input.type !== "text" && input.type !== "search" && !(input.type in INPUT_ROLES)) states.type = input.type;
+      }
+    } else if (tag === "textarea") {
+      value = clean(/** @type {HTMLTextAreaElement} */ (el).value, VALUE_CAP);
+    } else if (tag === "select") {
+      const select = /** @type {HTMLSelectElement} */ (el);
+      value = clean(Array.from(select.selectedOptions, (o) => o.label || o.text).join(", "), VALUE_CAP);
+      options = Array.from(select.options).slice(0, OPTIONS_CAP).map((o) => clean(o.label || o.text, 40));
+      if (select.options.length > OPTIONS_CAP) states.options_total = select.options.length;
+      if (select.multiple) states.multiple = true;
+    } else if (role === "textbox" && /** @type {HTMLElement} */ (el).isContentEditable) {
+      value = textOf(el, VALUE_CAP);
+    }
+    const ariaChecked = el.getAttribute("aria-checked");
+    if (ariaChecked && states.checked === undefined) states.checked = ariaChecked === "mixed" ? "mixed" : ariaChecked === "true";
+    if (el.getAttribute("aria-selected") === "true" || (tag === "option" && any.selected)) states.selected = true;
+    const expanded = el.getAttribute("aria-expanded");
+    if (expanded) states.expanded = expanded === "true";
+    else if (tag === "summary" && el.parentElement?.localName === "details") states.expanded = /** @type {HTMLDetailsElement} */ (el.parentElement).open;
+    const pressed = el.getAttribute("aria-pressed");
+    if (pressed) states.pressed = pressed === "mixed" ? "mixed" : pressed === "true";
+    if (any.disabled === true || el.getAttribute("aria-disabled") === "true") states.disabled = true;
+    if (any.required === true || el.getAttribute("aria-required") === "true") states.required = true;
+    if ((any.readOnly === true && isField(el)) || el.getAttribute("aria-readonly") === "true") states.readonly = true;
+    if (el === active) states.focused = true;
+    return { value, states, options };
+  }
+
+  /** @param {DOMRect} r @returns {[number, number, number, number]} */
+  function boxOf(r) {
+    return [Math.round(r.x * 10) / 10, Math.round(r.y * 10) / 10, Math.round(r.width * 10) / 10, Math.round(r.height * 10) / 10];
+  }
+
+  const VISIBILITY_OPTIONS = /** @type {any} */ ({ opacityProperty: true, visibilityProperty: true, checkOpacity: true, checkVisibilityCSS: true });
+
+  /**
+   * The box of an element a person can see, or null: rendered (checkVisibility: display along
+   * ancestors, visibility, opacity, content-visibility) and not of zero size. A visually hidden
+   * checkbox or radio with a visible label counts as visible at its label (custom controls).
+   * @param {Element} el
+   * @returns {DOMRect|null}
+   */
+  function visibleRect(el) {
+    const visible = typeof el.checkVisibility === "function" ? el.checkVisibility(VISIBILITY_OPTIONS) : true;
+    if (visible) {
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) return r;
+      // display:contents and similar: no own box; the children carry it (recall bias).
+      for (let c = el.firstElementChild, i = 0; c && i < 5; c = c.nextElementSibling, i++) {
+        const cr = c.getBoundingClientRect();
+        if (cr.width > 0 && cr.height > 0) return cr;
+      }
+    }
+    const labels = isField(el) ? /** @type {any} */ (el).labels : null;
+    if (labels) {
+      for (const label of labels) {
+        if (label.checkVisibility && !label.checkVisibility(VISIBILITY_OPTIONS)) continue;
+        const r = label.getBoundingClientRect();
+        if (r.width > 0 && r.height > 0) return r;
+      }
+    }
+    return null;
+  }
+
+  /** @param {string} color */
+  function transparentColor(color) {
+    return color === "transparent" || /rgba\([^)]*,\s*0(\.0+)?\)$/.test(color);
+  }
+
+  /**
+   * Occlusion: which element, if any, hides `el` from a person. Hit-tests the centre and four
+   * inset points; any point that lands on the element, a descendant, an ancestor or one of
+   * its labels means visible (recall bias), and so does a layer that paints nothing.
+   */
+  class Occlusion {
+    /** @param {number} vw @param {number} vh */
+    constructor(vw, vh) {
+      this.vw = vw;
+      this.vh = vh;
+      /** @type {Map<Element, boolean>} */
+      this.paints = new Map();
+      /** @type {Map<Element, Element>} */
+      this.containers = new Map();
+    }
+
+    /** @param {Element} hit */
+    paintsNothing(hit) {
+      let v = this.paints.get(hit);
+      if (v === undefined) {
+        const s = getComputedStyle(hit);
+        v = Number(s.opacity) < 0.05 || (
+          transparentColor(s.backgroundColor) && s.backgroundImage === "none" && !hit.firstElementChild &&
+          !(hit.textContent || "").trim() && !parseFloat(s.borderTopWidth) && !parseFloat(s.borderLeftWidth)
+        );
+        this.paints.set(hit, v);
+      }
+      return v;
+    }
+
+    /**
+     * The element hiding `el` at its box `r`, or null when a person can see it.
+     * @param {Element} el @param {DOMRect} r
+     * @returns {Element|null}
+     */
+    occluderOf(el, r) {
+      const root = /** @type {Document|ShadowRoot} */ (el.getRootNode());
+      if (typeof root.elementFromPoint !== "function") return null;
+      const xs = [r.x + r.width / 2, r.x + r.width * 0.2, r.x + r.width * 0.8];
+      const ys = [r.y + r.height / 2, r.y + r.height * 0.2, r.y + r.height * 0.8];
+      const points = [[xs[0], ys[0]], [xs[1], ys[1]], [xs[2], ys[1]], [xs[1], ys[2]], [xs[2], ys[2]]];
+      /** @type {Element|null} */
+      let last = null;
+      for (const [x, y] of points) {
+        if (x < 0 || y < 0 || x >= this.vw || y >= this.vh) continue;
+        const hit = root.elementFromPoint(x, y);
+        if (!hit) continue;
+        if (hit === el || el.contains(hit) || hit.contains(el)) return null;
+        const labels = isField(el) ? /** @type {any} */ (el).labels : null;
+        if (labels && Array.from(labels).some((l) => /** @type {Element} */ (l).contains(hit))) return null;
+        if (this.paintsNothing(hit)) return null;
+        last = hit;
+      }
+      return last;
+    }
+
+    /**
+     * The layer a person would dismiss: the outermost fixed or sticky ancestor of the hit
+     * element (a modal, a banner), else its outermost absolutely positioned one, else itself.
+     * @param {Element} hit
+     */
+    containerOf(hit) {
+      let c = this.containers.get(hit);
+      if (c) return c;
+      /** @type {Element|null} */
+      let fixed = null;
+      /** @type {Element|null} */
+      let absolute = null;
+      for (let e = /** @type {Element|null} */ (hit); e && e !== document.body && e !== document.documentElement;) {
+        const pos = getComputedStyle(e).position;
+        if (pos === "fixed" || pos === "sticky") fixed = e;
+        else if (pos === "absolute") absolute = e;
+        const parent = /** @type {Element|null} */ (e.parentElement || /** @type {any} */ (e.parentNode)?.host || null);
+        e = parent;
+      }
+      c = fixed || absolute || hit;
+      this.containers.set(hit, c);
+      return c;
+    }
+  }
+
+  /** The index of `win` in `parent.frames` (how the service worker pairs iframes with frames). @param {Window} parent @param {Window} win */
+  function frameIndexIn(parent, win) {
+    try {
+      for (let i = 0; i < parent.frames.length; i++) if (parent.frames[i] === win) return i;
+    } catch {
+      /* a frame being torn down */
+    }
+    return -1;
+  }
+
+  /** @param {Element} el */
+  function headingLevel(el) {
+    const tag = el.localName;
+    if (tag.length === 2 && tag[0] === "h" && tag[1] >= "1" && tag[1] <= "6") return Number(tag[1]);
+    if (el.getAttribute("role") === "heading") return Number(el.getAttribute("aria-level")) || 2;
+    return 0;
+  }
+
+  /**
+   * Walk the frame's document and produce its items.
+   * @param {{occlusion?: boolean, framesOnly?: boolean}} opts
+   */
+  function collect(opts) {
+    const t0 = performance.now();
+    const vw = window.innerWidth;
+    const vh = window.innerHeight;
+    const occlusion = opts.occlusion !== false && !opts.framesOnly ? new Occlusion(vw, vh) : null;
+    const active = deepActive();
+    /** @type {any[]} */
+    const items = [];
+    /** @type {Map<Element, number>} */
+    const occluders = new Map();
+    const counts = { candidates: 0, hidden: 0, occluded: 0, headings: 0 };
+
+    /** @param {Element} el */
+    const frameItem = (el) => {
+      const win = /** @type {HTMLIFrameElement} */ (el).contentWindow;
+      const r = visibleRect(el);
+      const rect = el.getBoundingClientRect();
+      const box = [rect.x + el.clientLeft, rect.y + el.clientTop, el.clientWidth, el.clientHeight];
+      items.push({ t: "f", index: win ? frameIndexIn(window, win) : -1, box: boxOf(/** @type {any} */ ({ x: box[0], y: box[1], width: box[2], height: box[3] })), hidden: !r, src: /** @type {HTMLIFrameElement} */ (el).src || "" });
+    };
+
+    /** @param {Element} el @param {string} role */
+    const candidate = (el, role) => {
+      counts.candidates++;
+      const r = visibleRect(el);
+      if (!r) {
+        counts.hidden++;
+        return;
+      }
+      const inView = r.x < vw && r.y < vh && r.x + r.width > 0 && r.y + r.height > 0;
+      if (occlusion && inView) {
+        const hit = occlusion.occluderOf(el, r);
+        if (hit) {
+          const container = occlusion.containerOf(hit);
+          if (!container.contains(el)) {
+            counts.occluded++;
+            occluders.set(container, (occluders.get(container) || 0) + 1);
+            return;
+          }
+        }
+      }
+      const { value, states, options } = valueAndStates(el, role, active);
+      /** @type {Record<string, any>} */
+      const item = { t: "e", l: core.refFor(el), role, name: nameOf(el, role), box: boxOf(r) };
+      if (value !== null && value !== "") item.value = value;
+      if (Object.keys(states).length) item.states = states;
+      if (options) item.options = options;
+      if (role === "link") {
+        const href = /** @type {any} */ (el).href;
+        item.href = typeof href === "string" ? href : href?.baseVal || "";
+      }
+      items.push(item);
+    };
+
+    /** @param {Element} el @param {number} level */
+    const heading = (el, level) => {
+      if (typeof el.checkVisibility === "function" && !el.checkVisibility(VISIBILITY_OPTIONS)) return;
+      const text = textOf(el, HEADING_CAP);
+      if (!text) return;
+      const r = el.getBoundingClientRect();
+      if (r.width <= 0 || r.height <= 0) return;
+      counts.headings++;
+      items.push({ t: "h", level, text, box: boxOf(r) });
+    };
+
+    /** @param {ParentNode} parent */
+    const walk = (parent) => {
+      for (let el = parent.firstElementChild; el; el = el.nextElementSibling) {
+        const tag = el.localName;
+        if (SKIP.has(tag)) continue;
+        if (tag === "iframe" || tag === "frame") {
+          frameItem(el);
+          continue;
+        }
+        // `hidden` subtrees (display:none unless a stylesheet overrides it) are skipped whole.
+        if (el.hasAttribute("hidden") && typeof el.checkVisibility === "function" && !el.checkVisibility()) continue;
+        if (!opts.framesOnly) {
+          const role = interactiveRole(el, tag);
+          if (role) candidate(el, role);
+          else {
+            const level = headingLevel(el);
+            if (level) heading(el, level);
+          }
+        }
+        const sr = shadowOf(el);
+        if (sr) walk(sr);
+        walk(el);
+      }
+    };
+    if (document.documentElement) walk(document);
+
+    /** @type {any[]} */
+    const layers = [];
+    for (const [el, count] of occluders) {
+      const r = el.getBoundingClientRect();
+      const explicit = (el.getAttribute("role") || "").split(/\s+/)[0];
+      const role = explicit || (el.localName === "dialog" || el.getAttribute("aria-modal") === "true" ? "dialog" : "region");
+      const name = clean(el.getAttribute("aria-label"), NAME_CAP) || labelledBy(el) || textOf(el, 60);
+      layers.push({ t: "e", l: core.refFor(el), role, name, box: boxOf(r), states: { occluding: count } });
+    }
+
+    return {
+      docId: core.docId,
+      url: location.href,
+      title: window === window.top ? clean(document.title, 200) : "",
+      frameIndex: window.parent === window ? -1 : frameIndexIn(window.parent, window),
+      viewport: {
+        width: vw, height: vh, scroll_x: Math.round(window.scrollX), scroll_y: Math.round(window.scrollY),
+        page_width: document.documentElement ? document.documentElement.scrollWidth : vw,
+        page_height: document.documentElement ? document.documentElement.scrollHeight : vh,
+        dpr: window.devicePixelRatio,
+      },
+      items: layers.concat(items),
+      counts,
+      ms: Math.round((performance.now() - t0) * 10) / 10,
+    };
+  }
+
+  core.handle("wm:snapshot", (/** @type {any} */ msg) => collect({ occlusion: msg.occlusion !== false }));
+  /** Only the child-frame placeholders: the current offsets of child frames (dispatch uses them). */
+  core.handle("wm:frames", () => collect({ framesOnly: true }));
+  /** Diagnostics: is each local ref still alive, and what is it. */
+  core.handle("wm:refinfo", (/** @type {any} */ msg) => (msg.refs || []).map((/** @type {number} */ l) => {
+    const el = core.elementFor(l);
+    return el ? { l, live: true, tag: el.localName, text: textOf(el, 60) } : { l, live: false };
+  }));
+  /** Benchmarks: tag the elements of these local refs with an attribute so a page script can count them. */
+  core.handle("wm:mark-refs", (/** @type {any} */ msg) => {
+    let marked = 0;
+    for (const l of msg.refs || []) {
+      const el = core.elementFor(l);
+      if (el) {
+        el.setAttribute(String(msg.attribute || "data-wm-ref"), String(l));
+        marked++;
+      }
+    }
+    return { marked };
+  });
+})();

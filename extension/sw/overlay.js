@@ -1,0 +1,75 @@
+// @ts-check
+/**
+ * The numbered-overlay screenshot: captureVisibleTab, then a label with each in-viewport
+ * element's ref drawn at its box with OffscreenCanvas, as JPEG. Labels are scaled by
+ * `bitmap.width / innerWidth` (never devicePixelRatio: under automation the capture size and
+ * the DPR disagree) and clamped to the image. If labelling fails the raw capture is returned;
+ * the snapshot never fails because of its screenshot.
+ */
+import { clampBox, scaleBox } from "../shared/coords.js";
+
+/** Label colours: a saturated fill no ordinary page uses much, so labels stand out (and tests can find them). */
+export const LABEL_FILL = "#ff00c8";
+export const LABEL_TEXT = "#ffffff";
+const JPEG_QUALITY = 0.8;
+
+/**
+ * @param {Blob} blob
+ * @returns {Promise<string>} base64 of the blob's bytes
+ */
+async function blobToBase64(blob) {
+  const bytes = new Uint8Array(await blob.arrayBuffer());
+  let binary = "";
+  const CHUNK = 0x8000;
+  for (let i = 0; i < bytes.length; i += CHUNK) binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
+  return btoa(binary);
+}
+
+/**
+ * Capture the visible part of `tab` and draw numbered labels.
+ * @param {chrome.tabs.Tab} tab  must be the active tab of its window (captureVisibleTab's rule); it is activated if not
+ * @param {{ref: number, bbox: number[]}[]} elements  in-viewport elements, top-level CSS pixels
+ * @param {number} innerWidth  the top document's innerWidth (CSS pixels)
+ * @returns {Promise<{b64: string|null, labelled: boolean, error: string|null}>}
+ */
+export async function overlayScreenshot(tab, elements, innerWidth) {
+  let dataUrl;
+  try {
+    if (!tab.active && tab.id !== undefined) await chrome.tabs.update(tab.id, { active: true });
+    dataUrl = await chrome.tabs.captureVisibleTab(tab.windowId, { format: "jpeg", quality: Math.round(JPEG_QUALITY * 100) });
+  } catch (e) {
+    return { b64: null, labelled: false, error: `capture failed: ${String(/** @type {any} */ (e)?.message || e)}` };
+  }
+  const raw = dataUrl.slice(dataUrl.indexOf(",") + 1);
+  try {
+    const bitmap = await createImageBitmap(await (await fetch(dataUrl)).blob());
+    const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+    const ctx = /** @type {OffscreenCanvasRenderingContext2D} */ (canvas.getContext("2d"));
+    ctx.drawImage(bitmap, 0, 0);
+    const scale = bitmap.width / Math.max(1, innerWidth);
+    const fontPx = Math.max(10, Math.round(12 * scale));
+    ctx.font = `bold ${fontPx}px sans-serif`;
+    ctx.textBaseline = "top";
+    for (const el of elements) {
+      const [x, y, w, h] = scaleBox(/** @type {any} */ (el.bbox), scale);
+      ctx.strokeStyle = LABEL_FILL;
+      ctx.lineWidth = Math.max(1, Math.round(scale));
+      ctx.strokeRect(x, y, w, h);
+      const text = String(el.ref);
+      const pad = Math.round(2 * scale);
+      const lw = Math.ceil(ctx.measureText(text).width) + 2 * pad;
+      const lh = fontPx + 2 * pad;
+      // Inside the element's top-left corner, moved back into the image where it would leave it.
+      const [lx, ly] = clampBox(x + 1, y + 1, lw, lh, bitmap.width, bitmap.height);
+      ctx.fillStyle = LABEL_FILL;
+      ctx.fillRect(lx, ly, lw, lh);
+      ctx.fillStyle = LABEL_TEXT;
+      ctx.fillText(text, lx + pad, ly + pad);
+    }
+    bitmap.close();
+    const blob = await canvas.convertToBlob({ type: "image/jpeg", quality: JPEG_QUALITY });
+    return { b64: await blobToBase64(blob), labelled: true, error: null };
+  } catch (e) {
+    return { b64: raw, labelled: false, error: `labelling failed: ${String(/** @type {any} */ (e)?.message || e)}` };
+  }
+}

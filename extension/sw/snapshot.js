@@ -1,0 +1,383 @@
+// @ts-check
+/**
+ * Snapshots of a tab: ask every frame's walker (content/snapshot.js) for its items, stitch
+ * them into one document-ordered tree with top-level coordinates (shared/coords.js), give
+ * every element its global ref (refs.js), put the viewport first, paginate the model text,
+ * and optionally attach the numbered-overlay screenshot.
+ *
+ * Public API (stable; dispatch attaches fresh snapshots with it):
+ *   takeSnapshot(tabId, options) -> Snapshot JSON exactly as host/snapshot.py describes it
+ *   frameOffsets(tabId) -> Map<frameId, {offset, clip}> for click points in child frames
+ *   registerSnapshotHandler(channel) -> answers the host's `snapshot` request
+ */
+import { WaymarkError } from "./native.js";
+import { ensureInjected, sendToFrame } from "./inject.js";
+import { globalRef, forgetDeadDocuments, resolveRef, wasIssued } from "./refs.js";
+import { childFrameOffset, intersect, isInside, roundBox, toTopLevel, viewportBox } from "../shared/coords.js";
+import { oneLine, paginate, sanitizeOrigin, sanitizeUrl } from "./snapshot_text.js";
+import { overlayScreenshot } from "./overlay.js";
+
+/** @typedef {import("./snapshot_text.js").Item} Item */
+/** @typedef {import("./snapshot_text.js").ElementItem} ElementItem */
+/** @typedef {import("../shared/coords.js").Box} Box */
+/** @typedef {import("../shared/coords.js").Point} Point */
+
+/**
+ * @typedef {Object} SnapshotOptions  (host/browser.py SnapshotOptions)
+ * @property {number|null=} tab_id  null: the active tab of the last focused window
+ * @property {number=} max_chars  budget of the model text (default 20000, at least 200)
+ * @property {number=} offset  first item of the page (from a previous next_offset)
+ * @property {boolean=} screenshot  attach a numbered-overlay JPEG as screenshot_b64
+ * @property {boolean=} occlusion  drop elements hidden under another one (default true)
+ */
+
+/** How long one frame may take to answer before it is reported unreadable. */
+const FRAME_TIMEOUT_MS = 10000;
+
+/**
+ * @typedef {Object} FrameResult
+ * @property {string} docId
+ * @property {string} url
+ * @property {string} title
+ * @property {number} frameIndex
+ * @property {{width: number, height: number, scroll_x: number, scroll_y: number, page_width: number, page_height: number, dpr: number}} viewport
+ * @property {any[]} items
+ * @property {{candidates: number, hidden: number, occluded: number, headings: number}} counts
+ * @property {number} ms
+ */
+
+/** @typedef {{frameId: number, parentFrameId: number, url: string, result: FrameResult|null, error: string|null}} FrameAnswer */
+
+/**
+ * The tab a request means: the given id, or the active tab of the last focused window.
+ * @param {number|null|undefined} tabId
+ * @returns {Promise<chrome.tabs.Tab>}
+ */
+export async function resolveTab(tabId) {
+  if (tabId === null || tabId === undefined) {
+    const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+    if (!tab || tab.id === undefined) throw new WaymarkError("no_such_tab", "there is no active tab");
+    return tab;
+  }
+  if (!Number.isInteger(tabId)) throw new WaymarkError("bad_params", "tab_id must be an integer or null");
+  try {
+    return await chrome.tabs.get(tabId);
+  } catch {
+    throw new WaymarkError("no_such_tab", `there is no tab ${tabId}`);
+  }
+}
+
+/**
+ * @template T
+ * @param {Promise<T>} promise @param {number} ms @param {string} what
+ * @returns {Promise<T>}
+ */
+function withTimeout(promise, ms, what) {
+  /** @type {ReturnType<typeof setTimeout>|undefined} */
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new WaymarkError("timeout", `${what} did not answer within ${ms} ms`)), ms);
+  });
+  return /** @type {Promise<T>} */ (Promise.race([promise, timeout]).finally(() => clearTimeout(timer)));
+}
+
+/**
+ * Ask every frame of the tab for its walk.
+ * @param {number} tabId @param {Record<string, any>} message
+ * @returns {Promise<FrameAnswer[]>}
+ */
+async function askAllFrames(tabId, message) {
+  await ensureInjected(tabId);
+  const frames = (await chrome.webNavigation.getAllFrames({ tabId })) || [];
+  return Promise.all(frames.map(async (f) => {
+    try {
+      const result = await withTimeout(sendToFrame(tabId, f.frameId, message), FRAME_TIMEOUT_MS, `frame ${f.frameId}`);
+      return { frameId: f.frameId, parentFrameId: f.parentFrameId, url: f.url, result, error: null };
+    } catch (e) {
+      return { frameId: f.frameId, parentFrameId: f.parentFrameId, url: f.url, result: null, error: String(/** @type {any} */ (e)?.message || e) };
+    }
+  }));
+}
+
+/**
+ * Pair a parent's iframe placeholder with the child frame that answered: both sides report
+ * the frame's index in the parent's `window.frames`.
+ * @param {FrameAnswer[]} answers
+ */
+function childrenByParent(answers) {
+  /** @type {Map<number, FrameAnswer[]>} */
+  const map = new Map();
+  for (const a of answers) {
+    if (a.parentFrameId < 0) continue;
+    const list = map.get(a.parentFrameId) || [];
+    list.push(a);
+    map.set(a.parentFrameId, list);
+  }
+  return map;
+}
+
+/**
+ * Stitch per-frame answers into one document-ordered list with top-level boxes and global refs.
+ * @param {number} tabId @param {FrameAnswer[]} answers
+ */
+function stitch(tabId, answers) {
+  const top = answers.find((a) => a.frameId === 0);
+  if (!top || !top.result) throw new WaymarkError("frame_unreachable", `the page of tab ${tabId} did not answer: ${top?.error || "no top frame"}`);
+  const children = childrenByParent(answers);
+  const vp = top.result.viewport;
+  /** @type {Item[]} */
+  const items = [];
+  /** @type {Set<number>} */
+  const placed = new Set();
+  const stats = { frames: answers.length, unreadable_frames: 0, hidden: 0, occluded: 0, candidates: 0, content_ms_max: 0 };
+
+  /**
+   * @param {FrameAnswer} answer @param {Point} offset @param {Box} clip
+   */
+  const emit = (answer, offset, clip) => {
+    placed.add(answer.frameId);
+    const r = /** @type {FrameResult} */ (answer.result);
+    stats.hidden += r.counts.hidden;
+    stats.occluded += r.counts.occluded;
+    stats.candidates += r.counts.candidates;
+    stats.content_ms_max = Math.max(stats.content_ms_max, r.ms);
+    const kids = children.get(answer.frameId) || [];
+    for (const it of r.items) {
+      if (it.t === "e") {
+        const bbox = roundBox(toTopLevel(it.box, offset));
+        /** @type {ElementItem} */
+        const el = {
+          kind: "element", ref: globalRef(tabId, answer.frameId, r.docId, it.l), role: it.role, name: it.name,
+          value: it.value ?? null, states: it.states || {}, bbox, frame: answer.frameId, doc: r.docId,
+          in_viewport: isInside(bbox, clip),
+        };
+        if (it.href !== undefined) el.href = sanitizeUrl(it.href);
+        if (it.options) el.options = it.options;
+        items.push(el);
+      } else if (it.t === "h") {
+        items.push({ kind: "heading", level: it.level, text: it.text, in_viewport: isInside(toTopLevel(it.box, offset), clip) });
+      } else if (it.t === "f") {
+        if (it.hidden) {
+          for (const k of kids) if (k.result && k.result.frameIndex === it.index) placed.add(k.frameId);
+          continue;
+        }
+        const box = toTopLevel(it.box, offset);
+        const childClip = intersect(clip, box);
+        const child = kids.find((k) => k.result && k.result.frameIndex === it.index && !placed.has(k.frameId));
+        if (child) {
+          emit(child, childFrameOffset(offset, it.box), childClip || [box[0], box[1], 0, 0]);
+        } else {
+          const unanswered = kids.find((k) => !k.result && !placed.has(k.frameId));
+          if (unanswered) placed.add(unanswered.frameId);
+          stats.unreadable_frames++;
+          items.push({ kind: "frame", origin: sanitizeOrigin(unanswered?.url || it.src), in_viewport: childClip !== null, frame: unanswered?.frameId ?? null });
+        }
+      }
+    }
+  };
+  emit(top, [0, 0], viewportBox(vp.width, vp.height));
+
+  // Frames no placeholder claimed (e.g. inside a subtree the parent could not walk): keep
+  // their elements (recall) at the end, without a trustworthy position.
+  for (const a of answers) {
+    if (placed.has(a.frameId)) continue;
+    if (a.result) {
+      const start = items.length;
+      emit(a, [0, 0], [0, 0, 0, 0]);
+      for (let i = start; i < items.length; i++) items[i].in_viewport = false;
+    } else {
+      placed.add(a.frameId);
+      stats.unreadable_frames++;
+      items.push({ kind: "frame", origin: sanitizeOrigin(a.url), in_viewport: false, frame: a.frameId });
+    }
+  }
+  return { items, stats, top: top.result, liveDocs: new Set(answers.filter((a) => a.result).map((a) => /** @type {FrameResult} */ (a.result).docId)) };
+}
+
+/**
+ * @param {SnapshotOptions} options
+ * @returns {{max_chars: number, offset: number, screenshot: boolean, occlusion: boolean}}
+ */
+function normaliseOptions(options) {
+  const maxChars = options.max_chars ?? 20000;
+  const offset = options.offset ?? 0;
+  if (!Number.isInteger(maxChars) || maxChars < 200) throw new WaymarkError("bad_params", "max_chars must be an integer >= 200");
+  if (!Number.isInteger(offset) || offset < 0) throw new WaymarkError("bad_params", "offset must be an integer >= 0");
+  return { max_chars: maxChars, offset, screenshot: Boolean(options.screenshot), occlusion: options.occlusion !== false };
+}
+
+/**
+ * Take a snapshot of a tab: the Snapshot JSON of host/snapshot.py (url, title, viewport,
+ * elements of this page with ref/role/name/value/states/bbox/frame/doc/in_viewport/href,
+ * text, next_offset, page_overflow, stats, tab_id, screenshot_b64).
+ * @param {number|null|undefined} tabId  null: the active tab of the last focused window
+ * @param {SnapshotOptions=} options
+ * @returns {Promise<Record<string, any>>}
+ */
+export async function takeSnapshot(tabId, options = {}) {
+  const t0 = performance.now();
+  const opts = normaliseOptions(options);
+  const tab = await resolveTab(tabId ?? options.tab_id);
+  const id = /** @type {number} */ (tab.id);
+  const answers = await askAllFrames(id, { kind: "wm:snapshot", occlusion: opts.occlusion });
+  const { items, stats, top, liveDocs } = stitch(id, answers);
+  forgetDeadDocuments(id, liveDocs);
+
+  // Viewport first (document order within each part), then the rest.
+  const inView = items.filter((x) => x.in_viewport);
+  const outside = items.filter((x) => !x.in_viewport);
+  const ordered = inView.concat(outside);
+  const url = sanitizeUrl(top.url);
+  const vp = top.viewport;
+  const header = [
+    `page ${JSON.stringify(oneLine(top.title, 80))} ${oneLine(url, 150)}`,
+    `viewport ${vp.width}x${vp.height} scroll=${vp.scroll_x},${vp.scroll_y} page=${vp.page_width}x${vp.page_height}` +
+      (stats.occluded ? ` occluded=${stats.occluded}` : ""),
+  ];
+  let pageOrigin = "";
+  try {
+    pageOrigin = new URL(top.url).origin;
+  } catch {
+    /* not a URL with an origin */
+  }
+  const page = paginate({ header, items: ordered, viewportCount: inView.length, offset: opts.offset, maxChars: opts.max_chars, pageOrigin });
+  const elementsTotal = items.filter((x) => x.kind === "element").length;
+
+  /** @type {Record<string, any>} */
+  const snapshot = {
+    url,
+    title: oneLine(top.title, 200),
+    viewport: vp,
+    elements: page.elements.map(({ kind, ...rest }) => rest),
+    text: page.text,
+    next_offset: page.next_offset,
+    page_overflow: page.page_overflow,
+    stats: {
+      ...stats,
+      elements_total: elementsTotal,
+      elements_in_viewport: inView.filter((x) => x.kind === "element").length,
+      items_total: ordered.length,
+      items_shown: page.shown,
+      offset: opts.offset,
+      chars: page.text.length,
+      occluders: ordered.filter((x) => x.kind === "element" && x.states.occluding).map((x) => ({ ref: /** @type {ElementItem} */ (x).ref, covers: /** @type {ElementItem} */ (x).states.occluding })),
+      ms: 0,
+    },
+    tab_id: id,
+    screenshot_b64: null,
+  };
+  if (opts.screenshot) {
+    const shot = await overlayScreenshot(tab, page.elements.filter((e) => e.in_viewport), vp.width);
+    snapshot.screenshot_b64 = shot.b64;
+    if (shot.error) snapshot.stats.screenshot_error = shot.error;
+    snapshot.stats.screenshot_labelled = shot.labelled;
+  }
+  snapshot.stats.ms = Math.round((performance.now() - t0) * 10) / 10;
+  return snapshot;
+}
+
+/**
+ * Where each frame of a tab is now: its offset (top-level position of its viewport origin)
+ * and its visible region (clip), both top-level CSS pixels. Dispatch turns a frame-local
+ * box into a click point with these and shared/coords.js.
+ * @param {number} tabId
+ * @returns {Promise<Map<number, {offset: Point, clip: Box}>>}
+ */
+export async function frameOffsets(tabId) {
+  const answers = await askAllFrames(tabId, { kind: "wm:frames" });
+  const children = childrenByParent(answers);
+  /** @type {Map<number, {offset: Point, clip: Box}>} */
+  const out = new Map();
+  const top = answers.find((a) => a.frameId === 0);
+  if (!top || !top.result) return out;
+  /** @param {FrameAnswer} a @param {Point} offset @param {Box} clip */
+  const visit = (a, offset, clip) => {
+    out.set(a.frameId, { offset, clip });
+    const kids = children.get(a.frameId) || [];
+    for (const it of /** @type {FrameResult} */ (a.result).items) {
+      if (it.t !== "f") continue;
+      const child = kids.find((k) => k.result && k.result.frameIndex === it.index);
+      if (!child || out.has(child.frameId)) continue;
+      const box = toTopLevel(it.box, offset);
+      visit(child, childFrameOffset(offset, it.box), intersect(clip, box) || [box[0], box[1], 0, 0]);
+    }
+  };
+  visit(top, [0, 0], viewportBox(top.result.viewport.width, top.result.viewport.height));
+  return out;
+}
+
+/**
+ * Diagnostics for tests and benchmarks: run a content handler (wm:refinfo, wm:mark-refs)
+ * for global refs, grouped by the frame that holds them.
+ * @param {number} tabId @param {string} kind @param {{frameId: number, docId: string, localRef: number}[]} targets @param {Record<string, any>=} extra
+ */
+export async function perFrameRefs(tabId, kind, targets, extra = {}) {
+  /** @type {Map<string, {frameId: number, docId: string, refs: number[]}>} */
+  const groups = new Map();
+  for (const t of targets) {
+    const key = `${t.frameId}|${t.docId}`;
+    const g = groups.get(key) || { frameId: t.frameId, docId: t.docId, refs: [] };
+    g.refs.push(t.localRef);
+    groups.set(key, g);
+  }
+  const out = [];
+  for (const g of groups.values()) {
+    try {
+      out.push({ frameId: g.frameId, refs: g.refs, data: await sendToFrame(tabId, g.frameId, { kind, docId: g.docId, refs: g.refs, ...extra }) });
+    } catch (e) {
+      out.push({ frameId: g.frameId, refs: g.refs, data: null, error: String(/** @type {any} */ (e)?.code || e) });
+    }
+  }
+  return out;
+}
+
+/**
+ * Run a diagnostics content handler for global refs of a tab: refs this tab never issued or
+ * whose document is gone come back as {ref, live: false}.
+ * @param {number} tabId @param {string} kind @param {number[]} refs @param {Record<string, any>=} extra
+ */
+async function forRefs(tabId, kind, refs, extra = {}) {
+  /** @type {{frameId: number, docId: string, localRef: number}[]} */
+  const targets = [];
+  /** @type {Map<string, number>} */
+  const back = new Map();
+  const dead = [];
+  for (const ref of refs) {
+    const t = resolveRef(tabId, ref);
+    if (!t) {
+      dead.push({ ref, live: false, issued: wasIssued(tabId, ref) });
+      continue;
+    }
+    targets.push(t);
+    back.set(`${t.frameId}|${t.localRef}`, ref);
+  }
+  const groups = await perFrameRefs(tabId, kind, targets, extra);
+  for (const g of groups) {
+    // A frame whose document changed answers stale_ref: every ref it held is dead.
+    if (g.error) for (const l of g.refs) dead.push({ ref: back.get(`${g.frameId}|${l}`), live: false, issued: true });
+  }
+  return { groups: groups.filter((g) => !g.error).map((g) => ({ ...g, data: Array.isArray(g.data) ? g.data.map((d) => ({ ...d, ref: back.get(`${g.frameId}|${d.l}`) })) : g.data })), dead };
+}
+
+/** Tests, benchmarks and the side panel's diagnostics reach perception through this (globalThis.waymark.snapshot). */
+export const snapshotDiagnostics = {
+  /** @param {number|null} tabId @param {SnapshotOptions=} options */
+  take: (tabId, options) => takeSnapshot(tabId, options),
+  /** Which of these global refs still point at a live element, and at what. @param {number} tabId @param {number[]} refs */
+  refInfo: async (tabId, refs) => {
+    const { groups, dead } = await forRefs(tabId, "wm:refinfo", refs);
+    return dead.concat(groups.flatMap((g) => (Array.isArray(g.data) ? g.data : [])));
+  },
+  /** Tag the elements of these global refs with `attribute` (benchmark recall). @param {number} tabId @param {number[]} refs @param {string} attribute */
+  markRefs: async (tabId, refs, attribute) => {
+    const { groups } = await forRefs(tabId, "wm:mark-refs", refs, { attribute });
+    return groups.reduce((n, g) => n + (g.data?.marked || 0), 0);
+  },
+  /** @param {number} tabId */
+  frameOffsets: async (tabId) => Object.fromEntries(await frameOffsets(tabId)),
+};
+
+/** @param {import("./native.js").NativeChannel} channel */
+export function registerSnapshotHandler(channel) {
+  channel.handle("snapshot", async (params) => takeSnapshot(params.tab_id ?? null, /** @type {SnapshotOptions} */ (params)));
+}

@@ -1,0 +1,31 @@
+"""The host method `snapshot`: SnapshotOptions forwarded to the extension, the Snapshot JSON back.
+
+The agent loop calls `host.browser.snapshot` directly; this method serves the controller
+(`waymark snapshot`, benchmarks, tests), which reach the browser through the host exactly as
+the agent does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from host.browser import SnapshotOptions, snapshot as browser_snapshot
+from host.methods import CallContext, MethodError, method
+
+
+def _errors(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in exc.errors()[:5])
+
+
+@method("snapshot")
+async def snapshot(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """A typed snapshot of a tab (the active one when `tab_id` is absent), validated on the way back."""
+    try:
+        options = SnapshotOptions.model_validate(params)
+    except ValidationError as exc:
+        raise MethodError("bad_params", f"not snapshot options: {_errors(exc)}") from None
+    # A page with many frames or a screenshot takes longer than a plain request.
+    result = await browser_snapshot(ctx.browser, options, timeout=60.0)
+    return result.model_dump(mode="json")
