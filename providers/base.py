@@ -28,6 +28,9 @@ class ToolCall(BaseModel):
     id: str
     name: str
     arguments: dict[str, Any]
+    #: Opaque backend data that must travel back with the call in later turns (Gemini's
+    #: thought signature, base64). Never shown to anyone.
+    signature: str | None = None
 
 
 class Message(BaseModel):

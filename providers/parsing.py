@@ -26,6 +26,8 @@ from host.actions import ACTION_TYPES, Decision
 
 FailureKind = Literal["no_json", "truncated", "malformed", "multi_root", "shape"]
 
+#: Providers keep tool-call arguments that are not valid JSON under this key, so the parser can say "malformed".
+RAW_ARGUMENTS_KEY = "__raw_arguments__"
 #: A truncated object is completed only if at most this many brackets are missing.
 MAX_REPAIR_CLOSERS = 3
 #: After an unclosed `{` (often a stray brace in prose) the scan restarts at the next `{` at most this often.
@@ -234,6 +236,8 @@ def decision_from_tool_call(name: str, arguments: dict[str, Any] | str) -> dict[
             arguments = json.loads(arguments) if arguments.strip() else {}
         except ValueError:
             raise ParseFailure("malformed", f"the arguments of tool {name!r} are not valid JSON") from None
+    if isinstance(arguments, dict) and RAW_ARGUMENTS_KEY in arguments:
+        raise ParseFailure("malformed", f"the arguments of tool {name!r} are not valid JSON")
     if not isinstance(arguments, dict):
         raise ParseFailure("shape", f"the arguments of tool {name!r} must be an object")
     if name not in ACTION_TYPES:

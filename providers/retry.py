@@ -40,15 +40,22 @@ class RetryPolicy:
             return max(error.retry_after, backoff)
         return backoff
 
-    async def run(self, call: Callable[[], Awaitable[T]], *, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> T:
-        """Run `call` under this policy; the last error propagates unchanged."""
+    async def run(
+        self,
+        call: Callable[[], Awaitable[T]],
+        *,
+        remaining: Callable[[], float] | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> T:
+        """Run `call` under this policy; the last error propagates unchanged. `remaining()`
+        is the time left in the caller's deadline: a wait that would not fit gives up."""
         attempt = 0
         while True:
             try:
                 return await call()
             except ProviderError as exc:
                 wait = self.delay(attempt, exc)
-                if wait is None:
+                if wait is None or (remaining is not None and wait >= remaining()):
                     raise
                 log.info("provider call failed (%s); retry %d in %.2fs", type(exc).__name__, attempt + 1, wait)
                 await sleep(wait)

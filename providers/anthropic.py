@@ -1,0 +1,200 @@
+"""Anthropic's Messages API over httpx: native tool use, images, SSE streaming."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, AsyncIterator
+
+from providers import errors
+from providers.base import (
+    Capabilities,
+    Completion,
+    CompletionRequest,
+    Delta,
+    FinishReason,
+    ImagePart,
+    Message,
+    TextPart,
+    ToolCall,
+    Usage,
+)
+from providers.config import resolve_key
+from providers.http import Deadline, HTTPProvider, error_for_status
+from providers.parsing import RAW_ARGUMENTS_KEY
+from providers.retry import RetryPolicy
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"
+
+_FINISH: dict[str, FinishReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "tool_use": "tool_calls",
+    "refusal": "blocked",
+}
+
+#: The error types of Anthropic's SSE `error` event, as the HTTP status they stand for.
+_STREAM_ERROR_STATUS = {
+    "overloaded_error": 529,
+    "api_error": 500,
+    "rate_limit_error": 429,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "invalid_request_error": 400,
+    "request_too_large": 413,
+}
+
+
+def _finish(raw: str | None, has_tool_calls: bool) -> FinishReason:
+    reason = _FINISH.get(raw or "end_turn", "error")
+    return "tool_calls" if has_tool_calls and reason == "stop" else reason
+
+
+def _usage(raw: Any) -> Usage | None:
+    if not isinstance(raw, dict) or raw.get("input_tokens") is None or raw.get("output_tokens") is None:
+        return None
+    return Usage(input_tokens=int(raw["input_tokens"]), output_tokens=int(raw["output_tokens"]))
+
+
+def _blocks(msg: Message) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for part in msg.content:
+        if isinstance(part, TextPart):
+            if part.text:
+                out.append({"type": "text", "text": part.text})
+        else:
+            out.append({"type": "image", "source": {"type": "base64", "media_type": part.media_type, "data": part.data_b64}})
+    return out
+
+
+class AnthropicProvider(HTTPProvider):
+    """Messages API at `base_url` (default Anthropic's)."""
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        context_tokens: int = 200_000,
+        retry: RetryPolicy | None = None,
+        **kw: Any,
+    ) -> None:
+        super().__init__(model, base_url=base_url or DEFAULT_BASE_URL, retry=retry, **kw)
+        self.api_key = resolve_key(self.name, None, api_key)
+        if not self.api_key:
+            raise errors.AuthError("no API key: set ANTHROPIC_API_KEY", provider=self.name)
+        self._caps = Capabilities(native_tools=True, json_schema=False, vision=True, streaming=True, context_tokens=context_tokens)
+
+    def capabilities(self) -> Capabilities:
+        return self._caps
+
+    def headers(self) -> dict[str, str]:
+        return {"x-api-key": self.api_key or "", "anthropic-version": API_VERSION}
+
+    def body(self, request: CompletionRequest, *, stream: bool) -> dict[str, Any]:
+        """The Messages request body: system apart, tool results as user blocks, same roles merged."""
+        system = "\n\n".join(m.plain_text() for m in request.messages if m.role == "system")
+        messages: list[dict[str, Any]] = []
+        for msg in request.messages:
+            if msg.role == "system":
+                continue
+            if msg.role == "tool":
+                role = "user"
+                blocks = [{"type": "tool_result", "tool_use_id": msg.tool_call_id or "", "content": _blocks(msg) or [{"type": "text", "text": ""}]}]
+            else:
+                role = msg.role
+                blocks = _blocks(msg)
+                blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in msg.tool_calls]
+            if messages and messages[-1]["role"] == role:
+                messages[-1]["content"].extend(blocks)
+            else:
+                messages.append({"role": role, "content": blocks})
+        body: dict[str, Any] = {"model": self.model, "max_tokens": request.max_tokens, "messages": messages}
+        if system:
+            body["system"] = system
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
+        if request.tools:
+            body["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in request.tools]
+            choice = request.tool_choice
+            body["tool_choice"] = {"type": {"auto": "auto", "none": "none", "required": "any"}[choice]} if choice in ("auto", "none", "required") else {"type": "tool", "name": choice}
+        if stream:
+            body["stream"] = True
+        return body
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        started = time.perf_counter()
+        data = await self.post_json("/v1/messages", self.body(request, stream=False), Deadline(request.timeout, self.name))
+        if not isinstance(data, dict) or not isinstance(data.get("content"), list):
+            raise errors.Unavailable("the answer has no content", provider=self.name)
+        texts = [b.get("text", "") for b in data["content"] if b.get("type") == "text"]
+        calls = [
+            ToolCall(id=b.get("id") or f"toolu_{i}", name=b["name"], arguments=b.get("input") if isinstance(b.get("input"), dict) else {})
+            for i, b in enumerate(data["content"]) if b.get("type") == "tool_use"
+        ]
+        return Completion(
+            text="".join(texts) or None,
+            tool_calls=calls,
+            finish_reason=_finish(data.get("stop_reason"), bool(calls)),
+            usage=_usage(data.get("usage")),
+            model=data.get("model") or self.model,
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    async def stream(self, request: CompletionRequest) -> AsyncIterator[Delta]:
+        deadline = Deadline(request.timeout, self.name)
+        response = await self.open_stream("/v1/messages", self.body(request, stream=True), deadline)
+        tools: dict[int, dict[str, Any]] = {}
+        stop_reason: str | None = None
+        input_tokens: int | None = None
+        output_tokens: int | None = None
+        finished = False
+        async for event, data in self.events(response, deadline):
+            try:
+                payload = json.loads(data)
+            except ValueError:
+                raise errors.Unavailable("the stream sent something that is not JSON", provider=self.name) from None
+            kind = payload.get("type", event)
+            if kind == "message_start":
+                usage = (payload.get("message") or {}).get("usage") or {}
+                input_tokens = usage.get("input_tokens", input_tokens)
+                output_tokens = usage.get("output_tokens", output_tokens)
+            elif kind == "content_block_start":
+                block = payload.get("content_block") or {}
+                if block.get("type") == "tool_use":
+                    tools[int(payload.get("index", 0))] = {"id": block.get("id"), "name": block.get("name", ""), "json": ""}
+                elif block.get("type") == "text" and block.get("text"):
+                    yield Delta(text=block["text"])
+            elif kind == "content_block_delta":
+                delta = payload.get("delta") or {}
+                if delta.get("type") == "text_delta" and delta.get("text"):
+                    yield Delta(text=delta["text"])
+                elif delta.get("type") == "input_json_delta":
+                    tools.setdefault(int(payload.get("index", 0)), {"id": None, "name": "", "json": ""})["json"] += delta.get("partial_json", "")
+            elif kind == "message_delta":
+                stop_reason = (payload.get("delta") or {}).get("stop_reason") or stop_reason
+                usage = payload.get("usage") or {}
+                output_tokens = usage.get("output_tokens", output_tokens)
+                input_tokens = usage.get("input_tokens", input_tokens) if usage.get("input_tokens") is not None else input_tokens
+            elif kind == "message_stop":
+                finished = True
+                break
+            elif kind == "error":
+                err = payload.get("error") or {}
+                raise error_for_status(_STREAM_ERROR_STATUS.get(err.get("type", ""), 500), str(err.get("message", "stream error")), provider=self.name)
+        if not finished:
+            raise errors.Unavailable("the stream ended before the answer did", provider=self.name)
+        calls = []
+        for i, slot in sorted(tools.items()):
+            try:
+                args = json.loads(slot["json"]) if slot["json"].strip() else {}
+            except ValueError:
+                args = {RAW_ARGUMENTS_KEY: slot["json"]}
+            calls.append(ToolCall(id=slot["id"] or f"toolu_{i}", name=slot["name"], arguments=args if isinstance(args, dict) else {RAW_ARGUMENTS_KEY: slot["json"]}))
+        usage = Usage(input_tokens=int(input_tokens), output_tokens=int(output_tokens)) if input_tokens is not None and output_tokens is not None else None
+        yield Delta(tool_calls=calls, finish_reason=_finish(stop_reason, bool(calls)), usage=usage)

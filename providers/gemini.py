@@ -1,0 +1,279 @@
+"""Gemini through the google-genai SDK: native function calling, response schema, images,
+streaming. `base_url` points the SDK elsewhere (a proxy, or the contract suite's loopback server)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import re
+import time
+import uuid
+from typing import Any, AsyncIterator
+
+from google import genai
+from google.genai import errors as genai_errors
+from google.genai import types
+
+from providers import errors
+from providers.base import (
+    Capabilities,
+    Completion,
+    CompletionRequest,
+    Delta,
+    FinishReason,
+    LLMProvider,
+    Message,
+    TextPart,
+    ToolCall,
+    Usage,
+)
+from providers.config import resolve_key
+from providers.http import Deadline, error_for_status, with_retries
+from providers.retry import DEFAULT_POLICY, RetryPolicy, parse_retry_after
+
+_BLOCKED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "MODEL_ARMOR"}
+
+
+def _transport_classes() -> tuple[type[BaseException], ...]:
+    """The transport errors of whichever httpx flavour the SDK runs on."""
+    classes: list[type[BaseException]] = []
+    for module in ("httpx", "httpx2"):
+        try:
+            mod = __import__(module)
+        except ImportError:
+            continue
+        classes.append(mod.TransportError)
+    return tuple(classes)
+
+
+_TRANSPORT = _transport_classes()
+
+
+def _finish(raw: Any, has_tool_calls: bool) -> FinishReason:
+    name = getattr(raw, "value", raw) or "STOP"
+    if name in ("STOP", "FINISH_REASON_UNSPECIFIED"):
+        return "tool_calls" if has_tool_calls else "stop"
+    if name == "MAX_TOKENS":
+        return "length"
+    if name in _BLOCKED:
+        return "blocked"
+    return "error"
+
+
+def _usage(meta: Any) -> Usage | None:
+    if meta is None or meta.prompt_token_count is None or meta.candidates_token_count is None:
+        return None
+    return Usage(input_tokens=meta.prompt_token_count, output_tokens=meta.candidates_token_count)
+
+
+def _retry_delay(details: Any) -> float | None:
+    """Google's RetryInfo detail ("retryDelay": "12s") as seconds."""
+    items = details.get("error", details).get("details", []) if isinstance(details, dict) else []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and "retryDelay" in item:
+            m = re.match(r"^([\d.]+)s$", str(item["retryDelay"]))
+            if m:
+                return float(m.group(1))
+    return None
+
+
+def _api_error(exc: genai_errors.APIError) -> errors.ProviderError:
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    retry_after = parse_retry_after(headers.get("retry-after")) if hasattr(headers, "get") else None
+    if retry_after is None:
+        retry_after = _retry_delay(exc.details)
+    return error_for_status(int(exc.code or 500), str(exc.message or exc.status or ""), provider="gemini", retry_after=retry_after)
+
+
+class GeminiProvider(LLMProvider):
+    """Gemini via google-genai's async client."""
+
+    name = "gemini"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        context_tokens: int = 1_000_000,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        super().__init__(model)
+        key = resolve_key(self.name, None, api_key)
+        if not key:
+            raise errors.AuthError("no API key: set GEMINI_API_KEY", provider=self.name)
+        http_options = types.HttpOptions(base_url=base_url) if base_url else None
+        self._client = genai.Client(api_key=key, http_options=http_options)
+        self.retry = retry or DEFAULT_POLICY
+        self._caps = Capabilities(native_tools=True, json_schema=True, vision=True, streaming=True, context_tokens=context_tokens)
+
+    def capabilities(self) -> Capabilities:
+        return self._caps
+
+    # -- request
+
+    @staticmethod
+    def _parts(msg: Message) -> list[types.Part]:
+        parts = []
+        for part in msg.content:
+            if isinstance(part, TextPart):
+                if part.text:
+                    parts.append(types.Part(text=part.text))
+            else:
+                parts.append(types.Part.from_bytes(data=base64.b64decode(part.data_b64), mime_type=part.media_type))
+        return parts
+
+    def contents(self, request: CompletionRequest) -> list[types.Content]:
+        """The conversation as Gemini contents (system messages go to the config)."""
+        out: list[types.Content] = []
+        names = {c.id: c.name for m in request.messages for c in m.tool_calls}
+        for msg in request.messages:
+            if msg.role == "system":
+                continue
+            if msg.role == "tool":
+                name = msg.name or names.get(msg.tool_call_id or "", "tool")
+                parts = [types.Part(function_response=types.FunctionResponse(name=name, response={"result": msg.plain_text()}))]
+                role = "user"
+            else:
+                parts = self._parts(msg)
+                for call in msg.tool_calls:
+                    sig = base64.b64decode(call.signature) if call.signature else None
+                    parts.append(types.Part(function_call=types.FunctionCall(name=call.name, args=call.arguments), thought_signature=sig))
+                role = "model" if msg.role == "assistant" else "user"
+            if out and out[-1].role == role:
+                out[-1].parts = list(out[-1].parts or []) + parts
+            else:
+                out.append(types.Content(role=role, parts=parts))
+        return out
+
+    def config(self, request: CompletionRequest) -> types.GenerateContentConfig:
+        """Generation settings: system text, tools, schema, limits; the SDK never calls functions itself."""
+        system = "\n\n".join(m.plain_text() for m in request.messages if m.role == "system")
+        cfg: dict[str, Any] = {
+            "max_output_tokens": request.max_tokens,
+            "automatic_function_calling": types.AutomaticFunctionCallingConfig(disable=True),
+        }
+        if system:
+            cfg["system_instruction"] = system
+        if request.temperature is not None:
+            cfg["temperature"] = request.temperature
+        if request.tools:
+            cfg["tools"] = [types.Tool(function_declarations=[
+                types.FunctionDeclaration(name=t.name, description=t.description, parameters_json_schema=t.parameters)
+                for t in request.tools
+            ])]
+            choice = request.tool_choice
+            if choice in ("auto", "none", "required"):
+                mode = {"auto": "AUTO", "none": "NONE", "required": "ANY"}[choice]
+                fcc = types.FunctionCallingConfig(mode=mode)
+            else:
+                fcc = types.FunctionCallingConfig(mode="ANY", allowed_function_names=[choice])
+            cfg["tool_config"] = types.ToolConfig(function_calling_config=fcc)
+        if request.response_schema is not None:
+            cfg["response_mime_type"] = "application/json"
+            cfg["response_json_schema"] = request.response_schema
+        return types.GenerateContentConfig(**cfg)
+
+    # -- response
+
+    @staticmethod
+    def _pieces(response: types.GenerateContentResponse) -> tuple[str, list[ToolCall], Any]:
+        """(text, tool calls, raw finish reason) of one response or chunk."""
+        feedback = response.prompt_feedback
+        if not response.candidates and feedback is not None and feedback.block_reason:
+            raise errors.Blocked(f"the prompt was blocked ({getattr(feedback.block_reason, 'value', feedback.block_reason)})", provider="gemini")
+        if not response.candidates:
+            return "", [], None
+        cand = response.candidates[0]
+        text: list[str] = []
+        calls: list[ToolCall] = []
+        for part in (cand.content.parts if cand.content and cand.content.parts else []):
+            if part.function_call is not None:
+                fc = part.function_call
+                sig = base64.b64encode(part.thought_signature).decode() if part.thought_signature else None
+                calls.append(ToolCall(id=fc.id or f"call_{uuid.uuid4().hex[:12]}", name=fc.name or "", arguments=dict(fc.args or {}), signature=sig))
+            elif part.text and not part.thought:
+                text.append(part.text)
+        return "".join(text), calls, cand.finish_reason
+
+    def _map(self, exc: BaseException) -> errors.ProviderError | None:
+        if isinstance(exc, genai_errors.APIError):
+            return _api_error(exc)
+        if _TRANSPORT and isinstance(exc, _TRANSPORT):
+            if "Timeout" in type(exc).__name__:
+                return errors.Timeout(f"no answer in time ({type(exc).__name__})", provider=self.name)
+            return errors.Unavailable(f"cannot reach the backend: {type(exc).__name__}: {exc}"[:300], provider=self.name)
+        if isinstance(exc, (json.JSONDecodeError, genai_errors.UnknownApiResponseError)):
+            return errors.Unavailable(f"the backend's answer cannot be read: {exc}"[:300], provider=self.name)
+        return None
+
+    # -- interface
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        started = time.perf_counter()
+        contents, config = self.contents(request), self.config(request)
+
+        async def attempt() -> types.GenerateContentResponse:
+            try:
+                return await self._client.aio.models.generate_content(model=self.model, contents=contents, config=config)
+            except Exception as exc:  # the SDK's and its transport's errors, mapped below
+                mapped = self._map(exc)
+                if mapped is None:
+                    raise
+                raise mapped from None
+
+        response = await with_retries(self.retry, Deadline(request.timeout, self.name), attempt)
+        text, calls, finish = self._pieces(response)
+        return Completion(
+            text=text or None,
+            tool_calls=calls,
+            finish_reason=_finish(finish, bool(calls)),
+            usage=_usage(response.usage_metadata),
+            model=response.model_version or self.model,
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    async def stream(self, request: CompletionRequest) -> AsyncIterator[Delta]:
+        deadline = Deadline(request.timeout, self.name)
+        contents, config = self.contents(request), self.config(request)
+
+        async def open_stream() -> AsyncIterator[types.GenerateContentResponse]:
+            try:
+                return await self._client.aio.models.generate_content_stream(model=self.model, contents=contents, config=config)
+            except Exception as exc:
+                mapped = self._map(exc)
+                if mapped is None:
+                    raise
+                raise mapped from None
+
+        chunks = (await with_retries(self.retry, deadline, open_stream)).__aiter__()
+        calls: list[ToolCall] = []
+        finish: Any = None
+        usage: Usage | None = None
+        while True:
+            remaining = deadline.remaining()
+            if remaining <= 0:
+                raise deadline.expired()
+            try:
+                chunk = await asyncio.wait_for(chunks.__anext__(), remaining)
+            except StopAsyncIteration:
+                break
+            except TimeoutError:
+                raise deadline.expired() from None
+            except Exception as exc:
+                mapped = self._map(exc)
+                if mapped is None:
+                    raise
+                raise mapped from None
+            text, chunk_calls, chunk_finish = self._pieces(chunk)
+            calls += chunk_calls
+            finish = chunk_finish or finish
+            usage = _usage(chunk.usage_metadata) or usage
+            if text:
+                yield Delta(text=text)
+        yield Delta(tool_calls=calls, finish_reason=_finish(finish, bool(calls)), usage=usage)
+
+    async def aclose(self) -> None:
+        await self._client.aio.aclose()

@@ -1,0 +1,207 @@
+"""What the httpx-based providers share: status and transport errors mapped onto the one error
+taxonomy, Server-Sent Events, and one whole-call deadline around retries."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
+
+import httpx
+
+from providers import errors
+from providers.base import LLMProvider
+from providers.retry import DEFAULT_POLICY, RetryPolicy, parse_retry_after
+
+T = TypeVar("T")
+
+_CONTEXT_WORDS = re.compile(
+    r"context[ _-]?(length|window)|too many tokens|prompt is too long|maximum context|too long for|exceeds the (context|maximum)",
+    re.IGNORECASE,
+)
+
+
+def error_message(body: bytes | str) -> str:
+    """The backend's own error message from a JSON error body (OpenAI, Anthropic and Google
+    shapes), else the start of the body. Never contains request data we sent."""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text.strip()[:300]
+    err = data.get("error", data) if isinstance(data, dict) else data
+    if isinstance(err, dict):
+        return str(err.get("message") or err.get("type") or err)[:300]
+    return str(err)[:300]
+
+
+def error_for_status(status: int, message: str, *, provider: str, retry_after: float | None = None) -> errors.ProviderError:
+    """The typed error for an HTTP failure status."""
+    if status in (401, 403):
+        return errors.AuthError(message or "the key was refused", provider=provider, status=status)
+    if status == 429:
+        return errors.RateLimited(message or "rate limited", retry_after=retry_after, provider=provider, status=status)
+    if status == 413 or (status in (400, 422) and _CONTEXT_WORDS.search(message or "")):
+        return errors.ContextTooLong(message or "the prompt is too long for the model", provider=provider, status=status)
+    if status in (408, 504):
+        return errors.Timeout(message or "the backend timed out", provider=provider, status=status)
+    if status >= 500:
+        return errors.Unavailable(message or "the backend failed", provider=provider, status=status)
+    return errors.BadRequest(message or "the request was rejected", provider=provider, status=status)
+
+
+async def raise_for_status(response: httpx.Response, provider: str) -> None:
+    """Raise the typed error for a non-2xx response (reads the body of a streamed response)."""
+    if response.status_code < 400:
+        return
+    body = await response.aread()
+    raise error_for_status(
+        response.status_code,
+        error_message(body),
+        provider=provider,
+        retry_after=parse_retry_after(response.headers.get("retry-after")),
+    )
+
+
+def transport_error(exc: httpx.TransportError, provider: str) -> errors.ProviderError:
+    """The typed error for a failure below HTTP (refused connection, timeout, broken stream)."""
+    if isinstance(exc, httpx.TimeoutException):
+        return errors.Timeout(f"no answer in time ({type(exc).__name__})", provider=provider)
+    return errors.Unavailable(f"cannot reach the backend: {type(exc).__name__}: {exc}"[:300], provider=provider)
+
+
+async def sse_events(response: httpx.Response) -> AsyncIterator[tuple[str, str]]:
+    """(event, data) pairs of a text/event-stream response; `event` is "" when unnamed."""
+    event = ""
+    data: list[str] = []
+    async for line in response.aiter_lines():
+        if line == "":
+            if data:
+                yield event, "\n".join(data)
+            event, data = "", []
+        elif line.startswith(":"):
+            continue
+        else:
+            field, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if field == "event":
+                event = value
+            elif field == "data":
+                data.append(value)
+    if data:
+        yield event, "\n".join(data)
+
+
+class Deadline:
+    """The whole-call time budget (`CompletionRequest.timeout`) shared by every attempt and wait."""
+
+    def __init__(self, seconds: float, provider: str) -> None:
+        self.end = time.monotonic() + seconds
+        self.seconds = seconds
+        self.provider = provider
+
+    def remaining(self) -> float:
+        return self.end - time.monotonic()
+
+    def expired(self) -> errors.Timeout:
+        return errors.Timeout(f"no complete answer within {self.seconds:g}s", provider=self.provider)
+
+
+async def with_retries(policy: RetryPolicy, deadline: Deadline, attempt: Callable[[], Awaitable[T]]) -> T:
+    """Run `attempt` under the retry policy, each try and wait inside the deadline."""
+
+    async def bounded() -> T:
+        remaining = deadline.remaining()
+        if remaining <= 0:
+            raise deadline.expired()
+        try:
+            async with asyncio.timeout(remaining):
+                return await attempt()
+        except TimeoutError:
+            raise deadline.expired() from None
+
+    return await policy.run(bounded, remaining=deadline.remaining)
+
+
+def json_or_bad(response_text: str, provider: str) -> Any:
+    """The JSON body of a 2xx response; a non-JSON success is the backend's fault (Unavailable)."""
+    try:
+        return json.loads(response_text)
+    except ValueError:
+        raise errors.Unavailable(f"the backend answered with something that is not JSON: {response_text[:120]!r}", provider=provider) from None
+
+
+class HTTPProvider(LLMProvider):
+    """Common plumbing of the httpx providers: one client, one retry policy, one deadline."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str,
+        retry: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        super().__init__(model)
+        self.base_url = base_url.rstrip("/")
+        self.retry = retry or DEFAULT_POLICY
+        # Timeouts come from each request's deadline; the client's own are a backstop.
+        self._client = httpx.AsyncClient(timeout=httpx.Timeout(600.0), transport=transport)
+
+    def headers(self) -> dict[str, str]:
+        """Auth and protocol headers of every request."""
+        return {}
+
+    async def _send(self, path: str, body: dict[str, Any], deadline: Deadline, *, stream: bool) -> httpx.Response:
+        """POST `body`; a non-2xx status raises its typed error. A streamed response must be closed by the caller."""
+        try:
+            response = await self._client.send(
+                self._client.build_request("POST", self.base_url + path, json=body, headers=self.headers(),
+                                           timeout=httpx.Timeout(max(deadline.remaining(), 0.001))),
+                stream=stream,
+            )
+        except httpx.TransportError as exc:
+            raise transport_error(exc, self.name) from None
+        try:
+            await raise_for_status(response, self.name)
+        except BaseException:
+            await response.aclose()
+            raise
+        return response
+
+    async def post_json(self, path: str, body: dict[str, Any], deadline: Deadline) -> Any:
+        """POST with retries inside the deadline; the decoded JSON answer."""
+
+        async def attempt() -> Any:
+            response = await self._send(path, body, deadline, stream=False)
+            return json_or_bad(response.text, self.name)
+
+        return await with_retries(self.retry, deadline, attempt)
+
+    async def open_stream(self, path: str, body: dict[str, Any], deadline: Deadline) -> httpx.Response:
+        """Open an SSE response with retries (nothing has been yielded yet, so retrying is safe)."""
+        return await with_retries(self.retry, deadline, lambda: self._send(path, body, deadline, stream=True))
+
+    async def events(self, response: httpx.Response, deadline: Deadline) -> AsyncIterator[tuple[str, str]]:
+        """The response's SSE events, each read within what is left of the deadline."""
+        iterator = sse_events(response).__aiter__()
+        try:
+            while True:
+                remaining = deadline.remaining()
+                if remaining <= 0:
+                    raise deadline.expired()
+                try:
+                    yield await asyncio.wait_for(iterator.__anext__(), remaining)
+                except StopAsyncIteration:
+                    return
+                except TimeoutError:
+                    raise deadline.expired() from None
+                except httpx.TransportError as exc:
+                    raise transport_error(exc, self.name) from None
+        finally:
+            await response.aclose()
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
