@@ -3,6 +3,7 @@
 import { NativeChannel } from "./native.js";
 import { registerPanelRelay } from "./panel.js";
 import { registerTabHandlers } from "./tabs.js";
+import { registerAgentTabHandlers } from "./agent_tabs.js";
 import { registerSnapshotHandler, snapshotDiagnostics } from "./snapshot.js";
 import { dispatchStats, registerDispatch } from "./dispatch.js";
 
@@ -10,6 +11,7 @@ const channel = new NativeChannel();
 
 channel.handle("echo", async (params) => ({ ...params, echoed_at: Date.now() }));
 registerTabHandlers(channel);
+registerAgentTabHandlers(channel);
 registerDispatch(channel);
 registerPanelRelay(channel);
 registerSnapshotHandler(channel);

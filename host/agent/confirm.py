@@ -1,0 +1,114 @@
+"""Human-in-the-loop policy: which actions need the user's confirmation, and where the agent may go.
+
+Destructive actions (buy, pay, place an order, delete, send, transfer, ...) are recognised
+from the target element's role and accessible name and from its form's context (pressing
+Enter in a field submits the form's destructive button). Domains are matched by host name,
+subdomains included.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from host.snapshot import Snapshot, SnapshotElement
+
+#: Words and phrases that make a button, link or menu item destructive.
+DESTRUCTIVE_PATTERN = re.compile(
+    r"\b("
+    r"buy( now)?|purchase|pay( now)?|place( your)? order|complete (the )?(order|purchase)|submit (the )?order|"
+    r"confirm (the )?(payment|order|purchase|transfer)|checkout now|subscribe|"
+    r"delete|remove|erase|destroy|discard|wipe|"
+    r"send( money| payment)?|transfer|withdraw|donate|"
+    r"cancel (my |your )?(account|subscription|order)|close (my |your )?account|unsubscribe|"
+    r"publish|post( now)?"
+    r")\b",
+    re.IGNORECASE,
+)
+
+#: Roles a person activates to commit something.
+ACTIVATING_ROLES = frozenset({"button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "tab", "switch"})
+#: Actions that activate their target.
+ACTIVATING_ACTIONS = frozenset({"click", "double_click"})
+
+
+class Policy(BaseModel):
+    """What the user allows the agent to do without asking."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: ask: wait for the user's answer; allow: never ask; block: refuse every destructive action.
+    destructive: Literal["ask", "allow", "block"] = "ask"
+    #: When nobody answers a confirmation (no panel, no terminal): decline it.
+    confirm_timeout_s: float = Field(default=300.0, gt=0)
+    #: If non-empty, the agent may only visit these domains (and their subdomains).
+    allow_domains: list[str] = Field(default_factory=list)
+    #: The agent may never visit these domains (and their subdomains).
+    block_domains: list[str] = Field(default_factory=list)
+    #: Deterministic repair may close an overlay (drawer, modal) that covers the target.
+    dismiss_occluders: bool = True
+
+
+def destructive_reason(action: dict[str, Any], snapshot: Snapshot | None) -> str | None:
+    """Why `action` on `snapshot` is destructive, or None when it is not."""
+    kind = action.get("type")
+    element = snapshot.find(action["ref"]) if snapshot is not None and isinstance(action.get("ref"), int) else None
+    if kind in ACTIVATING_ACTIONS and element is not None:
+        return _element_reason(element)
+    if kind == "press" and str(action.get("key", "")).lower() in ("enter", "numpadenter") and snapshot is not None:
+        return _form_reason(element, snapshot)
+    return None
+
+
+def _element_reason(element: SnapshotElement) -> str | None:
+    if element.role.lower() not in ACTIVATING_ROLES and not (element.model_extra or {}).get("submit"):
+        return None
+    match = DESTRUCTIVE_PATTERN.search(element.name or "")
+    if match:
+        return f'{element.role} "{element.name}" looks destructive ({match.group(0).lower()})'
+    return None
+
+
+def _form_reason(field: SnapshotElement | None, snapshot: Snapshot) -> str | None:
+    """Enter in a field submits its form: destructive when the form's buttons are."""
+    form = (field.model_extra or {}).get("form") if field is not None else None
+    for element in snapshot.elements:
+        if element.role.lower() != "button":
+            continue
+        if form is not None and (element.model_extra or {}).get("form") not in (None, form):
+            continue
+        reason = _element_reason(element)
+        if reason:
+            return f"Enter submits a form whose {reason}"
+    return None
+
+
+def host_of(url: str) -> str:
+    """The lower-case host name of a URL ('' when it has none)."""
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def _in(host: str, domains: list[str]) -> bool:
+    for domain in domains:
+        domain = domain.lower().lstrip(".")
+        if host == domain or host.endswith("." + domain):
+            return True
+    return False
+
+
+def domain_refusal(url: str, policy: Policy) -> str | None:
+    """Why the policy forbids visiting `url`, or None when it may be visited."""
+    host = host_of(url)
+    if not host:
+        return None  # about:blank and the like carry no domain to judge
+    if _in(host, policy.block_domains):
+        return f"{host} is on the block list"
+    if policy.allow_domains and not _in(host, policy.allow_domains):
+        return f"{host} is not on the allow list"
+    return None

@@ -1,0 +1,116 @@
+"""The executor: one typed action per turn against the current snapshot.
+
+Native tool calls where the provider has them (one tool per action type, refs limited to the
+snapshot); JSON in text otherwise, through the one hardened parser. A reply that cannot be
+used is answered with a reminder that names what was wrong, a bounded number of times.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from host.actions import Decision
+from host.agent import prompts
+from host.agent.grammar import DecisionRejected, executor_tools, validate_decision
+from host.snapshot import Snapshot
+from providers.base import CompletionRequest, LLMProvider, Message
+from providers.parsing import ParseFailure, decision_from_tool_call, parse_decision, retry_reminder
+
+
+class ParseProblem(BaseModel):
+    """One unusable reply and the reminder it was answered with."""
+
+    kind: str
+    detail: str
+    reminder: str
+
+
+class Turn(BaseModel):
+    """The outcome of one executor turn."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    decision: Decision | None
+    #: The model's raw output (text and tool calls) of the last call, for artifacts.
+    raw: str
+    tokens: int
+    calls: int
+    latency_ms: float
+    problems: list[ParseProblem]
+    native: bool
+
+
+def _rejection_reminder(rejected: DecisionRejected) -> str:
+    return (
+        f"Your previous answer could not be used [{rejected.kind}]: {rejected.message}. "
+        "Choose again: exactly one action, with a ref from the current snapshot."
+    )
+
+
+def _raw(completion: Any) -> str:
+    parts = [completion.text or ""]
+    for call in completion.tool_calls:
+        parts.append(f"tool_call {call.name} {call.arguments}")
+    return "\n".join(p for p in parts if p)
+
+
+class Executor:
+    """Asks one provider for the next action."""
+
+    def __init__(self, provider: LLMProvider, timeout: float = 90.0) -> None:
+        self.provider = provider
+        self.timeout = timeout
+        self.native = provider.capabilities().native_tools
+
+    async def decide(
+        self, *, task: str, intent: str, verify: list[dict[str, Any]], history: list[str], feedback: str | None,
+        page: str, snapshot: Snapshot, step_index: int, attempt: int, reminders: int, timeout: float | None = None,
+    ) -> Turn:
+        """One decision valid for `snapshot`, or `decision=None` after `reminders` unusable replies."""
+        messages = [
+            Message.text("system", prompts.EXECUTOR_SYSTEM),
+            Message.text("user", prompts.executor_user(task, intent, verify, history, feedback, page, text_mode=not self.native)),
+        ]
+        tools = executor_tools(snapshot) if self.native else []
+        snapshot_json = snapshot.model_dump(exclude={"screenshot_b64"})
+        problems: list[ParseProblem] = []
+        tokens = 0
+        raw = ""
+        started = time.perf_counter()
+        calls = 0
+        for _ in range(reminders + 1):
+            calls += 1
+            request = CompletionRequest(
+                messages=messages, tools=tools, tool_choice="required" if tools else "auto",
+                timeout=timeout or self.timeout,
+                metadata={"role": "executor", "snapshot": snapshot_json, "step_index": step_index, "attempt": attempt, "task": task},
+            )
+            completion = await self.provider.complete(request)
+            if completion.usage:
+                tokens += completion.usage.input_tokens + completion.usage.output_tokens
+            raw = _raw(completion)
+            try:
+                if completion.tool_calls:
+                    call = completion.tool_calls[0]
+                    if len(completion.tool_calls) > 1:
+                        raise ParseFailure("multi_root", f"{len(completion.tool_calls)} tool calls; call exactly one tool")
+                    decision = decision_from_tool_call(call.name, call.arguments)
+                else:
+                    decision = parse_decision(completion.text or "")
+                typed = validate_decision(decision, snapshot)
+            except ParseFailure as failure:
+                reminder = retry_reminder(failure)
+                problems.append(ParseProblem(kind=failure.kind, detail=failure.detail, reminder=reminder))
+            except DecisionRejected as rejected:
+                reminder = _rejection_reminder(rejected)
+                problems.append(ParseProblem(kind=rejected.kind, detail=rejected.message, reminder=reminder))
+            else:
+                return Turn(decision=typed, raw=raw, tokens=tokens, calls=calls, latency_ms=(time.perf_counter() - started) * 1000,
+                            problems=problems, native=self.native)
+            # The reply goes back as text so every provider can read it; the reminder names the failure.
+            messages = [*messages, Message.text("assistant", raw or "(empty answer)"), Message.text("user", reminder)]
+        return Turn(decision=None, raw=raw, tokens=tokens, calls=calls, latency_ms=(time.perf_counter() - started) * 1000,
+                    problems=problems, native=self.native)

@@ -1,0 +1,102 @@
+"""The executor's grammar for one turn: one tool per action type whose `ref` can only name a ref
+of the current snapshot, and the check every decision passes before it is dispatched.
+
+While the snapshot is small the refs are an `enum` in the tool schema, so a provider with
+constrained decoding cannot even produce a wrong one; above ENUM_LIMIT refs the schema says
+"integer" and the same check runs on the reply instead.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+from typing import Any
+
+import jsonschema
+from pydantic import ValidationError
+
+from host.actions import ACTION_TYPES, Decision, action_adapter, decision_json_schema
+from host.snapshot import Snapshot
+from providers.base import Tool
+
+#: Most refs listed as an enum in a tool schema.
+ENUM_LIMIT = 300
+
+
+class DecisionRejected(ValueError):
+    """A parsed decision that does not fit the grammar or the snapshot; `kind` says how."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+@lru_cache(maxsize=1)
+def _action_schemas() -> dict[str, dict[str, Any]]:
+    """Per action type: (description, parameters schema without `type`)."""
+    schema = action_adapter.json_schema()
+    defs = schema.get("$defs", {})
+    out: dict[str, dict[str, Any]] = {}
+    for entry in schema["oneOf"]:
+        sub = defs[entry["$ref"].split("/")[-1]]
+        kind = sub["properties"]["type"]["const"] if "const" in sub["properties"]["type"] else sub["properties"]["type"]["default"]
+        props = {k: v for k, v in sub["properties"].items() if k != "type"}
+        out[kind] = {
+            "description": sub.get("description", ""),
+            "parameters": {
+                "type": "object",
+                "properties": props,
+                "required": [r for r in sub.get("required", []) if r != "type"],
+                "additionalProperties": False,
+            },
+        }
+    return out
+
+
+@lru_cache(maxsize=1)
+def _validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(decision_json_schema())
+
+
+def snapshot_refs(snapshot: Snapshot) -> list[int]:
+    return [e.ref for e in snapshot.elements]
+
+
+def executor_tools(snapshot: Snapshot, allowed: tuple[str, ...] = ACTION_TYPES) -> list[Tool]:
+    """The tools of one executor turn: one per action type, `ref` limited to this snapshot."""
+    refs = snapshot_refs(snapshot)
+    tools = []
+    for kind, spec in _action_schemas().items():
+        if kind not in allowed:
+            continue
+        params = copy.deepcopy(spec["parameters"])
+        params["properties"]["thought"] = {"type": "string", "description": "One short sentence: why this action."}
+        ref = params["properties"].get("ref")
+        if ref is not None:
+            base = {"type": "integer", "description": "The [number] of an element in the current snapshot."}
+            if refs and len(refs) <= ENUM_LIMIT:
+                base["enum"] = refs
+            # Optional refs (press, scroll, extract) stay optional.
+            params["properties"]["ref"] = base if "ref" in params["required"] else {"anyOf": [base, {"type": "null"}], "default": None}
+        tools.append(Tool(name=kind, description=spec["description"], parameters=params))
+    return tools
+
+
+def validate_decision(decision: dict[str, Any], snapshot: Snapshot) -> Decision:
+    """The decision as a typed Decision, after the JSON Schema and the snapshot's refs agree.
+
+    Raises DecisionRejected with kind `shape` (not the grammar) or `unknown_ref` (a ref this
+    snapshot does not have).
+    """
+    errors = sorted(_validator().iter_errors(decision), key=lambda e: len(list(e.path)))
+    if errors:
+        raise DecisionRejected("shape", f"the decision does not fit the action grammar: {errors[0].message[:300]}")
+    try:
+        typed = Decision.model_validate(decision)
+    except ValidationError as exc:
+        raise DecisionRejected("shape", f"the decision does not fit the action grammar: {exc.errors()[0]['msg']}") from None
+    ref = getattr(typed.action, "ref", None)
+    if ref is not None and snapshot.find(ref) is None:
+        raise DecisionRejected("unknown_ref", f"ref {ref} is not in the current snapshot; use one of the [numbers] listed there")
+    return typed

@@ -1,0 +1,435 @@
+"""One agent run: plan, then per step snapshot -> decide -> gate -> dispatch -> verify, with
+repair, retries, replans and budgets; every attempt is a trace event and a streamed event.
+
+A step passes only when its predicates hold on fresh browser state. A failed required step
+persists its evidence (snapshot, overlay screenshot, the model's raw output) and triggers a
+bounded replan with that evidence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any, Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from host.actions import MUTATING
+from host.agent import repair as repairs
+from host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
+from host.agent.confirm import Policy, destructive_reason, domain_refusal
+from host.agent.executor import Executor, Turn
+from host.agent.human import Human
+from host.agent.planner import Plan, PlanStep, Planner, PlannerFailed
+from host.agent.prompts import snapshot_block
+from host.agent.secrets import Redactor, SecretMissing, protect_typed_text, resolve_action
+from host.agent.session import BrowserSession
+from host.agent.trace import RunSummary, TraceWriter, digest, new_run_id
+from host.agent.verifier import Expectation, PredicateError, Verification, VerifyContext, parse_predicate, parse_predicates
+from host.bridge import BrowserBridge, BrowserError
+from host.browser import ActionResult
+from host.snapshot import Snapshot
+from providers.base import LLMProvider
+from providers.errors import ProviderError
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[str, dict[str, Any]], None]
+
+
+class RunOptions(BaseModel):
+    """What one run does and under which limits."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: str = Field(min_length=1, max_length=4000)
+    start_url: str | None = None
+    tab_id: int | None = None
+    budgets: Budgets = Field(default_factory=Budgets)
+    policy: Policy = Field(default_factory=Policy)
+    #: Attach a numbered-overlay screenshot to each step's settled snapshot (for traces and the panel).
+    screenshots: bool = True
+    max_chars: int = Field(default=20_000, ge=500)
+
+
+class RunStopped(Exception):
+    """The run ends early for a reason that is not a budget: declined, blocked, no plan."""
+
+    def __init__(self, outcome: str, reason: str) -> None:
+        super().__init__(reason)
+        self.outcome = outcome
+        self.reason = reason
+
+
+class StepOutcome(BaseModel):
+    verdict: str  # passed | failed | done
+    reason: str = ""
+    success: bool = False
+    result: str = ""
+    attempts: int = 0
+
+
+def _action_line(action: dict[str, Any], snapshot: Snapshot | None) -> str:
+    """A short human line for an action: `click [12] button "Add to cart"`."""
+    kind = action.get("type", "?")
+    parts = [kind]
+    ref = action.get("ref")
+    if isinstance(ref, int):
+        element = snapshot.find(ref) if snapshot else None
+        parts.append(f'[{ref}] {element.role} "{element.name[:60]}"' if element else f"[{ref}]")
+    for key in ("text", "key", "value", "url", "direction", "question", "result", "ms"):
+        if action.get(key) not in (None, ""):
+            parts.append(f"{key}={str(action[key])[:80]!r}")
+    return " ".join(parts)
+
+
+class AgentRun:
+    """Runs one task to a RunSummary. Cancel the task running `run()` to stop it at any point."""
+
+    def __init__(
+        self, options: RunOptions, bridge: BrowserBridge, planner: LLMProvider, executor: LLMProvider, human: Human,
+        emit: Emit | None = None, run_id: str | None = None,
+    ) -> None:
+        self.options = options
+        self.run_id = run_id or new_run_id()
+        self.redactor = Redactor()
+        self.trace = TraceWriter(self.run_id, self.redactor)
+        self.session = BrowserSession(bridge, tab_id=options.tab_id, max_chars=options.max_chars, screenshots=options.screenshots)
+        self.planner = Planner(planner)
+        self.executor = Executor(executor)
+        self.human = human
+        self._emit_cb = emit
+        self.budget = BudgetTracker(options.budgets)
+        self.history: list[str] = []
+        self.steps_passed = 0
+        self.steps_total = 0
+        self.retries = 0
+        self.step_counter = 0
+        self.result = ""
+        self.last_raw = ""
+
+    # ------------------------------------------------------------ plumbing
+
+    def emit(self, kind: str, **data: Any) -> dict[str, Any]:
+        """Trace an event and stream it to the caller (both redacted)."""
+        record = self.trace.event(kind, run_id=self.run_id, **data)
+        if self._emit_cb is not None:
+            try:
+                self._emit_cb(kind, record)
+            except Exception:
+                log.exception("could not stream the %s event", kind)
+        return record
+
+    def _safe(self, snapshot: Snapshot) -> Snapshot:
+        """The snapshot as prompts and traces may see it: no screenshot, no secret, no password value."""
+        return self.redactor.snapshot(snapshot.model_copy(update={"screenshot_b64": None}))
+
+    def _page(self, snapshot: Snapshot) -> str:
+        return snapshot_block(snapshot.url, snapshot.title, snapshot.text, self.session.tab_id)
+
+    def _timeout(self) -> float:
+        return max(1.0, min(120.0, self.budget.remaining_s()))
+
+    def _take_tokens(self, count: int) -> None:
+        self.budget.add_tokens(count)
+
+    # ------------------------------------------------------------ the run
+
+    async def run(self) -> RunSummary:
+        started = time.monotonic()
+        outcome, reason, success = "failed", "", False
+        self.emit("run", task=self.options.task, start_url=self.options.start_url, budgets=self.options.budgets.model_dump(),
+                  policy=self.options.policy.model_dump(), trace_dir=str(self.trace.dir))
+        # The wall clock bounds everything, the in-flight model or browser call included.
+        clock = asyncio.timeout(self.options.budgets.wall_clock_s)
+        try:
+            async with clock:
+                success, outcome, reason = await self._run()
+        except TimeoutError:
+            if clock.expired():
+                outcome, reason = "budget_wall_clock", f"the run used its {self.options.budgets.wall_clock_s:g} s wall-clock budget"
+            else:
+                outcome, reason = "error", "an operation timed out"
+        except BudgetExhausted as exc:
+            outcome, reason = f"budget_{exc.kind}", exc.message
+        except RunStopped as exc:
+            outcome, reason = exc.outcome, exc.reason
+        except ProviderError as exc:
+            outcome, reason = "error", f"{type(exc).__name__}: {exc}"
+        except BrowserError as exc:
+            outcome, reason = "error", f"browser {exc.code}: {exc.message}"
+        except asyncio.CancelledError:
+            self._finish(started, False, "cancelled", "the run was cancelled")
+            raise
+        return self._finish(started, success, outcome, reason)
+
+    def _finish(self, started: float, success: bool, outcome: str, reason: str) -> RunSummary:
+        summary = RunSummary(
+            success=success, duration_ms=round((time.monotonic() - started) * 1000, 1), tokens_total=self.budget.tokens,
+            steps_passed=self.steps_passed, steps_total=max(self.steps_total, self.steps_passed), run_id=self.run_id,
+            task=self.options.task, outcome=outcome, reason=reason, result=self.result, replans=self.budget.replans,
+            retries=self.retries, trace_dir=str(self.trace.dir),
+        )
+        summary = RunSummary.model_validate(self.redactor.obj(summary.model_dump()))
+        self.trace.summary(summary)
+        self.emit("finished", **summary.model_dump())
+        log.info("run %s ended: %s (%s)", self.run_id, outcome, self.redactor.text(reason))
+        return summary
+
+    async def _run(self) -> tuple[bool, str, str]:
+        policy = self.options.policy
+        if self.options.start_url:
+            refusal = domain_refusal(self.options.start_url, policy)
+            if refusal:
+                raise RunStopped("blocked", f"the start URL is not allowed: {refusal}")
+            await self.session.open(self.options.start_url)
+        elif self.session.tab_id is None:
+            await self.session.use_active_tab()
+        snap = await self.session.snapshot()
+        refusal = domain_refusal(snap.url, policy)
+        if refusal:
+            raise RunStopped("blocked", f"the agent may not work on this page: {refusal}")
+
+        plan = await self._plan(snap, evidence=None)
+        self.steps_total = len(plan.steps)
+        index = 0
+        while index < len(plan.steps):
+            step = plan.steps[index]
+            outcome, snap = await self._step(step, index, snap)
+            if outcome.verdict == "done":
+                self.result = outcome.result
+                return outcome.success, "done" if outcome.success else "failed", outcome.reason
+            if outcome.verdict == "passed":
+                self.steps_passed += 1
+                self.history.append(f"- step {self.steps_passed}: {step.intent} -> passed")
+                index += 1
+                continue
+            if not step.required:
+                self.history.append(f"- optional step skipped: {step.intent} ({outcome.reason})")
+                index += 1
+                continue
+            evidence = await self._persist_failure(step, outcome, snap)
+            self.budget.take_replan()
+            plan = await self._plan(snap, evidence=evidence)
+            self.steps_total = self.steps_passed + len(plan.steps)
+            index = 0
+        return True, "done", "every step passed its checks"
+
+    async def _plan(self, snap: Snapshot, evidence: dict[str, Any] | None) -> Plan:
+        self.budget.check_tokens()
+        safe = self._safe(snap)
+        done_steps = [line for line in self.history if "-> passed" in line]
+        try:
+            result = await self.planner.plan(
+                self.options.task, self._page(safe), safe.model_dump(), evidence=evidence, done_steps=done_steps, timeout=self._timeout(),
+            )
+        except PlannerFailed as exc:
+            raise RunStopped("failed", str(exc)) from None
+        self._take_tokens(result.tokens)
+        self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in result.plan.steps], tokens=result.tokens,
+                  latency_ms=round(result.latency_ms, 1), attempts=result.attempts, evidence=evidence)
+        return result.plan
+
+    async def _persist_failure(self, step: PlanStep, outcome: StepOutcome, snap: Snapshot) -> dict[str, Any]:
+        """Store the evidence of a failed required step; returns it for the replan."""
+        name = f"fail-{self.step_counter:03d}"
+        artifacts = {"snapshot": self.trace.artifact_json(f"{name}-snapshot.json", self._safe(snap).model_dump()),
+                     "raw_output": self.trace.artifact_text(f"{name}-model.txt", self.last_raw)}
+        try:
+            shot = await self.session.snapshot(screenshot=True)
+            if shot.screenshot_b64:
+                artifacts["screenshot"] = self.trace.artifact_b64(f"{name}-overlay.jpg", shot.screenshot_b64)
+        except BrowserError as exc:
+            log.warning("no failure screenshot: %s", exc)
+        evidence = {"failed_step": step.intent, "reason": outcome.reason, "url": snap.url, "attempts": outcome.attempts}
+        self.emit("step_failed", intent=step.intent, reason=outcome.reason, artifacts=artifacts)
+        return evidence
+
+    # ------------------------------------------------------------ one plan step
+
+    async def _step(self, step: PlanStep, index: int, snap: Snapshot) -> tuple[StepOutcome, Snapshot]:
+        predicates = parse_predicates(step.verify)
+        expectation = Expectation(predicates, VerifyContext(url_before=snap.url))
+        feedback: str | None = None
+        attempt = 0
+        while True:
+            attempt += 1
+            if attempt > 1:
+                if not self.budget.retries_left(attempt - 1):
+                    return StepOutcome(verdict="failed", reason=feedback or "the step failed", attempts=attempt - 1), snap
+                self.retries += 1
+            self.budget.take_step()
+            self.step_counter += 1
+            record: dict[str, Any] = {"step": self.step_counter, "plan_index": index, "attempt": attempt, "intent": step.intent,
+                                      "verify": step.verify, "required": step.required}
+            outcome, snap, feedback = await self._attempt(step, index, attempt, snap, expectation, feedback, record)
+            if outcome is not None:
+                return outcome, snap
+
+    async def _attempt(
+        self, step: PlanStep, index: int, attempt: int, snap: Snapshot, expectation: Expectation, feedback: str | None,
+        record: dict[str, Any],
+    ) -> tuple[StepOutcome | None, Snapshot, str | None]:
+        """One executor turn at a step. Returns (outcome or None to try again, snapshot, feedback)."""
+        timing: dict[str, float] = {}
+        safe = self._safe(snap)
+        record["snapshot"] = {"digest": digest(safe.text), "chars": len(safe.text), "elements": len(safe.elements), "url": safe.url}
+        t0 = time.perf_counter()
+        turn: Turn = await self.executor.decide(
+            task=self.options.task, intent=step.intent, verify=step.verify, history=self.history, feedback=feedback,
+            page=self._page(safe), snapshot=safe, step_index=index, attempt=attempt,
+            reminders=self.options.budgets.retries_per_step, timeout=self._timeout(),
+        )
+        timing["model_ms"] = (time.perf_counter() - t0) * 1000
+        self._take_tokens(turn.tokens)
+        self.last_raw = turn.raw
+        record.update(tokens=turn.tokens, model_calls=turn.calls, native_tools=turn.native,
+                      parse_failures=[p.model_dump() for p in turn.problems])
+
+        def finish(verdict: str, reason: str = "", **extra: Any) -> None:
+            record.update(verdict=verdict, reason=reason, timing={k: round(v, 1) for k, v in timing.items()}, **extra)
+            self.emit("step", **record)
+
+        if turn.decision is None:
+            kinds = ", ".join(p.kind for p in turn.problems)
+            finish("failed", f"no usable decision ({kinds})")
+            return None, snap, f"your answers could not be used ({kinds}); answer with one valid action"
+        action = turn.decision.action.model_dump(mode="json", exclude_none=True)
+        record.update(action=action, action_line=_action_line(action, safe), thought=turn.decision.thought)
+        kind = action["type"]
+
+        if kind == "done":
+            verdict = expectation.once(snap) if expectation.predicates else None
+            ok = bool(action.get("success", True)) and (verdict is None or verdict.ok)
+            reason = action.get("result", "") if ok else (action.get("result") or "the task could not be finished")
+            if verdict is not None and not verdict.ok:
+                reason = "done was claimed but the step's checks fail: " + "; ".join(r.detail for r in verdict.failed())
+            finish("done" if ok else "failed", reason, checks=[r.model_dump() for r in verdict.results] if verdict else [])
+            return StepOutcome(verdict="done", success=ok, result=action.get("result", ""), reason=reason, attempts=attempt), snap, None
+
+        if kind == "ask_user":
+            answer = await self.human.ask(action["question"])
+            self.history.append(f"- asked the user: {action['question']!r} -> " + (f"answer: {answer!r}" if answer else "no answer"))
+            finish("answered" if answer else "unanswered", "")
+            return None, snap, None if answer else "the user did not answer; go on without asking"
+
+        if kind == "wait" and action.get("until") is not None:
+            return await self._wait_until(action, snap, expectation, timing, finish)
+
+        if kind in ("navigate", "new_tab") and action.get("url"):
+            refusal = domain_refusal(action["url"], self.options.policy)
+            if refusal:
+                finish("refused", refusal)
+                return None, snap, f"that URL is not allowed ({refusal}); stay on allowed sites"
+
+        reason = destructive_reason(action, safe)
+        if reason:
+            await self._gate(action, reason, safe, record, finish)
+
+        t0 = time.perf_counter()
+        try:
+            dispatched = resolve_action(action, self.redactor)
+        except SecretMissing as exc:
+            finish("failed", str(exc))
+            raise RunStopped("failed", str(exc)) from None
+        protect_typed_text(action, snap, self.redactor)
+        result = await self.session.act(dispatched, screenshot=self.options.screenshots)
+        timing["dispatch_ms"] = (time.perf_counter() - t0) * 1000
+        record.update(path=result.path, settle_ms=result.settle_ms, navigated=result.navigated, tab_id=self.session.tab_id)
+        if result.text is not None and kind == "extract":
+            self.result = result.text[:4000]
+
+        if not result.ok:
+            error = result.error
+            code, message = (error.code, error.message) if error else ("failed", "the action failed")
+            if code == "stale_ref":
+                # The element is gone: decide again on the fresh snapshot, never re-dispatch by name.
+                fresh = result.snapshot or await self.session.snapshot()
+                finish("retry", f"stale_ref: {message}", error={"code": code, "message": message})
+                return None, fresh, f"ref {action.get('ref')} no longer exists (the page changed); choose from the fresh snapshot"
+            t1 = time.perf_counter()
+            fixed = await repairs.after_action_error(self.session, self.options.policy, dispatched, result)
+            timing["repair_ms"] = (time.perf_counter() - t1) * 1000
+            record["repair"] = fixed.notes
+            if fixed.result is None or not fixed.result.ok:
+                fresh = fixed.snapshot or result.snapshot or await self.session.snapshot()
+                finish("retry", f"{code}: {message}", error={"code": code, "message": message})
+                return None, fresh, f"the action failed with {code}: {message}"
+            result = fixed.result
+
+        self.history.append(f"- did: {_action_line(action, safe)}")
+        return await self._verify(result, expectation, timing, finish, record)
+
+    async def _gate(self, action: dict[str, Any], reason: str, safe: Snapshot, record: dict[str, Any], finish: Callable[..., None]) -> None:
+        """Confirmation of a destructive action by policy; raises RunStopped when it may not happen."""
+        policy = self.options.policy
+        line = _action_line(action, safe)
+        record["destructive"] = reason
+        if policy.destructive == "allow":
+            return
+        if policy.destructive == "block":
+            finish("blocked", f"destructive action blocked by policy: {reason}")
+            raise RunStopped("blocked", f"{line} was blocked by policy ({reason})")
+        request = {"action": action, "action_line": line, "reason": reason, "url": safe.url}
+        try:
+            approved = await asyncio.wait_for(self.human.confirm(request), policy.confirm_timeout_s)
+        except TimeoutError:
+            approved = False
+        record["confirmation"] = "approved" if approved else "declined"
+        if not approved:
+            finish("declined", f"the user declined: {line}")
+            raise RunStopped("declined", f"the user declined {line}")
+
+    async def _wait_until(self, action: dict[str, Any], snap: Snapshot, expectation: Expectation,
+                          timing: dict[str, float], finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
+        try:
+            predicate = parse_predicate(action["until"])
+        except PredicateError as exc:
+            finish("failed", f"bad wait predicate: {exc}")
+            return None, snap, f"the wait's `until` is not a valid predicate: {exc}"
+        t0 = time.perf_counter()
+        waited = await Expectation([predicate], expectation.context).eventually(
+            snap, self.session.snapshot, timeout=action.get("timeout_ms", 5000) / 1000, max_tries=20)
+        timing["verify_ms"] = (time.perf_counter() - t0) * 1000
+        latest = waited.snapshot or snap
+        if not expectation.predicates:
+            finish("passed" if waited.ok else "failed", "", checks=[r.model_dump() for r in waited.results])
+            return (StepOutcome(verdict="passed"), latest, None) if waited.ok else (None, latest, "the condition never held")
+        verdict = expectation.once(latest)
+        finish("passed" if verdict.ok else "retry", "", checks=[r.model_dump() for r in verdict.results])
+        return (StepOutcome(verdict="passed"), latest, None) if verdict.ok else (None, latest, self._check_feedback(verdict))
+
+    @staticmethod
+    def _check_feedback(verdict: Verification) -> str:
+        return "the step's checks failed: " + "; ".join(f"{list(r.predicate)[0]} ({r.detail})" for r in verdict.failed())
+
+    async def _verify(self, result: ActionResult, expectation: Expectation, timing: dict[str, float],
+                      finish: Callable[..., None], record: dict[str, Any]) -> tuple[StepOutcome | None, Snapshot, str | None]:
+        settled = result.snapshot or await self.session.snapshot(screenshot=self.options.screenshots)
+        if settled.screenshot_b64:
+            record["screenshot"] = self.trace.artifact_b64(f"step-{self.step_counter:03d}.jpg", settled.screenshot_b64)
+        settled = settled.model_copy(update={"screenshot_b64": None})
+        if not expectation.predicates:
+            finish("passed", "the action succeeded (the step has no checks)")
+            return StepOutcome(verdict="passed"), settled, None
+        t0 = time.perf_counter()
+        verdict = await expectation.eventually(settled, self.session.snapshot)
+        timing["verify_ms"] = (time.perf_counter() - t0) * 1000
+        latest = verdict.snapshot or settled
+        if not verdict.ok:
+            t1 = time.perf_counter()
+            fixed = await repairs.after_failed_check(self.session, expectation, latest)
+            timing["repair_ms"] = (time.perf_counter() - t1) * 1000
+            record["repair"] = fixed.notes
+            if fixed.verification is not None:
+                verdict = fixed.verification
+                latest = fixed.snapshot or latest
+        record["verify_tries"] = verdict.tries
+        checks = [r.model_dump() for r in verdict.results]
+        if verdict.ok:
+            finish("passed", "", checks=checks)
+            return StepOutcome(verdict="passed"), latest, None
+        feedback = self._check_feedback(verdict)
+        finish("retry", feedback, checks=checks)
+        return None, latest, feedback

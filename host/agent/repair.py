@@ -1,0 +1,110 @@
+"""Deterministic repair: cheap, model-free fixes tried before the model is asked again.
+
+After an action failed without acting (occluded, not visible, timeout waiting to be
+actionable): wait for the page to settle, close a reported occluder when the policy allows,
+and try the same action on the same ref once more; it never re-binds a ref by name. After a
+failed check: wait for settle and look again, scrolling when the snapshot is paginated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from host.agent.confirm import Policy
+from host.agent.session import BrowserSession
+from host.agent.verifier import Expectation, Verification
+from host.browser import ActionResult
+from host.snapshot import Snapshot
+
+#: Names of controls that close an overlay without committing to anything.
+CLOSE_NAME = re.compile(
+    r"^(x|×|✕|✖)$|\b(close|dismiss|no,? thanks|not now|maybe later|skip|continue shopping|got it|cancel)\b", re.IGNORECASE
+)
+#: Codes for which the action did nothing, so trying it again cannot do it twice.
+DID_NOT_ACT = frozenset({"occluded", "not_visible", "timeout", "disabled"})
+SETTLE_WAIT_MS = 400
+
+
+class Repair(BaseModel):
+    """What a repair did, and what it produced."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    notes: list[str]
+    result: ActionResult | None = None
+    snapshot: Snapshot | None = None
+    verification: Verification | None = None
+
+
+def occluder_ref(result: ActionResult) -> int | None:
+    """The ref of the element the extension reported as covering the target."""
+    data = result.error.data if result.error else {}
+    for key in ("occluder_ref", "occluder", "by"):
+        value = data.get(key)
+        if isinstance(value, dict):
+            value = value.get("ref")
+        if isinstance(value, int):
+            return value
+    return None
+
+
+def _inside(box: list[float], outer: list[float]) -> bool:
+    x, y, w, h = box
+    ox, oy, ow, oh = outer
+    return ow > 0 and oh > 0 and x >= ox - 1 and y >= oy - 1 and x + w <= ox + ow + 1 and y + h <= oy + oh + 1
+
+
+def close_control(snapshot: Snapshot, occluder: int | None) -> int | None:
+    """A button or link that closes the occluder: inside its box when the box is known."""
+    outer = snapshot.find(occluder).bbox if occluder is not None and snapshot.find(occluder) else None
+    for element in snapshot.elements:
+        if element.role.lower() not in ("button", "link") or not CLOSE_NAME.search(element.name.strip()):
+            continue
+        if outer is None or _inside(element.bbox, outer):
+            return element.ref
+    return None
+
+
+async def after_action_error(session: BrowserSession, policy: Policy, action: dict[str, Any], result: ActionResult) -> Repair:
+    """Try to make a failed action possible and dispatch it once more; never for stale refs."""
+    code = result.error.code if result.error else ""
+    notes: list[str] = []
+    if code not in DID_NOT_ACT:
+        return Repair(notes=notes)
+    await session.act({"type": "wait", "ms": SETTLE_WAIT_MS}, snapshot_after=False)
+    notes.append(f"waited {SETTLE_WAIT_MS} ms for the page to settle")
+    if code == "occluded":
+        if not policy.dismiss_occluders:
+            notes.append("an overlay covers the target; the policy does not allow closing it")
+            return Repair(notes=notes, snapshot=await session.snapshot())
+        occluder = occluder_ref(result)
+        pressed = await session.act({"type": "press", "key": "Escape"})
+        notes.append("pressed Escape to close the overlay")
+        snap = pressed.snapshot or await session.snapshot()
+        if occluder is not None and snap.find(occluder) is not None:
+            close = close_control(snap, occluder)
+            if close is not None:
+                closed = await session.act({"type": "click", "ref": close})
+                notes.append(f'clicked [{close}] "{snap.find(close).name}" to close the overlay')  # type: ignore[union-attr]
+                snap = closed.snapshot or snap
+    retried = await session.act(action)
+    notes.append("tried the same action on the same ref again" + (" — it worked" if retried.ok else f" — {retried.error.code if retried.error else 'failed'}"))
+    return Repair(notes=notes, result=retried, snapshot=retried.snapshot)
+
+
+async def after_failed_check(session: BrowserSession, expectation: Expectation, snapshot: Snapshot) -> Repair:
+    """Look again after a settle wait, and further down a paginated snapshot."""
+    notes = [f"waited {SETTLE_WAIT_MS} ms and took a fresh snapshot"]
+    await asyncio.sleep(SETTLE_WAIT_MS / 1000)
+    snap = await session.snapshot()
+    verdict = expectation.once(snap)
+    if not verdict.ok and snap.next_offset:
+        scrolled = await session.act({"type": "scroll", "direction": "down"})
+        notes.append("scrolled down: the snapshot did not fit in one page")
+        snap = scrolled.snapshot or await session.snapshot()
+        verdict = expectation.once(snap)
+    return Repair(notes=notes, snapshot=snap, verification=verdict)

@@ -1,0 +1,50 @@
+"""The agent's handle on its browser tab: typed snapshot and act requests for the tab it is
+in, following the tab an action moved it to."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from host.bridge import BrowserBridge
+from host.browser import ActionResult, ActRequest, SnapshotOptions, act, snapshot
+from host.snapshot import Snapshot
+
+
+class BrowserSession:
+    """One run's tab and snapshot options."""
+
+    def __init__(self, bridge: BrowserBridge, *, tab_id: int | None = None, max_chars: int = 20_000, screenshots: bool = False) -> None:
+        self.bridge = bridge
+        self.tab_id = tab_id
+        self.max_chars = max_chars
+        self.screenshots = screenshots
+
+    def options(self, screenshot: bool = False) -> SnapshotOptions:
+        return SnapshotOptions(tab_id=self.tab_id, max_chars=self.max_chars, screenshot=screenshot)
+
+    async def open(self, url: str) -> int:
+        """Open `url` in a new active tab, wait for it to load, and continue there."""
+        data = await self.bridge.request("tabs.open", {"url": url}, timeout=45.0)
+        self.tab_id = int(data["tab_id"])
+        return self.tab_id
+
+    async def use_active_tab(self) -> int:
+        data = await self.bridge.request("tabs.active", {})
+        self.tab_id = int(data["tab_id"])
+        return self.tab_id
+
+    async def snapshot(self, screenshot: bool = False) -> Snapshot:
+        snap = await snapshot(self.bridge, self.options(screenshot))
+        if snap.tab_id is not None:
+            self.tab_id = snap.tab_id
+        return snap
+
+    async def act(self, action: dict[str, Any], *, screenshot: bool = False, snapshot_after: bool = True) -> ActionResult:
+        """Dispatch one action; the result's tab becomes the session's tab."""
+        request = ActRequest(tab_id=self.tab_id, action=action, snapshot=self.options(screenshot) if snapshot_after else None)
+        result = await act(self.bridge, request)
+        if result.tab_id is not None:
+            self.tab_id = result.tab_id
+        elif result.new_tab is not None:
+            self.tab_id = result.new_tab.tab_id
+        return result

@@ -1,0 +1,127 @@
+"""The trace of one run: `runs/<id>/trace.jsonl` (one event per line), artifacts beside it, and
+`summary.json`. Folders are user-only (0700); everything written passes the run's redactor.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import secrets as _random
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from host.agent.secrets import Redactor
+from host.paths import private_dir, runs_dir
+
+TRACE_FILE = "trace.jsonl"
+SUMMARY_FILE = "summary.json"
+ARTIFACTS = "artifacts"
+
+
+class RunSummary(BaseModel):
+    """How a run ended. The first five fields are the contract; the rest explain it."""
+
+    success: bool
+    duration_ms: float
+    tokens_total: int
+    steps_passed: int
+    steps_total: int
+    run_id: str = ""
+    task: str = ""
+    #: done | failed | declined | blocked | cancelled | budget_<kind> | error
+    outcome: str = ""
+    reason: str = ""
+    result: str = ""
+    replans: int = 0
+    retries: int = 0
+    trace_dir: str = ""
+
+
+def new_run_id() -> str:
+    """A sortable, unique run id: UTC time plus random hex."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + _random.token_hex(3)
+
+
+def digest(text: str) -> str:
+    """A short content digest (for snapshots in the trace)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+class TraceWriter:
+    """Appends events and stores artifacts of one run."""
+
+    def __init__(self, run_id: str, redactor: Redactor, root: Path | None = None) -> None:
+        self.run_id = run_id
+        self.redactor = redactor
+        self.dir = private_dir((root or runs_dir()) / run_id)
+        private_dir(self.dir.parent)
+        self._file = self.dir / TRACE_FILE
+        self._t0 = time.monotonic()
+
+    def event(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """Append one event (redacted) and return it."""
+        record = {"event": kind, "t_ms": round((time.monotonic() - self._t0) * 1000, 1), **fields}
+        record = self.redactor.obj(record)
+        fd = os.open(self._file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        return record
+
+    def artifact_text(self, name: str, text: str) -> str:
+        """Store a text artifact (redacted); returns its path relative to the run folder."""
+        return self._write(name, self.redactor.text(text).encode("utf-8"))
+
+    def artifact_json(self, name: str, value: Any) -> str:
+        return self._write(name, json.dumps(self.redactor.obj(value), ensure_ascii=False, indent=1, default=str).encode("utf-8"))
+
+    def artifact_b64(self, name: str, data_b64: str) -> str:
+        """Store a base64 image (a screenshot) as a file."""
+        return self._write(name, base64.b64decode(data_b64))
+
+    def _write(self, name: str, data: bytes) -> str:
+        folder = private_dir(self.dir / ARTIFACTS)
+        path = folder / name
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        return f"{ARTIFACTS}/{name}"
+
+    def summary(self, summary: RunSummary) -> None:
+        path = self.dir / SUMMARY_FILE
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(self.redactor.obj(summary.model_dump()), handle, indent=1)
+
+
+class TraceNotFound(FileNotFoundError):
+    """No run folder matches."""
+
+
+def find_run(run: str, root: Path | None = None) -> Path:
+    """A run folder from an id, a unique id prefix, `latest`, or a path."""
+    candidate = Path(run)
+    if (candidate / TRACE_FILE).exists():
+        return candidate
+    root = root or runs_dir()
+    runs = sorted(p for p in root.glob("*") if (p / TRACE_FILE).exists()) if root.exists() else []
+    if run == "latest" and runs:
+        return runs[-1]
+    matches = [p for p in runs if p.name == run] or [p for p in runs if p.name.startswith(run)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise TraceNotFound(f"no run {run!r} under {root}")
+    raise TraceNotFound(f"{run!r} matches {len(matches)} runs; give more of the id")
+
+
+def read_trace(folder: Path) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The events of a run and its summary (None while it is still running)."""
+    events = [json.loads(line) for line in (folder / TRACE_FILE).read_text(encoding="utf-8").splitlines() if line.strip()]
+    summary_path = folder / SUMMARY_FILE
+    summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.exists() else None
+    return events, summary

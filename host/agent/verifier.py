@@ -1,0 +1,284 @@
+"""Predicates over a snapshot and its URL, checked `.once()` or `.eventually()`.
+
+A step passes because these hold on fresh browser state, never because the model said so.
+Elements are matched by role, accessible name and text over the snapshot, never by CSS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any, Awaitable, Callable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from host.snapshot import Snapshot, SnapshotElement
+
+#: Predicates about where the browser is; they get the shorter navigation timeout.
+NAVIGATION_PREDICATES = frozenset({"url_contains", "url_matches", "url_changed", "title_contains"})
+PREDICATE_NAMES = frozenset(
+    {*NAVIGATION_PREDICATES, "exists", "absent", "text_present", "value_equals", "checked", "count_at_least"}
+)
+
+FIRST_RETRY_S = 0.5
+MAX_TRIES = 5
+NAVIGATION_TIMEOUT_S = 3.0
+
+
+class PredicateError(ValueError):
+    """A predicate that is not one of the verifier's shapes."""
+
+
+class Target(BaseModel):
+    """Which elements a predicate is about: all given fields must match."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: str | None = None
+    name: str | None = None
+    name_contains: str | None = None
+    text_contains: str | None = None
+    nth: int | None = Field(default=None, ge=0)
+
+
+class _ValueTarget(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    target: Target
+    value: str
+
+
+class _CheckedTarget(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    target: Target
+    value: bool = True
+
+
+class _CountTarget(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    target: Target
+    n: int = Field(ge=0)
+
+
+class Predicate(BaseModel):
+    """One single-key predicate object, e.g. `{"url_contains": "/cart"}`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    arg: Any
+
+    @field_validator("name")
+    @classmethod
+    def _known(cls, name: str) -> str:
+        if name not in PREDICATE_NAMES:
+            raise ValueError(f"unknown predicate {name!r}")
+        return name
+
+    def to_json(self) -> dict[str, Any]:
+        return {self.name: self.arg}
+
+    @property
+    def is_navigation(self) -> bool:
+        return self.name in NAVIGATION_PREDICATES
+
+
+_ARG_MODELS: dict[str, Any] = {
+    "exists": Target, "absent": Target, "value_equals": _ValueTarget, "checked": _CheckedTarget, "count_at_least": _CountTarget,
+}
+
+
+def parse_predicate(raw: Any) -> Predicate:
+    """Validate one predicate object; raises PredicateError with a sentence saying what is wrong."""
+    if not isinstance(raw, dict) or len(raw) != 1:
+        raise PredicateError(f"a predicate is an object with exactly one key, got {str(raw)[:120]}")
+    (name, arg), = raw.items()
+    if name not in PREDICATE_NAMES:
+        raise PredicateError(f"unknown predicate {name!r}; known: {', '.join(sorted(PREDICATE_NAMES))}")
+    try:
+        if name in _ARG_MODELS:
+            _ARG_MODELS[name].model_validate(arg)
+        elif name == "url_changed":
+            if not isinstance(arg, bool):
+                raise PredicateError("url_changed takes true or false")
+        elif not isinstance(arg, str) or not arg:
+            raise PredicateError(f"{name} takes a non-empty string")
+        if name == "url_matches":
+            re.compile(arg)
+    except ValidationError as exc:
+        raise PredicateError(f"{name}: {exc.errors()[0]['msg']} at {'.'.join(map(str, exc.errors()[0]['loc']))}") from None
+    except re.error as exc:
+        raise PredicateError(f"url_matches: bad regular expression: {exc}") from None
+    return Predicate(name=name, arg=arg)
+
+
+def parse_predicates(raw: Any) -> list[Predicate]:
+    """Validate a list of predicate objects."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise PredicateError("verify must be a list of predicates")
+    return [parse_predicate(p) for p in raw]
+
+
+# ------------------------------------------------------------------ matching
+
+
+def _norm(text: str | None) -> str:
+    return " ".join((text or "").split()).casefold()
+
+
+def element_matches(element: SnapshotElement, target: Target) -> bool:
+    """Whether one element fits a target (role exact, names case- and whitespace-insensitive)."""
+    if target.role is not None and _norm(element.role) != _norm(target.role):
+        return False
+    name = _norm(element.name)
+    if target.name is not None and name != _norm(target.name):
+        return False
+    if target.name_contains is not None and _norm(target.name_contains) not in name:
+        return False
+    if target.text_contains is not None:
+        haystack = " ".join(_norm(t) for t in (element.name, element.value, (element.model_extra or {}).get("text")) if t)
+        if _norm(target.text_contains) not in haystack:
+            return False
+    return True
+
+
+def find_elements(snapshot: Snapshot, target: Target | dict[str, Any]) -> list[SnapshotElement]:
+    """The elements of `snapshot` that fit `target`, in snapshot order (`nth` picks one)."""
+    target = target if isinstance(target, Target) else Target.model_validate(target)
+    found = [e for e in snapshot.elements if element_matches(e, target)]
+    if target.nth is not None:
+        return found[target.nth : target.nth + 1]
+    return found
+
+
+def _describe(target: Target) -> str:
+    return " ".join(f"{k}={v!r}" for k, v in target.model_dump(exclude_none=True).items()) or "any element"
+
+
+# ------------------------------------------------------------------ checking
+
+
+class CheckResult(BaseModel):
+    """The verdict of one predicate on one snapshot, with what was seen."""
+
+    predicate: dict[str, Any]
+    ok: bool
+    detail: str
+
+
+class VerifyContext(BaseModel):
+    """What predicates compare against besides the snapshot: the URL when the step began."""
+
+    url_before: str = ""
+
+
+def check(predicate: Predicate, snapshot: Snapshot, context: VerifyContext | None = None) -> CheckResult:
+    """Evaluate one predicate on one snapshot."""
+    context = context or VerifyContext()
+    name, arg = predicate.name, predicate.arg
+    ok, detail = _evaluate(name, arg, snapshot, context)
+    return CheckResult(predicate=predicate.to_json(), ok=ok, detail=detail)
+
+
+def _evaluate(name: str, arg: Any, snap: Snapshot, ctx: VerifyContext) -> tuple[bool, str]:
+    if name == "url_contains":
+        return arg in snap.url, f"url is {snap.url}"
+    if name == "url_matches":
+        return re.search(arg, snap.url) is not None, f"url is {snap.url}"
+    if name == "url_changed":
+        changed = snap.url != ctx.url_before
+        return changed == arg, f"url {'changed to' if changed else 'stayed'} {snap.url}"
+    if name == "title_contains":
+        return _norm(arg) in _norm(snap.title), f"title is {snap.title!r}"
+    if name == "text_present":
+        haystack = _norm(" ".join([snap.title, snap.text, *(e.name for e in snap.elements), *(e.value or "" for e in snap.elements)]))
+        return _norm(arg) in haystack, "found on the page" if _norm(arg) in haystack else "not on the page"
+    if name in ("exists", "absent"):
+        target = Target.model_validate(arg)
+        found = find_elements(snap, target)
+        summary = f"{len(found)} element(s) with {_describe(target)}"
+        return (bool(found) if name == "exists" else not found), summary
+    if name == "count_at_least":
+        spec = _CountTarget.model_validate(arg)
+        found = find_elements(snap, spec.target)
+        return len(found) >= spec.n, f"{len(found)} element(s) with {_describe(spec.target)}"
+    if name == "value_equals":
+        spec = _ValueTarget.model_validate(arg)
+        found = find_elements(snap, spec.target)
+        if not found:
+            return False, f"no element with {_describe(spec.target)}"
+        value = found[0].value or ""
+        return value == spec.value, f"value of [{found[0].ref}] is {value!r}"
+    if name == "checked":
+        spec = _CheckedTarget.model_validate(arg)
+        found = find_elements(snap, spec.target)
+        if not found:
+            return False, f"no element with {_describe(spec.target)}"
+        state = bool(found[0].states.get("checked"))
+        return state == spec.value, f"[{found[0].ref}] is {'checked' if state else 'not checked'}"
+    raise PredicateError(f"unknown predicate {name!r}")
+
+
+SnapshotSource = Callable[[], Awaitable[Snapshot]]
+
+
+class Verification(BaseModel):
+    """All predicates' last results, how many snapshots were tried, and the snapshot judged."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    ok: bool
+    results: list[CheckResult]
+    tries: int
+    snapshot: Snapshot | None = None
+
+    def failed(self) -> list[CheckResult]:
+        return [r for r in self.results if not r.ok]
+
+
+class Expectation:
+    """A step's predicates, checked together on one snapshot at a time."""
+
+    def __init__(self, predicates: list[Predicate], context: VerifyContext | None = None) -> None:
+        self.predicates = predicates
+        self.context = context or VerifyContext()
+
+    def once(self, snapshot: Snapshot) -> Verification:
+        """Check every predicate on this snapshot."""
+        results = [check(p, snapshot, self.context) for p in self.predicates]
+        return Verification(ok=all(r.ok for r in results), results=results, tries=1, snapshot=snapshot)
+
+    def default_timeout(self) -> float | None:
+        """3 s when any predicate is about navigation; otherwise bounded by the tries alone."""
+        return NAVIGATION_TIMEOUT_S if any(p.is_navigation for p in self.predicates) else None
+
+    async def eventually(
+        self,
+        first: Snapshot,
+        fresh: SnapshotSource,
+        timeout: float | None = None,
+        backoff: float = FIRST_RETRY_S,
+        max_tries: int = MAX_TRIES,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> Verification:
+        """Check `first`, then re-snapshot after `backoff` s, doubling, until all hold, the tries
+        run out or `timeout` s have passed (default: `default_timeout()`)."""
+        timeout = self.default_timeout() if timeout is None else timeout
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        verdict = self.once(first)
+        delay = backoff
+        tries = 1
+        while not verdict.ok and tries < max_tries:
+            if deadline is not None:
+                left = deadline - loop.time()
+                if left <= 0:
+                    break
+                delay = min(delay, left)
+            await sleep(delay)
+            verdict = self.once(await fresh())
+            tries += 1
+            delay *= 2
+        verdict.tries = tries
+        return verdict

@@ -1,0 +1,171 @@
+"""Host methods of agent mode: `agent.run` runs a task, `agent.answer` answers its questions.
+
+`agent.run` params: {task, start_url?, tab_id?, provider?+model? | planner?+executor? ("P:M"),
+script? (path or inline script for the scripted provider), provider_options?, budgets?,
+policy?, screenshots?}. It streams notifications while it runs:
+
+- `run` {run_id, trace_dir, task, ...} first, so the caller knows which run to answer;
+- `plan` / `replan` {steps}, `step` {step, plan_index, attempt, intent, action_line, verdict,
+  checks, timing, tokens, screenshot?}, `step_failed` {intent, reason, artifacts};
+- `confirm` {run_id, request_id, action_line, reason, url} and `ask_user` {run_id, request_id,
+  question}: the run waits until someone calls `agent.answer` {run_id, request_id, answer}
+  (true/false for a confirmation, text for a question) or the policy's timeout declines;
+- `finished` {summary}. The reply's data is the summary: {success, duration_ms, tokens_total,
+  steps_passed, steps_total, run_id, outcome, reason, result, trace_dir, ...}.
+
+Cancelling the call stops the run at once, the in-flight model call included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from host.agent.budgets import Budgets
+from host.agent.confirm import Policy
+from host.agent.human import Human
+from host.agent.loop import AgentRun, RunOptions
+from host.agent.trace import new_run_id
+from host.methods import CallContext, MethodError, method
+from providers import registry
+from providers.base import LLMProvider
+from providers.errors import ProviderError
+
+log = logging.getLogger(__name__)
+
+
+class RunParams(BaseModel):
+    """The parameters of `agent.run`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: str = Field(min_length=1, max_length=4000)
+    start_url: str | None = None
+    tab_id: int | None = None
+    provider: str | None = None
+    model: str | None = None
+    planner: str | None = None
+    executor: str | None = None
+    script: str | dict[str, Any] | None = None
+    provider_options: dict[str, Any] = Field(default_factory=dict)
+    budgets: Budgets = Field(default_factory=Budgets)
+    policy: Policy = Field(default_factory=Policy)
+    screenshots: bool = True
+
+
+def _spec(spec: str, role: str) -> tuple[str, str]:
+    name, sep, model = spec.partition(":")
+    if not sep or not name or not model:
+        raise MethodError("bad_params", f"{role} must be PROVIDER:MODEL, e.g. gemini:gemini-2.5-flash")
+    return name, model
+
+
+def build_providers(params: RunParams) -> tuple[LLMProvider, LLMProvider]:
+    """(planner, executor) for a run. A script drives both roles through one scripted provider."""
+    options = params.provider_options
+    if params.script is not None:
+        provider = registry.create("scripted", "scripted", script=params.script)
+        return provider, provider
+    if params.planner or params.executor:
+        if not (params.planner and params.executor):
+            raise MethodError("bad_params", "give both planner and executor (PROVIDER:MODEL each)")
+        planner = registry.create(*_spec(params.planner, "planner"), **options)
+        executor = registry.create(*_spec(params.executor, "executor"), **options)
+        return planner, executor
+    if params.provider and params.model:
+        provider = registry.create(params.provider, params.model, **options)
+        return provider, provider
+    raise MethodError("bad_params", "give provider and model, or planner and executor, or a script")
+
+
+class _Run:
+    """A running agent: its pending questions, answered through `agent.answer`."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        self.pending: dict[str, asyncio.Future[Any]] = {}
+
+
+_RUNS: dict[str, _Run] = {}
+_request_ids = itertools.count(1)
+
+
+class StreamedHuman(Human):
+    """Asks through the call's notifications and waits for `agent.answer`."""
+
+    def __init__(self, run: _Run, ctx: CallContext) -> None:
+        self.run = run
+        self.ctx = ctx
+
+    async def _wait(self, kind: str, data: dict[str, Any]) -> Any:
+        request_id = f"q{next(_request_ids)}"
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.run.pending[request_id] = future
+        try:
+            self.ctx.notify(kind, {"run_id": self.run.run_id, "request_id": request_id, **data})
+            return await future
+        finally:
+            self.run.pending.pop(request_id, None)
+
+    async def ask(self, question: str) -> str | None:
+        answer = await self._wait("ask_user", {"question": question})
+        return str(answer) if answer not in (None, "") else None
+
+    async def confirm(self, request: dict[str, Any]) -> bool:
+        answer = await self._wait("confirm", request)
+        return answer is True or (isinstance(answer, str) and answer.strip().lower() in ("yes", "approve", "approved", "confirm", "true"))
+
+
+@method("agent.run")
+async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Run one agent task to its summary, streaming its events."""
+    try:
+        run_params = RunParams.model_validate(params)
+    except ValidationError as exc:
+        err = exc.errors(include_input=False, include_url=False)[0]
+        raise MethodError("bad_params", f"{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+    try:
+        planner, executor = build_providers(run_params)
+    except ProviderError as exc:
+        raise MethodError("provider_unavailable", str(exc)) from None
+    run_id = new_run_id()
+    state = _Run(run_id)
+    _RUNS[run_id] = state
+    options = RunOptions(
+        task=run_params.task, start_url=run_params.start_url, tab_id=run_params.tab_id, budgets=run_params.budgets,
+        policy=run_params.policy, screenshots=run_params.screenshots,
+    )
+    try:
+        run = AgentRun(options, ctx.browser, planner, executor, StreamedHuman(state, ctx), emit=ctx.notify, run_id=run_id)
+        summary = await run.run()
+        return summary.model_dump()
+    finally:
+        _RUNS.pop(run_id, None)
+        for future in state.pending.values():
+            future.cancel()
+        await planner.aclose()
+        if executor is not planner:
+            await executor.aclose()
+
+
+@method("agent.answer")
+async def agent_answer(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Answer a run's `confirm` (true/false) or `ask_user` (text) request."""
+    run = _RUNS.get(str(params.get("run_id", "")))
+    if run is None:
+        raise MethodError("no_such_run", "no run with that id is waiting for an answer")
+    future = run.pending.get(str(params.get("request_id", "")))
+    if future is None or future.done():
+        raise MethodError("no_such_request", "that run is not waiting for this answer")
+    future.set_result(params.get("answer"))
+    return {"answered": True}
+
+
+@method("agent.runs")
+async def agent_runs(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """The runs in progress and the questions each is waiting on."""
+    return {"runs": [{"run_id": r.run_id, "waiting": sorted(r.pending)} for r in _RUNS.values()]}

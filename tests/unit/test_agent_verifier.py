@@ -1,0 +1,137 @@
+"""The verifier's predicates over hand-built snapshots, and its eventual checking."""
+
+import pytest
+
+from host.agent.verifier import Expectation, PredicateError, VerifyContext, check, find_elements, parse_predicate
+from host.snapshot import Snapshot
+
+
+def snap(url="http://shop.test/cart.html", title="Your cart", text="", elements=()):
+    return Snapshot(url=url, title=title, text=text, elements=[
+        {"ref": i + 1, **e} for i, e in enumerate(elements)
+    ])
+
+
+CART = snap(elements=[
+    {"role": "link", "name": "Cart  (1)"},
+    {"role": "button", "name": "Proceed to checkout"},
+    {"role": "textbox", "name": "Email", "value": "ada@example.org"},
+    {"role": "checkbox", "name": "Gift wrap", "states": {"checked": True}},
+    {"role": "checkbox", "name": "Newsletter"},
+    {"role": "link", "name": "Trail socks"},
+    {"role": "link", "name": "Trail shoes"},
+], text='[1] link "Cart (1)"\nOrder total $104.00')
+
+
+def holds(raw, snapshot=CART, url_before=""):
+    return check(parse_predicate(raw), snapshot, VerifyContext(url_before=url_before)).ok
+
+
+def test_url_contains_matches_a_substring_of_the_url():
+    assert holds({"url_contains": "/cart"})
+    assert not holds({"url_contains": "/checkout"})
+
+
+def test_url_matches_uses_a_regular_expression():
+    assert holds({"url_matches": r"^http://shop\.test/\w+\.html$"})
+    assert not holds({"url_matches": r"checkout"})
+
+
+def test_url_changed_compares_with_the_url_before_the_step():
+    assert holds({"url_changed": True}, url_before="http://shop.test/product.html")
+    assert not holds({"url_changed": True}, url_before=CART.url)
+    assert holds({"url_changed": False}, url_before=CART.url)
+
+
+def test_title_contains_ignores_case():
+    assert holds({"title_contains": "your CART"})
+
+
+def test_exists_matches_role_and_name_ignoring_case_and_spacing():
+    assert holds({"exists": {"role": "link", "name": "cart (1)"}})
+    assert not holds({"exists": {"role": "button", "name": "Cart (1)"}})
+
+
+def test_exists_by_name_contains_and_text_contains():
+    assert holds({"exists": {"name_contains": "checkout"}})
+    assert holds({"exists": {"text_contains": "ada@example"}})
+
+
+def test_absent_holds_only_when_nothing_matches():
+    assert holds({"absent": {"role": "dialog"}})
+    assert not holds({"absent": {"role": "button", "name_contains": "checkout"}})
+
+
+def test_text_present_searches_page_text_and_element_names():
+    assert holds({"text_present": "order total $104"})
+    assert holds({"text_present": "Proceed to checkout"})
+    assert not holds({"text_present": "Order placed"})
+
+
+def test_value_equals_reads_the_first_matching_element():
+    assert holds({"value_equals": {"target": {"role": "textbox", "name": "Email"}, "value": "ada@example.org"}})
+    assert not holds({"value_equals": {"target": {"role": "textbox", "name": "Email"}, "value": "ada"}})
+    assert not holds({"value_equals": {"target": {"name": "Phone"}, "value": ""}})
+
+
+def test_checked_reads_the_checked_state():
+    assert holds({"checked": {"target": {"name": "Gift wrap"}, "value": True}})
+    assert holds({"checked": {"target": {"name": "Newsletter"}, "value": False}})
+    assert not holds({"checked": {"target": {"name": "Newsletter"}}})
+
+
+def test_count_at_least_counts_matching_elements():
+    assert holds({"count_at_least": {"target": {"role": "link", "name_contains": "trail"}, "n": 2}})
+    assert not holds({"count_at_least": {"target": {"role": "link", "name_contains": "trail"}, "n": 3}})
+
+
+def test_nth_picks_one_match_in_snapshot_order():
+    assert [e.name for e in find_elements(CART, {"role": "link", "name_contains": "trail", "nth": 1})] == ["Trail shoes"]
+
+
+@pytest.mark.parametrize("raw", [
+    {"url_contains": "/a", "url_matches": "b"},
+    {"no_such": 1},
+    {"url_contains": ""},
+    {"url_matches": "("},
+    {"exists": {"selector": "#buy"}},
+    {"count_at_least": {"target": {}, "n": -1}},
+    "url_contains",
+])
+def test_malformed_predicates_are_refused_with_a_reason(raw):
+    with pytest.raises(PredicateError):
+        parse_predicate(raw)
+
+
+async def test_eventually_retries_with_doubling_backoff_until_the_predicate_holds():
+    pages = [snap(elements=[]), snap(elements=[]), snap(elements=[{"role": "dialog", "name": "Added"}])]
+    waits = []
+
+    async def sleep(seconds):
+        waits.append(seconds)
+
+    async def fresh():
+        return pages.pop(0)
+
+    verdict = await Expectation([parse_predicate({"exists": {"role": "dialog"}})]).eventually(snap(elements=[]), fresh, sleep=sleep)
+    assert verdict.ok
+    assert verdict.tries == 4
+    assert waits == [0.5, 1.0, 2.0]
+
+
+async def test_eventually_gives_up_after_five_tries():
+    async def sleep(seconds):
+        pass
+
+    async def fresh():
+        return snap(elements=[])
+
+    verdict = await Expectation([parse_predicate({"exists": {"role": "dialog"}})]).eventually(snap(elements=[]), fresh, sleep=sleep)
+    assert not verdict.ok
+    assert verdict.tries == 5
+    assert "0 element(s)" in verdict.failed()[0].detail
+
+
+def test_navigation_predicates_default_to_a_three_second_timeout():
+    assert Expectation([parse_predicate({"url_contains": "/cart"})]).default_timeout() == 3.0
+    assert Expectation([parse_predicate({"text_present": "x"})]).default_timeout() is None
