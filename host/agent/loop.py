@@ -173,7 +173,7 @@ class AgentRun:
         )
         summary = RunSummary.model_validate(self.redactor.obj(summary.model_dump()))
         self.trace.summary(summary)
-        self.emit("finished", **summary.model_dump())
+        self.emit("finished", **summary.model_dump(exclude={"run_id"}))
         log.info("run %s ended: %s (%s)", self.run_id, outcome, self.redactor.text(reason))
         return summary
 

@@ -1,0 +1,138 @@
+"""`waymark run "TASK"`: run agent mode in Chromium with the real extension and host."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run an agent task in Chromium with the real extension and host")
+    p.add_argument("task", help="what the agent should do, in words")
+    p.add_argument("--start-url", required=True, help="the page the agent starts on")
+    p.add_argument("--provider", help="provider for both roles (see `waymark providers`)")
+    p.add_argument("--model", help="model for both roles")
+    p.add_argument("--planner", metavar="P:M", help="planner provider and model")
+    p.add_argument("--executor", metavar="P:M", help="executor provider and model")
+    p.add_argument("--script", metavar="FILE", help="drive both roles with the scripted provider and this script")
+    p.add_argument("--headed", action="store_true", help="show the browser window (needs a display)")
+    p.add_argument("--json", action="store_true", help="print only the summary, as one JSON object, on stdout")
+    p.add_argument("--confirm", choices=["ask", "approve", "decline"], default="ask",
+                   help="answer to destructive-action confirmations (ask: prompt on a terminal, else decline)")
+    p.add_argument("--max-steps", type=int, help="step budget")
+    p.add_argument("--max-tokens", type=int, help="token budget")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="wall-clock budget")
+    p.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN", help="only visit these domains")
+    p.add_argument("--block-domain", action="append", default=[], metavar="DOMAIN", help="never visit these domains")
+    p.set_defaults(handler=_run)
+
+
+def run_params(args: argparse.Namespace) -> dict[str, Any]:
+    """agent.run params from the command line; raises ValueError for a usage error."""
+    if args.script:
+        try:
+            script = json.loads(Path(args.script).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"cannot read the script {args.script}: {exc}") from None
+        models: dict[str, Any] = {"script": script}
+    elif args.planner or args.executor:
+        if not (args.planner and args.executor):
+            raise ValueError("--planner and --executor go together")
+        models = {"planner": args.planner, "executor": args.executor}
+    elif args.provider and args.model:
+        models = {"provider": args.provider, "model": args.model}
+    else:
+        raise ValueError("choose the model: --provider P --model M, --planner P:M --executor P:M, or --script FILE")
+    budgets = {k: v for k, v in (("max_steps", args.max_steps), ("max_tokens", args.max_tokens), ("wall_clock_s", args.timeout)) if v}
+    policy: dict[str, Any] = {"allow_domains": args.allow_domain, "block_domains": args.block_domain}
+    if args.confirm == "approve":
+        policy["destructive"] = "allow"
+    return {"task": args.task, "start_url": args.start_url, **models, "budgets": budgets, "policy": policy}
+
+
+class Console:
+    """Prints a run's events as they stream and answers its questions."""
+
+    def __init__(self, out: TextIO, confirm: str = "ask", interactive: bool = False, auto_note: str = "") -> None:
+        self.out = out
+        self.confirm = confirm
+        self.interactive = interactive
+        self.auto_note = auto_note
+        self.controller: Any = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def print(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def on_notify(self, name: str, data: dict[str, Any]) -> None:
+        from host.agent.timeline import event_text
+
+        if name in ("confirm", "ask_user"):
+            task = asyncio.get_running_loop().create_task(self._answer(name, data))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            return
+        if name == "finished":
+            return  # the caller prints the summary
+        text = event_text({"event": name, **data})
+        if text:
+            self.print(text)
+
+    async def _answer(self, name: str, data: dict[str, Any]) -> None:
+        if name == "confirm":
+            self.print(f"  ⏸ confirmation needed: {data.get('action_line', '')}\n        {data.get('reason', '')}")
+            if self.confirm == "ask" and self.interactive:
+                reply = await asyncio.to_thread(input, "        allow it? [y/N] ")
+                answer: Any = reply.strip().lower() in ("y", "yes")
+            else:
+                answer = self.confirm == "approve"
+                self.print(f"        {'approved' if answer else 'declined'} automatically{self.auto_note}")
+        else:
+            self.print(f"  ? the agent asks: {data.get('question', '')}")
+            answer = await asyncio.to_thread(input, "        your answer: ") if self.interactive else None
+        await self.controller.call("agent.answer", {"run_id": data["run_id"], "request_id": data["request_id"], "answer": answer})
+
+
+async def run_agent(params: dict[str, Any], console: Console, headed: bool = False) -> dict[str, Any]:
+    """Launch Chromium with the extension, call agent.run, and return the summary."""
+    from host.controller import Controller
+
+    async with Controller(headless=not headed) as controller:
+        console.controller = controller
+        return await controller.call("agent.run", params, on_notify=console.on_notify)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from host.agent.timeline import summary_lines
+    from host.controller import HostCallError, HostNotConnected
+
+    try:
+        params = run_params(args)
+    except ValueError as exc:
+        print(f"waymark run: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    progress = sys.stderr if args.json else sys.stdout
+    console = Console(progress, confirm=args.confirm, interactive=sys.stdin.isatty() and not args.json)
+    try:
+        summary = asyncio.run(run_agent(params, console, headed=args.headed))
+    except HostCallError as exc:
+        print(f"waymark run: {exc.code}: {exc.message}", file=sys.stderr)
+        return EXIT_USAGE if exc.code == "bad_params" else EXIT_FAILED
+    except (HostNotConnected, OSError) as exc:
+        print(f"waymark run: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("waymark run: stopped", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        console.print(summary_lines(summary))
+        console.print(f"Trace: waymark trace show {summary.get('run_id', '')}")
+    return EXIT_OK if summary.get("success") else EXIT_FAILED

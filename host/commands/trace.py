@@ -1,0 +1,139 @@
+"""`waymark trace show RUN` prints a run's timeline; `waymark trace html RUN` writes one
+self-contained HTML page of it, overlay screenshots included."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("trace", help="show an agent run's trace, or write it as an HTML page")
+    actions = p.add_subparsers(dest="trace_command", metavar="ACTION")
+    show = actions.add_parser("show", help="print the step timeline of a run")
+    show.add_argument("run", help="run id, a unique prefix of it, `latest`, or the run's folder")
+    show.add_argument("--json", action="store_true", help="print the raw events, one JSON object per line")
+    show.set_defaults(handler=_show)
+    page = actions.add_parser("html", help="write one self-contained HTML page of a run")
+    page.add_argument("run", help="run id, a unique prefix of it, `latest`, or the run's folder")
+    page.add_argument("-o", "--out", help="output file (default: trace.html in the run's folder)")
+    page.set_defaults(handler=_html)
+    p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
+
+
+def _load(run: str) -> tuple[Path, list[dict[str, Any]], dict[str, Any] | None] | None:
+    from host.agent.trace import TraceNotFound, find_run, read_trace
+
+    try:
+        folder = find_run(run)
+    except TraceNotFound as exc:
+        print(f"waymark trace: {exc}", file=sys.stderr)
+        return None
+    events, summary = read_trace(folder)
+    return folder, events, summary
+
+
+def _show(args: argparse.Namespace) -> int:
+    from host.agent.timeline import event_text
+
+    loaded = _load(args.run)
+    if loaded is None:
+        return 2
+    folder, events, summary = loaded
+    if args.json:
+        for event in events:
+            print(json.dumps(event, ensure_ascii=False))
+        return 0
+    print(f"Run {folder.name}")
+    for event in events:
+        text = event_text(event)
+        if text:
+            print(text)
+    if summary is None:
+        print("(the run has not finished)")
+    return 0
+
+
+_CSS = """
+body{font:14px/1.5 system-ui,sans-serif;margin:0;background:#f5f6fa;color:#1d2330}
+header{background:#1d2330;color:#fff;padding:18px 28px}header h1{margin:0;font-size:20px}
+main{max-width:1100px;margin:20px auto;padding:0 20px}
+.summary{background:#fff;border-radius:8px;padding:16px 20px;margin-bottom:16px}
+.ok{color:#1b7f3a}.bad{color:#b3261e}
+.step{background:#fff;border-radius:8px;padding:14px 18px;margin:10px 0;display:grid;grid-template-columns:1fr 360px;gap:16px}
+.step img{width:360px;border:1px solid #dde;border-radius:4px}
+.step h3{margin:0 0 6px;font-size:15px}code{background:#eef0f6;padding:1px 4px;border-radius:3px}
+ul{margin:4px 0;padding-left:18px}.meta{color:#5a6275;font-size:12px}
+.plan{background:#fff;border-radius:8px;padding:12px 20px}
+"""
+
+
+def _img(folder: Path, rel: str | None) -> str:
+    if not rel:
+        return ""
+    path = folder / rel
+    if not path.is_file():
+        return ""
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return f'<img alt="overlay screenshot" src="data:image/jpeg;base64,{data}">'
+
+
+def render_html(folder: Path, events: list[dict[str, Any]], summary: dict[str, Any] | None) -> str:
+    """The whole trace as one HTML page (screenshots inlined as data URLs); every value escaped."""
+    e = html.escape
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>Waymark run {e(folder.name)}</title>"
+             f"<style>{_CSS}</style></head><body><header><h1>Waymark run {e(folder.name)}</h1></header><main>"]
+    start = next((ev for ev in events if ev.get("event") == "run"), {})
+    if summary:
+        cls = "ok" if summary.get("success") else "bad"
+        parts.append(
+            f"<div class='summary'><p><b>Task:</b> {e(str(start.get('task', summary.get('task', ''))))}</p>"
+            f"<p class='{cls}'><b>{'Success' if summary.get('success') else e(str(summary.get('outcome', 'failed')))}</b>: "
+            f"{summary.get('steps_passed')}/{summary.get('steps_total')} steps verified, {summary.get('duration_ms', 0) / 1000:.1f} s, "
+            f"{summary.get('tokens_total', 0)} tokens</p><p>{e(str(summary.get('reason', '')))}</p></div>")
+    for ev in events:
+        kind = ev.get("event")
+        if kind in ("plan", "replan"):
+            items = "".join(f"<li>{e(str(s.get('intent', '')))}</li>" for s in ev.get("steps", []))
+            parts.append(f"<div class='plan'><b>{'Replan' if kind == 'replan' else 'Plan'}</b><ol>{items}</ol></div>")
+        elif kind == "step":
+            verdict = str(ev.get("verdict", ""))
+            cls = "ok" if verdict in ("passed", "done") else "bad"
+            checks = "".join(
+                f"<li class='{'ok' if c.get('ok') else 'bad'}'><code>{e(json.dumps(c.get('predicate')))}</code> {e(str(c.get('detail', '')))}</li>"
+                for c in ev.get("checks") or [])
+            notes = "".join(f"<li>{e(str(n))}</li>" for n in (ev.get("repair") or []))
+            problems = "".join(f"<li>unusable answer [{e(str(p.get('kind')))}]</li>" for p in (ev.get("parse_failures") or []))
+            timing = ", ".join(f"{k} {v:.0f}" for k, v in (ev.get("timing") or {}).items() if isinstance(v, (int, float)))
+            parts.append(
+                f"<div class='step'><div><h3>{ev.get('step')}. {e(str(ev.get('intent', '')))} "
+                f"<span class='{cls}'>{e(verdict)}</span></h3>"
+                f"<p><code>{e(str(ev.get('action_line', '')))}</code></p>"
+                f"<p>{e(str(ev.get('thought') or ''))}</p>"
+                f"{'<ul>' + checks + '</ul>' if checks else ''}{'<ul>' + notes + problems + '</ul>' if notes or problems else ''}"
+                f"<p>{e(str(ev.get('reason', '')))}</p>"
+                f"<p class='meta'>attempt {ev.get('attempt')} · {e(timing)} · {ev.get('tokens', 0)} tokens</p></div>"
+                f"<div>{_img(folder, ev.get('screenshot'))}</div></div>")
+        elif kind == "step_failed":
+            arts = ev.get("artifacts") or {}
+            parts.append(f"<div class='step'><div><h3 class='bad'>Required step failed: {e(str(ev.get('intent', '')))}</h3>"
+                         f"<p>{e(str(ev.get('reason', '')))}</p></div><div>{_img(folder, arts.get('screenshot'))}</div></div>")
+    parts.append("</main></body></html>")
+    return "".join(parts)
+
+
+def _html(args: argparse.Namespace) -> int:
+    loaded = _load(args.run)
+    if loaded is None:
+        return 2
+    folder, events, summary = loaded
+    out = Path(args.out) if args.out else folder / "trace.html"
+    out.write_text(render_html(folder, events, summary), encoding="utf-8")
+    out.chmod(0o600)  # screenshots of the user's pages: as private as the trace itself
+    print(f"wrote {out}")
+    return 0
