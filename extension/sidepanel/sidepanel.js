@@ -1,41 +1,86 @@
 // @ts-check
-/** Side panel: shows the host connection and, when it is broken, how to fix it. */
+/** Side panel bootstrap: wires the host connection, the tabs, and the chat, agent, settings and diagnostics views. */
+import { AgentView } from "./agent.js";
+import { ChatView } from "./chat.js";
+import { CurrentTab } from "./current_tab.js";
+import { DiagnosticsView } from "./diagnostics.js";
+import { byId } from "./dom.js";
+import { HostClient } from "./host_client.js";
+import { HostStatus } from "./host_status.js";
+import { applySavedTheme, SettingsView } from "./settings.js";
 
-/** @typedef {import("../sw/native.js").ConnectionState} ConnectionState */
+const TABS = ["chat", "agent", "settings", "diagnostics"];
 
-const INSTALL_COMMAND = "./install_host.sh   # run in your Waymark checkout, then reload this panel";
-
-/** @param {string} id */
-function byId(id) {
-  const el = document.getElementById(id);
-  if (!el) throw new Error(`missing #${id}`);
-  return el;
+/** @param {string} name  show one view and mark its tab selected */
+function selectTab(name) {
+  for (const tab of TABS) {
+    const button = byId(`tab-${tab}`);
+    const selected = tab === name;
+    button.setAttribute("aria-selected", String(selected));
+    button.tabIndex = selected ? 0 : -1;
+    byId(`view-${tab}`).hidden = !selected;
+  }
+  diagnostics.setVisible(name === "diagnostics");
 }
 
-/** @param {ConnectionState} state */
-export function renderState(state) {
-  const status = byId("status");
-  status.dataset.status = state.status;
-  status.textContent = state.status === "connected" ? `host ${state.hostVersion}` : state.status;
-  const problem = byId("host-problem");
-  const error = state.status === "connected" ? null : state.error;
-  problem.hidden = !error;
-  if (!error) return;
-  const text = byId("host-problem-text");
-  const fix = byId("host-problem-fix");
-  if (error.code === "host_not_installed") {
-    text.textContent = "The Waymark host is not installed for this browser. Install it with:";
-    fix.textContent = INSTALL_COMMAND;
-  } else if (error.code === "host_forbidden") {
-    text.textContent = "The installed host does not allow this extension's ID. Re-run the installer:";
-    fix.textContent = INSTALL_COMMAND;
-  } else {
-    text.textContent = `The host is not reachable (${error.code}): ${error.message}`;
-    fix.textContent = state.retryInMs ? `retrying in ${Math.round(state.retryInMs / 100) / 10} s` : "";
+/** Arrow keys move between tabs (the WAI-ARIA tabs pattern); Enter/Space activate as buttons do. */
+function wireTabs() {
+  const visible = () => TABS.filter((t) => !byId(`tab-${t}`).hidden);
+  for (const tab of TABS) {
+    const button = byId(`tab-${tab}`);
+    button.addEventListener("click", () => selectTab(tab));
+    button.addEventListener("keydown", (e) => {
+      const list = visible();
+      const at = list.indexOf(tab);
+      let next = null;
+      if (e.key === "ArrowRight") next = list[(at + 1) % list.length];
+      else if (e.key === "ArrowLeft") next = list[(at - 1 + list.length) % list.length];
+      else if (e.key === "Home") next = list[0];
+      else if (e.key === "End") next = list[list.length - 1];
+      if (!next) return;
+      e.preventDefault();
+      selectTab(next);
+      byId(`tab-${next}`).focus();
+    });
   }
 }
 
-const port = chrome.runtime.connect({ name: "panel" });
-port.onMessage.addListener((msg) => {
-  if (msg.kind === "state") renderState(msg.state);
+void applySavedTheme();
+const client = new HostClient();
+const tab = new CurrentTab();
+const status = new HostStatus({ openSettings: () => selectTab("settings") });
+const chat = new ChatView({ client, status, tab });
+const agent = new AgentView({ client, status, tab });
+const diagnostics = new DiagnosticsView({ client });
+const settings = new SettingsView({
+  client,
+  onSaved: (view) => {
+    chat.setHostChat(view.settings.chat);
+    agent.setSettings(view.settings);
+    const diag = byId("tab-diagnostics");
+    diag.hidden = !view.settings.diagnostics;
+    if (diag.hidden && diag.getAttribute("aria-selected") === "true") selectTab("settings");
+  },
+});
+
+wireTabs();
+let wasConnected = false;
+client.onState((state) => {
+  status.update(state);
+  chat.renderModelLabel();
+  const connected = state.status === "connected";
+  // (Re)load the host's settings whenever a host (re)connects: it may be a new host process.
+  if (connected && !wasConnected) void settings.load();
+  wasConnected = connected;
+});
+void tab.start().then(() => chat.start());
+/** @type {any} */ (globalThis).waymarkPanel = { client, chat, agent, settings, diagnostics, status, tab, selectTab };
+
+// Turns cut off while this panel was being reloaded: say so instead of leaving them unexplained.
+client.interruptedListeners.add((turns) => {
+  for (const turn of turns) {
+    const text = "The extension's background worker stopped while this was running, which ended it.";
+    if (turn.method === "agent.run") agent.showEnd({ kind: "error", title: "Run interrupted", text: `${text} Start the task again when ready.` });
+    else chat.notice(`An answer was interrupted: ${text} Ask again.`);
+  }
 });

@@ -2,19 +2,21 @@
 /** The service worker: owns the native port and wires the extension's pieces to it. */
 import { NativeChannel } from "./native.js";
 import { registerPanelRelay } from "./panel.js";
+import { keepaliveState, registerKeepalive } from "./keepalive.js";
 import { registerTabHandlers } from "./tabs.js";
-import { registerAgentTabHandlers } from "./agent_tabs.js";
-import { registerSnapshotHandler, snapshotDiagnostics } from "./snapshot.js";
 import { dispatchStats, registerDispatch } from "./dispatch.js";
+import { registerSnapshotHandler, snapshotDiagnostics } from "./snapshot.js";
+import { registerAgentTabHandlers } from "./agent_tabs.js";
 
 const channel = new NativeChannel();
 
 channel.handle("echo", async (params) => ({ ...params, echoed_at: Date.now() }));
 registerTabHandlers(channel);
-registerAgentTabHandlers(channel);
 registerDispatch(channel);
+registerAgentTabHandlers(channel);
 registerPanelRelay(channel);
 registerSnapshotHandler(channel);
+registerKeepalive();
 
 chrome.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 
@@ -28,6 +30,7 @@ const api = {
   dispatch: dispatchStats,
   reconnect: () => channel.disconnect(),
   snapshot: snapshotDiagnostics,
+  keepalive: () => keepaliveState(),
 };
 /** @type {any} */ (globalThis).waymark = api;
 

@@ -4,10 +4,17 @@
  * "panel", receives connection-state updates, and makes host calls through the worker.
  */
 
+import { acquireKeepalive } from "./keepalive.js";
+import { acknowledgeTurns, beginTurn, endTurn, interruptedTurns } from "./turns.js";
+
 /**
- * @typedef {{kind: "call", id: string, method: string, params?: Record<string, any>}
+ * A call with `turn: true` is a user-visible turn (a chat answer, an agent run): the worker is
+ * kept alive for its duration and it is recorded so a restarted worker can report it interrupted.
+ * @typedef {{kind: "call", id: string, method: string, params?: Record<string, any>, turn?: boolean}
  *   | {kind: "cancel", id: string}
- *   | {kind: "state"}} PanelRequest
+ *   | {kind: "state"}
+ *   | {kind: "interrupted"}
+ *   | {kind: "ack", ids: string[]}} PanelRequest
  */
 
 /** @param {import("./native.js").NativeChannel} channel */
@@ -16,9 +23,13 @@ export function registerPanelRelay(channel) {
     if (port.name !== "panel") return;
     /** @type {Map<string, AbortController>} */
     const running = new Map();
-    const unsubscribe = channel.subscribe((state) => port.postMessage({ kind: "state", state }));
+    let open = true;
+    /** A panel that went away mid-call must not turn the late reply into an exception. @param {any} msg */
+    const send = (msg) => { if (open) port.postMessage(msg); };
+    const unsubscribe = channel.subscribe((state) => send({ kind: "state", state }));
     port.postMessage({ kind: "state", state: channel.state });
     port.onDisconnect.addListener(() => {
+      open = false;
       unsubscribe();
       for (const controller of running.values()) controller.abort();
     });
@@ -27,20 +38,35 @@ export function registerPanelRelay(channel) {
         port.postMessage({ kind: "state", state: channel.state });
       } else if (msg.kind === "cancel") {
         running.get(msg.id)?.abort();
+      } else if (msg.kind === "interrupted") {
+        send({ kind: "interrupted", turns: await interruptedTurns() });
+      } else if (msg.kind === "ack") {
+        await acknowledgeTurns(msg.ids);
       } else if (msg.kind === "call") {
         const controller = new AbortController();
         running.set(msg.id, controller);
+        /** @type {(() => Promise<void>)|null} */
+        let release = null;
         try {
+          if (msg.turn) {
+            await beginTurn(msg.id, msg.method);
+            release = await acquireKeepalive();
+          }
+          if (controller.signal.aborted) throw Object.assign(new Error(`${msg.method} was cancelled`), { code: "cancelled" });
           const data = await channel.call(msg.method, msg.params || {}, {
             signal: controller.signal,
-            onNotify: (name, data) => port.postMessage({ kind: "notify", id: msg.id, name, data }),
+            onNotify: (name, data) => send({ kind: "notify", id: msg.id, name, data }),
           });
-          port.postMessage({ kind: "reply", id: msg.id, ok: true, data });
+          send({ kind: "reply", id: msg.id, ok: true, data });
         } catch (e) {
           const err = /** @type {any} */ (e);
-          port.postMessage({ kind: "reply", id: msg.id, ok: false, error: { code: err.code || "error", message: String(err.message || err) }, data: err.data ?? null });
+          send({ kind: "reply", id: msg.id, ok: false, error: { code: err.code || "error", message: String(err.message || err) }, data: err.data ?? null });
         } finally {
           running.delete(msg.id);
+          if (msg.turn) {
+            await release?.();
+            await endTurn(msg.id);
+          }
         }
       }
     });

@@ -1,0 +1,272 @@
+// @ts-check
+/**
+ * Agent mode: start a task on the current tab and follow it live. Every step the host streams
+ * becomes a timeline entry (intent, action, verdict, time, tokens, thumbnail); questions
+ * (`ask_user`) and confirmations of destructive actions are answered inline; Stop cancels the
+ * run at once; the end shows a summary with where the trace is.
+ */
+import { byId, clear, formatMs, h } from "./dom.js";
+
+/** @typedef {import("./host_client.js").HostClient} HostClient */
+/** @typedef {import("./host_client.js").CallHandle} CallHandle */
+/** @typedef {import("./host_status.js").HostStatus} HostStatus */
+/** @typedef {import("./current_tab.js").CurrentTab} CurrentTab */
+
+const GOOD = new Set(["passed", "done", "answered"]);
+const BAD = new Set(["failed", "refused", "blocked", "declined"]);
+
+/**
+ * The `agent.run` parameters for a task, from the host's settings.
+ * @param {Record<string, any>} settings  the host's settings (settings.get().settings)
+ * @param {string} task
+ * @param {number|null} tabId
+ * @returns {Record<string, any>}
+ */
+export function agentParams(settings, task, tabId) {
+  const executor = settings.executor.provider ? settings.executor : settings.chat;
+  const planner = settings.planner.provider ? settings.planner : settings.chat;
+  if (!executor.provider || !planner.provider) {
+    throw Object.assign(new Error("No model is configured for agent mode: choose a provider and model in Settings. (Chrome's built-in model is chat-only.)"), { code: "provider_not_configured" });
+  }
+  /** @type {Record<string, any>} */
+  const params = {
+    task,
+    tab_id: tabId ?? undefined,
+    policy: { destructive: settings.confirm_policy, allow_domains: settings.allow_domains, block_domains: settings.block_domains },
+    screenshots: settings.screenshots,
+  };
+  if (executor.provider === "scripted") {
+    params.script = executor.options.script;
+    return params;
+  }
+  for (const [role, conf] of [["planner", planner], ["executor", executor]]) {
+    if (!conf.model) throw Object.assign(new Error(`Choose a model for the ${role} in Settings.`), { code: "provider_not_configured" });
+    params[role] = `${conf.provider}:${conf.model}`;
+  }
+  params.provider_options = { ...executor.options };
+  return params;
+}
+
+export class AgentView {
+  /** @param {{client: HostClient, status: HostStatus, tab: CurrentTab}} deps */
+  constructor(deps) {
+    this.client = deps.client;
+    this.status = deps.status;
+    this.tab = deps.tab;
+    /** @type {Record<string, any>|null} */
+    this.settings = null;
+    /** @type {CallHandle|null} */
+    this.running = null;
+    this.runId = "";
+    this.timeline = byId("agent-timeline");
+    this.summary = byId("agent-summary");
+    this.task = /** @type {HTMLTextAreaElement} */ (byId("agent-task"));
+    this.startButton = /** @type {HTMLButtonElement} */ (byId("agent-start"));
+    this.stopButton = /** @type {HTMLButtonElement} */ (byId("agent-stop"));
+    byId("agent-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      void this.start();
+    });
+    this.task.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        void this.start();
+      }
+    });
+    this.stopButton.addEventListener("click", () => this.stop());
+  }
+
+  /** @param {Record<string, any>} settings */
+  setSettings(settings) {
+    this.settings = settings;
+    const exec = settings.executor.provider ? settings.executor : settings.chat;
+    byId("agent-model").textContent = exec.provider ? `Agent model: ${exec.provider}/${exec.model || "default"}` : "No agent model configured: choose one in Settings.";
+  }
+
+  /** @param {boolean} busy */
+  setBusy(busy) {
+    this.startButton.hidden = busy;
+    this.stopButton.hidden = !busy;
+    this.stopButton.disabled = false;
+    this.stopButton.textContent = "Stop";
+    this.task.disabled = busy;
+    this.timeline.setAttribute("aria-busy", String(busy));
+  }
+
+  stop() {
+    if (!this.running) return;
+    this.running.cancel();
+    this.stopButton.disabled = true;
+    this.stopButton.textContent = "Stopping…";
+    for (const card of this.timeline.querySelectorAll(".prompt-card:not([data-answered])")) disableCard(/** @type {HTMLElement} */ (card), "The run was stopped.");
+  }
+
+  async start() {
+    const task = this.task.value.trim();
+    if (!task || this.running) return;
+    clear(this.timeline);
+    clear(this.summary);
+    this.runId = "";
+    let params;
+    try {
+      if (!this.settings) throw Object.assign(new Error("The host's settings are not loaded yet: is the host connected?"), { code: "host_disconnected" });
+      params = agentParams(this.settings, task, this.tab.tabId);
+    } catch (e) {
+      this.showEnd({ kind: "error", title: "Cannot start", text: String(/** @type {any} */ (e).message) });
+      return;
+    }
+    this.setBusy(true);
+    this.timeline.append(entry("task", h("span", { class: "intent", text: task }), h("span", { class: "badge", text: "started" })));
+    const call = this.client.start("agent.run", params, { turn: true, onNotify: (name, data) => this.onEvent(name, data) });
+    this.running = call;
+    try {
+      const summary = await call.done;
+      this.showSummary(summary);
+      this.status.reportProvider(null);
+    } catch (e) {
+      const err = /** @type {any} */ (e);
+      if (err.code === "cancelled") {
+        this.showEnd({ kind: "stopped", title: "Stopped", text: "You stopped the run. Nothing more will be done on the page." });
+      } else if (err.code === "worker_restarted") {
+        this.showEnd({
+          kind: "error", title: "Run interrupted",
+          text: "The extension's background worker stopped during the run, which ended it; no further actions were taken. The page may be part-way through the task. Start the task again when ready.",
+        });
+      } else {
+        this.showEnd({ kind: "error", title: "The run failed to start", text: `${err.message} (${err.code})` });
+        this.status.reportProvider({ code: err.code, message: err.message });
+      }
+    } finally {
+      this.running = null;
+      this.setBusy(false);
+      for (const card of this.timeline.querySelectorAll(".prompt-card:not([data-answered])")) disableCard(/** @type {HTMLElement} */ (card), "The run ended.");
+    }
+  }
+
+  /** @param {string} name @param {Record<string, any>} data */
+  onEvent(name, data) {
+    if (data.run_id) this.runId = data.run_id;
+    switch (name) {
+      case "plan":
+      case "replan":
+        this.timeline.append(entry(name, h("span", { class: "intent", text: name === "plan" ? `Plan: ${data.steps.length} steps` : `New plan: ${data.steps.length} steps` }),
+          h("ol", { class: "plan" }, data.steps.map((/** @type {any} */ s) => h("li", { text: s.intent })))));
+        break;
+      case "step":
+        this.timeline.append(stepEntry(data));
+        break;
+      case "step_failed":
+        this.timeline.append(entry("step-failed", h("span", { class: "intent", text: `Step failed: ${data.intent}` }), h("p", { class: "reason", text: data.reason })));
+        break;
+      case "confirm":
+        this.timeline.append(this.confirmCard(data));
+        break;
+      case "ask_user":
+        this.timeline.append(this.askCard(data));
+        break;
+      default:
+        return; // run, finished: the reply carries the summary
+    }
+    this.timeline.lastElementChild?.scrollIntoView({ block: "nearest" });
+  }
+
+  /** @param {Record<string, any>} data */
+  confirmCard(data) {
+    const card = h("li", { class: "entry prompt-card confirm", role: "group", "aria-label": "Confirmation needed", dataset: { kind: "confirm", requestId: data.request_id } },
+      h("p", { class: "prompt-title", text: "Confirm this action?" }),
+      h("p", { class: "action-line", text: data.action_line }),
+      h("p", { class: "reason", text: `Why I ask: ${data.reason}${data.url ? ` · on ${data.url}` : ""}` }),
+    );
+    const answer = async (/** @type {boolean} */ ok) => {
+      if (!(await this.answer(card, data, ok))) return;
+      disableCard(card, ok ? "Approved." : "Declined.");
+    };
+    const approve = h("button", { type: "button", class: "approve", onclick: () => void answer(true) }, "Approve");
+    card.append(h("div", { class: "actions" }, approve, h("button", { type: "button", class: "secondary decline", onclick: () => void answer(false) }, "Decline")));
+    queueMicrotask(() => approve.focus());
+    return card;
+  }
+
+  /** @param {Record<string, any>} data */
+  askCard(data) {
+    const input = h("input", { type: "text", "aria-label": "Your answer" });
+    const card = h("li", { class: "entry prompt-card ask", role: "group", "aria-label": "Question from the agent", dataset: { kind: "ask_user", requestId: data.request_id } },
+      h("p", { class: "prompt-title", text: "The agent asks:" }),
+      h("p", { class: "question", text: data.question }),
+    );
+    const send = async (/** @type {string} */ text) => {
+      if (!(await this.answer(card, data, text))) return;
+      disableCard(card, text ? `You answered: ${text}` : "Skipped.");
+    };
+    const form = h("form", { class: "actions", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); void send(input.value.trim()); } },
+      input, h("button", { type: "submit" }, "Answer"), h("button", { type: "button", class: "secondary", onclick: () => void send("") }, "Skip"));
+    card.append(form);
+    queueMicrotask(() => input.focus());
+    return card;
+  }
+
+  /**
+   * @param {HTMLElement} card @param {Record<string, any>} data @param {boolean|string} answer
+   * @returns {Promise<boolean>} whether the host took the answer
+   */
+  async answer(card, data, answer) {
+    try {
+      await this.client.call("agent.answer", { run_id: data.run_id, request_id: data.request_id, answer });
+      return true;
+    } catch (e) {
+      disableCard(card, `Could not answer: ${/** @type {any} */ (e).message}`);
+      return false;
+    }
+  }
+
+  /** @param {Record<string, any>} s  the run summary */
+  showSummary(s) {
+    const ok = Boolean(s.success);
+    const trace = s.trace_dir ? `${s.trace_dir}/trace.jsonl` : "";
+    this.summary.replaceChildren(h("section", { class: `summary ${ok ? "ok" : "bad"}`, role: "status", dataset: { outcome: s.outcome || (ok ? "done" : "failed") } },
+      h("h3", { text: ok ? "Done" : `Not done: ${s.outcome || "failed"}` }),
+      s.result ? h("p", { class: "result", text: s.result }) : null,
+      s.reason && !ok ? h("p", { class: "reason", text: s.reason }) : null,
+      h("p", { class: "figures", text: `${s.steps_passed}/${s.steps_total} steps passed · ${formatMs(s.duration_ms)} · ${s.tokens_total} tokens${s.retries ? ` · ${s.retries} retries` : ""}${s.replans ? ` · ${s.replans} replans` : ""}` }),
+      trace ? h("p", { class: "trace" }, "Trace: ",
+        h("a", { href: `file://${trace}`, onclick: (/** @type {Event} */ e) => { e.preventDefault(); void chrome.tabs.create({ url: `file://${trace}` }); } }, s.run_id || trace),
+        h("br"), h("code", { text: `waymark trace html ${s.run_id}` })) : null,
+    ));
+  }
+
+  /** @param {{kind: string, title: string, text: string}} end */
+  showEnd(end) {
+    this.summary.replaceChildren(h("section", { class: `summary ${end.kind === "error" ? "bad" : ""}`, role: end.kind === "error" ? "alert" : "status", dataset: { outcome: end.kind } },
+      h("h3", { text: end.title }), h("p", { text: end.text })));
+  }
+}
+
+/** @param {HTMLElement} card @param {string} note */
+function disableCard(card, note) {
+  card.dataset.answered = "true";
+  for (const el of card.querySelectorAll("button, input")) /** @type {HTMLButtonElement} */ (el).disabled = true;
+  card.append(h("p", { class: "answered", text: note }));
+}
+
+/** @param {string} kind @param {...(Node|null)} children */
+function entry(kind, ...children) {
+  return h("li", { class: `entry entry-${kind}`, dataset: { kind } }, ...children);
+}
+
+/** @param {Record<string, any>} d  a `step` event */
+function stepEntry(d) {
+  const verdict = String(d.verdict || "");
+  const ms = Object.values(d.timing || {}).reduce((a, b) => a + Number(b || 0), 0);
+  const figures = [ms ? formatMs(ms) : "", d.tokens ? `${d.tokens} tokens` : "", d.attempt > 1 ? `attempt ${d.attempt}` : ""].filter(Boolean).join(" · ");
+  const thumb = d.thumbnail_b64 ? h("img", { class: "thumb", alt: `Screenshot after step ${d.step}`, src: `data:image/jpeg;base64,${d.thumbnail_b64}` }) : null;
+  return h("li", { class: "entry entry-step", dataset: { kind: "step", verdict, step: d.step } },
+    h("div", { class: "step-head" },
+      h("span", { class: "step-no", text: `${d.step}` }),
+      h("span", { class: "intent", text: d.intent }),
+      h("span", { class: `badge ${GOOD.has(verdict) ? "ok" : BAD.has(verdict) ? "bad" : "warn"}`, text: verdict })),
+    d.action_line ? h("p", { class: "action-line", text: d.action_line }) : null,
+    d.reason && !GOOD.has(verdict) ? h("p", { class: "reason", text: d.reason }) : null,
+    figures ? h("p", { class: "figures", text: figures }) : null,
+    thumb,
+  );
+}

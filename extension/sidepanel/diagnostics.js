@@ -1,0 +1,61 @@
+// @ts-check
+/**
+ * The diagnostics panel (shown when the setting is on): calls, errors and success-only latency
+ * per provider and phase, as counted by the host, plus the native round trip.
+ */
+import { byId, clear, h } from "./dom.js";
+
+/** @typedef {import("./host_client.js").HostClient} HostClient */
+
+const REFRESH_MS = 2000;
+
+export class DiagnosticsView {
+  /** @param {{client: HostClient}} deps */
+  constructor(deps) {
+    this.client = deps.client;
+    this.root = byId("diagnostics-table");
+    /** @type {ReturnType<typeof setInterval>|null} */
+    this.timer = null;
+    byId("diagnostics-reset").addEventListener("click", async () => {
+      await this.client.call("diagnostics.reset").catch(() => {});
+      await this.refresh();
+    });
+  }
+
+  /** @param {boolean} visible */
+  setVisible(visible) {
+    if (visible && !this.timer) {
+      void this.refresh();
+      this.timer = setInterval(() => void this.refresh(), REFRESH_MS);
+    } else if (!visible && this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+  }
+
+  async refresh() {
+    let rows;
+    try {
+      rows = (await this.client.call("diagnostics.get")).rows;
+    } catch (e) {
+      clear(this.root);
+      this.root.append(h("p", { class: "muted", text: `Diagnostics unavailable: ${/** @type {any} */ (e).message || e}` }));
+      return;
+    }
+    clear(this.root);
+    if (!rows.length) {
+      this.root.append(h("p", { class: "muted", text: "No model calls yet since the host started." }));
+      return;
+    }
+    const ms = (/** @type {number|undefined} */ v) => (v === undefined ? "–" : `${Math.round(v)}`);
+    this.root.append(h("table", {},
+      h("caption", { text: "Model calls since the host started (latency of successful calls, ms)" }),
+      h("thead", {}, h("tr", {}, ["provider", "phase", "calls", "ok", "errors", "p50", "p95", "max"].map((c) => h("th", { scope: "col", text: c })))),
+      h("tbody", {}, rows.map((/** @type {any} */ r) => h("tr", { dataset: { provider: r.provider, phase: r.phase } },
+        h("td", { text: r.provider }), h("td", { text: r.phase }), h("td", { class: "num", text: r.calls }), h("td", { class: "num", text: r.ok }),
+        h("td", { text: Object.entries(r.errors).map(([code, n]) => `${code} ×${n}`).join(", ") || "–" }),
+        h("td", { class: "num", text: ms(r.latency?.p50_ms) }), h("td", { class: "num", text: ms(r.latency?.p95_ms) }), h("td", { class: "num", text: ms(r.latency?.max_ms) }),
+      ))),
+    ));
+  }
+}

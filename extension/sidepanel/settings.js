@@ -1,0 +1,237 @@
+// @ts-check
+/**
+ * Settings: a provider and model per role (chat, planner, executor), API keys, domain allow
+ * and block lists, the confirmation policy, screenshots, diagnostics and the theme.
+ * Everything but the theme is kept by the host. API keys go straight to the host's secret
+ * store and are never written to chrome.storage; the panel only ever learns their names.
+ */
+import { byId, clear, h } from "./dom.js";
+
+/** @typedef {import("./host_client.js").HostClient} HostClient */
+
+const ROLES = /** @type {const} */ (["chat", "planner", "executor"]);
+const ROLE_HELP = {
+  chat: "Answers questions in chat mode.",
+  planner: "Plans agent tasks. Empty: uses the chat model.",
+  executor: "Picks each agent action. Empty: uses the chat model.",
+};
+const PRESETS = ["openrouter", "openai", "ollama", "lmstudio", "vllm", "llamacpp"];
+const THEME_KEY = "waymark.theme";
+
+/**
+ * @typedef {Object} RoleSettings
+ * @property {string} provider
+ * @property {string} model
+ * @property {Record<string, any>} options
+ */
+
+/** Apply the saved theme ("system", "light" or "dark"); UI-only, so it may live in chrome.storage. */
+export async function applySavedTheme() {
+  const theme = String((await chrome.storage.local.get(THEME_KEY))[THEME_KEY] || "system");
+  document.documentElement.dataset.theme = theme;
+  return theme;
+}
+
+export class SettingsView {
+  /** @param {{client: HostClient, onSaved: (view: Record<string, any>) => void}} deps */
+  constructor(deps) {
+    this.client = deps.client;
+    this.onSaved = deps.onSaved;
+    this.root = byId("settings-form");
+    /** @type {Record<string, any>|null} */
+    this.view = null;
+    this.root.addEventListener("submit", (e) => {
+      e.preventDefault();
+      void this.save();
+    });
+  }
+
+  /** Fetch the host's settings and build the form. */
+  async load() {
+    try {
+      this.view = await this.client.call("settings.get");
+    } catch (e) {
+      this.renderUnavailable(String(/** @type {any} */ (e).message || e));
+      return null;
+    }
+    await this.render();
+    this.onSaved(this.view);
+    return this.view;
+  }
+
+  /** @param {string} why */
+  renderUnavailable(why) {
+    clear(this.root);
+    this.root.append(h("p", { class: "muted", text: `Settings are kept by the host, which is not reachable: ${why}` }));
+  }
+
+  async render() {
+    const view = /** @type {Record<string, any>} */ (this.view);
+    const s = view.settings;
+    clear(this.root);
+    for (const role of ROLES) this.root.append(this.roleFieldset(role, s[role], view));
+    const theme = await applySavedTheme();
+    this.root.append(
+      h("fieldset", {},
+        h("legend", { text: "Agent safety" }),
+        field("Allowed domains (one per line; empty allows all)", h("textarea", { id: "set-allow", rows: 2, spellcheck: "false", value: s.allow_domains.join("\n") })),
+        field("Blocked domains (one per line)", h("textarea", { id: "set-block", rows: 2, spellcheck: "false", value: s.block_domains.join("\n") })),
+        field("Destructive actions (pay, order, delete, send…)", select("set-confirm", [["ask", "ask me first"], ["allow", "allow without asking"], ["block", "never do them"]], s.confirm_policy)),
+      ),
+      h("fieldset", {},
+        h("legend", { text: "Display" }),
+        checkbox("set-screenshots", "Attach numbered screenshots (sent to vision models, shown in the timeline)", s.screenshots),
+        checkbox("set-diagnostics", "Show the diagnostics panel", s.diagnostics),
+        field("Theme", select("set-theme", [["system", "system"], ["light", "light"], ["dark", "dark"]], theme)),
+      ),
+      h("div", { class: "actions" },
+        h("button", { type: "submit", id: "settings-save", text: "Save settings" }),
+        h("span", { id: "settings-result", role: "status", "aria-live": "polite" })),
+      h("p", { class: "muted small", text: `Kept by the host in ${view.config_path}; API keys in its secret store, never in the browser.` }),
+    );
+  }
+
+  /**
+   * @param {"chat"|"planner"|"executor"} role @param {RoleSettings} conf @param {Record<string, any>} view
+   */
+  roleFieldset(role, conf, view) {
+    const id = (/** @type {string} */ name) => `set-${role}-${name}`;
+    const { preset, base_url: baseUrl, ...extra } = conf.options || {};
+    const providers = [["", role === "chat" ? "(none)" : "(same as chat)"], ...view.providers.map((/** @type {string} */ p) => [p, p])];
+    const fs = h("fieldset", { class: "role", dataset: { role } },
+      h("legend", { text: role[0].toUpperCase() + role.slice(1) }),
+      h("p", { class: "muted small", text: ROLE_HELP[role] }),
+      field("Provider", select(id("provider"), providers, conf.provider)),
+      field("Model", h("input", { id: id("model"), type: "text", value: conf.model, placeholder: "e.g. gemini-2.5-flash", spellcheck: "false" })),
+      field("Preset (OpenAI-compatible)", select(id("preset"), [["", "(none)"], ...PRESETS.map((p) => [p, p])], preset || ""), "preset"),
+      field("Base URL", h("input", { id: id("base_url"), type: "url", value: baseUrl || "", placeholder: "the provider's default", spellcheck: "false" })),
+      field("API key", h("input", { id: id("key"), type: "password", autocomplete: "off", value: "" }), "key"),
+      h("details", {},
+        h("summary", { text: "More options (JSON)" }),
+        h("textarea", { id: id("options"), rows: 3, spellcheck: "false", "aria-label": `${role} provider options (JSON)`, value: Object.keys(extra).length ? JSON.stringify(extra, null, 2) : "" })),
+      h("div", { class: "actions" },
+        h("button", { type: "button", class: "small", id: id("test"), onclick: () => void this.test(role) }, "Test"),
+        h("span", { class: "test-result", id: id("test-result"), role: "status", "aria-live": "polite" })),
+    );
+    const providerSelect = /** @type {HTMLSelectElement} */ (fs.querySelector(`#${id("provider")}`));
+    const presetSelect = /** @type {HTMLSelectElement} */ (fs.querySelector(`#${id("preset")}`));
+    const syncFields = () => {
+      /** @type {HTMLElement} */ (fs.querySelector(".field-preset")).hidden = providerSelect.value !== "openai_compat";
+      // The key field names the secret the provider looks its key up by; local servers need none.
+      const name = keyName(view, providerSelect.value, presetSelect.value);
+      const keyField = /** @type {HTMLElement} */ (fs.querySelector(".field-key"));
+      keyField.hidden = !name;
+      /** @type {HTMLElement} */ (keyField.querySelector("span")).textContent = name
+        ? `API key (${name})${view.secrets.includes(name) ? ": stored on the host, type to replace" : ""}`
+        : "API key";
+      /** @type {HTMLInputElement} */ (keyField.querySelector("input")).placeholder = name && view.secrets.includes(name) ? "••••••••" : "";
+    };
+    providerSelect.addEventListener("change", syncFields);
+    presetSelect.addEventListener("change", syncFields);
+    syncFields();
+    return fs;
+  }
+
+  /** Read one role's fields; stores a typed key in the host's secret store first. */
+  /** @param {"chat"|"planner"|"executor"} role @returns {Promise<RoleSettings>} */
+  async collectRole(role) {
+    const value = (/** @type {string} */ name) => /** @type {HTMLInputElement} */ (byId(`set-${role}-${name}`)).value.trim();
+    const provider = value("provider");
+    /** @type {Record<string, any>} */
+    let options = {};
+    const extra = value("options");
+    if (extra) {
+      try {
+        options = JSON.parse(extra);
+      } catch {
+        throw new Error(`${role}: "More options" is not valid JSON`);
+      }
+      if (!options || typeof options !== "object" || Array.isArray(options)) throw new Error(`${role}: "More options" must be a JSON object`);
+    }
+    if (provider === "openai_compat" && value("preset")) options.preset = value("preset");
+    if (value("base_url")) options.base_url = value("base_url");
+    const keyInput = /** @type {HTMLInputElement} */ (byId(`set-${role}-key`));
+    const name = keyName(/** @type {Record<string, any>} */ (this.view), provider, options.preset || "");
+    if (keyInput.value && name) {
+      // Straight to the host's secret store: the key is never kept by the extension.
+      await this.client.call("secrets.set", { name, value: keyInput.value });
+      keyInput.value = "";
+    }
+    return { provider, model: value("model"), options };
+  }
+
+  async save() {
+    const result = byId("settings-result");
+    result.textContent = "Saving…";
+    result.className = "";
+    try {
+      /** @type {Record<string, any>} */
+      const patch = {};
+      for (const role of ROLES) patch[role] = await this.collectRole(role);
+      const lines = (/** @type {string} */ id) => /** @type {HTMLTextAreaElement} */ (byId(id)).value.split(/[\n,]/).map((l) => l.trim()).filter(Boolean);
+      patch.allow_domains = lines("set-allow");
+      patch.block_domains = lines("set-block");
+      patch.confirm_policy = /** @type {HTMLSelectElement} */ (byId("set-confirm")).value;
+      patch.screenshots = /** @type {HTMLInputElement} */ (byId("set-screenshots")).checked;
+      patch.diagnostics = /** @type {HTMLInputElement} */ (byId("set-diagnostics")).checked;
+      const theme = /** @type {HTMLSelectElement} */ (byId("set-theme")).value;
+      await chrome.storage.local.set({ [THEME_KEY]: theme });
+      this.view = await this.client.call("settings.set", { settings: patch });
+      await this.render();
+      this.onSaved(this.view);
+      const done = byId("settings-result");
+      done.textContent = "Saved.";
+      done.className = "ok";
+    } catch (e) {
+      const err = /** @type {any} */ (e);
+      const failed = byId("settings-result");
+      failed.textContent = `Not saved: ${err.message || err}`;
+      failed.className = "bad";
+    }
+  }
+
+  /** @param {"chat"|"planner"|"executor"} role */
+  async test(role) {
+    const out = byId(`set-${role}-test-result`);
+    out.textContent = "Testing… (save first to test changes)";
+    out.className = "test-result";
+    try {
+      const r = await this.client.call("settings.test", { role });
+      if (r.ok) {
+        out.textContent = `OK: ${r.provider}/${r.model} answered in ${Math.round(r.latency_ms)} ms`;
+        out.className = "test-result ok";
+      } else {
+        out.textContent = `${r.error.code}: ${r.error.message}`;
+        out.className = "test-result bad";
+      }
+    } catch (e) {
+      out.textContent = String(/** @type {any} */ (e).message || e);
+      out.className = "test-result bad";
+    }
+  }
+}
+
+/**
+ * The secret name a provider's key is stored under, or "" when it needs none.
+ * @param {Record<string, any>} view @param {string} provider @param {string} preset
+ */
+function keyName(view, provider, preset) {
+  return view.key_names[`${provider}:${preset}`] || view.key_names[provider] || "";
+}
+
+/** @param {string} label @param {HTMLElement} control @param {string=} name */
+function field(label, control, name) {
+  return h("label", { class: `field${name ? ` field-${name}` : ""}` }, h("span", { text: label }), control);
+}
+
+/** @param {string} id @param {string} label @param {boolean} checked */
+function checkbox(id, label, checked) {
+  return h("label", { class: "check" }, h("input", { id, type: "checkbox", checked }), h("span", { text: label }));
+}
+
+/** @param {string} id @param {string[][]} options @param {string} value */
+function select(id, options, value) {
+  const el = h("select", { id }, options.map(([v, label]) => h("option", { value: v, text: label })));
+  el.value = value;
+  return el;
+}
