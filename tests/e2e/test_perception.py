@@ -18,3 +18,164 @@ async def test_snapshot_lists_native_controls_with_roles_names_values_and_states
     assert {"Clickable div", "ARIA button", "Editor", "More", "A note"} <= names(snap)
     line = next(line for line in snap["text"].splitlines() if '"Email"' in line)
     assert line == f'[{email["ref"]}] textbox "Email" value="ann@example.com" type=email required=true'
+
+
+async def _box_in_frames(page, chain: list[str], selector: str) -> list[float]:
+    """Top-level box of `selector` inside the iframes `chain` (selectors from the top down),
+    computed independently: each iframe's content box (rect + clientLeft/Top) plus the element's rect.
+    (Playwright's own bounding_box leaves out the border of out-of-process iframes.)"""
+    frame = page.main_frame
+    x = y = 0.0
+    for sel in chain:
+        ox, oy = await frame.evaluate(
+            "(s) => { const f = document.querySelector(s); const r = f.getBoundingClientRect(); return [r.x + f.clientLeft, r.y + f.clientTop]; }", sel)
+        x, y = x + ox, y + oy
+        frame = await (await frame.query_selector(sel)).content_frame()
+    r = await frame.evaluate("(s) => { const r = document.querySelector(s).getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }", selector)
+    return [x + r[0], y + r[1], r[2], r[3]]
+
+
+def _close(bbox: list[float], box: list[float], tolerance: float = 0.5) -> bool:
+    return all(abs(a - b) <= tolerance for a, b in zip(bbox, box))
+
+
+async def test_same_origin_iframe_elements_have_top_level_boxes(sw, page, site_url, other_origin):
+    await page.goto(f"{site_url}/perception/frames.html?other={other_origin}")
+    await page.wait_for_load_state("load")
+    snap = await snapshot(sw, page)
+    button = by_name(snap, "Same origin button")
+    assert button["frame"] != 0
+    assert _close(button["bbox"], await _box_in_frames(page, ["#same"], "#child-button"))
+
+
+async def test_cross_origin_iframe_elements_come_from_their_own_frame(sw, page, site_url, other_origin):
+    await page.goto(f"{site_url}/perception/frames.html?other={other_origin}")
+    await page.wait_for_load_state("load")
+    snap = await snapshot(sw, page)
+    button = by_name(snap, "Cross origin button")
+    assert button["frame"] not in (0, by_name(snap, "Same origin button")["frame"])
+    assert _close(button["bbox"], await _box_in_frames(page, ["#cross"], "#child-button"))
+
+
+async def test_nested_iframe_elements_add_up_both_frame_offsets(sw, page, site_url, other_origin):
+    await page.goto(f"{site_url}/perception/frames.html?other={other_origin}")
+    await page.wait_for_load_state("load")
+    snap = await snapshot(sw, page)
+    nested = by_name(snap, "Nested button")
+    assert _close(nested["bbox"], await _box_in_frames(page, ["#nested", "iframe"], "#child-button"))
+    assert by_name(snap, "Middle link")["frame"] != nested["frame"]
+
+
+async def test_frame_elements_appear_in_document_order_where_their_iframe_is(sw, page, site_url, other_origin):
+    await page.goto(f"{site_url}/perception/frames.html?other={other_origin}")
+    await page.wait_for_load_state("load")
+    snap = await snapshot(sw, page)
+    order = [e["name"] for e in snap["elements"]]
+    assert order[:5] == ["Top button", "Same origin button", "Middle link", "Nested button", "Cross origin button"]
+
+
+async def test_unreadable_frame_is_one_marker_line_with_its_scheme_only(sw, page, site_url, other_origin):
+    await page.goto(f"{site_url}/perception/frames.html?other={other_origin}")
+    await page.wait_for_load_state("load")
+    snap = await snapshot(sw, page)
+    markers = [line for line in snap["text"].splitlines() if line.startswith("frame ")]
+    assert markers == ['frame "data:" unreadable']
+    assert "Data frame" not in snap["text"]
+
+
+async def test_open_and_closed_shadow_root_controls_are_in_the_snapshot(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/shadow.html")
+    snap = await snapshot(sw, page)
+    assert {"Open shadow button", "Open shadow input", "Closed shadow button", "Deep link", "Slotted button"} <= names(snap)
+
+
+async def test_stylesheet_hidden_and_ancestor_hidden_elements_are_left_out(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/hidden.html")
+    snap = await snapshot(sw, page)
+    shown = names(snap)
+    assert {"Visible button", "Visible inside hidden"} <= shown
+    left_out = {"Stylesheet hidden", "Ancestor hidden", "Visibility hidden", "Opacity zero", "Zero size",
+                "Hidden attribute", "Hidden section link"}
+    assert not left_out & shown
+    assert snap["stats"]["hidden"] >= 5
+
+
+async def test_visually_hidden_checkbox_with_a_visible_label_is_kept_at_its_label(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/hidden.html")
+    snap = await snapshot(sw, page)
+    fancy = by_name(snap, "Fancy checkbox")
+    assert fancy["role"] == "checkbox"
+    label = await page.locator("label.custom").bounding_box()
+    assert _close(fancy["bbox"], [label["x"], label["y"], label["width"], label["height"]])
+
+
+async def test_cookie_modal_is_reported_with_its_ref_and_the_buttons_under_it_are_counted_as_occluded(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/cookie.html")
+    snap = await snapshot(sw, page)
+    shown = names(snap)
+    assert {"Accept all", "Reject"} <= shown
+    assert not {"Buy now", "Add to cart", "Help"} & shown
+    assert snap["stats"]["occluded"] == 3
+    [occluder] = snap["stats"]["occluders"]
+    layer = next(e for e in snap["elements"] if e["ref"] == occluder["ref"])
+    assert layer["states"]["occluding"] == 3
+    assert snap["text"].splitlines()[2].startswith(f"[{layer['ref']}] ")
+
+
+async def test_occlusion_filter_can_be_turned_off(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/cookie.html")
+    snap = await snapshot(sw, page, occlusion=False)
+    assert {"Buy now", "Add to cart", "Help", "Accept all"} <= names(snap)
+    assert snap["stats"]["occluded"] == 0
+
+
+async def test_a_span_inside_a_button_does_not_hide_the_button(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/basic.html")
+    snap = await snapshot(sw, page)
+    go = by_name(snap, "→Go now")
+    assert go["role"] == "button"
+    assert snap["stats"]["occluded"] == 0
+
+
+async def test_buttons_under_a_transparent_overlay_are_kept(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/transparent.html")
+    snap = await snapshot(sw, page)
+    assert {"Under glass one", "Under glass two"} <= names(snap)
+    assert snap["stats"]["occluded"] == 0
+
+
+async def test_five_thousand_elements_paginate_to_the_end_without_loss_or_duplicates(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/many.html")
+    seen: list[str] = []
+    offset, pages = 0, 0
+    while offset is not None:
+        snap = await snapshot(sw, page, max_chars=8000, offset=offset)
+        assert not snap["page_overflow"]
+        assert len(snap["text"]) <= 8000
+        seen += [e["name"] for e in snap["elements"]]
+        offset = snap["next_offset"]
+        pages += 1
+        assert pages < 100, "pagination does not end"
+    assert pages > 5
+    assert len(seen) == 5000
+    assert set(seen) == {f"Item {i}" for i in range(5000)}
+
+
+async def test_viewport_elements_come_first_then_the_rest_with_a_count(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/many.html")
+    snap = await snapshot(sw, page)
+    flags = [e["in_viewport"] for e in snap["elements"]]
+    assert flags[0] and not flags[-1]
+    assert flags == sorted(flags, reverse=True)
+    assert any(line.startswith("-- outside the viewport:") for line in snap["text"].splitlines())
+    assert f"offset={snap['next_offset']}" in snap["text"].splitlines()[-1]
+
+
+async def test_a_page_where_no_element_fits_reports_page_overflow_instead_of_looping(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/tricky.html")
+    await page.evaluate("() => { document.body.innerHTML = '<button>' + 'W '.repeat(300) + '</button>'; document.title = 'T'; }")
+    snap = await snapshot(sw, page, max_chars=200)
+    assert snap["page_overflow"] is True
+    assert snap["next_offset"] is None
+    assert snap["elements"] == []
+    assert "max_chars >=" in snap["text"]

@@ -1,0 +1,58 @@
+"""Perception: refs are stable for an element's life, and a removed element's ref is stale forever."""
+
+from __future__ import annotations
+
+from tests.e2e.perception_helpers import by_name, ref_info, snapshot
+
+
+async def test_an_element_keeps_its_ref_across_snapshots_and_a_rerender_of_its_neighbours(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/rerender.html")
+    first = await snapshot(sw, page)
+    await page.evaluate("() => { window.rerender(); window.addButton(); }")
+    second = await snapshot(sw, page)
+    assert by_name(second, "Kept button")["ref"] == by_name(first, "Kept button")["ref"]
+
+
+async def test_a_rerendered_element_gets_a_new_ref(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/rerender.html")
+    first = await snapshot(sw, page)
+    await page.evaluate("() => window.rerender()")
+    second = await snapshot(sw, page)
+    old, new = by_name(first, "Replaced button")["ref"], by_name(second, "Replaced button")["ref"]
+    assert new != old
+    all_refs = [e["ref"] for e in first["elements"]]
+    assert new > max(all_refs)
+
+
+async def test_the_ref_of_a_removed_element_is_stale_and_never_rebound_to_a_look_alike(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/rerender.html")
+    first = await snapshot(sw, page)
+    old = by_name(first, "Replaced button")["ref"]
+    await page.evaluate("() => window.rerender()")
+    await snapshot(sw, page)
+    [info] = await ref_info(sw, first["tab_id"], [old])
+    assert info["live"] is False
+    kept = by_name(first, "Kept button")["ref"]
+    [alive] = await ref_info(sw, first["tab_id"], [kept])
+    assert (alive["live"], alive["text"]) == (True, "Kept button")
+
+
+async def test_refs_of_a_navigated_away_document_are_stale(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/rerender.html")
+    first = await snapshot(sw, page)
+    kept = by_name(first, "Kept button")["ref"]
+    await page.goto(f"{site_url}/perception/rerender.html?again=1")
+    second = await snapshot(sw, page)
+    assert by_name(second, "Kept button")["ref"] != kept
+    [info] = await ref_info(sw, first["tab_id"], [kept])
+    assert info["live"] is False
+
+
+async def test_refs_are_unique_across_frames(sw, page, site_url, other_origin):
+    await page.goto(f"{site_url}/perception/frames.html?other={other_origin}")
+    await page.wait_for_load_state("load")
+    snap = await snapshot(sw, page)
+    refs = [e["ref"] for e in snap["elements"]]
+    assert len(refs) == len(set(refs))
+    assert len({e["frame"] for e in snap["elements"]}) == 5
+    assert all(e["doc"] for e in snap["elements"])
