@@ -375,6 +375,15 @@ async function browserAction(ctx, a) {
       return;
     }
     case "back": case "forward": {
+      // Chrome's own back skips entries the user never interacted with (its anti-hijacking rule),
+      // which an agent's pages often are: step exactly one entry through the debugger when it can.
+      if (cdp.isAttached(tabId)) {
+        const history = await cdp.send(tabId, "Page.getNavigationHistory");
+        const entry = history.entries[history.currentIndex + (a.type === "back" ? -1 : 1)];
+        if (!entry) throw new WaymarkError("no_history", `there is no page to go ${a.type} to`);
+        await cdp.send(tabId, "Page.navigateToHistoryEntry", { entryId: entry.id });
+        return;
+      }
       try {
         await (a.type === "back" ? chrome.tabs.goBack(tabId) : chrome.tabs.goForward(tabId));
       } catch (e) {

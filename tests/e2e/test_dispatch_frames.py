@@ -1,0 +1,59 @@
+"""Acting inside same-origin and cross-origin iframes and closed shadow roots, with trusted input."""
+
+from tests.conftest import wait_connected
+from tests.e2e.dispatch_helpers import act, ref, snapshot, tab_id_of
+
+
+async def open_frames(sw, page, site_url, other_origin):
+    await wait_connected(sw)
+    await page.goto(f"{site_url}/dispatch/frames.html?other={other_origin}")
+    await page.wait_for_function("() => document.getElementById('cross').contentWindow && window.frames.length === 2")
+    for frame in page.frames[1:]:
+        await frame.wait_for_load_state()
+    tab = await tab_id_of(sw, page)
+    return tab, await snapshot(sw, tab)
+
+
+def child(page, name):
+    return next(f for f in page.frames if f"name={name}" in f.url)
+
+
+async def test_click_inside_a_same_origin_iframe_is_trusted(sw, page, site_url, other_origin):
+    tab, snap = await open_frames(sw, page, site_url, other_origin)
+    result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Press in same frame")})
+    assert result.ok, result.error
+    assert result.path == "cdp"
+    frame = child(page, "same")
+    assert await frame.text_content("#c") == "1"
+    assert await frame.text_content("#t") == "true"
+
+
+async def test_click_inside_a_cross_origin_iframe_is_trusted(sw, page, site_url, other_origin):
+    tab, snap = await open_frames(sw, page, site_url, other_origin)
+    result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Press in cross frame")})
+    assert result.ok, result.error
+    frame = child(page, "cross")
+    assert await frame.text_content("#c") == "1"
+    assert await frame.text_content("#t") == "true"
+    assert await child(page, "same").text_content("#c") == "0"
+
+
+async def test_fill_inside_a_cross_origin_iframe(sw, page, site_url, other_origin):
+    tab, snap = await open_frames(sw, page, site_url, other_origin)
+    fields = [e for e in snap.elements if "Frame field" in e.name]
+    cross = max(fields, key=lambda e: e.bbox[1])  # the cross-origin frame is the lower one
+    result = await act(sw, tab, {"type": "fill", "ref": cross.ref, "text": "hello"})
+    assert result.ok, result.error
+    assert await child(page, "cross").input_value("#f") == "hello"
+    assert await child(page, "same").input_value("#f") == ""
+
+
+async def test_click_inside_a_closed_shadow_root_is_trusted(sw, page, site_url):
+    await wait_connected(sw)
+    await page.goto(f"{site_url}/dispatch/shadow.html")
+    tab = await tab_id_of(sw, page)
+    snap = await snapshot(sw, tab)
+    result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Add one")})
+    assert result.ok, result.error
+    assert await page.text_content("#c") == "1"
+    assert await page.text_content("#t") == "true"

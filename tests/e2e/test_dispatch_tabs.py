@@ -1,0 +1,125 @@
+"""Navigation and tabs: the agent follows new tabs, goes back, and always knows which tab it is in."""
+
+from tests.conftest import wait_connected
+from tests.e2e.dispatch_helpers import act, ref, snapshot, tab_id_of
+
+
+async def open_buttons(sw, page, site_url):
+    await wait_connected(sw)
+    await page.goto(f"{site_url}/dispatch/buttons.html")
+    tab = await tab_id_of(sw, page)
+    return tab, await snapshot(sw, tab)
+
+
+async def close_tab(sw, tab_id):
+    await sw.evaluate("(id) => chrome.tabs.remove(id).catch(() => {})", tab_id)
+
+
+async def test_a_target_blank_link_opens_a_tab_the_agent_continues_in(sw, page, site_url):
+    tab, snap = await open_buttons(sw, page, site_url)
+    result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Open details in a new tab")})
+    try:
+        assert result.ok, result.error
+        assert result.new_tab is not None
+        assert result.new_tab.url.endswith("/dispatch/target.html")
+        assert result.tab_id == result.new_tab.tab_id != tab
+        assert result.snapshot is not None and result.snapshot.title == "Dispatch: details"
+        back = await act(sw, result.tab_id, {"type": "switch_tab", "tab_id": tab})
+        assert back.ok, back.error
+        assert back.tab_id == tab
+        assert back.snapshot is not None and back.snapshot.title == "Dispatch: buttons"
+    finally:
+        if result.new_tab:
+            await close_tab(sw, result.new_tab.tab_id)
+
+
+async def test_window_open_is_reported_as_a_new_tab(sw, page, site_url):
+    tab, snap = await open_buttons(sw, page, site_url)
+    result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Open popup window")}, snapshot=None)
+    try:
+        assert result.ok, result.error
+        assert result.new_tab is not None
+        assert "target.html?via=popup" in result.new_tab.url
+        assert result.tab_id == result.new_tab.tab_id
+    finally:
+        if result.new_tab:
+            await close_tab(sw, result.new_tab.tab_id)
+
+
+async def test_navigate_back_and_forward(sw, page, site_url):
+    tab, _ = await open_buttons(sw, page, site_url)
+    went = await act(sw, tab, {"type": "navigate", "url": f"{site_url}/dispatch/target.html"})
+    assert went.ok, went.error
+    assert went.path == "browser" and went.navigated
+    assert went.snapshot is not None and went.snapshot.title == "Dispatch: details"
+    back = await act(sw, tab, {"type": "back"})
+    assert back.ok, back.error
+    assert back.url_after.endswith("/dispatch/buttons.html")
+    forward = await act(sw, tab, {"type": "forward"}, snapshot=None)
+    assert forward.ok, forward.error
+    assert forward.url_after.endswith("/dispatch/target.html")
+
+
+async def test_refs_of_a_page_that_was_navigated_away_are_stale(sw, page, site_url):
+    tab, snap = await open_buttons(sw, page, site_url)
+    count = ref(snap, "Count")
+    assert (await act(sw, tab, {"type": "reload"}, snapshot=None)).ok
+    result = await act(sw, tab, {"type": "click", "ref": count})
+    assert result.error is not None and result.error.code == "stale_ref"
+    assert result.snapshot is not None and ref(result.snapshot, "Count") != count
+
+
+async def test_navigate_refuses_javascript_urls(sw, page, site_url):
+    tab, _ = await open_buttons(sw, page, site_url)
+    result = await act(sw, tab, {"type": "navigate", "url": "javascript:alert(1)"})
+    assert not result.ok
+    assert result.error.code == "bad_action"
+
+
+async def test_new_tab_and_close_tab_move_the_agent_between_tabs(sw, page, site_url):
+    tab, _ = await open_buttons(sw, page, site_url)
+    opened = await act(sw, tab, {"type": "new_tab", "url": f"{site_url}/dispatch/target.html"})
+    assert opened.ok, opened.error
+    assert opened.new_tab is not None and opened.tab_id == opened.new_tab.tab_id
+    assert opened.snapshot is not None and opened.snapshot.title == "Dispatch: details"
+    closed = await act(sw, opened.tab_id, {"type": "close_tab"}, snapshot=None)
+    assert closed.ok, closed.error
+    assert closed.tab_id == tab
+
+
+async def test_acting_in_a_tab_that_does_not_exist_fails_as_no_such_tab(sw):
+    await wait_connected(sw)
+    result = await act(sw, 987654, {"type": "click", "ref": 1})
+    assert not result.ok
+    assert result.error.code == "no_such_tab"
+
+
+async def test_extract_reads_the_main_text_within_a_budget(sw, page, site_url):
+    tab, _ = await open_buttons(sw, page, site_url)
+    result = await act(sw, tab, {"type": "extract", "max_chars": 40}, snapshot=None)
+    assert result.ok, result.error
+    assert result.text is not None and result.text.startswith("Buttons")
+    assert len(result.text) == 40
+
+
+async def test_extract_reads_one_element(sw, page, site_url):
+    tab, snap = await open_buttons(sw, page, site_url)
+    result = await act(sw, tab, {"type": "extract", "ref": ref(snap, "Open details")}, snapshot=None)
+    assert result.ok, result.error
+    assert result.text == "Open details in a new tab"
+
+
+async def test_scroll_moves_the_page_down(sw, page, site_url):
+    tab, _ = await open_buttons(sw, page, site_url)
+    result = await act(sw, tab, {"type": "scroll", "direction": "down", "amount": 500}, snapshot=None)
+    assert result.ok, result.error
+    assert await page.evaluate("() => window.scrollY") == 500
+
+
+async def test_actions_on_a_browser_page_fail_as_restricted(sw, page):
+    await wait_connected(sw)
+    await page.goto("chrome://version")
+    tab = await tab_id_of(sw, page)
+    result = await act(sw, tab, {"type": "click", "ref": 1})
+    assert not result.ok
+    assert result.error.code == "restricted_page"
