@@ -63,6 +63,8 @@ class ActRequest(BaseModel):
     snapshot: SnapshotOptions | None = Field(default_factory=SnapshotOptions)
     #: Policy for JavaScript dialogs the action opens: accept or dismiss them.
     dialogs: Literal["accept", "dismiss"] = "accept"
+    #: Scroll the element into view before the checks (off only to measure what it buys).
+    scroll_into_view: bool = True
 
 
 class ActionResult(BaseModel):

@@ -412,8 +412,9 @@
   }
 
   /**
-   * Resolve once the document has had no DOM mutation for `quietMs`, or after `maxMs`.
-   * @param {{quietMs: number, maxMs: number}} msg
+   * Resolve once at least `minMs` passed and the document has had no DOM mutation for
+   * `quietMs`, or after `maxMs`.
+   * @param {{quietMs: number, minMs?: number, maxMs: number}} msg
    */
   function quiet(msg) {
     return new Promise((done) => {
@@ -428,14 +429,15 @@
       const check = () => {
         const now = performance.now();
         const quietFor = now - last, waited = now - start;
-        if (quietFor >= msg.quietMs || waited >= msg.maxMs) {
+        const minLeft = (msg.minMs || 0) - waited;
+        if ((quietFor >= msg.quietMs && minLeft <= 0) || waited >= msg.maxMs) {
           observer.disconnect();
           done({ quiet: quietFor >= msg.quietMs, mutations, waited_ms: waited });
         } else {
-          setTimeout(check, Math.max(1, Math.min(msg.quietMs - quietFor, msg.maxMs - waited)));
+          setTimeout(check, Math.max(1, Math.min(Math.max(msg.quietMs - quietFor, minLeft), msg.maxMs - waited)));
         }
       };
-      setTimeout(check, msg.quietMs);
+      setTimeout(check, Math.min(Math.max(msg.quietMs, msg.minMs || 0), msg.maxMs));
     });
   }
 

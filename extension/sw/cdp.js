@@ -121,11 +121,15 @@ export async function send(tabId, method, params) {
 export async function click(tabId, x, y, opts = {}) {
   const count = opts.clickCount ?? 1;
   const modifiers = opts.modifiers ?? 0;
-  await send(tabId, "Input.dispatchMouseEvent", { type: "mouseMoved", x, y, modifiers });
+  await attach(tabId);
+  /** @type {Record<string, any>[]} */
+  const events = [{ type: "mouseMoved", x, y, modifiers }];
   for (let n = 1; n <= count; n++) {
-    await send(tabId, "Input.dispatchMouseEvent", { type: "mousePressed", x, y, button: "left", buttons: 1, clickCount: n, modifiers });
-    await send(tabId, "Input.dispatchMouseEvent", { type: "mouseReleased", x, y, button: "left", buttons: 0, clickCount: n, modifiers });
+    events.push({ type: "mousePressed", x, y, button: "left", buttons: 1, clickCount: n, modifiers });
+    events.push({ type: "mouseReleased", x, y, button: "left", buttons: 0, clickCount: n, modifiers });
   }
+  // One session processes commands in order: pipelining keeps the sequence and saves round trips.
+  await Promise.all(events.map((event) => send(tabId, "Input.dispatchMouseEvent", event)));
 }
 
 /** @param {number} tabId @param {number} x @param {number} y */

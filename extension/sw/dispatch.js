@@ -60,6 +60,9 @@ export async function act(req) {
     ok: false, action: String(action.type || ""), path: null, settle_ms: 0, url_before: "", url_after: "", navigated: false,
     new_tab: null, tab_id: null, error: null, snapshot: null, dialogs: [], text: null,
   };
+  const t0 = performance.now();
+  /** Where the time went, for diagnostics and the benchmark. */
+  const timings = { prepare: 0, input: 0, settle: 0, snapshot: 0, total: 0 };
   /** @type {TabWatcher|null} */
   let watcher = null;
   let tabId = -1;
@@ -76,14 +79,18 @@ export async function act(req) {
     const policy = req.dialogs === "dismiss" ? "dismiss" : "accept";
     if (cdp.isAttached(tabId)) cdp.setDialogPolicy(tabId, policy);
     /** @type {Ctx} */
-    const ctx = { tabId, req, result, policy };
+    const ctx = { tabId, req, result, policy, preparedAt: 0 };
+    const started = performance.now();
     await perform(ctx);
+    const acted = performance.now();
+    timings.prepare = ctx.preparedAt ? ctx.preparedAt - started : 0;
+    timings.input = acted - (ctx.preparedAt || started);
     dispatchStats.acts++;
     if (result.path === "cdp") dispatchStats.cdp++;
     if (result.path === "synthetic") dispatchStats.synthetic++;
     if (SETTLING.has(result.action)) {
       const settled = await watcher.settle({
-        startedAt: performance.now(),
+        startedAt: acted,
         minMs: req.settle_min_ms ?? 50,
         timeoutMs: req.settle_timeout_ms ?? 3000,
         frameIds: ctx.frameId ? [ctx.frameId] : [],
@@ -115,12 +122,17 @@ export async function act(req) {
     const options = req.snapshot ?? (result.error?.code === "stale_ref" ? {} : null);
     if (options && continued) {
       try {
+        const shot = performance.now();
         result.snapshot = await takeSnapshot(/** @type {number} */ (continued.id), { ...options, tab_id: continued.id });
+        timings.snapshot = performance.now() - shot;
       } catch (e) {
         result.snapshot_error = { code: String(/** @type {any} */ (e)?.code || "snapshot_failed"), message: String(/** @type {any} */ (e)?.message || e) };
       }
     }
   }
+  timings.settle = result.settle_ms;
+  timings.total = performance.now() - t0;
+  result.timings_ms = Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v * 10) / 10]));
   return result;
 }
 
@@ -148,7 +160,7 @@ async function targetTab(tabId) {
 }
 
 /**
- * @typedef {{tabId: number, req: ActRequest, result: ActionResult, policy: "accept"|"dismiss", frameId?: number}} Ctx
+ * @typedef {{tabId: number, req: ActRequest, result: ActionResult, policy: "accept"|"dismiss", frameId?: number, preparedAt: number}} Ctx
  */
 
 /** @param {Ctx} ctx */
@@ -210,12 +222,14 @@ async function toFrame(ctx, t, message) {
 async function prepare(ctx, t, kind) {
   ctx.frameId = t.frameId;
   const prep = await toFrame(ctx, t, { kind: "wm:act:prepare", mode: kind, scroll: ctx.req.scroll_into_view !== false });
+  ctx.preparedAt = performance.now();
   if (t.frameId === 0) return { ...prep, local: { x: prep.x, y: prep.y } };
   // The frame was scrolled into view with the element: read its offset now, not from the snapshot.
   const frame = (await frameOffsets(ctx.tabId)).get(t.frameId);
   if (!frame) throw new WaymarkError("not_visible", `the frame holding ref ${ctx.req.action.ref} is not laid out in the page`);
   const [x, y] = toTopLevel([prep.x, prep.y, 0, 0], frame.offset);
   if (!isInside([x - 0.5, y - 0.5, 1, 1], frame.clip)) throw new WaymarkError("not_visible", `ref ${ctx.req.action.ref} is clipped by the frame around it`);
+  ctx.preparedAt = performance.now();
   return { ...prep, local: { x: prep.x, y: prep.y }, x, y };
 }
 

@@ -16,7 +16,6 @@ export const QUIET_MS = 40;
  * @typedef {{settle_ms: number, navigated: boolean, new_tab: {tab_id: number, url: string}|null, tab_id: number, quiet: boolean}} SettleResult
  */
 
-const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 /** Watches one tab for navigations and for tabs it opens, from before an action until stop(). */
 export class TabWatcher {
@@ -111,7 +110,7 @@ export class TabWatcher {
   async settle(opts) {
     const deadline = opts.startedAt + opts.timeoutMs;
     const quietMs = opts.quietMs ?? QUIET_MS;
-    await sleep(opts.startedAt + opts.minMs - performance.now());
+    const minUntil = opts.startedAt + opts.minMs;
     let quiet = false;
     let tabId = this.tabId;
     let injectedFor = -1;
@@ -137,7 +136,9 @@ export class TabWatcher {
       const remaining = deadline - performance.now();
       if (remaining <= 0) break;
       const before = this.navigation(tabId)?.started || 0;
-      const answers = await Promise.all(frames.map((frameId) => sendToFrame(tabId, frameId, { kind: "wm:settle:quiet", quietMs, maxMs: remaining }).catch(() => null)));
+      // The minimum and the quiet window run together: settled = minimum passed and DOM quiet.
+      const minMs = Math.max(0, minUntil - performance.now());
+      const answers = await Promise.all(frames.map((frameId) => sendToFrame(tabId, frameId, { kind: "wm:settle:quiet", quietMs, minMs, maxMs: remaining }).catch(() => null)));
       const after = this.navigation(tabId);
       // A navigation that began during the quiet window: follow it too.
       if (after && after.started !== before && !after.failed) continue;

@@ -1,0 +1,197 @@
+"""Dispatch: click to settled snapshot on a static page, the settle time distribution, and
+what each reliability piece buys, measured by turning it off (scroll-into-view, settle, the
+snapshot attached inline to a stale_ref error).
+
+Everything goes through the real host: the controller calls the host's `act` and `snapshot`
+methods exactly as the agent does, the extension acts in real Chromium.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from eval.sites.serve import SiteServer
+
+#: The fixture pages the section clicks on (static page, tall page, delayed effects, re-render).
+PAGES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "dispatch"
+
+#: Effects the settle ablation waits for: the button's label and when its result appears.
+DELAYS = {"Show now": "synchronous", "Show after 30 ms": "30 ms timer", "Show after a fetch": "fetch", "Show after 120 ms": "120 ms timer"}
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def _stats(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"n": 0}
+    return {"n": len(values), "median_ms": round(statistics.median(values), 1), "p90_ms": round(_pct(values, 0.9), 1),
+            "min_ms": round(min(values), 1), "max_ms": round(max(values), 1)}
+
+
+class _Bench:
+    """One browser, one host, one fixture server; helpers to open pages and act through the host."""
+
+    def __init__(self, controller: Any, site: str) -> None:
+        self.controller = controller
+        self.site = site
+        self.worker = controller.browser.service_worker
+        self.context = controller.browser.context
+
+    async def open(self, name: str) -> tuple[Any, int]:
+        page = await self.context.new_page()
+        await page.goto(f"{self.site}/{name}")
+        ids = await self.worker.evaluate("async (url) => (await chrome.tabs.query({})).filter(t => t.url === url).map(t => t.id)", page.url)
+        return page, max(ids)
+
+    async def snapshot(self, tab: int) -> dict[str, Any]:
+        return await self.controller.call("snapshot", {"tab_id": tab})
+
+    async def act(self, tab: int, action: dict[str, Any], **request: Any) -> tuple[dict[str, Any], float]:
+        started = time.perf_counter()
+        result = await self.controller.call("act", {"tab_id": tab, "action": action, **request})
+        return result, (time.perf_counter() - started) * 1000
+
+
+def _ref(snapshot: dict[str, Any], name: str) -> int:
+    for element in snapshot["elements"]:
+        if element["name"] == name:
+            return element["ref"]
+    raise LookupError(f"no element named {name!r}")
+
+
+def _has(snapshot: dict[str, Any] | None, name: str) -> bool:
+    return bool(snapshot) and any(e["name"] == name for e in snapshot["elements"])
+
+
+async def _click_to_snapshot(b: _Bench, rounds: int) -> dict[str, Any]:
+    page, tab = await b.open("bench.html")
+    ref = _ref(await b.snapshot(tab), "Add to cart")
+    first, first_ms = await b.act(tab, {"type": "click", "ref": ref})  # attaches the debugger
+    total, settle, snap, bare = [], [], [], []
+    for _ in range(rounds):
+        result, ms = await b.act(tab, {"type": "click", "ref": ref})
+        assert result["ok"], result["error"]
+        total.append(ms)
+        settle.append(result["settle_ms"])
+        snap.append(result["snapshot"]["stats"]["ms"])
+    for _ in range(rounds):
+        result, ms = await b.act(tab, {"type": "click", "ref": ref}, snapshot=None)
+        assert result["ok"], result["error"]
+        bare.append(ms)
+    clicks = int(await page.text_content("#cart") or 0)
+    await page.close()
+    return {
+        "path": first["path"], "first_click_ms": round(first_ms, 1), "clicks_landed": clicks, "clicks_sent": 2 * rounds + 1,
+        "elements": len(first["snapshot"]["elements"]) if first.get("snapshot") else 0,
+        "click_to_settled_snapshot": _stats(total), "settle": _stats(settle), "snapshot_in_browser": _stats(snap),
+        "click_without_snapshot": _stats(bare),
+    }
+
+
+async def _scroll_ablation(b: _Bench) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for scroll in (True, False):
+        landed, codes = 0, {}
+        for n in range(1, 13):
+            page, tab = await b.open("tall.html")
+            ref = _ref(await b.snapshot(tab), f"Target {n}")
+            result, _ = await b.act(tab, {"type": "click", "ref": ref}, snapshot=None, scroll_into_view=scroll)
+            clicked = (await page.text_content("#clicked") or "").split()
+            if result["ok"] and clicked == [str(n)]:
+                landed += 1
+            elif not result["ok"]:
+                codes[result["error"]["code"]] = codes.get(result["error"]["code"], 0) + 1
+            await page.close()
+        out["on" if scroll else "off"] = {"targets": 12, "landed": landed, "errors": codes}
+    return out
+
+
+async def _settle_ablation(b: _Bench, rounds: int) -> dict[str, Any]:
+    rows = []
+    settle_all: list[float] = []
+    for label, kind in DELAYS.items():
+        row: dict[str, Any] = {"effect": kind}
+        for mode, request in (("on", {}), ("off", {"settle_min_ms": 0, "settle_timeout_ms": 0})):
+            page, tab = await b.open("delayed.html")
+            ref = _ref(await b.snapshot(tab), label)
+            seen, times = 0, []
+            for i in range(1, rounds + 1):
+                result, ms = await b.act(tab, {"type": "click", "ref": ref}, **request)
+                assert result["ok"], result["error"]
+                seen += _has(result["snapshot"], f"Result {i}")
+                times.append(ms)
+                if mode == "on":
+                    settle_all.append(result["settle_ms"])
+                # Let a late effect land before the next click so results stay numbered in order.
+                await page.wait_for_function(f"() => document.querySelectorAll('#out button').length >= {i}")
+            await page.close()
+            row[mode] = {"effect_in_snapshot": seen, "rounds": rounds, **_stats(times)}
+        rows.append(row)
+    return {"rows": rows, "settle_ms": _stats(settle_all)}
+
+
+async def _stale_ablation(b: _Bench, rounds: int) -> dict[str, Any]:
+    inline, separate = [], []
+    for _ in range(rounds):
+        page, tab = await b.open("buttons.html")
+        ref = _ref(await b.snapshot(tab), "Save")
+        await page.evaluate("() => window.rerenderSave()")
+        result, ms = await b.act(tab, {"type": "click", "ref": ref})
+        assert result["error"]["code"] == "stale_ref" and result["snapshot"], result
+        inline.append(ms)
+        # Without the inline snapshot the agent needs a second round trip for the new refs.
+        started = time.perf_counter()
+        await b.snapshot(tab)
+        separate.append(ms - result["snapshot"]["stats"]["ms"] + (time.perf_counter() - started) * 1000)
+        await page.close()
+    return {"round_trips_inline": 1, "round_trips_without": 2, "inline": _stats(inline), "without": _stats(separate),
+            "saved_median_ms": round(statistics.median(separate) - statistics.median(inline), 1)}
+
+
+async def run(options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Measure the dispatch path; returns the section's numbers."""
+    from host.controller import Controller
+
+    rounds = int((options or {}).get("rounds", 20))
+    server = SiteServer(PAGES).start()
+    try:
+        async with Controller() as controller:
+            b = _Bench(controller, server.site)
+            click = await _click_to_snapshot(b, max(rounds, 10))
+            scroll = await _scroll_ablation(b)
+            settle = await _settle_ablation(b, max(3, rounds // 4))
+            stale = await _stale_ablation(b, max(3, rounds // 4))
+    finally:
+        server.close()
+    return {"click": click, "scroll_into_view": scroll, "settle": settle, "stale_ref_inline_snapshot": stale}
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """The section's numbers as a plain-text table."""
+    c = result["click"]
+    t, s, sn, bare = c["click_to_settled_snapshot"], c["settle"], c["snapshot_in_browser"], c["click_without_snapshot"]
+    lines = [
+        f"dispatch (static page, {c['elements']} elements, path {c['path']}; median / p90 ms)",
+        f"  click -> settled snapshot   {t['median_ms']:>7.1f} / {t['p90_ms']:>7.1f}   (target: median < 150)",
+        f"  of which settle             {s['median_ms']:>7.1f} / {s['p90_ms']:>7.1f}",
+        f"  of which snapshot (browser) {sn['median_ms']:>7.1f} / {sn['p90_ms']:>7.1f}",
+        f"  click, no snapshot          {bare['median_ms']:>7.1f} / {bare['p90_ms']:>7.1f}",
+        f"  first click (attach)        {c['first_click_ms']:>7.1f}        clicks landed {c['clicks_landed']}/{c['clicks_sent']}",
+    ]
+    sc = result["scroll_into_view"]
+    lines.append(f"  scroll-into-view on: {sc['on']['landed']}/{sc['on']['targets']} targets clicked; off: {sc['off']['landed']}/{sc['off']['targets']} {sc['off']['errors']}")
+    st = result["settle"]
+    lines.append(f"  settle_ms over delayed effects: {st['settle_ms']['median_ms']} / {st['settle_ms']['p90_ms']} (min {st['settle_ms']['min_ms']}, max {st['settle_ms']['max_ms']})")
+    lines.append(f"  {'effect':<14} {'settle on: seen, median ms':>28} {'settle off: seen, median ms':>29}")
+    for row in st["rows"]:
+        on, off = row["on"], row["off"]
+        lines.append(f"  {row['effect']:<14} {on['effect_in_snapshot']:>13}/{on['rounds']} {on['median_ms']:>10.1f} {off['effect_in_snapshot']:>15}/{off['rounds']} {off['median_ms']:>10.1f}")
+    stale = result["stale_ref_inline_snapshot"]
+    lines.append(f"  stale_ref: inline snapshot {stale['inline']['median_ms']} ms in 1 round trip; without it {stale['without']['median_ms']} ms in 2 (saves {stale['saved_median_ms']} ms and one model turn)")
+    return "\n".join(lines)
