@@ -249,6 +249,16 @@ class GeminiProvider(LLMProvider):
                 raise mapped from None
 
         chunks = (await with_retries(self.retry, deadline, open_stream)).__aiter__()
+        try:
+            async for delta in self._deltas(chunks, deadline):
+                yield delta
+        finally:
+            # Closing the SDK's generator closes its HTTP response now, not at garbage collection.
+            aclose = getattr(chunks, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    async def _deltas(self, chunks: AsyncIterator[types.GenerateContentResponse], deadline: Deadline) -> AsyncIterator[Delta]:
         calls: list[ToolCall] = []
         finish: Any = None
         usage: Usage | None = None

@@ -5,7 +5,9 @@ thread); the event loop only waits for tokens, so cancellation and deadlines sto
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
+import gc
 import logging
 import threading
 import time
@@ -32,6 +34,13 @@ log = logging.getLogger(__name__)
 _WORKER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="waymark-mlx")
 _LOADED: dict[str, tuple[Any, Any]] = {}
 _DONE = object()
+
+
+@atexit.register
+def _release() -> None:
+    """Free loaded models before the interpreter tears mlx down (freeing them later aborts the process)."""
+    _LOADED.clear()
+    gc.collect()
 
 
 def _load(path: str) -> tuple[Any, Any]:

@@ -47,6 +47,7 @@ from providers.base import (
     ToolCall,
     Usage,
 )
+from providers.retry import DEFAULT_POLICY, RetryPolicy
 
 
 class Target(BaseModel):
@@ -148,8 +149,17 @@ class ScriptedProvider(LLMProvider):
 
     name = "scripted"
 
-    def __init__(self, model: str = "scripted", *, script: dict[str, Any] | str | Path | None = None, **_: Any) -> None:
+    def __init__(
+        self,
+        model: str = "scripted",
+        *,
+        script: dict[str, Any] | str | Path | None = None,
+        retry: RetryPolicy | None = None,
+        **_: Any,
+    ) -> None:
         super().__init__(model or "scripted")
+        #: Scripted errors go through the same retry policy as real ones.
+        self.retry = retry or DEFAULT_POLICY
         self.script = load_script(script if script is not None else {"steps": []})
         self._plans_served = 0
         self._plan: list[ScriptStep] = self.script.steps
@@ -253,8 +263,12 @@ class ScriptedProvider(LLMProvider):
 
     async def complete(self, request: CompletionRequest) -> Completion:
         started = time.perf_counter()
-        await asyncio.sleep(0)  # a real await point, like every other provider
-        completion = self._answer(request)
+
+        async def attempt() -> Completion:
+            await asyncio.sleep(0)  # a real await point, like every other provider
+            return self._answer(request)
+
+        completion = await self.retry.run(attempt)
         completion.latency_ms = (time.perf_counter() - started) * 1000
         return completion
 

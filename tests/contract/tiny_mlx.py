@@ -23,18 +23,26 @@ SPECIALS = ["<unk>", "</s>", "<|system|>", "<|user|>", "<|assistant|>", "<|tool|
 
 
 def split_pieces(reply: str, pieces: int) -> list[str]:
-    """Cut the reply into up to `pieces` non-empty, pairwise different tokens."""
+    """Cut the reply into about `pieces` non-empty, pairwise different tokens (a token can have
+    only one successor in this model, so no piece may repeat)."""
     if not reply:
         return []
     size = max(1, -(-len(reply) // pieces))
-    out = [reply[i:i + size] for i in range(0, len(reply), size)]
-    merged: list[str] = []
-    for piece in out:
-        if piece in merged or (merged and piece in SPECIALS):
-            merged[-1] += piece
+    out: list[str] = []
+    current = ""
+    for ch in reply:
+        current += ch
+        if len(current) >= size and current not in out and current not in SPECIALS:
+            out.append(current)
+            current = ""
+    if current:
+        if out:
+            out[-1] += current
         else:
-            merged.append(piece)
-    return merged
+            out.append(current)
+    if len(set(out)) != len(out):
+        raise ValueError(f"cannot cut {reply!r} into distinct pieces")
+    return out
 
 
 def build(folder: Path, reply: str, *, pieces: int = 4, eos: bool = True, seed: int = 0) -> Path:
