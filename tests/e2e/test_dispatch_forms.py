@@ -151,3 +151,18 @@ async def test_control_a_then_typing_replaces_the_text(sw, page, site_url):
     assert (await act(sw, tab, {"type": "press", "ref": name, "key": "Control+A"}, snapshot=None)).ok
     assert (await act(sw, tab, {"type": "press", "key": "Backspace"}, snapshot=None)).ok
     assert await page.input_value("#name") == ""
+
+
+async def test_check_a_custom_checkbox_whose_input_is_invisible_clicks_its_label(sw, page, site_url):
+    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    result = await act(sw, tab, {"type": "check", "ref": ref(snap, "Send me news", role="checkbox")})
+    assert result.ok, result.error
+    assert await page.is_checked("#news")
+
+
+async def test_shift_tab_moves_focus_backwards(sw, page, site_url):
+    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    await page.focus("#email")
+    result = await act(sw, tab, {"type": "press", "key": "Shift+Tab"}, snapshot=None)
+    assert result.ok, result.error
+    assert await page.evaluate("() => document.activeElement.id") == "name"
