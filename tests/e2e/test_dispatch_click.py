@@ -119,3 +119,19 @@ async def test_the_synthetic_path_is_taken_when_the_debugger_cannot_attach(sw, p
     assert result.path == "synthetic"
     assert await page.text_content("#clicks") == "1"
     assert await page.text_content("#trusted") == "false"
+
+
+async def test_an_alert_on_the_synthetic_path_is_reported_as_blocking_instead_of_hanging(sw, page, site_url):
+    tab, snap = await open_buttons(sw, page, site_url)
+    dialogs = []
+    page.on("dialog", lambda dialog: dialogs.append(dialog))  # nobody answers it, as in a Chrome without a debugger
+    await sw.evaluate("(tabId) => chrome.debugger.attach({tabId}, '1.3')", tab)
+    try:
+        result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Show alert")}, snapshot=None)
+    finally:
+        await sw.evaluate("(tabId) => chrome.debugger.detach({tabId}).catch(() => {})", tab)
+        for dialog in dialogs:
+            await dialog.dismiss()
+    assert not result.ok
+    assert result.path == "synthetic"
+    assert result.error.code == "dialog_blocked"

@@ -166,3 +166,22 @@ async def test_shift_tab_moves_focus_backwards(sw, page, site_url):
     result = await act(sw, tab, {"type": "press", "key": "Shift+Tab"}, snapshot=None)
     assert result.ok, result.error
     assert await page.evaluate("() => document.activeElement.id") == "name"
+
+
+async def test_type_appends_to_a_contenteditable_editor(sw, page, site_url):
+    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/controlled.html")
+    result = await act(sw, tab, {"type": "type", "ref": ref(snap, "Comment"), "text": " world"}, snapshot=None)
+    assert result.ok, result.error
+    assert await page.text_content("#editor") == "Hello world"
+
+
+async def test_fill_replaces_a_contenteditable_editor_on_the_synthetic_path(sw, page, site_url):
+    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/controlled.html")
+    await hold_debugger(sw, tab)
+    try:
+        result = await act(sw, tab, {"type": "fill", "ref": ref(snap, "Comment"), "text": "Bye"}, snapshot=None)
+    finally:
+        await release_debugger(sw, tab)
+    assert result.ok, result.error
+    assert result.path == "synthetic"
+    assert await page.text_content("#editor") == "Bye"

@@ -123,3 +123,24 @@ async def test_actions_on_a_browser_page_fail_as_restricted(sw, page):
     result = await act(sw, tab, {"type": "click", "ref": 1})
     assert not result.ok
     assert result.error.code == "restricted_page"
+
+
+async def test_a_navigation_that_never_commits_fails_as_navigation_timeout(sw, page, site_url):
+    import asyncio
+
+    hanging: list[asyncio.StreamWriter] = []
+
+    async def never_answer(reader, writer):
+        hanging.append(writer)  # accept the connection, read nothing back, never respond
+
+    server = await asyncio.start_server(never_answer, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        tab, _ = await open_buttons(sw, page, site_url)
+        result = await act(sw, tab, {"type": "navigate", "url": f"http://127.0.0.1:{port}/slow"}, settle_timeout_ms=600, snapshot=None)
+        assert not result.ok
+        assert result.error.code == "navigation_timeout"
+    finally:
+        for writer in hanging:
+            writer.close()
+        server.close()
