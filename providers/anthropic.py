@@ -90,6 +90,8 @@ class AnthropicProvider(HTTPProvider):
             raise errors.AuthError("no API key: set ANTHROPIC_API_KEY", provider=self.name)
         self._caps = Capabilities(native_tools=True, json_schema=False, vision=True, streaming=True, context_tokens=context_tokens)
 
+    ping_path = "/v1/models"
+
     def capabilities(self) -> Capabilities:
         return self._caps
 

@@ -131,5 +131,10 @@ class LLMProvider(abc.ABC):
     def stream(self, request: CompletionRequest) -> AsyncIterator[Delta]:
         """The completion as deltas; joined, they equal `complete`'s result."""
 
+    async def ping(self, timeout: float = 3.0) -> str:
+        """The cheapest request that proves the backend answers (and takes the key); returns a
+        short description. Raises ProviderError. In-process providers have nothing to reach."""
+        return "in-process"
+
     async def aclose(self) -> None:
         """Release connections."""

@@ -285,5 +285,22 @@ class GeminiProvider(LLMProvider):
                 yield Delta(text=text)
         yield Delta(tool_calls=calls, finish_reason=_finish(finish, bool(calls)), usage=usage)
 
+    async def ping(self, timeout: float = 3.0) -> str:
+        started = time.monotonic()
+        config = types.ListModelsConfig(page_size=1, http_options=types.HttpOptions(timeout=int(timeout * 1000)))
+
+        async def attempt() -> None:
+            try:
+                pager = await self._client.aio.models.list(config=config)
+                del pager
+            except Exception as exc:
+                mapped = self._map(exc)
+                if mapped is None:
+                    raise
+                raise mapped from None
+
+        await with_retries(RetryPolicy(attempts=1), Deadline(timeout, self.name), attempt)
+        return f"answered in {(time.monotonic() - started) * 1000:.0f} ms"
+
     async def aclose(self) -> None:
         await self._client.aio.aclose()

@@ -203,5 +203,17 @@ class HTTPProvider(LLMProvider):
         finally:
             await response.aclose()
 
+    #: A cheap authenticated GET under base_url (listing models costs no tokens).
+    ping_path = "/models"
+
+    async def ping(self, timeout: float = 3.0) -> str:
+        started = time.monotonic()
+        try:
+            response = await self._client.get(self.base_url + self.ping_path, headers=self.headers(), timeout=timeout)
+        except httpx.TransportError as exc:
+            raise transport_error(exc, self.name) from None
+        await raise_for_status(response, self.name)
+        return f"answered in {(time.monotonic() - started) * 1000:.0f} ms"
+
     async def aclose(self) -> None:
         await self._client.aclose()

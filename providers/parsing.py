@@ -127,11 +127,15 @@ def _strip_trailing_commas(fragment: str) -> str:
 
 
 def _loads(fragment: str) -> Any:
-    """json.loads, then once more without trailing commas; raises ValueError."""
+    """json.loads, then once more without trailing commas; raises ValueError (also for nesting
+    too deep for the decoder: no decision is nested that deep)."""
     try:
-        return json.loads(fragment)
-    except ValueError:
-        return json.loads(_strip_trailing_commas(fragment))
+        try:
+            return json.loads(fragment)
+        except ValueError:
+            return json.loads(_strip_trailing_commas(fragment))
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
 
 
 def _complete_tail(text: str, tail: _Tail) -> Any | None:
@@ -213,6 +217,8 @@ def _as_decision(obj: dict[str, Any]) -> dict[str, Any]:
         decision = Decision.model_validate(obj)
     except ValidationError as exc:
         raise ParseFailure("shape", _shape_error(exc)) from None
+    except RecursionError:
+        raise ParseFailure("shape", "nested too deeply") from None
     return decision.model_dump(mode="json", exclude_none=True)
 
 

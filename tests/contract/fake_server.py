@@ -245,6 +245,13 @@ class FakeServer:
             body = json.loads(raw) if raw else None
             self.seen.append(Seen(method, parts.path, parse_qs(parts.query), headers, body))
             reply = self._next()
+            if method == "GET":  # a model listing: what `ping` asks for
+                if reply.status != 200:
+                    await self._send_json(writer, reply.status, {"error": {"message": f"fake error {reply.status}"}}, {})
+                else:
+                    await self._send_json(writer, 200, {"object": "list", "data": [], "models": []}, {})
+                self.completed += 1
+                return
             protocol = self._protocol(parts.path)
             model = parts.path.rsplit("/", 1)[-1].split(":")[0] if isinstance(protocol, Gemini) else (body or {}).get("model", "")
             if reply.delay:
