@@ -179,7 +179,9 @@ const ALIASES = {
   ctrl: "Control", control: "Control", cmd: "Meta", command: "Meta", meta: "Meta", win: "Meta", super: "Meta",
   option: "Alt", alt: "Alt", shift: "Shift", esc: "Escape", escape: "Escape", return: "Enter", enter: "Enter",
   up: "ArrowUp", down: "ArrowDown", left: "ArrowLeft", right: "ArrowRight", del: "Delete", space: "Space",
-  spacebar: "Space", pgup: "PageUp", pgdn: "PageDown", controlormeta: "Control",
+  spacebar: "Space", pgup: "PageUp", pgdn: "PageDown",
+  // The platform's shortcut modifier: Command on macOS, Control elsewhere.
+  controlormeta: /Mac/i.test(globalThis.navigator?.platform || "") ? "Meta" : "Control",
 };
 
 /** @type {Record<string, string>} */
@@ -226,7 +228,11 @@ export function parseCombo(combo) {
   }
   let key = keyDef(last);
   if (!key) throw new WaymarkError("bad_action", `unknown key ${JSON.stringify(last)}`);
-  if (modifiers & MODIFIER_BITS.Shift && key.text && /^[a-z]$/.test(key.text)) key = { ...key, key: key.key.toUpperCase(), text: key.text.toUpperCase() };
+  if (/^[a-z]$/i.test(key.key)) {
+    // Letters: Shift makes them capitals; a shortcut (Control+A) reports the plain letter, as a keyboard does.
+    if (modifiers & MODIFIER_BITS.Shift) key = { ...key, key: key.key.toUpperCase(), text: key.key.toUpperCase() };
+    else if (modifiers) key = { ...key, key: key.key.toLowerCase(), text: key.key.toLowerCase() };
+  }
   // With Control, Alt or Meta held a key is a shortcut: it types nothing.
   if (modifiers & (MODIFIER_BITS.Control | MODIFIER_BITS.Alt | MODIFIER_BITS.Meta)) key = { ...key, text: undefined };
   return { key, modifiers, modifierKeys };

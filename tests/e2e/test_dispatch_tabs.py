@@ -144,3 +144,25 @@ async def test_a_navigation_that_never_commits_fails_as_navigation_timeout(sw, p
         for writer in hanging:
             writer.close()
         server.close()
+
+
+async def test_a_client_side_route_counts_as_navigation(sw, page, site_url):
+    tab, snap = await open_buttons(sw, page, site_url)
+    result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Profile (client-side route)")}, snapshot=None)
+    assert result.ok, result.error
+    assert result.navigated
+    assert result.url_after.endswith("/dispatch/buttons.html?view=profile")
+    assert await page.text_content("#view") == "profile"
+
+
+async def test_a_leave_page_prompt_is_answered_so_navigation_proceeds(sw, page, site_url):
+    await wait_connected(sw)
+    await page.goto(f"{site_url}/dispatch/buttons.html?guard")
+    page.on("dialog", lambda dialog: None)
+    tab = await tab_id_of(sw, page)
+    snap = await snapshot(sw, tab)
+    assert (await act(sw, tab, {"type": "click", "ref": ref(snap, "Count")}, snapshot=None)).ok  # the page now has a user's interaction
+    result = await act(sw, tab, {"type": "navigate", "url": f"{site_url}/dispatch/target.html"}, snapshot=None)
+    assert result.ok, result.error
+    assert [d["type"] for d in result.dialogs] == ["beforeunload"]
+    assert result.url_after.endswith("/dispatch/target.html")
