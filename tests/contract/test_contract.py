@@ -242,3 +242,31 @@ async def test_auth_error_is_not_retried(backend: Backend) -> None:
     with pytest.raises(errors.AuthError):
         await provider.complete(backend.request())
     assert len(backend.server.seen) == 1
+
+
+# ------------------------------------------------------------------ reachability (`waymark providers`)
+
+
+async def test_ping_reaches_the_backend_with_the_key(backend: Backend) -> None:
+    provider = await backend.make(Reply(text="unused"))
+    answer = await provider.ping(5)
+    if isinstance(backend, HTTPBackend):
+        assert answer.startswith("answered")
+        seen = backend.server.seen[-1]
+        assert seen.method == "GET" and "test-key" in " ".join(seen.headers.values())
+    else:
+        assert answer == "in-process"
+
+
+async def test_ping_with_a_refused_key_is_an_auth_error(backend: Backend) -> None:
+    needs_http(backend)
+    provider = await backend.make(Reply(status=401))
+    with pytest.raises(errors.AuthError):
+        await provider.ping(5)
+
+
+async def test_ping_of_an_unreachable_backend_is_unavailable(backend: Backend) -> None:
+    needs_http(backend)
+    assert isinstance(backend, HTTPBackend)
+    with pytest.raises(errors.Unavailable):
+        await (await backend.unreachable()).ping(5)
