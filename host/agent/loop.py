@@ -131,6 +131,11 @@ class AgentRun:
     def _timeout(self) -> float:
         return max(1.0, min(120.0, self.budget.remaining_s()))
 
+    async def _page_text(self) -> str:
+        """The page's readable text, for text_present checks the element list cannot answer."""
+        result = await self.session.act({"type": "extract", "max_chars": 20_000}, snapshot_after=False)
+        return result.text or "" if result.ok else ""
+
     def _take_tokens(self, count: int) -> None:
         self.budget.add_tokens(count)
 
@@ -250,7 +255,7 @@ class AgentRun:
 
     async def _step(self, step: PlanStep, index: int, snap: Snapshot) -> tuple[StepOutcome, Snapshot]:
         predicates = parse_predicates(step.verify)
-        expectation = Expectation(predicates, VerifyContext(url_before=snap.url))
+        expectation = Expectation(predicates, VerifyContext(url_before=snap.url), page_text=self._page_text)
         feedback: str | None = None
         attempt = 0
         while True:
@@ -389,7 +394,7 @@ class AgentRun:
             finish("failed", f"bad wait predicate: {exc}")
             return None, snap, f"the wait's `until` is not a valid predicate: {exc}"
         t0 = time.perf_counter()
-        waited = await Expectation([predicate], expectation.context).eventually(
+        waited = await Expectation([predicate], expectation.context, page_text=self._page_text).eventually(
             snap, self.session.snapshot, timeout=action.get("timeout_ms", 5000) / 1000, max_tries=20)
         timing["verify_ms"] = (time.perf_counter() - t0) * 1000
         latest = waited.snapshot or snap

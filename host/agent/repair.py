@@ -101,10 +101,10 @@ async def after_failed_check(session: BrowserSession, expectation: Expectation, 
     notes = [f"waited {SETTLE_WAIT_MS} ms and took a fresh snapshot"]
     await asyncio.sleep(SETTLE_WAIT_MS / 1000)
     snap = await session.snapshot()
-    verdict = expectation.once(snap)
+    verdict = await expectation.judge(snap)
     if not verdict.ok and snap.next_offset:
         scrolled = await session.act({"type": "scroll", "direction": "down"})
         notes.append("scrolled down: the snapshot did not fit in one page")
         snap = scrolled.snapshot or await session.snapshot()
-        verdict = expectation.once(snap)
+        verdict = await expectation.judge(snap)
     return Repair(notes=notes, snapshot=snap, verification=verdict)

@@ -168,9 +168,11 @@ class CheckResult(BaseModel):
 
 
 class VerifyContext(BaseModel):
-    """What predicates compare against besides the snapshot: the URL when the step began."""
+    """What predicates compare against besides the snapshot: the URL when the step began, and
+    the page's readable text when it was read (the snapshot lists elements, not every paragraph)."""
 
     url_before: str = ""
+    page_text: str = ""
 
 
 def check(predicate: Predicate, snapshot: Snapshot, context: VerifyContext | None = None) -> CheckResult:
@@ -192,7 +194,7 @@ def _evaluate(name: str, arg: Any, snap: Snapshot, ctx: VerifyContext) -> tuple[
     if name == "title_contains":
         return _norm(arg) in _norm(snap.title), f"title is {snap.title!r}"
     if name == "text_present":
-        haystack = _norm(" ".join([snap.title, snap.text, *(e.name for e in snap.elements), *(e.value or "" for e in snap.elements)]))
+        haystack = _norm(" ".join([snap.title, snap.text, ctx.page_text, *(e.name for e in snap.elements), *(e.value or "" for e in snap.elements)]))
         return _norm(arg) in haystack, "found on the page" if _norm(arg) in haystack else "not on the page"
     if name in ("exists", "absent"):
         target = Target.model_validate(arg)
@@ -221,6 +223,7 @@ def _evaluate(name: str, arg: Any, snap: Snapshot, ctx: VerifyContext) -> tuple[
 
 
 SnapshotSource = Callable[[], Awaitable[Snapshot]]
+TextSource = Callable[[], Awaitable[str]]
 
 
 class Verification(BaseModel):
@@ -240,14 +243,25 @@ class Verification(BaseModel):
 class Expectation:
     """A step's predicates, checked together on one snapshot at a time."""
 
-    def __init__(self, predicates: list[Predicate], context: VerifyContext | None = None) -> None:
+    def __init__(self, predicates: list[Predicate], context: VerifyContext | None = None, page_text: TextSource | None = None) -> None:
         self.predicates = predicates
         self.context = context or VerifyContext()
+        #: Reads the page's text when a text_present predicate is not met by the snapshot alone.
+        self.page_text = page_text
 
     def once(self, snapshot: Snapshot) -> Verification:
         """Check every predicate on this snapshot."""
         results = [check(p, snapshot, self.context) for p in self.predicates]
         return Verification(ok=all(r.ok for r in results), results=results, tries=1, snapshot=snapshot)
+
+    async def judge(self, snapshot: Snapshot) -> Verification:
+        """Check this snapshot, reading the page's text too when a text_present predicate needs it."""
+        self.context.page_text = ""
+        verdict = self.once(snapshot)
+        if not verdict.ok and self.page_text is not None and any(next(iter(r.predicate)) == "text_present" for r in verdict.failed()):
+            self.context.page_text = await self.page_text()
+            verdict = self.once(snapshot)
+        return verdict
 
     def default_timeout(self) -> float | None:
         """3 s when any predicate is about navigation; otherwise bounded by the tries alone."""
@@ -267,7 +281,7 @@ class Expectation:
         timeout = self.default_timeout() if timeout is None else timeout
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + timeout
-        verdict = self.once(first)
+        verdict = await self.judge(first)
         delay = backoff
         tries = 1
         while not verdict.ok and tries < max_tries:
@@ -277,7 +291,7 @@ class Expectation:
                     break
                 delay = min(delay, left)
             await sleep(delay)
-            verdict = self.once(await fresh())
+            verdict = await self.judge(await fresh())
             tries += 1
             delay *= 2
         verdict.tries = tries

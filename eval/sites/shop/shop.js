@@ -1,4 +1,4 @@
-// The demo shop's catalogue and cart (localStorage), shared by every page.
+// The demo shop's catalogue and cart, shared by every page. The cart lives in sessionStorage: one per tab, so every run starts empty.
 export const PRODUCTS = [
   { id: "trail-runner-3", name: "Trail Runner 3 running shoes", price: 89 },
   { id: "trailhead-boots", name: "Trailhead hiking boots", price: 129 },
@@ -13,7 +13,7 @@ export function product(id) {
 
 export function cart() {
   try {
-    return JSON.parse(localStorage.getItem("demo-cart") || "[]");
+    return JSON.parse(sessionStorage.getItem("demo-cart") || "[]");
   } catch {
     return [];
   }
@@ -22,11 +22,11 @@ export function cart() {
 export function addToCart(id) {
   const items = cart();
   items.push(id);
-  localStorage.setItem("demo-cart", JSON.stringify(items));
+  sessionStorage.setItem("demo-cart", JSON.stringify(items));
 }
 
 export function clearCart() {
-  localStorage.removeItem("demo-cart");
+  sessionStorage.removeItem("demo-cart");
 }
 
 export function renderCartLink() {
