@@ -1,0 +1,60 @@
+"""`waymark demo`, `waymark run` and `waymark trace` as a user runs them: separate processes that
+launch their own Chromium with the real extension and host."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def waymark(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "host", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, env=os.environ.copy())
+
+
+def test_demo_runs_the_shop_to_the_declined_place_order_and_prints_the_timeline():
+    done = waymark("demo")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "✓  5  Close the upsell drawer that covers the page" in out
+    assert 'confirmation needed: click' in out and '"Place order"' in out
+    assert "declined automatically (the demo never places an order)" in out
+    assert "STOPPED AT CONFIRMATION: 9/10 steps verified" in out
+    run_id = out.rsplit("waymark trace show ", 1)[1].split()[0]
+    shown = waymark("trace", "show", run_id)
+    assert shown.returncode == 0 and "Place the order" in shown.stdout
+    page = waymark("trace", "html", run_id)
+    assert page.returncode == 0
+    html = Path(page.stdout.split("wrote ", 1)[1].strip()).read_text(encoding="utf-8")
+    assert "data:image/jpeg;base64," in html and "Close the upsell drawer" in html
+
+
+def test_run_json_prints_one_summary_object_and_exits_1_when_the_task_fails(tmp_path, site_url):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"steps": [{"intent": "Open a button that does not exist",
+                                             "action": {"type": "click", "target": {"name": "Nope"}}, "verify": []}]}))
+    done = waymark("run", "Click Nope", "--start-url", f"{site_url}/agent/menu.html", "--script", str(script), "--json")
+    assert done.returncode == 1, done.stderr
+    summary = json.loads(done.stdout)
+    assert {"success", "duration_ms", "tokens_total", "steps_passed", "steps_total"} <= set(summary)
+    assert summary["success"] is False
+
+
+def test_run_json_exits_0_when_every_step_is_verified(tmp_path, site_url):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"steps": [{"intent": "Open the panel", "action": {"type": "click", "target": {"name": "Open panel"}},
+                                             "verify": [{"text_present": "Opened the first panel"}]}]}))
+    done = waymark("run", "Open the panel", "--start-url", f"{site_url}/agent/menu.html", "--script", str(script), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["steps_passed"] == 1
+
+
+def test_run_without_a_model_choice_is_a_usage_error():
+    done = waymark("run", "Do something", "--start-url", "http://127.0.0.1:9/")
+    assert done.returncode == 2
+    assert "--provider P --model M" in done.stderr
