@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from typing import Any, AsyncIterator
@@ -156,39 +157,41 @@ class AnthropicProvider(HTTPProvider):
         input_tokens: int | None = None
         output_tokens: int | None = None
         finished = False
-        async for event, data in self.events(response, deadline):
-            try:
-                payload = json.loads(data)
-            except ValueError:
-                raise errors.Unavailable("the stream sent something that is not JSON", provider=self.name) from None
-            kind = payload.get("type", event)
-            if kind == "message_start":
-                usage = (payload.get("message") or {}).get("usage") or {}
-                input_tokens = usage.get("input_tokens", input_tokens)
-                output_tokens = usage.get("output_tokens", output_tokens)
-            elif kind == "content_block_start":
-                block = payload.get("content_block") or {}
-                if block.get("type") == "tool_use":
-                    tools[int(payload.get("index", 0))] = {"id": block.get("id"), "name": block.get("name", ""), "json": ""}
-                elif block.get("type") == "text" and block.get("text"):
-                    yield Delta(text=block["text"])
-            elif kind == "content_block_delta":
-                delta = payload.get("delta") or {}
-                if delta.get("type") == "text_delta" and delta.get("text"):
-                    yield Delta(text=delta["text"])
-                elif delta.get("type") == "input_json_delta":
-                    tools.setdefault(int(payload.get("index", 0)), {"id": None, "name": "", "json": ""})["json"] += delta.get("partial_json", "")
-            elif kind == "message_delta":
-                stop_reason = (payload.get("delta") or {}).get("stop_reason") or stop_reason
-                usage = payload.get("usage") or {}
-                output_tokens = usage.get("output_tokens", output_tokens)
-                input_tokens = usage.get("input_tokens", input_tokens) if usage.get("input_tokens") is not None else input_tokens
-            elif kind == "message_stop":
-                finished = True
-                break
-            elif kind == "error":
-                err = payload.get("error") or {}
-                raise error_for_status(_STREAM_ERROR_STATUS.get(err.get("type", ""), 500), str(err.get("message", "stream error")), provider=self.name)
+        async with contextlib.aclosing(self.events(response, deadline)) as events:
+            async for event, data in events:
+                try:
+                    payload = json.loads(data)
+                except ValueError:
+                    raise errors.Unavailable("the stream sent something that is not JSON", provider=self.name) from None
+                kind = payload.get("type", event)
+                if kind == "message_start":
+                    usage = (payload.get("message") or {}).get("usage") or {}
+                    input_tokens = usage.get("input_tokens", input_tokens)
+                    output_tokens = usage.get("output_tokens", output_tokens)
+                elif kind == "content_block_start":
+                    block = payload.get("content_block") or {}
+                    if block.get("type") == "tool_use":
+                        tools[int(payload.get("index", 0))] = {"id": block.get("id"), "name": block.get("name", ""), "json": ""}
+                    elif block.get("type") == "text" and block.get("text"):
+                        yield Delta(text=block["text"])
+                elif kind == "content_block_delta":
+                    delta = payload.get("delta") or {}
+                    if delta.get("type") == "text_delta" and delta.get("text"):
+                        yield Delta(text=delta["text"])
+                    elif delta.get("type") == "input_json_delta":
+                        tools.setdefault(int(payload.get("index", 0)), {"id": None, "name": "", "json": ""})["json"] += delta.get("partial_json", "")
+                elif kind == "message_delta":
+                    stop_reason = (payload.get("delta") or {}).get("stop_reason") or stop_reason
+                    usage = payload.get("usage") or {}
+                    output_tokens = usage.get("output_tokens", output_tokens)
+                    if usage.get("input_tokens") is not None:
+                        input_tokens = usage["input_tokens"]
+                elif kind == "message_stop":
+                    finished = True
+                    break
+                elif kind == "error":
+                    err = payload.get("error") or {}
+                    raise error_for_status(_STREAM_ERROR_STATUS.get(err.get("type", ""), 500), str(err.get("message", "stream error")), provider=self.name)
         if not finished:
             raise errors.Unavailable("the stream ended before the answer did", provider=self.name)
         calls = []

@@ -283,6 +283,9 @@ class GeminiProvider(LLMProvider):
             usage = _usage(chunk.usage_metadata) or usage
             if text:
                 yield Delta(text=text)
+        if finish is None:
+            # Every complete Gemini stream ends with a finish reason; without one it broke off.
+            raise errors.Unavailable("the stream ended before the answer did", provider=self.name)
         yield Delta(tool_calls=calls, finish_reason=_finish(finish, bool(calls)), usage=usage)
 
     async def ping(self, timeout: float = 3.0) -> str:

@@ -4,6 +4,7 @@ JSON-in-text otherwise; SSE streaming."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from dataclasses import dataclass
@@ -212,30 +213,31 @@ class OpenAICompatProvider(HTTPProvider):
         raw_finish: str | None = None
         usage: Usage | None = None
         done = False
-        async for _event, data in self.events(response, deadline):
-            if data.strip() == "[DONE]":
-                done = True
-                break
-            try:
-                chunk = json.loads(data)
-            except ValueError:
-                raise errors.Unavailable("the stream sent something that is not JSON", provider=self.name) from None
-            if isinstance(chunk, dict) and "error" in chunk:
-                raise errors.Unavailable(f"the stream failed: {chunk['error']}"[:300], provider=self.name)
-            usage = _usage(chunk.get("usage")) or usage
-            for choice in chunk.get("choices") or []:
-                delta = choice.get("delta") or {}
-                for frag in delta.get("tool_calls") or []:
-                    slot = pending.setdefault(int(frag.get("index", 0)), {"id": None, "name": "", "arguments": ""})
-                    slot["id"] = frag.get("id") or slot["id"]
-                    fn = frag.get("function") or {}
-                    slot["name"] += fn.get("name") or ""
-                    args = fn.get("arguments")
-                    slot["arguments"] += args if isinstance(args, str) else (json.dumps(args) if args else "")
-                if choice.get("finish_reason"):
-                    raw_finish = choice["finish_reason"]
-                if delta.get("content"):
-                    yield Delta(text=delta["content"])
+        async with contextlib.aclosing(self.events(response, deadline)) as events:
+            async for _event, data in events:
+                if data.strip() == "[DONE]":
+                    done = True
+                    break
+                try:
+                    chunk = json.loads(data)
+                except ValueError:
+                    raise errors.Unavailable("the stream sent something that is not JSON", provider=self.name) from None
+                if isinstance(chunk, dict) and "error" in chunk:
+                    raise errors.Unavailable(f"the stream failed: {chunk['error']}"[:300], provider=self.name)
+                usage = _usage(chunk.get("usage")) or usage
+                for choice in chunk.get("choices") or []:
+                    delta = choice.get("delta") or {}
+                    for frag in delta.get("tool_calls") or []:
+                        slot = pending.setdefault(int(frag.get("index", 0)), {"id": None, "name": "", "arguments": ""})
+                        slot["id"] = frag.get("id") or slot["id"]
+                        fn = frag.get("function") or {}
+                        slot["name"] += fn.get("name") or ""
+                        args = fn.get("arguments")
+                        slot["arguments"] += args if isinstance(args, str) else (json.dumps(args) if args else "")
+                    if choice.get("finish_reason"):
+                        raw_finish = choice["finish_reason"]
+                    if delta.get("content"):
+                        yield Delta(text=delta["content"])
         if not done and raw_finish is None:
             raise errors.Unavailable("the stream ended before the answer did", provider=self.name)
         calls = [

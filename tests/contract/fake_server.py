@@ -30,6 +30,8 @@ class Reply:
     delay: float = 0.0
     chunk_delay: float = 0.0
     chunks: int = 3
+    #: Close the connection after this many streamed events (a stream that breaks off).
+    cut_after: int | None = None
 
 
 @dataclass
@@ -260,7 +262,7 @@ class FakeServer:
                 extra = {"Retry-After": reply.retry_after} if reply.retry_after is not None else {}
                 await self._send_json(writer, reply.status, protocol.error(reply), extra)
             elif ":streamGenerateContent" in parts.path or (isinstance(body, dict) and body.get("stream")):
-                await self._send_events(writer, protocol.events(reply, model), reply.chunk_delay)
+                await self._send_events(writer, protocol.events(reply, model)[:reply.cut_after], reply.chunk_delay)
             else:
                 await self._send_json(writer, 200, protocol.whole(reply, model), {})
             self.completed += 1

@@ -270,3 +270,11 @@ async def test_ping_of_an_unreachable_backend_is_unavailable(backend: Backend) -
     assert isinstance(backend, HTTPBackend)
     with pytest.raises(errors.Unavailable):
         await (await backend.unreachable()).ping(5)
+
+
+async def test_stream_that_breaks_off_is_unavailable_not_a_short_answer(backend: Backend) -> None:
+    needs_http(backend)
+    provider = await backend.make(Reply(text="A long answer that will not arrive whole.", chunks=6, cut_after=3))
+    with pytest.raises(errors.Unavailable):
+        async for _ in provider.stream(backend.request()):
+            pass
