@@ -131,12 +131,11 @@
     requestAnimationFrame(() => { clearTimeout(t); r(undefined); });
   });
 
-  /** The element's box once it has stopped moving (same box across two animation frames). */
+  /** The element's box once it has stopped moving (the same box in two consecutive animation frames). */
   async function stableBox(/** @type {Element} */ el) {
     const started = performance.now();
     let prev = el.getBoundingClientRect();
     for (;;) {
-      await nextFrame();
       await nextFrame();
       const now = el.getBoundingClientRect();
       if (now.x === prev.x && now.y === prev.y && now.width === prev.width && now.height === prev.height) return now;
