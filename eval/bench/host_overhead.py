@@ -1,0 +1,277 @@
+"""Host overhead per agent step, model and browser excluded.
+
+The real agent loop (`host.agent.loop.AgentRun`) runs a task with the scripted provider
+against a replay of what the real browser answered on a corpus page of median size: the
+`snapshot` and `act` replies are recorded once through the real extension and host, then
+served back instantly, so every microsecond left is the host's own work. The loop's real
+functions are timed in place by wrapping them for the run (and unwrapped after it):
+
+- decode: the browser's reply into typed models (`host.browser.snapshot` / `act`)
+- prompt: the redacted snapshot, the page block, the executor message, the step's tools
+- parse: the model's tool call into a decision (`decision_from_tool_call`)
+- validate: the decision against the grammar and the snapshot's refs (`validate_decision`)
+- predicates: the step's checks on the settled snapshot (`parse_predicates`, `Expectation.once`)
+- trace: the step's trace event, redacted and appended to trace.jsonl (`TraceWriter.event`)
+- other: the rest of the step (budgets, gating, history, bookkeeping)
+
+The model's time (the scripted provider's `complete`) is measured and left out of the total.
+Parsing the same decisions from JSON text (the path of providers without native tools) is
+timed beside them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import host.agent.executor as executor_module
+import host.agent.loop as loop_module
+import host.agent.session as session_module
+from host.agent.human import NobodyHome
+from host.agent.loop import AgentRun, RunOptions
+from host.agent.planner import MAX_PLAN_STEPS
+from host.agent.trace import TraceWriter
+from host.agent.verifier import Expectation
+from providers.parsing import parse_decision
+from providers.scripted import ScriptedProvider
+
+#: Phases in table order; "model" is measured but not part of the host's total.
+PHASES = ("decode", "prompt", "parse", "validate", "predicates", "trace", "other")
+
+
+def median_page(pages_dir: Path) -> Path:
+    """The corpus page of median HTML size: a realistic page to record."""
+    pages = sorted((p.stat().st_size, p.parent.name, p) for p in pages_dir.glob("*/index.html"))
+    if not pages:
+        raise FileNotFoundError(f"no NAME/index.html pages under {pages_dir}")
+    return pages[len(pages) // 2][2]
+
+
+async def record(pages_dir: Path) -> dict[str, Any]:
+    """Record the real browser's `snapshot` and `act` (scroll, settled snapshot) replies on the
+    median corpus page, through the real host and extension."""
+    from eval.sites.serve import SiteServer
+    from host.controller import Controller
+
+    page_file = median_page(pages_dir)
+    server = SiteServer(pages_dir).start()
+    try:
+        async with Controller() as controller:
+            assert controller.browser is not None
+            page = await controller.browser.context.new_page()
+            await page.goto(f"{server.site}/{page_file.parent.name}/index.html", wait_until="load", timeout=30000)
+            await page.bring_to_front()
+            snap = await controller.call("snapshot", {}, timeout=120)
+            acted = await controller.call("act", {"tab_id": snap["tab_id"], "action": {"type": "scroll", "direction": "down"},
+                                                  "snapshot": {"tab_id": snap["tab_id"]}}, timeout=120)
+    finally:
+        server.close()
+    if not acted.get("ok") or not acted.get("snapshot"):
+        raise RuntimeError(f"recording the act reply failed: {acted.get('error')}")
+    return {"page": page_file.parent.name, "snapshot": snap, "act": acted}
+
+
+class ReplayBridge:
+    """Answers the agent's browser requests with the recorded replies, at once."""
+
+    def __init__(self, recorded: dict[str, Any]) -> None:
+        self.snapshot = recorded["snapshot"]
+        self.act = recorded["act"]
+        self.tab_id = recorded["snapshot"]["tab_id"]
+
+    async def request(self, method: str, params: dict[str, Any] | None = None, timeout: float = 30.0) -> dict[str, Any]:
+        if method == "snapshot":
+            return self.snapshot
+        if method == "act":
+            return {**self.act, "action": (params or {}).get("action", {}).get("type", self.act["action"])}
+        if method in ("tabs.active", "tabs.open"):
+            return {"tab_id": self.tab_id}
+        raise ValueError(f"the replay has no answer for {method!r}")
+
+
+def script_for(snapshot: dict[str, Any], steps: int) -> dict[str, Any]:
+    """`steps` plan steps, each clicking a named link or button of the snapshot and checking it
+    with three predicates that hold on the recorded page (so no step waits for a retry)."""
+    targets = [e for e in snapshot["elements"] if e["role"] in ("link", "button") and e["name"].strip()]
+    if not targets:
+        raise ValueError("the recorded snapshot has no named link or button to click")
+    path = snapshot["url"].split("://", 1)[-1].split("/", 1)[-1].split("?")[0][:40]
+    plan = []
+    for i in range(steps):
+        element = targets[i % len(targets)]
+        target = {"role": element["role"], "name": element["name"]}
+        plan.append({
+            "intent": f"open {element['role']} {element['name'][:40]}",
+            "action": {"type": "click", "target": target},
+            "verify": [{"exists": target}, {"text_present": element["name"][:30]}, {"url_contains": path}],
+        })
+    return {"steps": plan, "result": "replayed"}
+
+
+class _Clock:
+    """Microseconds per phase of the step that is running; one dict per finished step."""
+
+    def __init__(self) -> None:
+        self.current: dict[str, float] | None = None
+        self.steps: list[dict[str, float]] = []
+
+    def add(self, phase: str, seconds: float) -> None:
+        if self.current is not None:
+            self.current[phase] = self.current.get(phase, 0.0) + seconds * 1e6
+
+
+def _wrap(owner: Any, attr: str, phase: str, clock: _Clock, step: bool = False) -> Callable[..., Any]:
+    """A timing wrapper around `owner.attr` (sync or async). With `step`, each call is one step."""
+    original = getattr(owner, attr)
+    if inspect.iscoroutinefunction(original):
+        @functools.wraps(original)
+        async def timed_async(*args: Any, **kwargs: Any) -> Any:
+            if step:
+                clock.current = {}
+            started = time.perf_counter()
+            try:
+                return await original(*args, **kwargs)
+            finally:
+                clock.add(phase, time.perf_counter() - started)
+                if step and clock.current is not None:
+                    clock.steps.append(clock.current)
+                    clock.current = None
+        return timed_async
+
+    @functools.wraps(original)
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            clock.add(phase, time.perf_counter() - started)
+    return timed
+
+
+@contextlib.contextmanager
+def timed_loop(clock: _Clock) -> Iterator[None]:
+    """Wrap the loop's real functions with timers for the duration of the block."""
+    targets = [
+        (AgentRun, "_attempt", "step", True),
+        (ScriptedProvider, "complete", "model", False),
+        (session_module, "snapshot", "decode", False),
+        (session_module, "act", "decode", False),
+        (AgentRun, "_safe", "prompt", False),
+        (AgentRun, "_page", "prompt", False),
+        (executor_module.prompts, "executor_user", "prompt", False),
+        (executor_module, "executor_tools", "prompt", False),
+        (executor_module, "decision_from_tool_call", "parse", False),
+        (executor_module, "validate_decision", "validate", False),
+        (loop_module, "parse_predicates", "predicates", False),
+        (Expectation, "once", "predicates", False),
+        (TraceWriter, "event", "trace", False),
+    ]
+    originals = [(owner, attr, getattr(owner, attr)) for owner, attr, _, _ in targets]
+    try:
+        for owner, attr, phase, step in targets:
+            setattr(owner, attr, _wrap(owner, attr, phase, clock, step))
+        yield
+    finally:
+        for owner, attr, original in originals:
+            setattr(owner, attr, original)
+
+
+def _p90(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+
+
+def _stat(values: list[float]) -> dict[str, float]:
+    return {"median_us": round(statistics.median(values), 1), "p90_us": round(_p90(values), 1)}
+
+
+async def _replayed_run(recorded: dict[str, Any], steps: int, clock: _Clock, decisions: list[dict[str, Any]]) -> None:
+    """One run of the real loop over the replay, `steps` plan steps, timed into `clock`."""
+    provider = ScriptedProvider(script=script_for(recorded["snapshot"], steps))
+    options = RunOptions(task="open each link of the page in turn", screenshots=False,
+                         budgets={"max_steps": steps + 5, "wall_clock_s": 3600}, policy={"destructive": "allow"})
+
+    def keep(kind: str, record: dict[str, Any]) -> None:
+        if kind == "step" and "action" in record:
+            decisions.append({"thought": record.get("thought") or "", "action": record["action"]})
+
+    run = AgentRun(options, ReplayBridge(recorded), provider, provider, NobodyHome(), emit=keep)  # type: ignore[arg-type]
+    with timed_loop(clock):
+        summary = await run.run()
+    if not summary.success or summary.steps_passed != steps:
+        raise RuntimeError(f"the replayed run did not pass every step: {summary.outcome}: {summary.reason}")
+
+
+async def measure(recorded: dict[str, Any], steps: int) -> dict[str, Any]:
+    """Run the real loop over the replay for `steps` steps (in runs of at most a plan's length)
+    and return per-phase medians in microseconds."""
+    clock = _Clock()
+    decisions: list[dict[str, Any]] = []
+    previous = os.environ.get("WAYMARK_RUNS_DIR")
+    with tempfile.TemporaryDirectory(prefix="wm-bench-runs-") as runs:
+        os.environ["WAYMARK_RUNS_DIR"] = runs  # traces of the benchmark go to a throwaway folder
+        try:
+            left = steps
+            while left > 0:
+                await _replayed_run(recorded, min(left, MAX_PLAN_STEPS), clock, decisions)
+                left -= MAX_PLAN_STEPS
+        finally:
+            if previous is None:
+                os.environ.pop("WAYMARK_RUNS_DIR", None)
+            else:
+                os.environ["WAYMARK_RUNS_DIR"] = previous
+    rows = []
+    for phases in clock.steps:
+        host = phases["step"] - phases.get("model", 0.0)
+        accounted = sum(phases.get(p, 0.0) for p in PHASES if p != "other")
+        rows.append({**{p: phases.get(p, 0.0) for p in PHASES if p != "other"}, "other": host - accounted,
+                     "model": phases.get("model", 0.0), "total": host})
+    text_parse = []
+    for decision in decisions:
+        text = json.dumps(decision)
+        started = time.perf_counter()
+        parse_decision(text)
+        text_parse.append((time.perf_counter() - started) * 1e6)
+    return {
+        "steps": len(rows),
+        "phases": {p: _stat([r[p] for r in rows]) for p in (*PHASES, "total")},
+        "model_excluded": _stat([r["model"] for r in rows]),
+        "parse_json_text": _stat(text_parse),
+    }
+
+
+async def run(options: dict[str, Any]) -> dict[str, Any]:
+    """Record the median corpus page once, then run the loop over it; see the module docstring."""
+    pages_dir = Path(options["corpus"])
+    recorded = await record(pages_dir)
+    steps = max(20, 5 * int(options.get("rounds", 20)))
+    # A short first run fills the grammar's schema caches and imports lazily loaded modules.
+    await measure(recorded, 3)
+    result = await measure(recorded, steps)
+    snap = recorded["snapshot"]
+    result["recorded"] = {"page": recorded["page"], "chars": len(snap["text"]), "elements": len(snap["elements"]),
+                          "json_bytes": len(json.dumps(recorded["act"]))}
+    return result
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """The section's numbers as a plain-text table."""
+    rec = result["recorded"]
+    lines = [f"host overhead per agent step, model excluded ({result['steps']} steps of the real loop over a replay of "
+             f"{rec['page']}: {rec['chars']} chars, {rec['elements']} elements; median / p90 µs)"]
+    for phase in (*PHASES, "total"):
+        s = result["phases"][phase]
+        label = "total (host)" if phase == "total" else phase
+        lines.append(f"  {label:<14} {s['median_us']:>9.1f} / {s['p90_us']:>9.1f}")
+    m, t = result["model_excluded"], result["parse_json_text"]
+    lines.append(f"  (scripted model, excluded: {m['median_us']:.1f} / {m['p90_us']:.1f}; parse from JSON text instead of a tool call: "
+                 f"{t['median_us']:.1f} / {t['p90_us']:.1f})")
+    return "\n".join(lines)

@@ -1,0 +1,180 @@
+"""Memory: the host's peak RSS during a 50-step agent run, and the content script's heap and
+ref registry over 100 snapshots of a large page.
+
+- Host: 50 scripted agent steps (fill a field, click a button, each checked by a predicate)
+  on a static fixture page, through the real browser, extension and host, in consecutive
+  runs of 25 (a plan holds at most 30 steps). The
+  host's pid comes from `host.info`; its RSS is sampled from /proc/<pid>/status while the run
+  goes, and VmHWM (the kernel's high-water mark) is read before and after.
+- Content script: the largest corpus page, snapshotted 100 times through the host; the
+  page's V8 heap (CDP `Runtime.getHeapUsage` after `HeapProfiler.collectGarbage`; the content
+  script's isolated world lives in that heap) and the live entries of the per-frame ref
+  registry (`__waymark.registrySize()` in every frame) after the 1st and the 100th snapshot.
+  Then the same with the page's body replaced by a fresh copy before every snapshot, so each
+  snapshot meets new elements: the registry must not keep the detached ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from eval.sites.serve import SiteServer
+
+#: The static page of the host run (the dispatch benchmark's shop page).
+FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "dispatch"
+RUN_PAGE = "bench.html"
+RUN_STEPS = 50
+#: Steps per run: plans are capped (host.agent.planner.MAX_PLAN_STEPS).
+STEPS_PER_RUN = 25
+SNAPSHOTS = 100
+
+_REGISTRY_JS = """async (tabId) => {
+  const results = await chrome.scripting.executeScript({
+    target: {tabId, allFrames: true},
+    func: () => { const w = /** @type {any} */ (globalThis).__waymark; return w ? w.registrySize() : 0; },
+  });
+  return results.reduce((n, r) => n + (r.result || 0), 0);
+}"""
+
+_TAB_JS = "async (url) => (await chrome.tabs.query({})).filter(t => t.url === url).map(t => t.id)"
+
+
+def read_status(pid: int) -> dict[str, int]:
+    """VmRSS and VmHWM of a process, in kB."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text(encoding="utf-8").splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            fields[key] = int(value.split()[0])
+    return fields
+
+
+def run_script(steps: int) -> dict[str, Any]:
+    """A scripted plan of `steps` steps: set a quantity field, then add to the cart, in turn."""
+    plan = []
+    for i in range(steps):
+        if i % 2 == 0:
+            nth = (i // 2) % 40
+            target = {"role": "spinbutton", "name": "Qty", "nth": nth}
+            plan.append({"intent": f"set quantity {nth + 1} to {i + 2}", "action": {"type": "fill", "target": target, "text": str(i + 2)},
+                         "verify": [{"value_equals": {"target": target, "value": str(i + 2)}}]})
+        else:
+            plan.append({"intent": "add to the cart", "action": {"type": "click", "target": {"role": "button", "name": "Add to cart"}},
+                         "verify": [{"exists": {"role": "button", "name": "Add to cart"}}]})
+    return {"steps": plan, "result": "quantities set"}
+
+
+async def host_run(steps: int = RUN_STEPS) -> dict[str, Any]:
+    """The host's RSS before, during and after a `steps`-step scripted run."""
+    from host.controller import Controller
+
+    server = SiteServer(FIXTURES).start()
+    try:
+        with tempfile.TemporaryDirectory(prefix="wm-bench-runs-") as runs:
+            async with Controller(host_env={"WAYMARK_RUNS_DIR": runs}) as controller:
+                pid = (await controller.call("host.info", {}))["pid"]
+                before = read_status(pid)
+                samples: list[int] = []
+
+                async def sample() -> None:
+                    while True:
+                        samples.append(read_status(pid)["VmRSS"])
+                        await asyncio.sleep(0.05)
+
+                sampler = asyncio.create_task(sample())
+                summaries = []
+                try:
+                    for first in range(0, steps, STEPS_PER_RUN):
+                        summaries.append(await controller.call("agent.run", {
+                            "task": "set the quantities and add to the cart", "start_url": f"{server.site}/{RUN_PAGE}",
+                            "script": run_script(min(STEPS_PER_RUN, steps - first)),
+                            "budgets": {"max_steps": STEPS_PER_RUN + 10, "wall_clock_s": 900}, "policy": {"destructive": "allow"},
+                        }, timeout=900))
+                finally:
+                    sampler.cancel()
+                after = read_status(pid)
+    finally:
+        server.close()
+    failed = [s for s in summaries if not s["success"]]
+    if failed:
+        raise RuntimeError(f"a scripted run did not pass: {failed[0]['outcome']}: {failed[0]['reason']}")
+    return {
+        "steps": sum(s["steps_passed"] for s in summaries), "runs": len(summaries),
+        "run_ms": round(sum(s["duration_ms"] for s in summaries), 1),
+        "rss_before_kb": before["VmRSS"], "hwm_before_kb": before["VmHWM"],
+        "rss_during_median_kb": int(statistics.median(samples)) if samples else None,
+        "rss_after_kb": after["VmRSS"], "peak_rss_kb": after["VmHWM"],
+    }
+
+
+async def _heap(cdp: Any) -> int:
+    await cdp.send("HeapProfiler.collectGarbage")
+    return int((await cdp.send("Runtime.getHeapUsage"))["usedSize"])
+
+
+async def _repeated_snapshots(controller: Any, url: str, rerender: bool, count: int) -> dict[str, Any]:
+    context = controller.browser.context
+    page = await context.new_page()
+    try:
+        await page.goto(url, wait_until="load", timeout=60000)
+        await page.bring_to_front()
+        worker = controller.browser.service_worker
+        tab = max(await worker.evaluate(_TAB_JS, page.url))
+        cdp = await context.new_cdp_session(page)
+        first = await controller.call("snapshot", {"tab_id": tab}, timeout=120)
+        heap_first, registry_first = await _heap(cdp), await worker.evaluate(_REGISTRY_JS, tab)
+        for _ in range(count - 1):
+            if rerender:
+                await page.evaluate("() => document.body.replaceWith(document.body.cloneNode(true))")
+            await controller.call("snapshot", {"tab_id": tab}, timeout=120)
+        heap_last, registry_last = await _heap(cdp), await worker.evaluate(_REGISTRY_JS, tab)
+        await cdp.detach()
+    finally:
+        await page.close()
+    return {
+        "rerender": rerender, "snapshots": count, "elements": first["stats"].get("elements_total", len(first["elements"])),
+        "heap_first_bytes": heap_first, "heap_last_bytes": heap_last, "heap_growth_bytes": heap_last - heap_first,
+        "registry_first": registry_first, "registry_last": registry_last,
+    }
+
+
+async def content_heap(pages_dir: Path, count: int = SNAPSHOTS) -> dict[str, Any]:
+    """Heap and ref registry over `count` snapshots of the largest corpus page, static and re-rendered."""
+    from host.controller import Controller
+
+    largest = max(pages_dir.glob("*/index.html"), key=lambda p: p.stat().st_size)
+    server = SiteServer(pages_dir).start()
+    try:
+        async with Controller() as controller:
+            url = f"{server.site}/{largest.parent.name}/index.html"
+            rows = [await _repeated_snapshots(controller, url, rerender, count) for rerender in (False, True)]
+    finally:
+        server.close()
+    return {"page": largest.parent.name, "html_bytes": largest.stat().st_size, "rows": rows}
+
+
+async def run(options: dict[str, Any]) -> dict[str, Any]:
+    """Both measurements; see the module docstring."""
+    return {"host": await host_run(), "content": await content_heap(Path(options["corpus"]))}
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """The section's numbers as a plain-text table."""
+    h, c = result["host"], result["content"]
+    mb = 1024.0
+    lines = [
+        f"memory: host during {h['steps']} scripted agent steps ({h['runs']} runs, {h['run_ms'] / 1000:.1f} s)",
+        f"  host RSS before {h['rss_before_kb'] / mb:.1f} MB, median during {h['rss_during_median_kb'] / mb:.1f} MB, "
+        f"after {h['rss_after_kb'] / mb:.1f} MB; peak (VmHWM) {h['peak_rss_kb'] / mb:.1f} MB (before the run {h['hwm_before_kb'] / mb:.1f} MB)",
+        f"memory: page heap and ref registry over {c['rows'][0]['snapshots']} snapshots of {c['page']} ({c['html_bytes'] // 1024} KB HTML)",
+        f"  {'':<22} {'heap 1st':>10} {'heap last':>10} {'growth':>9} {'registry 1st':>13} {'registry last':>14}",
+    ]
+    for row in c["rows"]:
+        label = "body replaced each time" if row["rerender"] else f"static ({row['elements']} elements)"
+        lines.append(f"  {label:<22} {row['heap_first_bytes'] / 2**20:>8.1f}MB {row['heap_last_bytes'] / 2**20:>8.1f}MB "
+                     f"{row['heap_growth_bytes'] / 2**20:>+7.2f}MB {row['registry_first']:>13} {row['registry_last']:>14}")
+    return "\n".join(lines)
