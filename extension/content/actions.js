@@ -384,16 +384,28 @@
    * @param {{localRef?: number, direction: string, amount?: number|null}} msg
    */
   function scroll(msg) {
-    const el = msg.localRef ? resolve(msg.localRef) : null;
-    const box = el ? { w: el.clientWidth, h: el.clientHeight } : { w: innerWidth, h: innerHeight };
     const vertical = msg.direction === "up" || msg.direction === "down";
+    const page = document.scrollingElement || document.documentElement;
+    // A ref inside a scrolling list scrolls the list: the element itself or its nearest scrollable ancestor.
+    const scroller = msg.localRef ? scrollableFrom(resolve(msg.localRef), vertical) || page : page;
+    const size = scroller === page ? (vertical ? innerHeight : innerWidth) : vertical ? scroller.clientHeight : scroller.clientWidth;
     const sign = msg.direction === "up" || msg.direction === "left" ? -1 : 1;
-    const amount = msg.amount ?? Math.round((vertical ? box.h : box.w) * 0.8);
-    const scroller = el || document.scrollingElement || document.documentElement;
+    const amount = msg.amount ?? Math.round(size * 0.8);
     const before = [scroller.scrollLeft, scroller.scrollTop];
     scroller.scrollBy({ left: vertical ? 0 : sign * amount, top: vertical ? sign * amount : 0, behavior: "instant" });
     const moved = [scroller.scrollLeft - before[0], scroller.scrollTop - before[1]];
-    return { scrolled: moved, at_edge: moved[0] === 0 && moved[1] === 0 };
+    return { scrolled: moved, at_edge: moved[0] === 0 && moved[1] === 0, target: scroller === page ? "page" : describe(scroller) };
+  }
+
+  /** The element or its nearest ancestor that scrolls on this axis, or null. */
+  function scrollableFrom(/** @type {Element} */ el, /** @type {boolean} */ vertical) {
+    for (let n = /** @type {Node|null} */ (el); n; n = composedParent(n)) {
+      if (!(n instanceof Element) || n === document.documentElement || n === document.body) continue;
+      const overflow = getComputedStyle(n)[vertical ? "overflowY" : "overflowX"];
+      const room = vertical ? n.scrollHeight > n.clientHeight : n.scrollWidth > n.clientWidth;
+      if (room && (overflow === "auto" || overflow === "scroll" || overflow === "overlay")) return n;
+    }
+    return null;
   }
 
   /**

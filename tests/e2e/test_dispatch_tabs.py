@@ -166,3 +166,11 @@ async def test_a_leave_page_prompt_is_answered_so_navigation_proceeds(sw, page, 
     assert result.ok, result.error
     assert [d["type"] for d in result.dialogs] == ["beforeunload"]
     assert result.url_after.endswith("/dispatch/target.html")
+
+
+async def test_scroll_with_a_ref_inside_a_list_scrolls_the_list_not_the_page(sw, page, site_url):
+    tab, snap = await open_buttons(sw, page, site_url)
+    result = await act(sw, tab, {"type": "scroll", "ref": ref(snap, "First item"), "direction": "down", "amount": 200}, snapshot=None)
+    assert result.ok, result.error
+    assert await page.evaluate("() => document.getElementById('list').scrollTop") == 200
+    assert await page.evaluate("() => window.scrollY") == 0
