@@ -3,8 +3,9 @@
 It acts on the request's structure (`metadata`), never on prompt text:
 
 - role "planner": the plan `{"steps": [{"intent", "verify", "required"}]}` as JSON text. The first
-  planner call gets the script's steps; later calls (replans) get `replan` (one plan, or a list
-  used in order, the last repeated) or, without it, the same steps again.
+  planner call gets the script's steps; replans (metadata "replan": true, or without that flag
+  every later call) get `replan` (one plan, or a list used in order, the last repeated) or,
+  without it, the same steps again.
 - role "executor": the decision for `metadata["step_index"]` of the plan served last. An action's
   `target` `{role?, name?, name_contains?, text_contains?, nth?}` is resolved to a `ref` against
   `metadata["snapshot"]` (names compared case-insensitively with whitespace collapsed; nth is
@@ -171,8 +172,12 @@ class ScriptedProvider(LLMProvider):
 
     # -- answers
 
-    def _next_plan(self) -> list[ScriptStep]:
+    def _next_plan(self, is_replan: bool | None) -> list[ScriptStep]:
+        """The plan to serve. `is_replan` is the agent's metadata["replan"] when it says so;
+        without it, every planner call after the first counts as a replan."""
         replan = self.script.replan
+        if is_replan is False:
+            self._plans_served = 0
         if self._plans_served == 0 or replan is None:
             plan = self.script.steps
         elif isinstance(replan, list):
@@ -184,8 +189,9 @@ class ScriptedProvider(LLMProvider):
         self._calls.clear()
         return plan
 
-    def _planner(self) -> Completion:
-        plan = self._next_plan()
+    def _planner(self, request: CompletionRequest) -> Completion:
+        flag = request.metadata.get("replan")
+        plan = self._next_plan(flag if isinstance(flag, bool) else None)
         body = {"steps": [{"intent": s.intent, "verify": s.verify, "required": s.required} for s in plan]}
         return Completion(text=json.dumps(body), finish_reason="stop")
 
@@ -250,7 +256,7 @@ class ScriptedProvider(LLMProvider):
     def _answer(self, request: CompletionRequest) -> Completion:
         role = request.metadata.get("role", "chat")
         if role == "planner":
-            completion = self._planner()
+            completion = self._planner(request)
         elif role == "executor":
             completion = self._executor(request)
         else:

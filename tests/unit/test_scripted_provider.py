@@ -153,3 +153,13 @@ def test_script_is_read_from_a_file(tmp_path: Path) -> None:
 def test_invalid_script_is_a_bad_request() -> None:
     with pytest.raises(errors.BadRequest):
         provider({"steps": [{"action": {"type": "click"}}]})
+
+
+async def test_planner_retry_that_is_not_a_replan_gets_the_first_plan_again() -> None:
+    p = provider({"steps": STEPS, "replan": {"steps": [{"intent": "search instead"}]}})
+    req = CompletionRequest(messages=[Message.text("user", "plan")], metadata={"role": "planner", "replan": False})
+    await p.complete(req)
+    again = await p.complete(req)
+    assert [s["intent"] for s in json.loads(again.text)["steps"]] == ["add the mug", "check out"]
+    replan = CompletionRequest(messages=[Message.text("user", "plan")], metadata={"role": "planner", "replan": True})
+    assert [s["intent"] for s in json.loads((await p.complete(replan)).text)["steps"]] == ["search instead"]
