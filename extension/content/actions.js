@@ -22,6 +22,10 @@
   }
 
   const TEXT_INPUT_TYPES = new Set(["", "text", "search", "email", "url", "tel", "password", "number", "date", "datetime-local", "month", "week", "time"]);
+  /** Inputs whose text is not typed but picked (segmented date and time fields): fill sets their value. */
+  const PICKER_INPUT_TYPES = new Set(["date", "datetime-local", "month", "week", "time"]);
+  /** @type {Record<string, string>} */
+  const PICKER_EXAMPLES = { date: "2026-12-24", "datetime-local": "2026-12-24T18:30", month: "2026-12", week: "2026-W52", time: "18:30" };
   const CHECKABLE_ROLES = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]);
   /** How long the box may keep moving before the action gives up. */
   const STABLE_TIMEOUT_MS = 1000;
@@ -191,7 +195,10 @@
     let firstHit = null;
     for (const [x, y] of points) {
       const hit = deepElementFromPoint(x, y);
-      if (reaches(hit, el)) return { x, y, box: [rect.x, rect.y, rect.width, rect.height], checked: isCheckable(target) ? isChecked(target) : null };
+      if (reaches(hit, el)) {
+        const picker = target instanceof HTMLInputElement && PICKER_INPUT_TYPES.has(target.type);
+        return { x, y, box: [rect.x, rect.y, rect.width, rect.height], checked: isCheckable(target) ? isChecked(target) : null, picker };
+      }
       firstHit = firstHit || hit;
     }
     const occluder = firstHit ? topmostOccluder(firstHit, el) : null;
@@ -243,6 +250,13 @@
   /** Put text into a field: replace (fill) or append (type), with the events frameworks need. */
   function syntheticText(/** @type {Element} */ el, /** @type {string} */ text, /** @type {boolean} */ replace) {
     if (el instanceof HTMLElement) el.focus({ preventScroll: true });
+    if (el instanceof HTMLInputElement && PICKER_INPUT_TYPES.has(el.type)) {
+      setNativeValue(el, text);
+      // The browser drops a value that is not in the field's format: say so instead of pretending.
+      if (el.value !== text) throw new ActError("invalid_value", `${describe(el)} takes a ${el.type} value in ISO form (for example ${PICKER_EXAMPLES[el.type]})`);
+      fireValueEvents(el, text, "insertReplacementText");
+      return;
+    }
     if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
       setNativeValue(el, replace ? text : el.value + text);
       fireValueEvents(el, text, "insertText");

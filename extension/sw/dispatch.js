@@ -285,6 +285,13 @@ async function text(ctx, a) {
   if (typeof a.text !== "string") throw new WaymarkError("bad_action", `${a.type} needs text`);
   const t = target(ctx.tabId, a.ref);
   const p = await prepare(ctx, t, "edit");
+  if (p.picker) {
+    // Date and time fields are segmented pickers: typed text lands segment by segment in the
+    // locale's order, so their value is set as a whole (with the input and change events).
+    ctx.result.path = "synthetic";
+    await synthetic(ctx, t, { kind: "wm:act:perform", action: { type: "fill", text: a.text } });
+    return;
+  }
   if (!(await trusted(ctx))) {
     await synthetic(ctx, t, { kind: "wm:act:perform", action: { type: a.type, text: a.text } });
     return;

@@ -185,3 +185,18 @@ async def test_fill_replaces_a_contenteditable_editor_on_the_synthetic_path(sw, 
     assert result.ok, result.error
     assert result.path == "synthetic"
     assert await page.text_content("#editor") == "Bye"
+
+
+async def test_fill_sets_a_date_field(sw, page, site_url):
+    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    result = await act(sw, tab, {"type": "fill", "ref": ref(snap, "Delivery date"), "text": "2026-12-24"}, snapshot=None)
+    assert result.ok, result.error
+    assert await page.input_value("#date") == "2026-12-24"
+
+
+async def test_fill_with_a_malformed_date_fails_as_invalid_value(sw, page, site_url):
+    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    result = await act(sw, tab, {"type": "fill", "ref": ref(snap, "Delivery date"), "text": "24/12/2026"}, snapshot=None)
+    assert not result.ok
+    assert result.error.code == "invalid_value"
+    assert "2026-12-24" in result.error.message
