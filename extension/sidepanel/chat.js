@@ -250,12 +250,21 @@ export class ChatView {
     }
   }
 
+  /** While an answer streams, only its own element is rebuilt, once per frame. */
   queueRender() {
     if (this.renderQueued) return;
     this.renderQueued = true;
     requestAnimationFrame(() => {
       this.renderQueued = false;
-      this.render();
+      const history = this.history();
+      const last = history[history.length - 1];
+      const shown = this.log.lastElementChild;
+      if (!last || !shown || !shown.classList.contains("msg") || this.log.children.length !== history.length) {
+        this.render();
+        return;
+      }
+      shown.replaceWith(renderMessage(last));
+      this.log.scrollTop = this.log.scrollHeight;
     });
   }
 

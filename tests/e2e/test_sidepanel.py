@@ -53,6 +53,15 @@ async def tab_id_of(sw: Any, url: str) -> int:
     return tab_id
 
 
+async def keepalive_released(worker: Any) -> bool:
+    """Whether the worker soon holds no keepalive and has no offscreen document open."""
+    for _ in range(100):
+        if await worker.evaluate("() => globalThis.waymark.keepalive()") == {"holders": 0, "document": False}:
+            return True
+        await asyncio.sleep(0.1)
+    return False
+
+
 class Panel:
     """The side panel page plus every console error it logged."""
 
@@ -193,6 +202,31 @@ async def test_unreachable_provider_says_what_to_check(panel: Panel, sw: Any):
     await expect(panel.page.locator("#view-settings")).to_be_visible()
 
 
+async def test_without_a_chat_model_the_panel_points_to_settings(panel: Panel, sw: Any):
+    await configure(sw, chat={"provider": "", "model": "", "options": {}})
+    await panel.page.reload()
+    # This Chromium exposes the Prompt API but reports the model unavailable: no fallback.
+    await expect(panel.page.locator("#chat-model")).to_have_text("No chat model configured: choose one in Settings.", timeout=20000)
+    await panel.page.locator("#chat-input").fill("Hello?")
+    await panel.page.locator("#chat-send").click()
+    answer = panel.page.locator(".msg-assistant").last
+    await expect(answer.locator(".msg-error")).to_have_attribute("data-code", "no_chat_provider")
+    await panel.page.locator("#host-problem").get_by_role("button", name="Open settings").click()
+    await expect(panel.page.locator("#view-settings")).to_be_visible()
+
+
+async def test_version_mismatch_names_both_versions_and_the_fix(panel: Panel):
+    problem = await panel.page.evaluate("""async () => {
+        const { connectionProblem } = await import("./host_status.js");
+        const state = { status: "connected", hostVersion: "0.0.9", protocol: 1, connects: 1, error: null, retryInMs: null };
+        return [connectionProblem(state, "0.1.0"), connectionProblem({ ...state, hostVersion: "0.1.0" }, "0.1.0")];
+    }""")
+    mismatch, same = problem
+    assert "host 0.0.9, extension 0.1.0" in mismatch["title"]
+    assert mismatch["command"] == "./install_host.sh"
+    assert same is None
+
+
 # ------------------------------------------------------------------ settings
 
 
@@ -330,12 +364,7 @@ async def test_keepalive_document_is_held_for_the_turn_and_released_after(panel:
     assert held == {"holders": 1, "document": True}
     await panel.page.locator("#agent-stop").click()
     await expect(panel.page.locator("#agent-summary .summary")).to_have_attribute("data-outcome", "stopped")
-    for _ in range(50):
-        state = await sw.evaluate("() => globalThis.waymark.keepalive()")
-        if state == {"holders": 0, "document": False}:
-            break
-        await asyncio.sleep(0.1)
-    assert state == {"holders": 0, "document": False}
+    assert await keepalive_released(sw)
 
 
 # ------------------------------------------------------------------ look

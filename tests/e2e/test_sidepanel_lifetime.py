@@ -18,7 +18,7 @@ from playwright.async_api import expect
 from host.extension import extension_dir, extension_id
 from host.launch import BASE_FLAGS, LaunchedBrowser, chromium_path, launch_browser
 from tests.conftest import _host_env, wait_connected
-from tests.e2e.test_sidepanel import Panel, configure, tab_id_of
+from tests.e2e.test_sidepanel import Panel, configure, keepalive_released, tab_id_of
 
 
 @pytest_asyncio.fixture
@@ -117,12 +117,7 @@ async def test_worker_stopped_mid_run_ends_the_run_with_a_clear_message(own_brow
     # A fresh worker starts, reconnects the host and leaves no keepalive document behind.
     worker = await fresh_worker(own_browser)
     await wait_connected(worker)
-    for _ in range(100):
-        state = await worker.evaluate("() => globalThis.waymark.keepalive()")
-        if state == {"holders": 0, "document": False}:
-            break
-        await asyncio.sleep(0.1)
-    assert state == {"holders": 0, "document": False}
+    assert await keepalive_released(worker)
     await expect(panel.page.locator("#status")).to_have_attribute("data-status", "connected", timeout=20000)
     answer = await panel.ask("Still there?")
     await expect(answer).to_have_attribute("data-state", "done")
@@ -181,6 +176,30 @@ async def test_worker_stopped_mid_answer_asks_again_and_completes(own_browser: L
         await expect(answer).to_have_attribute("data-state", "done", timeout=30000)
         await expect(answer.locator(".bubble")).to_have_text("The answer arrives slowly but whole.")
         assert _SlowChatServer.requests == before + 2
+        assert panel.errors == []
+    finally:
+        server.shutdown()
+
+
+async def test_stop_ends_a_streaming_answer_and_keeps_what_arrived(own_browser: LaunchedBrowser, site_url: str):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _SlowChatServer)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        await configure(own_browser.service_worker, chat={"provider": "openai_compat", "model": "slow", "options": {"preset": "ollama", "base_url": base_url}})
+        panel, _shop = await open_panel_on_shop(own_browser, site_url)
+        await expect(panel.page.locator("#chat-model")).to_contain_text("openai_compat/slow", timeout=10000)
+        await panel.page.locator("#chat-input").fill("Tell me slowly")
+        await panel.page.locator("#chat-send").click()
+        answer = panel.page.locator(".msg-assistant").last
+        await expect(answer.locator(".bubble")).to_contain_text("The answer", timeout=10000)
+        await panel.page.locator("#chat-stop").click()
+        await expect(answer).to_have_attribute("data-state", "stopped", timeout=5000)
+        await expect(answer.locator(".meta")).to_contain_text("stopped")
+        assert "whole." not in await answer.locator(".bubble").inner_text()
+        await expect(panel.page.locator("#chat-send")).to_be_visible()
+        assert await keepalive_released(own_browser.service_worker)
         assert panel.errors == []
     finally:
         server.shutdown()
