@@ -114,10 +114,12 @@ export async function act(req) {
   if (tabId >= 0) {
     result.dialogs = cdp.takeDialogs(tabId);
     const continued = await chrome.tabs.get(result.tab_id ?? tabId).catch(() => null);
-    const own = await chrome.tabs.get(tabId).catch(() => null);
-    result.url_after = own?.url || own?.pendingUrl || "";
-    if (result.new_tab && continued) result.new_tab.url = continued.url || continued.pendingUrl || result.new_tab.url;
-    if (result.url_after !== result.url_before && result.ok && result.action !== "switch_tab" && result.action !== "close_tab") result.navigated = true;
+    const own = continued?.id === tabId ? continued : await chrome.tabs.get(tabId).catch(() => null);
+    // url_after is where the agent is now (the tab it continues in); `navigated` is about the tab it acted in.
+    result.url_after = continued?.url || continued?.pendingUrl || "";
+    if (result.new_tab && continued) result.new_tab.url = result.url_after || result.new_tab.url;
+    const ownUrl = own?.url || own?.pendingUrl || "";
+    if (own && ownUrl !== result.url_before && result.ok) result.navigated = true;
     // The fresh snapshot: asked for, and always for a stale ref (the model needs the new refs).
     const options = req.snapshot ?? (result.error?.code === "stale_ref" ? {} : null);
     if (options && continued) {

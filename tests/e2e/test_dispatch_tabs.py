@@ -23,6 +23,8 @@ async def test_a_target_blank_link_opens_a_tab_the_agent_continues_in(sw, page, 
         assert result.new_tab is not None
         assert result.new_tab.url.endswith("/dispatch/target.html")
         assert result.tab_id == result.new_tab.tab_id != tab
+        assert result.url_after == result.new_tab.url
+        assert not result.navigated, "the tab the agent clicked in stayed where it was"
         assert result.snapshot is not None and result.snapshot.title == "Dispatch: details"
         back = await act(sw, result.tab_id, {"type": "switch_tab", "tab_id": tab})
         assert back.ok, back.error
