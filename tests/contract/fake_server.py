@@ -27,6 +27,8 @@ class Reply:
     label_tool_calls_as_stop: bool = False
     status: int = 200
     retry_after: str | None = None
+    #: The backend's error message for a failure status.
+    message: str = ""
     delay: float = 0.0
     chunk_delay: float = 0.0
     chunks: int = 3
@@ -71,7 +73,7 @@ class Protocol:
 
 class OpenAI(Protocol):
     def error(self, reply: Reply) -> dict[str, Any]:
-        return {"error": {"message": f"fake error {reply.status}", "type": "fake", "code": reply.status}}
+        return {"error": {"message": reply.message or f"fake error {reply.status}", "type": "fake", "code": reply.status}}
 
     def _finish(self, reply: Reply) -> str:
         return "tool_calls" if reply.tool_calls and not reply.label_tool_calls_as_stop else reply.finish
@@ -112,7 +114,7 @@ class OpenAI(Protocol):
 
 class Anthropic(Protocol):
     def error(self, reply: Reply) -> dict[str, Any]:
-        return {"type": "error", "error": {"type": _ANTHROPIC_TYPE.get(reply.status, "api_error"), "message": f"fake error {reply.status}"}}
+        return {"type": "error", "error": {"type": _ANTHROPIC_TYPE.get(reply.status, "api_error"), "message": reply.message or f"fake error {reply.status}"}}
 
     def _stop(self, reply: Reply) -> str:
         if reply.tool_calls and not reply.label_tool_calls_as_stop:
@@ -159,7 +161,7 @@ class Anthropic(Protocol):
 
 class Gemini(Protocol):
     def error(self, reply: Reply) -> dict[str, Any]:
-        return {"error": {"code": reply.status, "message": f"fake error {reply.status}", "status": _GOOGLE_STATUS.get(reply.status, "UNKNOWN")}}
+        return {"error": {"code": reply.status, "message": reply.message or f"fake error {reply.status}", "status": _GOOGLE_STATUS.get(reply.status, "UNKNOWN")}}
 
     def _response(self, parts: list[dict[str, Any]], finish: str | None, usage: tuple[int, int] | None, model: str) -> dict[str, Any]:
         cand: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}

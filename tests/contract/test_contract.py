@@ -278,3 +278,27 @@ async def test_stream_that_breaks_off_is_unavailable_not_a_short_answer(backend:
     with pytest.raises(errors.Unavailable):
         async for _ in provider.stream(backend.request()):
             pass
+
+
+@pytest.mark.parametrize(
+    ("message", "error"),
+    [
+        ("This model's maximum context length is 8192 tokens, you asked for 9000", errors.ContextTooLong),
+        ("tools[0].name must match ^[a-z_]+$", errors.BadRequest),
+    ],
+    ids=["context", "other"],
+)
+async def test_rejected_request_is_bad_request_or_context_too_long(backend: Backend, message: str, error: type[errors.ProviderError]) -> None:
+    needs_http(backend)
+    provider = await backend.make(Reply(status=400, message=message))
+    with pytest.raises(error) as raised:
+        await provider.complete(backend.request())
+    assert type(raised.value) is error
+
+
+async def test_stream_that_stalls_past_the_timeout_is_a_timeout(backend: Backend) -> None:
+    needs_http(backend)
+    provider = await backend.make(Reply(text="slow pieces of text", chunks=5, chunk_delay=1.0))
+    with pytest.raises(errors.Timeout):
+        async for _ in provider.stream(backend.request(timeout=0.5)):
+            pass
