@@ -15,7 +15,7 @@ function loaded(tabId, timeoutMs) {
   return new Promise((resolve, reject) => {
     /** @type {ReturnType<typeof setTimeout>} */
     let timer;
-    /** @param {number} id @param {chrome.tabs.TabChangeInfo} info @param {chrome.tabs.Tab} tab */
+    /** @param {number} id @param {chrome.tabs.OnUpdatedInfo} info @param {chrome.tabs.Tab} tab */
     const onUpdated = (id, info, tab) => {
       if (id === tabId && info.status === "complete") done(tab);
     };
