@@ -85,9 +85,14 @@ class MLXProvider(LLMProvider):
 
         model, tokenizer = _load(self.model)
         prompt = self.prompt(tokenizer, request)
+        # Tokenized here (as mlx-lm would) so an oversized prompt is refused before any work.
+        bos = getattr(tokenizer, "bos_token", None)
+        tokens = tokenizer.encode(prompt, add_special_tokens=bos is None or not prompt.startswith(bos))
+        if len(tokens) > self._caps.context_tokens:
+            raise errors.ContextTooLong(f"the prompt has {len(tokens)} tokens; the context holds {self._caps.context_tokens}", provider=self.name)
         sampler = make_sampler(temp=request.temperature or 0.0)
         finish, usage = "stop", None
-        for response in stream_generate(model, tokenizer, prompt, max_tokens=request.max_tokens, sampler=sampler):
+        for response in stream_generate(model, tokenizer, tokens, max_tokens=request.max_tokens, sampler=sampler):
             if stop.is_set():
                 return
             if response.text:
