@@ -15,6 +15,8 @@ functions are timed in place by wrapping them for the run (and unwrapped after i
 - other: the rest of the step (budgets, gating, history, bookkeeping)
 
 The model's time (the scripted provider's `complete`) is measured and left out of the total.
+Each phase is timed twice: the thread's CPU time, which a busy machine barely disturbs (the
+work is single-threaded and never waits), and wall time, which is what a user waits for.
 Parsing the same decisions from JSON text (the path of providers without native tools) is
 timed beside them.
 """
@@ -117,15 +119,22 @@ def script_for(snapshot: dict[str, Any], steps: int) -> dict[str, Any]:
 
 
 class _Clock:
-    """Microseconds per phase of the step that is running; one dict per finished step."""
+    """Microseconds per phase of the step that is running (CPU and wall); one dict per finished step."""
 
     def __init__(self) -> None:
-        self.current: dict[str, float] | None = None
-        self.steps: list[dict[str, float]] = []
+        self.current: dict[str, dict[str, float]] | None = None
+        self.steps: list[dict[str, dict[str, float]]] = []
 
-    def add(self, phase: str, seconds: float) -> None:
+    @staticmethod
+    def now() -> tuple[float, float]:
+        return time.thread_time(), time.perf_counter()
+
+    def add(self, phase: str, started: tuple[float, float]) -> None:
+        cpu, wall = self.now()
         if self.current is not None:
-            self.current[phase] = self.current.get(phase, 0.0) + seconds * 1e6
+            spent = self.current.setdefault(phase, {"cpu": 0.0, "wall": 0.0})
+            spent["cpu"] += (cpu - started[0]) * 1e6
+            spent["wall"] += (wall - started[1]) * 1e6
 
 
 def _wrap(owner: Any, attr: str, phase: str, clock: _Clock, step: bool = False) -> Callable[..., Any]:
@@ -136,11 +145,11 @@ def _wrap(owner: Any, attr: str, phase: str, clock: _Clock, step: bool = False) 
         async def timed_async(*args: Any, **kwargs: Any) -> Any:
             if step:
                 clock.current = {}
-            started = time.perf_counter()
+            started = clock.now()
             try:
                 return await original(*args, **kwargs)
             finally:
-                clock.add(phase, time.perf_counter() - started)
+                clock.add(phase, started)
                 if step and clock.current is not None:
                     clock.steps.append(clock.current)
                     clock.current = None
@@ -148,11 +157,11 @@ def _wrap(owner: Any, attr: str, phase: str, clock: _Clock, step: bool = False) 
 
     @functools.wraps(original)
     def timed(*args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter()
+        started = clock.now()
         try:
             return original(*args, **kwargs)
         finally:
-            clock.add(phase, time.perf_counter() - started)
+            clock.add(phase, started)
     return timed
 
 
@@ -193,6 +202,18 @@ def _stat(values: list[float]) -> dict[str, float]:
     return {"median_us": round(statistics.median(values), 1), "p90_us": round(_p90(values), 1)}
 
 
+def _step_rows(steps: list[dict[str, dict[str, float]]], kind: str) -> list[dict[str, float]]:
+    """Per step, microseconds of `kind` (cpu or wall) per phase; "other" is the step's remainder."""
+    rows = []
+    for phases in steps:
+        spent = {p: v[kind] for p, v in phases.items()}
+        host = spent["step"] - spent.get("model", 0.0)
+        accounted = sum(spent.get(p, 0.0) for p in PHASES if p != "other")
+        rows.append({**{p: spent.get(p, 0.0) for p in PHASES if p != "other"}, "other": host - accounted,
+                     "model": spent.get("model", 0.0), "total": host})
+    return rows
+
+
 async def _replayed_run(recorded: dict[str, Any], steps: int, clock: _Clock, decisions: list[dict[str, Any]]) -> None:
     """One run of the real loop over the replay, `steps` plan steps, timed into `clock`."""
     provider = ScriptedProvider(script=script_for(recorded["snapshot"], steps))
@@ -228,22 +249,18 @@ async def measure(recorded: dict[str, Any], steps: int) -> dict[str, Any]:
                 os.environ.pop("WAYMARK_RUNS_DIR", None)
             else:
                 os.environ["WAYMARK_RUNS_DIR"] = previous
-    rows = []
-    for phases in clock.steps:
-        host = phases["step"] - phases.get("model", 0.0)
-        accounted = sum(phases.get(p, 0.0) for p in PHASES if p != "other")
-        rows.append({**{p: phases.get(p, 0.0) for p in PHASES if p != "other"}, "other": host - accounted,
-                     "model": phases.get("model", 0.0), "total": host})
+    cpu, wall = _step_rows(clock.steps, "cpu"), _step_rows(clock.steps, "wall")
     text_parse = []
     for decision in decisions:
         text = json.dumps(decision)
-        started = time.perf_counter()
+        started = time.thread_time()
         parse_decision(text)
-        text_parse.append((time.perf_counter() - started) * 1e6)
+        text_parse.append((time.thread_time() - started) * 1e6)
     return {
-        "steps": len(rows),
-        "phases": {p: _stat([r[p] for r in rows]) for p in (*PHASES, "total")},
-        "model_excluded": _stat([r["model"] for r in rows]),
+        "steps": len(cpu),
+        "phases": {p: _stat([r[p] for r in cpu]) for p in (*PHASES, "total")},
+        "wall": {p: _stat([r[p] for r in wall]) for p in (*PHASES, "total")},
+        "model_excluded": _stat([r["model"] for r in cpu]),
         "parse_json_text": _stat(text_parse),
     }
 
@@ -266,11 +283,12 @@ def format_table(result: dict[str, Any]) -> str:
     """The section's numbers as a plain-text table."""
     rec = result["recorded"]
     lines = [f"host overhead per agent step, model excluded ({result['steps']} steps of the real loop over a replay of "
-             f"{rec['page']}: {rec['chars']} chars, {rec['elements']} elements; median / p90 µs)"]
+             f"{rec['page']}: {rec['chars']} chars, {rec['elements']} elements; median / p90 µs)",
+             f"  {'phase':<14} {'CPU time':>21} {'wall time':>21}"]
     for phase in (*PHASES, "total"):
-        s = result["phases"][phase]
+        s, w = result["phases"][phase], result["wall"][phase]
         label = "total (host)" if phase == "total" else phase
-        lines.append(f"  {label:<14} {s['median_us']:>9.1f} / {s['p90_us']:>9.1f}")
+        lines.append(f"  {label:<14} {s['median_us']:>9.1f} / {s['p90_us']:>9.1f} {w['median_us']:>9.1f} / {w['p90_us']:>9.1f}")
     m, t = result["model_excluded"], result["parse_json_text"]
     lines.append(f"  (scripted model, excluded: {m['median_us']:.1f} / {m['p90_us']:.1f}; parse from JSON text instead of a tool call: "
                  f"{t['median_us']:.1f} / {t['p90_us']:.1f})")
