@@ -33,8 +33,11 @@ class Row(BaseModel):
     reason: str = ""
     latency_ms: float = 0.0
     steps: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
+    #: Input plus output tokens the providers reported for the task.
+    tokens_total: int = 0
+    #: The split, where the path reports it (decision tasks); None when only the total is known.
+    tokens_in: int | None = None
+    tokens_out: int | None = None
     retries: int = 0
     replans: int = 0
     provider: str = ""
@@ -50,7 +53,7 @@ class Row(BaseModel):
 
     @property
     def tokens(self) -> int:
-        return self.tokens_in + self.tokens_out
+        return self.tokens_total
 
 
 class Summary(BaseModel):
@@ -65,8 +68,6 @@ class Summary(BaseModel):
     latency_median_ms: float
     steps_mean: float
     tokens_per_task: float
-    tokens_in_per_task: float
-    tokens_out_per_task: float
 
 
 def git_sha(cwd: Path | None = None) -> str:
@@ -106,8 +107,6 @@ def summarize(rows: Iterable[Row]) -> Summary:
         latency_median_ms=round(statistics.median(latencies), 1) if latencies else 0.0,
         steps_mean=mean([float(r.steps) for r in rows]),
         tokens_per_task=mean([float(r.tokens) for r in rows]),
-        tokens_in_per_task=mean([float(r.tokens_in) for r in rows]),
-        tokens_out_per_task=mean([float(r.tokens_out) for r in rows]),
     )
 
 
@@ -161,5 +160,5 @@ def format_summary(summary: Summary, title: str = "") -> str:
         f"  pass rate   {summary.pass_rate * 100:5.1f}%  ({summary.passed} passed, {summary.failed} failed, {summary.errors} errors of {summary.tasks})\n"
         f"  latency     mean {summary.latency_mean_ms / 1000:.2f} s, median {summary.latency_median_ms / 1000:.2f} s\n"
         f"  steps       {summary.steps_mean:.1f} per task\n"
-        f"  tokens      {summary.tokens_per_task:.0f} per task ({summary.tokens_in_per_task:.0f} in, {summary.tokens_out_per_task:.0f} out)"
+        f"  tokens      {summary.tokens_per_task:.0f} per task"
     )

@@ -186,7 +186,8 @@ async def run_decision(config: RunConfig, task: Task) -> Row:
         return Row(**base, verdict="error", reason=f"{type(exc).__name__}: {exc}", latency_ms=_ms(started))
     return Row(
         **base, verdict="pass" if outcome.passed else "fail", reason=outcome.reason, latency_ms=_ms(started),
-        steps=1, tokens_in=outcome.tokens_in, tokens_out=outcome.tokens_out, retries=outcome.retries,
+        steps=1, tokens_total=outcome.tokens_in + outcome.tokens_out, tokens_in=outcome.tokens_in,
+        tokens_out=outcome.tokens_out, retries=outcome.retries,
         details={"call": outcome.call},
     )
 
@@ -239,19 +240,46 @@ async def _final_snapshot(controller: Any, tab_id: int) -> Any:
 
 
 def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict[str, Any]:
-    """The `agent.run` call: the same parameters `waymark run` sends."""
-    executor = {"provider": config.executor.provider, "model": config.executor.model,
-                "options": _provider_options(config.executor, task)}
-    planner = config.planner or config.executor
+    """The `agent.run` call: the parameters `waymark run` sends, in the tab the runner prepared.
+
+    Destructive actions are allowed without asking: the tasks run on loopback fixtures, and an
+    eval run has nobody to answer a confirmation."""
     params: dict[str, Any] = {
         "task": goal,
         "tab_id": tab_id,
-        "executor": executor,
-        "planner": {"provider": planner.provider, "model": planner.model, "options": _provider_options(planner, task)},
         "budgets": {"max_steps": task.max_steps},
+        "policy": {"destructive": "allow"},
         "screenshots": True,
     }
+    if config.scripted():
+        params["script"] = str(task.script_path())
+    elif config.planner is not None:
+        params["planner"] = config.planner.label()
+        params["executor"] = config.executor.label()
+    else:
+        params["provider"] = config.executor.provider
+        params["model"] = config.executor.model
     return params
+
+
+class _RunEvents:
+    """What `agent.run` streams while it runs: executor turns are counted, questions declined."""
+
+    def __init__(self, controller: Any) -> None:
+        self.controller = controller
+        self.turns = 0
+        self._answers: set[asyncio.Task[Any]] = set()
+
+    def __call__(self, name: str, data: dict[str, Any]) -> None:
+        if name == "step":
+            self.turns += 1
+        elif name in ("ask_user", "confirm"):
+            # Nobody sits at an eval run: a question gets no answer, a confirmation is declined.
+            answer = False if name == "confirm" else None
+            job = asyncio.get_running_loop().create_task(self.controller.call(
+                "agent.answer", {"run_id": data.get("run_id"), "request_id": data.get("request_id"), "answer": answer}))
+            self._answers.add(job)
+            job.add_done_callback(self._answers.discard)
 
 
 async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Servers) -> Row:
@@ -271,47 +299,38 @@ async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Serve
             assert servers.sites is not None
             url = task.resolved_start_url(servers.sites.site, servers.sites.other)
             await page.goto(url)
+            # Fixture sites keep state (a cart) in storage: every task starts from an empty one.
+            await page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+            await page.goto(url)
             goal = task.goal
         await page.bring_to_front()
         tab_id = await _tab_id_of(controller, page.url)
+        events = _RunEvents(controller)
         started = time.perf_counter()
-        summary = await controller.call("agent.run", _agent_params(config, task, goal, tab_id), timeout=TASK_TIMEOUT_S)
+        summary = await controller.call("agent.run", _agent_params(config, task, goal, tab_id), on_notify=events,
+                                        timeout=TASK_TIMEOUT_S)
         latency = _ms(started)
-        stats = _run_stats(summary)
         if task.miniwob is not None:
             reward = await miniwob.read_reward(page)
             passed = reward.passed(task.miniwob.threshold)
             reason = reward.describe()
-            details = {"reward": reward.model_dump(), "goal": goal}
+            details: dict[str, Any] = {"reward": reward.model_dump(), "goal": goal}
         else:
             passed, reason, details = await _judge_predicates(controller, task, tab_id, url)
         if not passed and summary.get("reason"):
-            reason = f"{reason}; agent: {summary.get('outcome', '')} {summary.get('reason', '')}".strip()
+            reason = f"{reason}; agent: {summary.get('outcome', '')}: {summary.get('reason', '')}"
         details["outcome"] = summary.get("outcome", "")
-        return Row(**base, verdict="pass" if passed else "fail", reason=reason, latency_ms=latency,
-                   trace_dir=summary.get("trace_dir") or None, details=details, **stats)
+        return Row(
+            **base, verdict="pass" if passed else "fail", reason=reason, latency_ms=latency, steps=events.turns,
+            tokens_total=int(summary.get("tokens_total") or 0), retries=int(summary.get("retries") or 0),
+            replans=int(summary.get("replans") or 0), trace_dir=summary.get("trace_dir") or None, details=details,
+        )
     except Exception as exc:  # the row says what broke; the run goes on
         log.exception("e2e task %s failed", task.id)
         return Row(**base, verdict="error", reason=f"{type(exc).__name__}: {exc}", latency_ms=_ms(started))
     finally:
         with contextlib.suppress(Exception):
             await page.close()
-
-
-def _run_stats(summary: dict[str, Any]) -> dict[str, Any]:
-    """Steps, tokens, retries and replans from `agent.run`'s run summary."""
-    tokens_in = int(summary.get("tokens_in") or 0)
-    tokens_out = int(summary.get("tokens_out") or 0)
-    if not (tokens_in or tokens_out):
-        # Without a split the total counts as input: it is what a model reads, mostly.
-        tokens_in = int(summary.get("tokens_total") or 0)
-    return {
-        "steps": int(summary.get("steps_taken", summary.get("steps_total", 0)) or 0),
-        "tokens_in": tokens_in,
-        "tokens_out": tokens_out,
-        "retries": int(summary.get("retries") or 0),
-        "replans": int(summary.get("replans") or 0),
-    }
 
 
 async def _judge_predicates(controller: Any, task: Task, tab_id: int, start_url: str) -> tuple[bool, str, dict[str, Any]]:

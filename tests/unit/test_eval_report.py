@@ -14,8 +14,8 @@ from eval.report import ReportError, ReportWriter, Row, read_rows, summarize
 
 
 def row(task: str, verdict: str, latency: float = 1000.0, tokens_in: int = 100, tokens_out: int = 10, **kw) -> Row:
-    return Row(task=task, verdict=verdict, latency_ms=latency, tokens_in=tokens_in, tokens_out=tokens_out,
-               provider="scripted", model="scripted", **kw)
+    return Row(task=task, verdict=verdict, latency_ms=latency, tokens_total=tokens_in + tokens_out, tokens_in=tokens_in,
+               tokens_out=tokens_out, provider="scripted", model="scripted", **kw)
 
 
 def test_summary_gives_pass_rate_latency_and_tokens_per_task():
@@ -36,7 +36,7 @@ def test_a_report_is_one_row_per_task_then_a_summary_line(tmp_path):
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     assert [x.get("task") for x in lines[:2]] == ["sites/a", "sites/b"]
     assert lines[2]["summary"]["pass_rate"] == 0.5
-    assert {"task", "verdict", "reason", "latency_ms", "steps", "tokens_in", "tokens_out", "retries", "replans",
+    assert {"task", "verdict", "reason", "latency_ms", "steps", "tokens_in", "tokens_out", "tokens_total", "retries", "replans",
             "provider", "model", "git_sha", "timestamp"} <= set(lines[0])
     assert [r.task for r in read_rows(path)] == ["sites/a", "sites/b"]
 
