@@ -466,7 +466,20 @@
     });
   }
 
+  /**
+   * Hit-test a point of this frame for a child frame's click: the pointer must reach an iframe,
+   * not a banner or modal of this document drawn over it.
+   * @param {{x: number, y: number}} msg
+   */
+  function hitFrame(msg) {
+    const hit = deepElementFromPoint(msg.x, msg.y);
+    if (hit && (hit.localName === "iframe" || hit.localName === "frame")) return { reaches: true };
+    const occluder = hit ? topmostOccluder(hit, document.documentElement) : null;
+    return { reaches: false, docId: core.docId, occluder_local_ref: occluder ? core.refFor(occluder) : null, occluder: occluder ? describe(occluder) : "nothing (outside the page)" };
+  }
+
   core.handle("wm:act:prepare", prepare);
+  core.handle("wm:act:hit-frame", hitFrame);
   core.handle("wm:act:perform", perform);
   core.handle("wm:act:caret", caret);
   core.handle("wm:act:select", selectOption);

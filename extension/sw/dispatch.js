@@ -8,7 +8,7 @@
  * snapshot and is never re-dispatched to some other element.
  */
 import * as cdp from "./cdp.js";
-import { isInside, toTopLevel } from "../shared/coords.js";
+import { isInside, toFrameLocal, toTopLevel } from "../shared/coords.js";
 import { ensureInjected, isRestrictedUrl, sendToFrame } from "./inject.js";
 import { WaymarkError } from "./native.js";
 import { globalRef, resolveRef, wasIssued } from "./refs.js";
@@ -227,12 +227,34 @@ async function prepare(ctx, t, kind) {
   ctx.preparedAt = performance.now();
   if (t.frameId === 0) return { ...prep, local: { x: prep.x, y: prep.y } };
   // The frame was scrolled into view with the element: read its offset now, not from the snapshot.
-  const frame = (await frameOffsets(ctx.tabId)).get(t.frameId);
+  const offsets = await frameOffsets(ctx.tabId);
+  const frame = offsets.get(t.frameId);
   if (!frame) throw new WaymarkError("not_visible", `the frame holding ref ${ctx.req.action.ref} is not laid out in the page`);
   const [x, y] = toTopLevel([prep.x, prep.y, 0, 0], frame.offset);
   if (!isInside([x - 0.5, y - 0.5, 1, 1], frame.clip)) throw new WaymarkError("not_visible", `ref ${ctx.req.action.ref} is clipped by the frame around it`);
+  await checkAncestorsReach(ctx, t.frameId, x, y, offsets);
   ctx.preparedAt = performance.now();
   return { ...prep, local: { x: prep.x, y: prep.y }, x, y };
+}
+
+/**
+ * The frame's own hit test cannot see a parent document's banner drawn over the iframe: ask
+ * each ancestor frame whether the point reaches an iframe there.
+ * @param {Ctx} ctx @param {number} frameId @param {number} x @param {number} y  top-level point
+ * @param {Map<number, {offset: [number, number]}>} offsets  from frameOffsets()
+ */
+async function checkAncestorsReach(ctx, frameId, x, y, offsets) {
+  const frames = (await chrome.webNavigation.getAllFrames({ tabId: ctx.tabId })) || [];
+  const parentOf = new Map(frames.map((f) => [f.frameId, f.parentFrameId]));
+  for (let parent = parentOf.get(frameId) ?? -1; parent >= 0; parent = parentOf.get(parent) ?? -1) {
+    const offset = offsets.get(parent)?.offset;
+    if (!offset) return;
+    const [lx, ly] = toFrameLocal([x, y], offset);
+    const hit = await sendToFrame(ctx.tabId, parent, { kind: "wm:act:hit-frame", x: lx, y: ly });
+    if (hit.reaches) continue;
+    const data = hit.occluder_local_ref ? { occluder_ref: globalRef(ctx.tabId, parent, hit.docId, hit.occluder_local_ref), occluder: hit.occluder } : { occluder: hit.occluder };
+    throw new WaymarkError("occluded", `ref ${ctx.req.action.ref} is inside a frame covered by ${hit.occluder}`, data);
+  }
 }
 
 /**

@@ -57,3 +57,15 @@ async def test_click_inside_a_closed_shadow_root_is_trusted(sw, page, site_url):
     assert result.ok, result.error
     assert await page.text_content("#c") == "1"
     assert await page.text_content("#t") == "true"
+
+
+async def test_a_click_in_a_frame_covered_by_a_banner_of_the_page_fails_as_occluded(sw, page, site_url, other_origin):
+    tab, snap = await open_frames(sw, page, site_url, other_origin)
+    target = ref(snap, "Press in cross frame")
+    await page.evaluate("() => window.showBanner()")
+    result = await act(sw, tab, {"type": "click", "ref": target})
+    assert not result.ok
+    assert result.error.code == "occluded"
+    assert "banner" in result.error.message
+    assert isinstance(result.error.data["occluder_ref"], int)
+    assert await child(page, "cross").text_content("#c") == "0"
