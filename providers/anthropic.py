@@ -14,7 +14,6 @@ from providers.base import (
     CompletionRequest,
     Delta,
     FinishReason,
-    ImagePart,
     Message,
     TextPart,
     ToolCall,

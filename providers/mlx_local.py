@@ -10,7 +10,6 @@ import concurrent.futures
 import gc
 import logging
 import threading
-import time
 from pathlib import Path
 from typing import Any, AsyncIterator
 
