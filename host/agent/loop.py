@@ -316,6 +316,10 @@ class AgentRun:
         if kind == "ask_user":
             answer = await self.human.ask(action["question"])
             self.history.append(f"- asked the user: {action['question']!r} -> " + (f"answer: {answer!r}" if answer else "no answer"))
+            if answer and not expectation.predicates:
+                # A step that only needed information is done once the user gave it.
+                finish("passed", "the user answered")
+                return StepOutcome(verdict="passed"), snap, None
             finish("answered" if answer else "unanswered", "")
             return None, snap, None if answer else "the user did not answer; go on without asking"
 

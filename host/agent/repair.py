@@ -24,8 +24,9 @@ from host.snapshot import Snapshot
 CLOSE_NAME = re.compile(
     r"^(x|×|✕|✖)$|\b(close|dismiss|no,? thanks|not now|maybe later|skip|continue shopping|got it|cancel)\b", re.IGNORECASE
 )
-#: Codes for which the action did nothing, so trying it again cannot do it twice.
-DID_NOT_ACT = frozenset({"occluded", "not_visible", "timeout", "disabled"})
+#: Codes for which the action did nothing, so trying it again cannot do it twice (a timeout
+#: may have come after the input landed, so it is not one of them).
+DID_NOT_ACT = frozenset({"occluded", "not_visible", "disabled"})
 SETTLE_WAIT_MS = 400
 
 

@@ -351,3 +351,18 @@ async def test_a_secret_value_never_reaches_a_model_prompt(sw, site_url):
     assert all(token.encode() not in body for body in model.bodies)
     # The field really held the value when the last prompt was built: it was redacted, not absent.
     assert b"[redacted]" in model.bodies[-1]
+
+
+async def test_ask_user_waits_for_the_answer_and_gives_it_to_the_executor(sw, site_url):
+    script = {"steps": [
+        step("Ask which panel to open", {"type": "ask_user", "question": "Which panel should I open?"}, []),
+        step("Open the panel", {"type": "click", "target": {"role": "button", "name": "Open panel"}},
+             [{"text_present": "Opened the first panel"}]),
+    ]}
+    run = await start(sw, {"task": "Open a panel", "start_url": f"{site_url}/agent/menu.html", "script": script})
+    question = await run.wait_for("ask_user")
+    assert question["question"] == "Which panel should I open?"
+    await run.answer(question, "the first one")
+    summary = await run.summary()
+    assert summary["success"] is True, summary
+    assert [e["verdict"] for e in trace_events(summary, "step")] == ["passed", "passed"]
