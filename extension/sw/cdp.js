@@ -21,6 +21,8 @@ const MODIFIER_BITS = { Alt: 1, Control: 2, Meta: 4, Shift: 8 };
 
 /** @type {Map<number, Session>} */
 const sessions = new Map();
+/** Tabs where the user cancelled debugging from Chrome's infobar: never re-attach there. */
+const refused = new Set();
 
 /**
  * Attach the debugger to a tab (once) and enable dialog events.
@@ -28,6 +30,7 @@ const sessions = new Map();
  * @returns {Promise<void>} rejects with `debugger_unavailable` when Chrome refuses
  */
 export async function attach(tabId) {
+  if (refused.has(tabId)) throw new WaymarkError("debugger_unavailable", `the user cancelled debugging for tab ${tabId}: input there is synthetic`);
   let session = sessions.get(tabId);
   if (!session) {
     const created = /** @type {Session} */ ({ ready: Promise.resolve(), policy: "accept", dialogs: [], idle: null });
@@ -283,14 +286,16 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   });
 });
 
-chrome.debugger.onDetach.addListener((source) => {
+chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId === undefined) return;
+  if (reason === "canceled_by_user" && sessions.has(source.tabId)) refused.add(source.tabId);
   const session = sessions.get(source.tabId);
   if (session?.idle) clearTimeout(session.idle);
   sessions.delete(source.tabId);
 });
 
 chrome.tabs.onRemoved.addListener((tabId) => {
+  refused.delete(tabId);
   const session = sessions.get(tabId);
   if (session?.idle) clearTimeout(session.idle);
   sessions.delete(tabId);
