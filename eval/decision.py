@@ -58,16 +58,16 @@ class _CountingProvider(LLMProvider):
 
 def judge(expect: ExpectedCall, action: dict[str, Any], elements: list[dict[str, Any]]) -> tuple[bool, str]:
     """Whether `action` is the expected call on a snapshot with these elements, and why not."""
-    if action.get("type") != expect.type:
-        return False, f"expected {expect.type}, got {action.get('type')}"
+    if action.get("type") not in expect.types():
+        return False, f"expected {' or '.join(expect.types())}, got {action.get('type')}"
     if expect.target is not None:
         ref = action.get("ref")
         element = next((e for e in elements if e.get("ref") == ref), None)
         if element is None:
-            return False, f"{expect.type} on ref {ref}, which is not in the snapshot"
+            return False, f"{action.get('type')} on ref {ref}, which is not in the snapshot"
         if not expect.target.matches(element):
             wanted = expect.target.model_dump(exclude_none=True)
-            return False, f"{expect.type} on [{ref}] {element.get('role')} {element.get('name')!r}, expected {wanted}"
+            return False, f"{action.get('type')} on [{ref}] {element.get('role')} {element.get('name')!r}, expected {wanted}"
     for key, value in expect.fields.items():
         if action.get(key) != value:
             return False, f"{key} is {action.get(key)!r}, expected {value!r}"

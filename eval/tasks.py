@@ -64,7 +64,8 @@ class ExpectedCall(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    type: str
+    #: The action type, or the types that are all right (e.g. ["check", "click"] for a checkbox).
+    type: str | list[str]
     target: Target | None = None
     #: Fields of the action that must be equal (e.g. {"text": "ada"}, {"key": "Enter"}).
     fields: dict[str, Any] = Field(default_factory=dict)
@@ -73,9 +74,13 @@ class ExpectedCall(BaseModel):
 
     @model_validator(mode="after")
     def _target_for_ref_actions(self) -> "ExpectedCall":
-        if self.type in _REF_ACTIONS and self.target is None:
+        if set(self.types()) & _REF_ACTIONS and self.target is None:
             raise ValueError(f"an expected {self.type!r} needs a target")
         return self
+
+    def types(self) -> list[str]:
+        """The accepted action types."""
+        return [self.type] if isinstance(self.type, str) else list(self.type)
 
 
 class MiniwobSpec(BaseModel):
