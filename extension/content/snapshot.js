@@ -60,36 +60,36 @@
    */
   function textOf(node, cap) {
     let out = "";
-    /** @param {Node} n */
-    const visit = (n) => {
-      for (let c = n.firstChild; c && out.length < cap; c = c.nextSibling) {
-        if (c.nodeType === 3) {
-          out += /** @type {Text} */ (c).data;
-        } else if (c.nodeType === 1) {
-          const el = /** @type {Element} */ (c);
-          const tag = el.localName;
-          if (SKIP.has(tag) || el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true") continue;
-          if (tag === "img" || tag === "area") {
-            out += ` ${el.getAttribute("alt") || ""} `;
-            continue;
-          }
-          if (tag === "svg") {
-            out += ` ${el.getAttribute("aria-label") || el.querySelector("title")?.textContent || ""} `;
-            continue;
-          }
-          const label = el.getAttribute("aria-label");
-          if (label) {
-            out += ` ${label} `;
-            continue;
-          }
-          if (tag === "br" || tag === "p" || tag === "div" || tag === "li") out += " ";
-          const sr = shadowOf(el);
-          if (sr) visit(sr);
-          else visit(el);
+    // An explicit stack, not recursion: a page may nest thousands of levels deep.
+    /** @type {(Node|null)[]} */
+    const stack = [node.firstChild];
+    while (stack.length && out.length < cap) {
+      const c = stack.pop();
+      if (!c) continue;
+      stack.push(c.nextSibling);
+      if (c.nodeType === 3) {
+        out += /** @type {Text} */ (c).data;
+      } else if (c.nodeType === 1) {
+        const el = /** @type {Element} */ (c);
+        const tag = el.localName;
+        if (SKIP.has(tag) || el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true") continue;
+        if (tag === "img" || tag === "area") {
+          out += ` ${el.getAttribute("alt") || ""} `;
+          continue;
         }
+        if (tag === "svg") {
+          out += ` ${el.getAttribute("aria-label") || el.querySelector("title")?.textContent || ""} `;
+          continue;
+        }
+        const label = el.getAttribute("aria-label");
+        if (label) {
+          out += ` ${label} `;
+          continue;
+        }
+        if (tag === "br" || tag === "p" || tag === "div" || tag === "li") out += " ";
+        stack.push((shadowOf(el) || el).firstChild);
       }
-    };
-    visit(node);
+    }
     return clean(out, cap);
   }
 
@@ -452,9 +452,18 @@
       items.push({ t: "h", level, text, box: boxOf(r) });
     };
 
-    /** @param {ParentNode} parent */
+    /**
+     * Document order with an explicit stack, not recursion: a page may nest thousands of levels
+     * deep. Each element's shadow tree comes before its light children, then its next sibling.
+     * @param {ParentNode} parent
+     */
     const walk = (parent) => {
-      for (let el = parent.firstElementChild; el; el = el.nextElementSibling) {
+      /** @type {(Element|null)[]} */
+      const stack = [parent.firstElementChild];
+      while (stack.length) {
+        const el = stack.pop();
+        if (!el) continue;
+        stack.push(el.nextElementSibling);
         const tag = el.localName;
         if (SKIP.has(tag)) continue;
         if (tag === "iframe" || tag === "frame") {
@@ -471,9 +480,9 @@
             if (level) heading(el, level);
           }
         }
+        stack.push(el.firstElementChild);
         const sr = shadowOf(el);
-        if (sr) walk(sr);
-        walk(el);
+        if (sr) stack.push(sr.firstElementChild);
       }
     };
     if (document.documentElement) walk(document);

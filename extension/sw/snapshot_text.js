@@ -25,8 +25,10 @@ const OPAQUE_VALUE = /^(?=.*\d)(?=.*[a-zA-Z])[A-Za-z0-9\-_.~%+/=]{24,}$/;
  */
 export function oneLine(s, cap) {
   if (!s) return "";
+  // Bidi controls (incl. the Arabic letter mark) and invisible format characters (word joiner,
+  // invisible operators, interlinear annotations) go too: they hide or reorder what a model reads.
   // eslint-disable-next-line no-control-regex
-  const t = String(s).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\s]+/g, " ").trim();
+  const t = String(s).replace(/[\u0000-\u001f\u007f-\u009f\u061c\u180e\u2028\u2029\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufff9-\ufffb\s]+/g, " ").trim();
   return t.length > cap ? `${t.slice(0, cap - 1)}…` : t;
 }
 
