@@ -344,6 +344,24 @@ async def test_declining_a_destructive_action_ends_the_run_without_it(panel: Pan
     await expect(shop.locator("#status")).to_have_text("")
 
 
+async def test_agent_question_is_answered_inline(panel: Panel, sw: Any):
+    ask = [{"intent": "Ask which size to buy", "action": {"type": "ask_user", "question": "Which size: 250 g or 500 g?"}}]
+    await configure(sw, chat=scripted(steps=ask))
+    await panel.page.reload()
+    await panel.connected()
+    await panel.start_task("Buy tea in the size I want")
+    card = panel.page.locator(".prompt-card.ask").first
+    await expect(card.locator(".question")).to_have_text("Which size: 250 g or 500 g?", timeout=30000)
+    await expect(card.get_by_role("textbox", name="Your answer")).to_be_focused()
+    await panel.page.keyboard.type("250 g")
+    await panel.page.keyboard.press("Enter")
+    await expect(card).to_contain_text("You answered: 250 g")
+    step = panel.page.locator("#agent-timeline .entry-step").first
+    await expect(step.locator(".action-line")).to_contain_text("ask_user")
+    await expect(step.locator(".badge")).to_have_class("badge ok")
+    await expect(panel.page.locator("#agent-summary .summary")).to_have_attribute("data-outcome", "done", timeout=30000)
+
+
 async def test_stop_cancels_the_run(panel: Panel, sw: Any, shop: Any):
     await panel.start_task("Buy the green tea")
     await expect(panel.page.locator(".prompt-card.confirm")).to_be_visible(timeout=30000)
