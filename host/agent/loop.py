@@ -266,7 +266,7 @@ class AgentRun:
                 self.retries += 1
             self.budget.take_step()
             self.step_counter += 1
-            record: dict[str, Any] = {"step": self.step_counter, "plan_index": index, "attempt": attempt, "intent": step.intent,
+            record: dict[str, Any] = {"step": self.step_counter, "plan_index": index, "attempt": attempt, "retries": attempt - 1, "intent": step.intent,
                                       "verify": step.verify, "required": step.required}
             outcome, snap, feedback = await self._attempt(step, index, attempt, snap, expectation, feedback, record)
             if outcome is not None:

@@ -85,6 +85,8 @@ def _img(folder: Path, rel: str | None) -> str:
 
 def render_html(folder: Path, events: list[dict[str, Any]], summary: dict[str, Any] | None) -> str:
     """The whole trace as one HTML page (screenshots inlined as data URLs); every value escaped."""
+    from host.agent.timeline import OUTCOMES
+
     e = html.escape
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>Waymark run {e(folder.name)}</title>"
              f"<style>{_CSS}</style></head><body><header><h1>Waymark run {e(folder.name)}</h1></header><main>"]
@@ -93,7 +95,7 @@ def render_html(folder: Path, events: list[dict[str, Any]], summary: dict[str, A
         cls = "ok" if summary.get("success") else "bad"
         parts.append(
             f"<div class='summary'><p><b>Task:</b> {e(str(start.get('task', summary.get('task', ''))))}</p>"
-            f"<p class='{cls}'><b>{'Success' if summary.get('success') else e(str(summary.get('outcome', 'failed')))}</b>: "
+            f"<p class='{cls}'><b>{'Success' if summary.get('success') else e(OUTCOMES.get(str(summary.get('outcome')), str(summary.get('outcome', 'failed'))).capitalize())}</b>: "
             f"{summary.get('steps_passed')}/{summary.get('steps_total')} steps verified, {summary.get('duration_ms', 0) / 1000:.1f} s, "
             f"{summary.get('tokens_total', 0)} tokens</p><p>{e(str(summary.get('reason', '')))}</p></div>")
     for ev in events:

@@ -1,0 +1,79 @@
+"""The planner and the executor against the scripted provider, in-process (no browser)."""
+
+import pytest
+
+from host.agent.executor import Executor
+from host.agent.planner import Planner, PlannerFailed
+from host.snapshot import Snapshot
+from providers.base import Capabilities, Completion, CompletionRequest, LLMProvider
+from providers.scripted import ScriptedProvider
+
+PAGE = Snapshot(url="http://shop.test/", title="Shop", text='[4] button "Search"\n[5] link "Cart"',
+                elements=[{"ref": 4, "role": "button", "name": "Search"}, {"ref": 5, "role": "link", "name": "Cart"}])
+
+
+def scripted(*steps, **extra):
+    return ScriptedProvider(script={"steps": list(steps), **extra})
+
+
+async def decide(provider, reminders=2, **kw):
+    executor = Executor(provider)
+    return await executor.decide(task="t", intent="i", verify=[], history=[], feedback=None, page="p", snapshot=PAGE,
+                                 step_index=0, attempt=1, reminders=reminders, **kw)
+
+
+async def test_a_native_tool_call_becomes_a_decision_whose_ref_is_in_the_snapshot():
+    turn = await decide(scripted({"intent": "search", "action": {"type": "click", "target": {"name": "Search"}}}))
+    assert turn.native and turn.decision.action.ref == 4 and turn.problems == []
+
+
+async def test_each_unusable_answer_gets_a_reminder_naming_its_kind():
+    provider = scripted({"intent": "search", "action": {"type": "click", "target": {"name": "Cart"}},
+                         "decision_text": ['{"action": {"type": "click", "ref": 4', "no json here", '{"action": {"type": "click", "ref": 99}}']})
+    turn = await decide(provider, reminders=3)
+    assert [p.kind for p in turn.problems] == ["truncated", "no_json", "unknown_ref"]
+    assert "[no_json]" in turn.problems[1].reminder
+    assert turn.decision.action.ref == 5 and turn.calls == 4
+
+
+async def test_the_executor_gives_up_after_its_reminders():
+    provider = scripted({"intent": "search", "action": {"type": "click", "target": {"name": "Cart"}}, "decision_text": ["x", "y", "z"]})
+    turn = await decide(provider, reminders=1)
+    assert turn.decision is None and turn.calls == 2
+
+
+async def test_tokens_are_summed_over_every_call_of_a_turn():
+    provider = scripted({"intent": "s", "action": {"type": "click", "target": {"name": "Cart"}}, "decision_text": "nope"},
+                        usage={"input_tokens": 10, "output_tokens": 5})
+    turn = await decide(provider)
+    assert turn.tokens == 30
+
+
+async def test_the_planner_returns_the_validated_plan():
+    provider = scripted({"intent": "Open the cart", "action": {"type": "click", "target": {"name": "Cart"}}, "verify": [{"url_contains": "/cart"}]})
+    result = await Planner(provider).plan("t", "page", PAGE.model_dump())
+    assert [s.intent for s in result.plan.steps] == ["Open the cart"]
+    assert result.plan.steps[0].verify == [{"url_contains": "/cart"}]
+
+
+class _BadPlanner(LLMProvider):
+    """Always answers a plan with an unknown predicate."""
+
+    name = "bad"
+
+    def capabilities(self):
+        return Capabilities(native_tools=False, json_schema=False, vision=False, streaming=False, context_tokens=1000)
+
+    async def complete(self, request: CompletionRequest):
+        self.last = request
+        return Completion(text='{"steps": [{"intent": "x", "verify": [{"css": "#buy"}]}]}')
+
+    async def stream(self, request):  # pragma: no cover - not used
+        yield
+
+
+async def test_a_plan_with_an_unknown_predicate_is_refused_after_reminders():
+    provider = _BadPlanner("m")
+    with pytest.raises(PlannerFailed, match="unknown predicate"):
+        await Planner(provider).plan("t", "page", {})
+    assert "could not be used [shape]" in provider.last.messages[-1].plain_text()
