@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from eval import miniwob
 from eval.report import ReportWriter, Row, Summary, git_sha, now_iso
 from eval.sites.serve import SiteServer
-from eval.tasks import Task, TaskError, load_suite, parse_shard, shard
+from eval.tasks import SUITES_DIR, Task, TaskError, load_suite, parse_shard, shard
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +69,8 @@ class RunConfig(BaseModel):
     shard: tuple[int, int] | None = None
     out: Path
     headless: bool = True
+    #: Where suites live (tests point it at a temporary folder).
+    suites_dir: Path = SUITES_DIR
 
     @classmethod
     def from_cli(
@@ -103,7 +105,7 @@ class RunConfig(BaseModel):
 
     def select(self) -> list[Task]:
         """The tasks this run covers: the suite, the glob, then the shard."""
-        tasks = load_suite(self.suite, self.tasks)
+        tasks = load_suite(self.suite, self.tasks, root=self.suites_dir)
         if self.shard:
             tasks = shard(tasks, *self.shard)
         return tasks
