@@ -122,12 +122,6 @@ export class ChatView {
     void chrome.storage.session.set({ [STORAGE_PREFIX + key]: list });
   }
 
-  /** @param {string} text  a status line in the current conversation */
-  notice(text) {
-    this.history().push({ role: "assistant", text: "", notice: text });
-    this.render();
-  }
-
   clearConversation() {
     if (this.running) return;
     this.histories.set(this.key(), []);

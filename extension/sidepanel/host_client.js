@@ -44,19 +44,9 @@ export class HostClient {
     this.state = null;
     /** @type {Set<(state: ConnectionState) => void>} */
     this.stateListeners = new Set();
-    /** @type {Set<(turns: {id: string, method: string}[]) => void>} */
-    this.interruptedListeners = new Set();
-    /** @type {Set<() => void>} */
-    this.restartListeners = new Set();
-    /**
-     * Unique per panel, kept across reloads of the panel page (sessionStorage), so turn ids
-     * never collide and a reloaded panel recognises its own interrupted turns.
-     */
-    this.prefix = sessionStorage.getItem("waymark.panel") || `panel-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}-`;
-    sessionStorage.setItem("waymark.panel", this.prefix);
-    this.seq = Date.now();
-    /** Calls this instance already reported as cut off, so they are not reported twice. */
-    this.lost = new Set();
+    /** Unique per panel instance, so call ids never collide between panels. */
+    this.prefix = `panel-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}-`;
+    this.seq = 0;
     this.connect();
   }
 
@@ -68,13 +58,10 @@ export class HostClient {
       if (this.port !== port) return;
       this.port = null;
       const lost = [...this.pending.values()];
-      for (const id of this.pending.keys()) this.lost.add(id);
       this.pending.clear();
       for (const call of lost) call.reject(new HostCallError("worker_restarted", "the extension's background worker stopped during this request"));
-      for (const listener of this.restartListeners) listener();
       setTimeout(() => this.connect(), RECONNECT_MS);
     });
-    port.postMessage({ kind: "interrupted" });
   }
 
   /** @param {any} msg */
@@ -82,14 +69,6 @@ export class HostClient {
     if (msg.kind === "state") {
       this.state = msg.state;
       for (const listener of this.stateListeners) listener(msg.state);
-    } else if (msg.kind === "interrupted") {
-      /** @type {{id: string, method: string}[]} */
-      const mine = (msg.turns || []).filter((/** @type {{id: string}} */ t) => t.id.startsWith(this.prefix));
-      if (mine.length) {
-        const unseen = mine.filter((t) => !this.lost.has(t.id));
-        if (unseen.length) for (const listener of this.interruptedListeners) listener(unseen);
-        this.port?.postMessage({ kind: "ack", ids: mine.map((t) => t.id) });
-      }
     } else if (msg.kind === "notify") {
       this.pending.get(msg.id)?.onNotify?.(msg.name, msg.data || {});
     } else if (msg.kind === "reply") {

@@ -75,12 +75,3 @@ client.onState((state) => {
 });
 void tab.start().then(() => chat.start());
 /** @type {any} */ (globalThis).waymarkPanel = { client, chat, agent, settings, diagnostics, status, tab, selectTab };
-
-// Turns cut off while this panel was being reloaded: say so instead of leaving them unexplained.
-client.interruptedListeners.add((turns) => {
-  for (const turn of turns) {
-    const text = "The extension's background worker stopped while this was running, which ended it.";
-    if (turn.method === "agent.run") agent.showEnd({ kind: "error", title: "Run interrupted", text: `${text} Start the task again when ready.` });
-    else chat.notice(`An answer was interrupted: ${text} Ask again.`);
-  }
-});

@@ -3,18 +3,15 @@
  * Relay between side-panel pages and the host: a panel connects a runtime port named
  * "panel", receives connection-state updates, and makes host calls through the worker.
  */
-
 import { acquireKeepalive } from "./keepalive.js";
-import { acknowledgeTurns, beginTurn, endTurn, interruptedTurns } from "./turns.js";
 
 /**
  * A call with `turn: true` is a user-visible turn (a chat answer, an agent run): the worker is
- * kept alive for its duration and it is recorded so a restarted worker can report it interrupted.
+ * kept alive for its duration. If the worker is stopped anyway, this port closes with it and
+ * the panel ends or repeats the turn itself (sidepanel/host_client.js).
  * @typedef {{kind: "call", id: string, method: string, params?: Record<string, any>, turn?: boolean}
  *   | {kind: "cancel", id: string}
- *   | {kind: "state"}
- *   | {kind: "interrupted"}
- *   | {kind: "ack", ids: string[]}} PanelRequest
+ *   | {kind: "state"}} PanelRequest
  */
 
 /** @param {import("./native.js").NativeChannel} channel */
@@ -38,20 +35,13 @@ export function registerPanelRelay(channel) {
         port.postMessage({ kind: "state", state: channel.state });
       } else if (msg.kind === "cancel") {
         running.get(msg.id)?.abort();
-      } else if (msg.kind === "interrupted") {
-        send({ kind: "interrupted", turns: await interruptedTurns() });
-      } else if (msg.kind === "ack") {
-        await acknowledgeTurns(msg.ids);
       } else if (msg.kind === "call") {
         const controller = new AbortController();
         running.set(msg.id, controller);
         /** @type {(() => Promise<void>)|null} */
         let release = null;
         try {
-          if (msg.turn) {
-            await beginTurn(msg.id, msg.method);
-            release = await acquireKeepalive();
-          }
+          if (msg.turn) release = await acquireKeepalive();
           if (controller.signal.aborted) throw Object.assign(new Error(`${msg.method} was cancelled`), { code: "cancelled" });
           const data = await channel.call(msg.method, msg.params || {}, {
             signal: controller.signal,
@@ -63,10 +53,7 @@ export function registerPanelRelay(channel) {
           send({ kind: "reply", id: msg.id, ok: false, error: { code: err.code || "error", message: String(err.message || err) }, data: err.data ?? null });
         } finally {
           running.delete(msg.id);
-          if (msg.turn) {
-            await release?.();
-            await endTurn(msg.id);
-          }
+          await release?.();
         }
       }
     });
