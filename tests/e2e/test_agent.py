@@ -366,3 +366,28 @@ async def test_ask_user_waits_for_the_answer_and_gives_it_to_the_executor(sw, si
     summary = await run.summary()
     assert summary["success"] is True, summary
     assert [e["verdict"] for e in trace_events(summary, "step")] == ["passed", "passed"]
+
+
+# ------------------------------------------------------------------ deterministic repair
+
+_VEIL_SCRIPT = {"steps": [step("Continue", {"type": "click", "target": {"role": "button", "name": "Continue"}},
+                               [{"text_present": "Continued to the next page"}])]}
+
+
+async def test_an_occluding_layer_is_closed_by_repair_and_the_action_tried_again(sw, site_url):
+    run = await start(sw, {"task": "Continue", "start_url": f"{site_url}/agent/veil.html", "script": _VEIL_SCRIPT})
+    summary = await run.summary()
+    assert summary["success"] is True, summary
+    first = trace_events(summary, "step")[0]
+    assert first["verdict"] == "passed"
+    assert "pressed Escape to close the overlay" in first["repair"]
+
+
+async def test_repair_leaves_an_occluding_layer_alone_when_the_policy_says_so(sw, site_url):
+    run = await start(sw, {"task": "Continue", "start_url": f"{site_url}/agent/veil.html", "script": _VEIL_SCRIPT,
+                           "policy": {"dismiss_occluders": False}, "budgets": {"retries_per_step": 0, "max_replans": 0}})
+    summary = await run.summary()
+    assert summary["success"] is False
+    first = trace_events(summary, "step")[0]
+    assert first["error"]["code"] == "occluded"
+    assert any("does not allow closing it" in note for note in first["repair"])
