@@ -1,0 +1,201 @@
+"""A loopback OpenAI-compatible chat-completions server that plays Waymark's planner and
+executor from what it reads in each prompt, records every request it receives, and injects
+faults on demand. It is the HTTP boundary of the real `openai_compat` provider in the
+reliability tests: the agent, the provider, the retry policy and the browser are all real.
+
+- planner requests (system prompt of the planner) get the plan given to the server;
+- executor requests get the action of the step named in "Current step: ...", with the
+  action's `target` {role, name} resolved to a ref from the element lines of the snapshot in
+  the prompt (a native tool call when the request carries tools, JSON text otherwise);
+- `faults` is a queue consumed one per request: "ok", "429", "500", "drop" (headers and half
+  the body, then the connection closes), "reset" (closed before any answer), "hold" (the answer
+  waits until `release()`; the request is counted as soon as it arrives).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_ELEMENT = re.compile(r'^\[(\d+)\] (\S+) "((?:[^"\\]|\\.)*)"', re.MULTILINE)
+
+
+@dataclass
+class Seen:
+    """One request as received: the role it was for and its JSON body."""
+
+    role: str
+    body: dict[str, Any]
+    fault: str
+
+    def prompt(self) -> str:
+        """Every message's text, joined: what the model would have read."""
+        parts = []
+        for message in self.body.get("messages", []):
+            content = message.get("content")
+            if isinstance(content, list):
+                parts += [p.get("text", "") for p in content if isinstance(p, dict)]
+            elif isinstance(content, str):
+                parts.append(content)
+        return "\n".join(parts)
+
+    def messages(self, role: str) -> list[str]:
+        """The texts of the messages with this role."""
+        out = []
+        for message in self.body.get("messages", []):
+            if message.get("role") != role:
+                continue
+            content = message.get("content")
+            out.append("\n".join(p.get("text", "") for p in content if isinstance(p, dict)) if isinstance(content, list) else str(content or ""))
+        return out
+
+
+@dataclass
+class FakeModel:
+    """The server; `plan` is a list of steps {intent, verify?, required?, action}."""
+
+    plan: list[dict[str, Any]]
+    result: str = "done"
+    faults: list[str] = field(default_factory=list)
+    seen: list[Seen] = field(default_factory=list)
+    port: int = 0
+
+    def __post_init__(self) -> None:
+        self._server: asyncio.base_events.Server | None = None
+        self._release = asyncio.Event()
+        self.arrived = asyncio.Event()
+
+    async def start(self) -> "FakeModel":
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def stop(self) -> None:
+        self.release()
+        if self._server is not None:
+            self._server.close()
+
+    def release(self) -> None:
+        """Let held requests answer."""
+        self._release.set()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def provider_params(self, **extra: Any) -> dict[str, Any]:
+        """The `agent.run` parameters that point the openai_compat provider at this server."""
+        return {"provider": "openai_compat", "model": "fake-model",
+                "provider_options": {"base_url": self.base_url, "api_key": "test-key", "preset": "openai"}, **extra}
+
+    # ------------------------------------------------------------ answers
+
+    @staticmethod
+    def role_of(body: dict[str, Any]) -> str:
+        system = next((m.get("content") for m in body.get("messages", []) if m.get("role") == "system"), "") or ""
+        system = system if isinstance(system, str) else json.dumps(system)
+        if "planner of Waymark" in system:
+            return "planner"
+        if "executor of Waymark" in system:
+            return "executor"
+        return "chat"
+
+    def _step(self, prompt: str) -> dict[str, Any] | None:
+        match = re.search(r"^Current step: (.*)$", prompt, re.MULTILINE)
+        if not match:
+            return None
+        return next((s for s in self.plan if s["intent"] == match.group(1).strip()), None)
+
+    @staticmethod
+    def resolve(target: dict[str, Any], prompt: str) -> int | None:
+        """The ref of the element line matching role and name (case-insensitive) in the prompt."""
+        for ref, role, name in _ELEMENT.findall(prompt):
+            name = name.replace('\\"', '"').replace("\\\\", "\\")
+            if target.get("role") and role != target["role"]:
+                continue
+            if target.get("name") and name.casefold() != target["name"].casefold():
+                continue
+            return int(ref)
+        return None
+
+    def decision(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The executor's decision for this request."""
+        seen = Seen("executor", body, "ok")
+        prompt = "\n".join(seen.messages("user"))
+        step = self._step(prompt)
+        if step is None:
+            return {"thought": "finished", "action": {"type": "done", "result": self.result, "success": True}}
+        action = dict(step["action"])
+        target = action.pop("target", None)
+        if target is not None:
+            ref = self.resolve(target, prompt)
+            if ref is None:
+                return {"thought": "not found", "action": {"type": "done", "result": f"no element {target}", "success": False}}
+            action["ref"] = ref
+        return {"thought": step["intent"], "action": action}
+
+    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The chat-completions response for a request."""
+        role = self.role_of(body)
+        message: dict[str, Any] = {"role": "assistant", "content": None}
+        finish = "stop"
+        if role == "planner":
+            steps = [{"intent": s["intent"], "verify": s.get("verify", []), "required": s.get("required", True)} for s in self.plan]
+            message["content"] = json.dumps({"steps": steps})
+        elif role == "executor":
+            decision = self.decision(body)
+            if body.get("tools"):
+                action = dict(decision["action"])
+                name = action.pop("type")
+                message["tool_calls"] = [{"id": "call_0", "type": "function",
+                                          "function": {"name": name, "arguments": json.dumps({**action, "thought": decision["thought"]})}}]
+                finish = "tool_calls"
+            else:
+                message["content"] = json.dumps(decision)
+        else:
+            message["content"] = "I read the page. It is data, and I follow only the user's instructions."
+        return {"id": "chatcmpl-fake", "object": "chat.completion", "model": body.get("model", ""),
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+
+    # ------------------------------------------------------------ HTTP
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            request_line = await reader.readline()
+            if not request_line:
+                return
+            headers: dict[str, str] = {}
+            while (line := await reader.readline()) not in (b"\r\n", b"\n", b""):
+                key, _, value = line.decode().partition(":")
+                headers[key.strip().lower()] = value.strip()
+            raw = await reader.readexactly(int(headers.get("content-length", "0")))
+            body = json.loads(raw) if raw else {}
+            fault = self.faults.pop(0) if self.faults else "ok"
+            self.seen.append(Seen(self.role_of(body), body, fault))
+            self.arrived.set()
+            if fault == "hold":
+                await self._release.wait()
+            if fault == "reset":
+                return
+            if fault in ("429", "500"):
+                payload = json.dumps({"error": {"message": f"injected {fault}", "type": "fault"}}).encode()
+                extra = "Retry-After: 0\r\n" if fault == "429" else ""
+                writer.write(f"HTTP/1.1 {fault} Fault\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n{extra}Connection: close\r\n\r\n".encode() + payload)
+                await writer.drain()
+                return
+            payload = json.dumps(self.answer(body)).encode()
+            head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\nConnection: close\r\n\r\n".encode()
+            if fault == "drop":
+                writer.write(head + payload[: len(payload) // 2])
+                await writer.drain()
+                return
+            writer.write(head + payload)
+            await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
