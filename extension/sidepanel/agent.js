@@ -43,6 +43,10 @@ export function agentParams(settings, task, tabId) {
     if (!conf.model) throw Object.assign(new Error(`Choose a model for the ${role} in Settings.`), { code: "provider_not_configured" });
     params[role] = `${conf.provider}:${conf.model}`;
   }
+  // agent.run takes one set of provider options for both roles.
+  if (JSON.stringify(planner.options) !== JSON.stringify(executor.options)) {
+    throw Object.assign(new Error("The planner and executor have different provider options (base URL, preset…); agent mode needs them to match."), { code: "bad_settings" });
+  }
   params.provider_options = { ...executor.options };
   return params;
 }
