@@ -19,8 +19,9 @@ from host.actions import ACTION_TYPES, Decision, action_adapter, decision_json_s
 from host.snapshot import Snapshot
 from providers.base import Tool
 
-#: Most refs listed as an enum in a tool schema.
-ENUM_LIMIT = 300
+#: Most refs listed as an enum in a tool schema. The list is repeated in every tool that takes
+#: a ref (a dozen), so beyond this the tokens cost more than the constraint is worth.
+ENUM_LIMIT = 50
 
 
 class DecisionRejected(ValueError):
@@ -32,6 +33,15 @@ class DecisionRejected(ValueError):
         self.message = message
 
 
+def _untitled(schema: Any) -> Any:
+    """The schema without pydantic's `title` annotations: tokens the model does not need."""
+    if isinstance(schema, dict):
+        return {k: _untitled(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(schema, list):
+        return [_untitled(v) for v in schema]
+    return schema
+
+
 @lru_cache(maxsize=1)
 def _action_schemas() -> dict[str, dict[str, Any]]:
     """Per action type: (description, parameters schema without `type`)."""
@@ -41,7 +51,7 @@ def _action_schemas() -> dict[str, dict[str, Any]]:
     for entry in schema["oneOf"]:
         sub = defs[entry["$ref"].split("/")[-1]]
         kind = sub["properties"]["type"]["const"] if "const" in sub["properties"]["type"] else sub["properties"]["type"]["default"]
-        props = {k: v for k, v in sub["properties"].items() if k != "type"}
+        props = {k: _untitled(v) for k, v in sub["properties"].items() if k != "type"}
         out[kind] = {
             "description": sub.get("description", ""),
             "parameters": {

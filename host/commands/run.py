@@ -130,6 +130,9 @@ def _run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("waymark run: stopped", file=sys.stderr)
         return EXIT_FAILED
+    except Exception as exc:  # the browser could not start (no display for --headed, no Chromium, ...)
+        print(f"waymark run: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     if args.json:
         print(json.dumps(summary))
     else:
