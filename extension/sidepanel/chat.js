@@ -62,6 +62,11 @@ export class ChatView {
     this.stopButton.addEventListener("click", () => this.stop());
     byId("chat-clear").addEventListener("click", () => this.clearConversation());
     this.tab.onChange(() => this.render());
+    // A closed tab's conversation is gone with it.
+    chrome.tabs.onRemoved.addListener((tabId) => {
+      this.histories.delete(String(tabId));
+      void chrome.storage.session.remove(STORAGE_PREFIX + tabId);
+    });
   }
 
   async start() {

@@ -144,13 +144,21 @@ async def test_chat_history_is_kept_per_tab(panel: Panel, browser: Any, sw: Any,
     other = await browser.context.new_page()
     url = f"{site_url}/sidepanel/shop.html?other={uuid.uuid4().hex}"
     await other.goto(url)
+    other_id = await tab_id_of(sw, url)
     # The panel follows tab switches; here it is told directly, as chrome.tabs.onActivated would.
-    await panel.page.evaluate("(id) => globalThis.waymarkPanel.tab.set(id)", await tab_id_of(sw, url))
+    await panel.page.evaluate("(id) => globalThis.waymarkPanel.tab.set(id)", other_id)
     await expect(panel.page.locator(".msg")).to_have_count(0)
-    await expect(panel.page.locator("#chat-log .empty")).to_be_visible()
+    await panel.ask("Other question")
     await panel.page.evaluate("(id) => globalThis.waymarkPanel.tab.set(id)", panel.tab_id)
     await expect(panel.page.locator(".msg-user")).to_have_text(["First question"])
+    key = f"waymark.chat.{other_id}"
+    assert await panel.page.evaluate("async (k) => (await chrome.storage.session.get(k))[k]?.length", key) == 2
     await other.close()
+    for _ in range(50):  # a closed tab's conversation is forgotten
+        if await panel.page.evaluate("async (k) => (await chrome.storage.session.get(k))[k] === undefined", key):
+            break
+        await asyncio.sleep(0.1)
+    assert await panel.page.evaluate("async (k) => (await chrome.storage.session.get(k))[k] === undefined", key)
 
 
 async def test_model_and_page_html_is_shown_as_text(panel: Panel, sw: Any):
