@@ -146,19 +146,16 @@ class Progress:
 # ------------------------------------------------------------------ rows
 
 
-def _base_row(config: RunConfig, task: Task) -> dict[str, Any]:
+def _base_row(config: RunConfig, task: Task, sha: str) -> dict[str, Any]:
     return {
         "task": task.id,
         "suite": task.suite,
         "provider": config.executor.provider,
         "model": config.executor.model,
         "planner": config.planner.label() if config.planner else None,
-        "git_sha": _SHA,
+        "git_sha": sha,
         "timestamp": now_iso(),
     }
-
-
-_SHA = ""
 
 
 def _provider_options(choice: ModelChoice, task: Task) -> dict[str, Any]:
@@ -174,11 +171,11 @@ def _provider_options(choice: ModelChoice, task: Task) -> dict[str, Any]:
 # ------------------------------------------------------------------ decision tasks
 
 
-async def run_decision(config: RunConfig, task: Task) -> Row:
+async def run_decision(config: RunConfig, task: Task, sha: str) -> Row:
     """Ask the executor for one decision on the recorded snapshot; compare it with the expectation."""
     from eval.decision import decide_and_judge
 
-    base = _base_row(config, task)
+    base = _base_row(config, task, sha)
     started = time.perf_counter()
     try:
         outcome = await decide_and_judge(task, config.executor.provider, config.executor.model,
@@ -249,7 +246,7 @@ def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict
     params: dict[str, Any] = {
         "task": goal,
         "tab_id": tab_id,
-        "budgets": {"max_steps": task.max_steps},
+        "budgets": {"max_steps": task.max_steps, "wall_clock_s": TASK_TIMEOUT_S},
         "policy": {"destructive": "allow"},
         "screenshots": True,
     }
@@ -284,9 +281,9 @@ class _RunEvents:
             job.add_done_callback(self._answers.discard)
 
 
-async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Servers) -> Row:
+async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Servers, sha: str) -> Row:
     """Drive one e2e task through `agent.run` and judge the final state."""
-    base = _base_row(config, task)
+    base = _base_row(config, task, sha)
     context = controller.browser.context
     page = await context.new_page()
     started = time.perf_counter()
@@ -310,7 +307,7 @@ async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Serve
         events = _RunEvents(controller)
         started = time.perf_counter()
         summary = await controller.call("agent.run", _agent_params(config, task, goal, tab_id), on_notify=events,
-                                        timeout=TASK_TIMEOUT_S)
+                                        timeout=TASK_TIMEOUT_S + 30)
         latency = _ms(started)
         if task.miniwob is not None:
             reward = await miniwob.read_reward(page)
@@ -350,22 +347,29 @@ async def _judge_predicates(controller: Any, task: Task, tab_id: int, start_url:
 # ------------------------------------------------------------------ the run
 
 
-async def _e2e_worker(config: RunConfig, queue: "asyncio.Queue[Task]", servers: Servers, emit: Callable[[Row], None]) -> None:
-    from host.controller import Controller
+async def _e2e_worker(config: RunConfig, queue: "asyncio.Queue[Task]", servers: Servers, sha: str,
+                      emit: Callable[[Row], None]) -> None:
+    from host.controller import Controller, HostNotConnected
+    from host.launch import ChromiumNotFound
 
-    async with Controller(headless=config.headless) as controller:
+    try:
+        controller = await Controller(headless=config.headless).__aenter__()
+    except (HostNotConnected, ChromiumNotFound, OSError) as exc:
+        raise RunnerError(f"cannot start the browser with the extension and host: {exc}") from exc
+    try:
         while True:
             try:
                 task = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
-            emit(await run_e2e(config, task, controller, servers))
+            emit(await run_e2e(config, task, controller, servers, sha))
+    finally:
+        await controller.__aexit__(None, None, None)
 
 
 async def run_suite(config: RunConfig, progress: bool = False) -> Summary:
     """Run the selected tasks, writing rows to `config.out` as they finish; returns the summary."""
-    global _SHA
-    _SHA = git_sha()
+    sha = git_sha()
     tasks = config.select()
     if not tasks:
         raise RunnerError("the selection is empty (check --tasks and --shard)")
@@ -382,7 +386,7 @@ async def run_suite(config: RunConfig, progress: bool = False) -> Summary:
 
     try:
         for task in [t for t in tasks if t.kind == "decision"]:
-            emit(await run_decision(config, task))
+            emit(await run_decision(config, task, sha))
         e2e = [t for t in tasks if t.kind == "e2e"]
         if e2e:
             servers = Servers().start(e2e)
@@ -391,7 +395,7 @@ async def run_suite(config: RunConfig, progress: bool = False) -> Summary:
                 for task in e2e:
                     queue.put_nowait(task)
                 workers = min(config.workers, len(e2e))
-                await asyncio.gather(*(_e2e_worker(config, queue, servers, emit) for _ in range(workers)))
+                await asyncio.gather(*(_e2e_worker(config, queue, servers, sha, emit) for _ in range(workers)))
             finally:
                 servers.close()
     finally:
