@@ -114,6 +114,8 @@ class AgentRun:
     def emit(self, kind: str, **data: Any) -> dict[str, Any]:
         """Trace an event and stream it to the caller (both redacted)."""
         record = self.trace.event(kind, run_id=self.run_id, **data)
+        if kind == "step":
+            log.info("run %s step %s %s: %s", self.run_id, record.get("step"), record.get("verdict"), record.get("action_line", ""))
         if self._emit_cb is not None:
             try:
                 self._emit_cb(kind, record)

@@ -26,7 +26,9 @@ A predicate is an object with one key, one of: {", ".join(sorted(PREDICATE_NAMES
   {{"checked": {{"target": {{"role": "checkbox", "name": "Terms"}}, "value": true}}}}
   {{"count_at_least": {{"target": {{"role": "link", "name_contains": "result"}}, "n": 1}}}}
 Targets match elements by role and accessible name (name, name_contains, text_contains), never by CSS.
-Use only predicates you expect to hold right after the step. Mark a step "required": false when the task
+Use only predicates you expect to hold right after the step. Name exact elements only when they are in the
+snapshot you were given; for pages you have not seen yet, prefer url_contains, title_contains or text_present
+with words you are sure of. Mark a step "required": false when the task
 can succeed without it (closing an optional popup). Never plan to enter a password or secret yourself:
 type the placeholder the user gave (for example {{{{secret:NAME}}}}).
 
