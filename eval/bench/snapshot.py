@@ -1,0 +1,226 @@
+"""Snapshot benchmark: our snapshot beside the peer (Playwright's AI snapshot,
+`page.aria_snapshot(mode="ai")`, the format Playwright MCP gives models) on every page of the
+shared corpus, served on loopback, in one browser run.
+
+Per page: wall time of one snapshot as the agent takes it (host method `snapshot` with default
+options, through the real host and extension), characters and tokens of the whole paginated
+snapshot, and recall of visible interactive elements against an independent count made in
+the page by a separate script (`BASELINE_JS`). The peer's characters, tokens and time are
+measured on the same page in the same run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import http.server
+import statistics
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+MARK_ATTRIBUTE = "data-wm-bench-ref"
+
+#: The independent count, run in the page's main world: links, buttons, inputs, selects,
+#: textareas, summary, [onclick], contenteditable and ARIA widget roles, through open shadow
+#: roots and same-origin iframes, visible by checkVisibility (display, visibility, opacity)
+#: and of non-zero size. Returns how many of them carry the mark our snapshot's refs left.
+BASELINE_JS = r"""
+(attr) => {
+  const ROLES = ["button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "option", "combobox", "textbox", "searchbox", "slider", "spinbutton", "listbox",
+    "treeitem", "gridcell", "scrollbar"];
+  const SELECTOR = ["a[href]", "area[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary",
+    "[onclick]", "[contenteditable]:not([contenteditable=false])", ...ROLES.map((r) => `[role=${r}]`)].join(",");
+  const found = new Set();
+  const visitRoot = (root) => {
+    for (const el of root.querySelectorAll(SELECTOR)) found.add(el);
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) visitRoot(el.shadowRoot);
+      if (el.localName === "iframe") {
+        try { if (el.contentDocument) visitRoot(el.contentDocument); } catch (e) { /* cross-origin */ }
+      }
+    }
+  };
+  visitRoot(document);
+  let total = 0, marked = 0;
+  const missed = [];
+  for (const el of found) {
+    if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true})) continue;
+    const r = el.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0)) continue;
+    total++;
+    if (el.hasAttribute(attr)) marked++;
+    else if (missed.length < 5) missed.push(el.outerHTML.slice(0, 160));
+  }
+  return {total, marked, missed};
+}
+"""
+
+
+def _p90(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+
+
+def _serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(directory)))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+async def _paginated(controller: Any) -> tuple[list[str], list[int], int]:
+    """Every page of the snapshot with default options: texts, refs, and the number of pages."""
+    texts: list[str] = []
+    refs: list[int] = []
+    offset: int | None = 0
+    tab_id = None
+    while offset is not None:
+        snap = await controller.call("snapshot", {"offset": offset}, timeout=120)
+        texts.append(snap["text"])
+        refs += [e["ref"] for e in snap["elements"]]
+        tab_id = snap["tab_id"]
+        if snap["page_overflow"] or len(texts) > 500:
+            break
+        offset = snap["next_offset"]
+    return texts, refs, tab_id
+
+
+async def _measure_page(controller: Any, page: Any, url: str, count_tokens: Any) -> dict[str, Any]:
+    await page.goto(url, wait_until="load", timeout=30000)
+    await page.bring_to_front()
+    t = time.perf_counter()
+    first = await controller.call("snapshot", {}, timeout=120)
+    ours_ms = (time.perf_counter() - t) * 1000
+    texts, refs, tab_id = await _paginated(controller)
+    ours_text = "\n".join(texts)
+    t = time.perf_counter()
+    peer_text = await page.aria_snapshot(mode="ai", timeout=60000)
+    peer_ms = (time.perf_counter() - t) * 1000
+    worker = controller.browser.service_worker
+    await worker.evaluate("([t, r, a]) => globalThis.waymark.snapshot.markRefs(t, r, a)", [tab_id, refs, MARK_ATTRIBUTE])
+    baseline = await page.evaluate(BASELINE_JS, MARK_ATTRIBUTE)
+    return {
+        "ours": {"ms": ours_ms, "sw_ms": first["stats"].get("ms"), "chars": len(ours_text), "tokens": count_tokens(ours_text), "pages": len(texts)},
+        "peer": {"ms": peer_ms, "chars": len(peer_text), "tokens": count_tokens(peer_text)},
+        "baseline": baseline["total"], "recalled": baseline["marked"], "missed": baseline["missed"],
+        "occluded": first["stats"].get("occluded", 0),
+    }
+
+
+async def run_async(corpus_dir: Path | str = DEFAULT_CORPUS, limit: int | None = None) -> dict[str, Any]:
+    """Measure every corpus page; see the module docstring. `limit` caps the number of pages."""
+    from tokenizers import Tokenizer
+
+    from host.controller import Controller
+
+    corpus = Path(corpus_dir)
+    tokenizer = Tokenizer.from_file(str(corpus / "tokenizer" / "claude-legacy-tokenizer.json"))
+
+    def count_tokens(text: str) -> int:
+        return len(tokenizer.encode(text).ids)
+
+    names = sorted(p.parent.name for p in (corpus / "pages").glob("*/index.html"))[:limit]
+    server, base = _serve(corpus / "pages")
+    rows: list[dict[str, Any]] = []
+    errors: dict[str, str] = {}
+    try:
+        async with Controller(viewport=(1280, 800)) as controller:
+            assert controller.browser is not None
+            context = controller.browser.context
+            page = context.pages[0] if context.pages else await context.new_page()
+            for name in names:
+                try:
+                    row = await _measure_page(controller, page, f"{base}/{name}/index.html", count_tokens)
+                except Exception as exc:  # one broken page must not sink the benchmark: report it
+                    errors[name] = f"{type(exc).__name__}: {str(exc)[:200]}"
+                    page = await context.new_page()
+                    for other in context.pages:
+                        if other is not page:
+                            await other.close()
+                    continue
+                rows.append({"page": name, **row})
+    finally:
+        server.shutdown()
+    return summarise(rows, errors)
+
+
+async def run(options: dict[str, Any]) -> dict[str, Any]:
+    """`waymark bench` entry point: options["corpus"] is the pages folder (the tokenizer is beside
+    it, in ../tokenizer), options["limit"] caps the pages (0 = all)."""
+    return await run_async(Path(options["corpus"]).parent, options.get("limit") or None)
+
+
+def summarise(rows: list[dict[str, Any]], errors: dict[str, str] | None = None) -> dict[str, Any]:
+    """Medians, p90s, ratios ours/peer and overall recall of per-page rows."""
+    if not rows:
+        return {"pages": 0, "errors": errors or {}, "rows": []}
+
+    def stat(values: list[float]) -> dict[str, float]:
+        return {"median": round(statistics.median(values), 1), "p90": round(_p90(values), 1)}
+
+    ours = {k: stat([r["ours"][k] for r in rows]) for k in ("ms", "chars", "tokens")}
+    peer = {k: stat([r["peer"][k] for r in rows]) for k in ("ms", "chars", "tokens")}
+    baseline = sum(r["baseline"] for r in rows)
+    recalled = sum(r["recalled"] for r in rows)
+    per_page_recall = [r["recalled"] / r["baseline"] for r in rows if r["baseline"]]
+    return {
+        "pages": len(rows),
+        "ours": ours,
+        "peer": peer,
+        "ratio_median": {k: round(ours[k]["median"] / peer[k]["median"], 3) if peer[k]["median"] else None for k in ours},
+        "recall": round(recalled / baseline, 4) if baseline else None,
+        "recall_page_median": round(statistics.median(per_page_recall), 4) if per_page_recall else None,
+        "recall_page_min": round(min(per_page_recall), 4) if per_page_recall else None,
+        "baseline_elements": baseline,
+        "recalled_elements": recalled,
+        "occluded_elements": sum(r["occluded"] for r in rows),
+        "targets": {
+            "recall>=0.98": bool(baseline) and recalled / baseline >= 0.98,
+            "median size <= 50% of peer": ours["chars"]["median"] <= 0.5 * peer["chars"]["median"],
+            "median ms <= 100": ours["ms"]["median"] <= 100,
+            "p90 ms <= 300": ours["ms"]["p90"] <= 300,
+        },
+        "errors": errors or {},
+        "rows": rows,
+    }
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """The section's summary as a plain-text table."""
+    if not result.get("pages"):
+        return f"snapshot: no pages measured; errors: {result.get('errors')}"
+    o, p, r = result["ours"], result["peer"], result["ratio_median"]
+    lines = [
+        f"snapshot vs Playwright aria_snapshot(mode='ai') on {result['pages']} corpus pages (median / p90)",
+        f"  {'':<8} {'waymark':>20} {'peer':>20} {'ratio':>7}",
+    ]
+    for key, unit in (("ms", "ms"), ("chars", "chars"), ("tokens", "tokens")):
+        lines.append(f"  {unit:<8} {o[key]['median']:>9.1f} / {o[key]['p90']:>8.1f} {p[key]['median']:>9.1f} / {p[key]['p90']:>8.1f} {r[key]:>7}")
+    lines.append(
+        f"  recall {result['recall']:.2%} ({result['recalled_elements']}/{result['baseline_elements']} visible interactive elements;"
+        f" per page median {result['recall_page_median']:.2%}, min {result['recall_page_min']:.2%}); occluded {result['occluded_elements']}"
+    )
+    lines.append("  targets: " + ", ".join(f"{k} {'met' if v else 'MISSED'}" for k, v in result["targets"].items()))
+    if result.get("errors"):
+        lines.append(f"  pages that failed: {len(result['errors'])}: " + "; ".join(f"{k}: {v}" for k, v in list(result["errors"].items())[:3]))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    # python -m eval.bench.snapshot [LIMIT [RESULT.json]]
+    limit = int(sys.argv[1]) if len(sys.argv) > 1 and int(sys.argv[1]) > 0 else None
+    outcome = asyncio.run(run_async(limit=limit))
+    print(format_table(outcome))
+    if len(sys.argv) > 2:
+        Path(sys.argv[2]).write_text(json.dumps(outcome, indent=1), encoding="utf-8")
