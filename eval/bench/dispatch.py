@@ -73,13 +73,15 @@ async def _click_to_snapshot(b: _Bench, rounds: int) -> dict[str, Any]:
     page, tab = await b.open("bench.html")
     ref = _ref(await b.snapshot(tab), "Add to cart")
     first, first_ms = await b.act(tab, {"type": "click", "ref": ref})  # attaches the debugger
-    total, settle, snap, bare = [], [], [], []
+    total, settle, snap, bare, prepare, sent = [], [], [], [], [], []
     for _ in range(rounds):
         result, ms = await b.act(tab, {"type": "click", "ref": ref})
         assert result["ok"], result["error"]
         total.append(ms)
         settle.append(result["settle_ms"])
         snap.append(result["snapshot"]["stats"]["ms"])
+        prepare.append(result["timings_ms"]["prepare"])
+        sent.append(result["timings_ms"]["input"])
     for _ in range(rounds):
         result, ms = await b.act(tab, {"type": "click", "ref": ref}, snapshot=None)
         assert result["ok"], result["error"]
@@ -89,7 +91,8 @@ async def _click_to_snapshot(b: _Bench, rounds: int) -> dict[str, Any]:
     return {
         "path": first["path"], "first_click_ms": round(first_ms, 1), "clicks_landed": clicks, "clicks_sent": 2 * rounds + 1,
         "elements": len(first["snapshot"]["elements"]) if first.get("snapshot") else 0,
-        "click_to_settled_snapshot": _stats(total), "settle": _stats(settle), "snapshot_in_browser": _stats(snap),
+        "click_to_settled_snapshot": _stats(total), "prepare": _stats(prepare), "input": _stats(sent), "settle": _stats(settle),
+        "snapshot_in_browser": _stats(snap),
         "click_without_snapshot": _stats(bare),
     }
 
@@ -176,9 +179,12 @@ def format_table(result: dict[str, Any]) -> str:
     """The section's numbers as a plain-text table."""
     c = result["click"]
     t, s, sn, bare = c["click_to_settled_snapshot"], c["settle"], c["snapshot_in_browser"], c["click_without_snapshot"]
+    pr, inp = c["prepare"], c["input"]
     lines = [
         f"dispatch (static page, {c['elements']} elements, path {c['path']}; median / p90 ms)",
         f"  click -> settled snapshot   {t['median_ms']:>7.1f} / {t['p90_ms']:>7.1f}   (target: median < 150)",
+        f"  of which ref, scroll, checks {pr['median_ms']:>6.1f} / {pr['p90_ms']:>7.1f}",
+        f"  of which CDP input          {inp['median_ms']:>7.1f} / {inp['p90_ms']:>7.1f}",
         f"  of which settle             {s['median_ms']:>7.1f} / {s['p90_ms']:>7.1f}",
         f"  of which snapshot (browser) {sn['median_ms']:>7.1f} / {sn['p90_ms']:>7.1f}",
         f"  click, no snapshot          {bare['median_ms']:>7.1f} / {bare['p90_ms']:>7.1f}",
