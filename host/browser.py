@@ -76,6 +76,7 @@ class ActionResult(BaseModel):
     action: str
     path: Literal["cdp", "synthetic", "browser"] | None = None
     settle_ms: float = 0.0
+    #: URL of the tab acted in, before; URL of the tab the agent continues in (`tab_id`), after.
     url_before: str = ""
     url_after: str = ""
     navigated: bool = False
