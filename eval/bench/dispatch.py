@@ -179,12 +179,16 @@ def format_table(result: dict[str, Any]) -> str:
     """The section's numbers as a plain-text table."""
     c = result["click"]
     t, s, sn, bare = c["click_to_settled_snapshot"], c["settle"], c["snapshot_in_browser"], c["click_without_snapshot"]
-    pr, inp = c["prepare"], c["input"]
     lines = [
         f"dispatch (static page, {c['elements']} elements, path {c['path']}; median / p90 ms)",
         f"  click -> settled snapshot   {t['median_ms']:>7.1f} / {t['p90_ms']:>7.1f}   (target: median < 150)",
-        f"  of which ref, scroll, checks {pr['median_ms']:>6.1f} / {pr['p90_ms']:>7.1f}",
-        f"  of which CDP input          {inp['median_ms']:>7.1f} / {inp['p90_ms']:>7.1f}",
+    ]
+    # Reports written before the per-phase timings existed lack these two rows.
+    if "prepare" in c and "input" in c:
+        pr, inp = c["prepare"], c["input"]
+        lines.append(f"  of which ref, scroll, checks {pr['median_ms']:>6.1f} / {pr['p90_ms']:>7.1f}")
+        lines.append(f"  of which CDP input          {inp['median_ms']:>7.1f} / {inp['p90_ms']:>7.1f}")
+    lines += [
         f"  of which settle             {s['median_ms']:>7.1f} / {s['p90_ms']:>7.1f}",
         f"  of which snapshot (browser) {sn['median_ms']:>7.1f} / {sn['p90_ms']:>7.1f}",
         f"  click, no snapshot          {bare['median_ms']:>7.1f} / {bare['p90_ms']:>7.1f}",
