@@ -169,6 +169,9 @@ class AgentRun:
         except asyncio.CancelledError:
             self._finish(started, False, "cancelled", "the run was cancelled")
             raise
+        except Exception as exc:  # a bug must still leave a summary and a trace behind
+            log.exception("run %s failed unexpectedly", self.run_id)
+            outcome, reason = "error", f"internal error: {type(exc).__name__}: {exc}"[:500]
         return self._finish(started, success, outcome, reason)
 
     def _finish(self, started: float, success: bool, outcome: str, reason: str) -> RunSummary:
@@ -348,6 +351,11 @@ class AgentRun:
         result = await self.session.act(dispatched, screenshot=self.options.screenshots)
         timing["dispatch_ms"] = (time.perf_counter() - t0) * 1000
         record.update(path=result.path, settle_ms=result.settle_ms, navigated=result.navigated, tab_id=self.session.tab_id)
+        refusal = domain_refusal(result.url_after, self.options.policy) if result.url_after else None
+        if refusal:
+            # A link or redirect took the tab somewhere the user does not allow: stop acting there.
+            finish("blocked", refusal)
+            raise RunStopped("blocked", f"{_action_line(action, safe)} led to a page that is not allowed: {refusal}")
         if result.text is not None and kind == "extract":
             self.result = result.text[:4000]
 

@@ -391,3 +391,13 @@ async def test_repair_leaves_an_occluding_layer_alone_when_the_policy_says_so(sw
     first = trace_events(summary, "step")[0]
     assert first["error"]["code"] == "occluded"
     assert any("does not allow closing it" in note for note in first["repair"])
+
+
+async def test_a_link_to_a_blocked_domain_stops_the_run(sw, site_url, other_origin):
+    script = {"steps": [step("Leave the site", {"type": "click", "target": {"role": "link", "name": "Leave this site"}}, [])]}
+    start_url = f"{site_url}/agent/jump.html?to={other_origin}/agent/menu.html"  # 127.0.0.1 -> localhost
+    run = await start(sw, {"task": "Follow the link", "start_url": start_url, "script": script,
+                           "policy": {"block_domains": ["localhost"]}})
+    summary = await run.summary()
+    assert summary["outcome"] == "blocked"
+    assert "led to a page that is not allowed: localhost is on the block list" in summary["reason"]
