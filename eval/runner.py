@@ -367,6 +367,22 @@ async def _e2e_worker(config: RunConfig, queue: "asyncio.Queue[Task]", servers: 
         await controller.__aexit__(None, None, None)
 
 
+async def _check_providers(config: RunConfig) -> None:
+    """Build each chosen provider once before any task: a missing key or dependency is one clear
+    error, not a report full of error rows."""
+    from providers.errors import ProviderError
+    from providers.registry import create
+
+    if config.scripted():
+        return
+    for choice in {c.label(): c for c in (config.executor, config.planner) if c is not None}.values():
+        try:
+            provider = create(choice.provider, choice.model)
+        except ProviderError as exc:
+            raise RunnerError(f"provider {choice.label()} is not usable: {exc}") from exc
+        await provider.aclose()
+
+
 async def run_suite(config: RunConfig, progress: bool = False) -> Summary:
     """Run the selected tasks, writing rows to `config.out` as they finish; returns the summary."""
     sha = git_sha()
@@ -377,6 +393,7 @@ async def run_suite(config: RunConfig, progress: bool = False) -> Summary:
         missing = [t.id for t in tasks if t.script is None]
         if missing:
             raise RunnerError(f"the scripted provider needs a script for every task; missing: {', '.join(missing)}")
+    await _check_providers(config)
     writer = ReportWriter(config.out)
     bar = Progress(len(tasks), progress)
 

@@ -1,6 +1,7 @@
 """Decision tasks: one executor turn on a recorded snapshot, judged against the expected call."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -91,3 +92,15 @@ def test_eval_run_names_the_known_suites_for_an_unknown_one(tmp_path):
                            "--out", str(tmp_path / "r.jsonl")], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 2
     assert "miniwob" in done.stderr and "smoke" in done.stderr
+
+
+def test_eval_run_refuses_a_provider_without_a_key_before_running_any_task(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("GEMINI_API_KEY", "GOOGLE_API_KEY")}
+    env["WAYMARK_CONFIG_DIR"] = str(tmp_path / "config")
+    out = tmp_path / "r.jsonl"
+    done = subprocess.run([sys.executable, "-m", "host", "eval", "run", "--suite", "smoke", "--provider", "gemini",
+                           "--model", "gemini-2.5-flash", "--out", str(out)], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT, env=env)
+    assert done.returncode == 2
+    assert "GEMINI_API_KEY" in done.stderr
+    assert not out.exists()
