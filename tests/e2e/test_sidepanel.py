@@ -175,6 +175,32 @@ async def test_model_and_page_html_is_shown_as_text(panel: Panel, sw: Any):
     assert await panel.page.evaluate("() => window.pwned") is None
 
 
+async def test_markdown_blocks_render_as_elements_and_markup_as_text(panel: Panel):
+    source = (
+        "## Title <i>x</i>\n\n"
+        "```html\n<script>alert(1)</script>\n```\n\n"
+        "> quoted **bold**\n\n"
+        "3. third\n4. fourth\n\n"
+        "---\n\n"
+        "a <a href=\"javascript:alert(1)\">b</a> [c](javascript:alert(1)) [d](http://x.test/?a=1&b=2)"
+    )
+    html = await panel.page.evaluate("""async (source) => {
+        const { renderMarkdown } = await import("./markdown.js");
+        const box = document.createElement("div");
+        box.append(renderMarkdown(source));
+        return box.innerHTML;
+    }""", source)
+    assert html == (
+        "<h4>Title &lt;i&gt;x&lt;/i&gt;</h4>"
+        '<pre><code data-lang="html">&lt;script&gt;alert(1)&lt;/script&gt;</code></pre>'
+        "<blockquote><p>quoted <strong>bold</strong></p></blockquote>"
+        '<ol start="3"><li>third</li><li>fourth</li></ol>'
+        "<hr>"
+        '<p>a &lt;a href="javascript:alert(1)"&gt;b&lt;/a&gt; [c](javascript:alert(1)) '
+        '<a href="http://x.test/?a=1&amp;b=2" target="_blank" rel="noopener noreferrer">d</a></p>'
+    )
+
+
 async def test_markdown_links_keep_only_safe_urls(panel: Panel):
     answer = await panel.ask("Where are the docs?")
     link = answer.locator(".bubble a")
