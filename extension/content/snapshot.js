@@ -47,11 +47,21 @@
     return t.length > cap ? `${t.slice(0, cap - 1)}…` : t;
   }
 
+  /** The elements attachShadow accepts (custom elements aside): only these can host a closed root. */
+  const SHADOW_HOSTS = new Set(["article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "main", "nav", "p", "section", "span"]);
+
   /** The shadow root of an element, open or closed, if any. @param {Element} el */
   function shadowOf(el) {
     const open = el.shadowRoot;
     if (open) return open;
-    return openOrClosed ? openOrClosed(el) : null;
+    if (!openOrClosed || !(el instanceof HTMLElement)) return null;
+    const tag = el.localName;
+    if (!SHADOW_HOSTS.has(tag) && !tag.includes("-")) return null;
+    try {
+      return openOrClosed(el);
+    } catch {
+      return null; // the API refuses some elements (e.g. ones being torn down): no readable root
+    }
   }
 
   /**

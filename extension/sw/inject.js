@@ -28,7 +28,9 @@ export async function ensureInjected(tabId) {
     throw new WaymarkError("restricted_page", `extensions cannot read ${new URL(tab.url).protocol} pages`);
   }
   try {
-    await chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: CONTENT_FILES });
+    // injectImmediately: without it the call waits for every frame to finish loading, and a
+    // frame that never does (a stalled about:blank ad slot) would hang it for good.
+    await chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: CONTENT_FILES, injectImmediately: true });
   } catch (e) {
     const message = String(/** @type {any} */ (e)?.message || e);
     if (/cannot be scripted|cannot access|extensions gallery/i.test(message)) throw new WaymarkError("restricted_page", message);

@@ -33,6 +33,8 @@ import { overlayScreenshot } from "./overlay.js";
 
 /** How long one frame may take to answer before it is reported unreadable. */
 const FRAME_TIMEOUT_MS = 10000;
+/** How long injection into all frames may take before the snapshot goes ahead without the stragglers. */
+const INJECT_TIMEOUT_MS = 5000;
 
 /**
  * @typedef {Object} FrameResult
@@ -82,21 +84,45 @@ function withTimeout(promise, ms, what) {
 }
 
 /**
- * Ask every frame of the tab for its walk.
+ * Ask one frame's walker; `missing` when the frame has no walker yet (never injected, or a
+ * document that replaced the injected one).
+ * @param {number} tabId @param {chrome.webNavigation.GetAllFrameResultDetails} f @param {Record<string, any>} message
+ * @returns {Promise<FrameAnswer & {missing: boolean}>}
+ */
+async function askFrame(tabId, f, message) {
+  try {
+    const result = await withTimeout(sendToFrame(tabId, f.frameId, message), FRAME_TIMEOUT_MS, `frame ${f.frameId}`);
+    return { frameId: f.frameId, parentFrameId: f.parentFrameId, url: f.url, result, error: null, missing: false };
+  } catch (e) {
+    const code = /** @type {any} */ (e)?.code;
+    const missing = code === "frame_unreachable" || code === "unknown_kind";
+    return { frameId: f.frameId, parentFrameId: f.parentFrameId, url: f.url, result: null, error: String(/** @type {any} */ (e)?.message || e), missing };
+  }
+}
+
+/**
+ * Ask every frame of the tab for its walk. Frames already holding the walker answer at once;
+ * only when some do not is the tab injected (inject.js) and those frames asked again, so a
+ * warm snapshot costs no injection.
  * @param {number} tabId @param {Record<string, any>} message
  * @returns {Promise<FrameAnswer[]>}
  */
 async function askAllFrames(tabId, message) {
-  await ensureInjected(tabId);
   const frames = (await chrome.webNavigation.getAllFrames({ tabId })) || [];
-  return Promise.all(frames.map(async (f) => {
+  let answers = await Promise.all(frames.map((f) => askFrame(tabId, f, message)));
+  if (!frames.length || answers.some((a) => a.missing)) {
     try {
-      const result = await withTimeout(sendToFrame(tabId, f.frameId, message), FRAME_TIMEOUT_MS, `frame ${f.frameId}`);
-      return { frameId: f.frameId, parentFrameId: f.parentFrameId, url: f.url, result, error: null };
+      await withTimeout(ensureInjected(tabId), INJECT_TIMEOUT_MS, "injection");
     } catch (e) {
-      return { frameId: f.frameId, parentFrameId: f.parentFrameId, url: f.url, result: null, error: String(/** @type {any} */ (e)?.message || e) };
+      // A frame that stalls injection must not stall the snapshot: frames that have the
+      // walker answer, the rest become unreadable markers.
+      if (/** @type {any} */ (e)?.code !== "timeout") throw e;
     }
-  }));
+    const answered = new Map(answers.filter((a) => a.result).map((a) => [a.frameId, a]));
+    const now = (await chrome.webNavigation.getAllFrames({ tabId })) || [];
+    answers = await Promise.all(now.map((f) => answered.get(f.frameId) || askFrame(tabId, f, message)));
+  }
+  return answers;
 }
 
 /**

@@ -179,3 +179,22 @@ async def test_a_page_where_no_element_fits_reports_page_overflow_instead_of_loo
     assert snap["next_offset"] is None
     assert snap["elements"] == []
     assert "max_chars >=" in snap["text"]
+
+
+async def test_headings_are_context_lines_without_refs(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/basic.html")
+    snap = await snapshot(sw, page)
+    lines = snap["text"].splitlines()
+    assert "# Basics" in lines
+    assert lines.index("# Basics") < lines.index(f'[{by_name(snap, "Home")["ref"]}] link "Home"')
+
+
+async def test_frame_offsets_give_each_frames_viewport_origin_in_top_level_coordinates(sw, page, site_url, other_origin):
+    await page.goto(f"{site_url}/perception/frames.html?other={other_origin}")
+    await page.wait_for_load_state("load")
+    snap = await snapshot(sw, page)
+    offsets = await sw.evaluate("(t) => globalThis.waymark.snapshot.frameOffsets(t)", snap["tab_id"])
+    cross = by_name(snap, "Cross origin button")
+    origin = await _box_in_frames(page, ["#cross"], "html")
+    assert _close(offsets[str(cross["frame"])]["offset"], origin[:2])
+    assert offsets["0"]["offset"] == [0, 0]
