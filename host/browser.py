@@ -103,3 +103,8 @@ async def act(bridge: BrowserBridge, request: ActRequest, timeout: float = 60.0)
     """Ask the extension to carry out one action; failures come back as `ok: false` with a code."""
     data = await bridge.request("act", request.model_dump(mode="json"), timeout=timeout)
     return ActionResult.model_validate(data)
+
+
+async def detach_debugger(bridge: BrowserBridge, timeout: float = 5.0) -> None:
+    """Release the extension's debugger attachments (the "is debugging" state) at the end of a run."""
+    await bridge.request("act.detach", {}, timeout=timeout)

@@ -50,6 +50,11 @@ export async function attach(tabId) {
   touch(tabId);
 }
 
+/** @returns {number[]} the tabs the debugger is attached to now */
+export function attachedTabs() {
+  return [...sessions.keys()];
+}
+
 /** @param {number} tabId */
 export function isAttached(tabId) {
   return sessions.has(tabId);

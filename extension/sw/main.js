@@ -5,6 +5,7 @@ import { registerPanelRelay } from "./panel.js";
 import { keepaliveState, registerKeepalive } from "./keepalive.js";
 import { registerTabHandlers } from "./tabs.js";
 import { dispatchStats, registerDispatch } from "./dispatch.js";
+import { attachedTabs } from "./cdp.js";
 import { registerSnapshotHandler, snapshotDiagnostics } from "./snapshot.js";
 import { registerAgentTabHandlers } from "./agent_tabs.js";
 
@@ -28,6 +29,7 @@ const api = {
   call: (method, params) => channel.call(method, params || {}),
   ping: () => channel.ping(),
   dispatch: dispatchStats,
+  debuggerTabs: () => attachedTabs(),
   reconnect: () => channel.disconnect(),
   snapshot: snapshotDiagnostics,
   keepalive: () => keepaliveState(),

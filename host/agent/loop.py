@@ -152,7 +152,10 @@ class AgentRun:
         clock = asyncio.timeout(self.options.budgets.wall_clock_s)
         try:
             async with clock:
-                success, outcome, reason = await self._run()
+                try:
+                    success, outcome, reason = await self._run()
+                finally:
+                    await asyncio.shield(self.session.release())
         except TimeoutError:
             if clock.expired():
                 outcome, reason = "budget_wall_clock", f"the run used its {self.options.budgets.wall_clock_s:g} s wall-clock budget"

@@ -3,11 +3,15 @@ in, following the tab an action moved it to."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from host.bridge import BrowserBridge
-from host.browser import ActionResult, ActRequest, SnapshotOptions, act, snapshot
+from host.bridge import BrowserBridge, BrowserError
+from host.browser import ActionResult, ActRequest, SnapshotOptions, act, detach_debugger, snapshot
 from host.snapshot import Snapshot
+
+
+log = logging.getLogger(__name__)
 
 
 class BrowserSession:
@@ -48,3 +52,10 @@ class BrowserSession:
         elif result.new_tab is not None:
             self.tab_id = result.new_tab.tab_id
         return result
+
+    async def release(self) -> None:
+        """Detach the debugger when the run ends; a browser that is already gone is fine."""
+        try:
+            await detach_debugger(self.bridge)
+        except BrowserError as exc:
+            log.info("could not detach the debugger at run end: %s", exc.code)

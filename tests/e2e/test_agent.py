@@ -123,6 +123,15 @@ async def test_a_destructive_action_waits_for_confirmation_and_happens_only_once
     assert any(c["predicate"] == {"text_present": "Order placed"} and c["ok"] for c in last["checks"])
 
 
+async def test_a_finished_run_leaves_no_debugger_attached_to_any_tab(sw, shop_url):
+    run = await start(sw, {"task": "Buy trail shoes", "start_url": shop_url, "script": DEMO_SCRIPT})
+    request = await run.wait_for("confirm")
+    assert await sw.evaluate("() => globalThis.waymark.debuggerTabs()"), "the run's clicks went through the debugger"
+    await run.answer(request, False)
+    await run.summary()
+    assert await sw.evaluate("() => globalThis.waymark.debuggerTabs()") == []
+
+
 async def test_a_login_flow_signs_in_with_a_stored_secret_that_no_trace_or_log_contains(sw, site_url):
     password = "correct-horse-battery-staple"
     secrets_store.set_secret("BANK_PASSWORD", password)
