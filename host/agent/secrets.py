@@ -53,13 +53,37 @@ class Redactor:
 
     def __init__(self) -> None:
         self._values: set[str] = set()
+        self._kept: set[str] = set()
+        self._kept_pattern: re.Pattern[str] | None = None
 
     def learn(self, value: str) -> None:
         if value:
             self._values.add(value)
 
+    def keep(self, value: str) -> None:
+        """Never alter this host-made string (a run id, a trace path): a short secret such as a
+        CVC "123" may happen to occur inside it, and redacting there would break the trace's links."""
+        if value and value not in self._kept:
+            self._kept.add(value)
+            alternatives = sorted(self._kept, key=len, reverse=True)
+            self._kept_pattern = re.compile("|".join(re.escape(k) for k in alternatives))
+
     def text(self, value: str) -> str:
         """`value` with every known secret replaced (longest first, so overlaps redact whole)."""
+        if not self._values:
+            return value
+        if self._kept_pattern is None:
+            return self._replace(value)
+        # Redact only between the kept strings, which pass through untouched.
+        pieces, last = [], 0
+        for match in self._kept_pattern.finditer(value):
+            pieces.append(self._replace(value[last:match.start()]))
+            pieces.append(match.group(0))
+            last = match.end()
+        pieces.append(self._replace(value[last:]))
+        return "".join(pieces)
+
+    def _replace(self, value: str) -> str:
         for secret in sorted(self._values, key=len, reverse=True):
             if secret in value:
                 value = value.replace(secret, REDACTED)

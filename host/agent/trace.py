@@ -59,6 +59,8 @@ class TraceWriter:
         self.run_id = run_id
         self.redactor = redactor
         self.dir = private_dir((root or runs_dir()) / run_id)
+        redactor.keep(str(self.dir))
+        redactor.keep(run_id)
         private_dir(self.dir.parent)
         self._file = self.dir / TRACE_FILE
         self._t0 = time.monotonic()
@@ -89,6 +91,7 @@ class TraceWriter:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+        self.redactor.keep(f"{ARTIFACTS}/{name}")
         return f"{ARTIFACTS}/{name}"
 
     def summary(self, summary: RunSummary) -> None:

@@ -31,6 +31,18 @@ def test_a_trace_is_private_and_redacted(tmp_path):
     assert summary["success"] is True
 
 
+def test_a_short_secret_inside_the_run_id_and_artifact_paths_leaves_them_intact(tmp_path):
+    redactor = Redactor()
+    trace = TraceWriter("20260101-000000-a123ef", redactor, root=tmp_path)
+    shot = trace.artifact_b64("step-123.jpg", "/9j/")
+    redactor.learn("123")  # a card's CVC, learned mid-run
+    event = trace.event("step", run_id=trace.run_id, trace_dir=str(trace.dir), screenshot=shot, typed="cvc 123")
+    assert event["run_id"] == "20260101-000000-a123ef"
+    assert event["trace_dir"] == str(trace.dir)
+    assert event["screenshot"] == "artifacts/step-123.jpg"
+    assert event["typed"] == "cvc [redacted]"
+
+
 def test_runs_are_found_by_id_prefix_or_latest(tmp_path):
     for run_id in ("20260101-000000-aaaaaa", "20260102-000000-bbbbbb"):
         TraceWriter(run_id, Redactor(), root=tmp_path).event("run")
