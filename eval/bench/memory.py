@@ -171,10 +171,10 @@ def format_table(result: dict[str, Any]) -> str:
         f"  host RSS before {h['rss_before_kb'] / mb:.1f} MB, median during {h['rss_during_median_kb'] / mb:.1f} MB, "
         f"after {h['rss_after_kb'] / mb:.1f} MB; peak (VmHWM) {h['peak_rss_kb'] / mb:.1f} MB (before the run {h['hwm_before_kb'] / mb:.1f} MB)",
         f"memory: page heap and ref registry over {c['rows'][0]['snapshots']} snapshots of {c['page']} ({c['html_bytes'] // 1024} KB HTML)",
-        f"  {'':<22} {'heap 1st':>10} {'heap last':>10} {'growth':>9} {'registry 1st':>13} {'registry last':>14}",
+        f"  {'':<24} {'heap 1st':>10} {'heap last':>10} {'growth':>9} {'registry 1st':>13} {'registry last':>14}",
     ]
     for row in c["rows"]:
         label = "body replaced each time" if row["rerender"] else f"static ({row['elements']} elements)"
-        lines.append(f"  {label:<22} {row['heap_first_bytes'] / 2**20:>8.1f}MB {row['heap_last_bytes'] / 2**20:>8.1f}MB "
+        lines.append(f"  {label:<24} {row['heap_first_bytes'] / 2**20:>8.1f}MB {row['heap_last_bytes'] / 2**20:>8.1f}MB "
                      f"{row['heap_growth_bytes'] / 2**20:>+7.2f}MB {row['registry_first']:>13} {row['registry_last']:>14}")
     return "\n".join(lines)
