@@ -49,7 +49,11 @@ class BrowserBridge:
         future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:
-            self._send(outbound(BrowserRequest(id=request_id, method=method, params=params or {})))
+            try:
+                self._send(outbound(BrowserRequest(id=request_id, method=method, params=params or {})))
+            except OSError:
+                # The port closed under us (stdout is a broken pipe): the same failure as a closed port.
+                raise BrowserDisconnected() from None
             try:
                 result = await asyncio.wait_for(future, timeout)
             except asyncio.TimeoutError:
