@@ -115,6 +115,20 @@ export function takeDialogs(tabId) {
  */
 export async function send(tabId, method, params) {
   await attach(tabId);
+  const session = sessions.get(tabId);
+  try {
+    return await chrome.debugger.sendCommand({ tabId }, method, params);
+  } catch (e) {
+    const message = String(/** @type {any} */ (e)?.message || e);
+    if (!/not attached/i.test(message)) throw new WaymarkError("debugger_unavailable", `${method} failed: ${message}`);
+  }
+  // The session ended under us (another caller of chrome.debugger.detach, DevTools) without an
+  // onDetach event: forget it (once, even for pipelined commands) and attach afresh.
+  if (sessions.get(tabId) === session) {
+    if (session?.idle) clearTimeout(session.idle);
+    sessions.delete(tabId);
+  }
+  await attach(tabId);
   try {
     return await chrome.debugger.sendCommand({ tabId }, method, params);
   } catch (e) {
