@@ -306,7 +306,7 @@
       this.vh = vh;
       /** @type {Map<Element, boolean>} */
       this.paints = new Map();
-      /** @type {Map<Element, Element>} */
+      /** @type {Map<Element, Element|null>} */
       this.containers = new Map();
     }
 
@@ -352,12 +352,15 @@
 
     /**
      * The layer a person would dismiss: the outermost fixed or sticky ancestor of the hit
-     * element (a modal, a banner), else its outermost absolutely positioned one, else itself.
+     * element (a modal, a banner), else its outermost absolutely positioned one. Null when
+     * the hit is in normal flow: overlapping in-flow content is a layout accident, not a
+     * layer, and the element is kept (recall bias).
      * @param {Element} hit
+     * @returns {Element|null}
      */
     containerOf(hit) {
       let c = this.containers.get(hit);
-      if (c) return c;
+      if (c !== undefined) return c;
       /** @type {Element|null} */
       let fixed = null;
       /** @type {Element|null} */
@@ -369,7 +372,7 @@
         const parent = /** @type {Element|null} */ (e.parentElement || /** @type {any} */ (e.parentNode)?.host || null);
         e = parent;
       }
-      c = fixed || absolute || hit;
+      c = fixed || absolute || null;
       this.containers.set(hit, c);
       return c;
     }
@@ -431,7 +434,7 @@
         const hit = occlusion.occluderOf(el, r);
         if (hit) {
           const container = occlusion.containerOf(hit);
-          if (!container.contains(el)) {
+          if (container && !container.contains(el)) {
             counts.occluded++;
             occluders.set(container, (occluders.get(container) || 0) + 1);
             return;

@@ -198,3 +198,20 @@ async def test_frame_offsets_give_each_frames_viewport_origin_in_top_level_coord
     origin = await _box_in_frames(page, ["#cross"], "html")
     assert _close(offsets[str(cross["frame"])]["offset"], origin[:2])
     assert offsets["0"]["offset"] == [0, 0]
+
+
+async def test_snapshot_options_out_of_range_get_a_typed_error(sw):
+    code = await sw.evaluate("() => globalThis.waymark.call('snapshot', {max_chars: 10}).then(() => 'resolved', e => e.code)")
+    assert code == "bad_params"
+
+
+async def test_a_snapshot_of_a_tab_that_does_not_exist_says_so(sw):
+    code = await sw.evaluate("() => globalThis.waymark.call('snapshot', {tab_id: 987654}).then(() => 'resolved', e => e.code)")
+    assert code == "no_such_tab"
+
+
+async def test_an_element_overlapped_by_in_flow_content_is_kept(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/overlap.html")
+    snap = await snapshot(sw, page)
+    assert "Overlapped by layout" in names(snap)
+    assert snap["stats"]["occluded"] == 0
