@@ -16,39 +16,26 @@ const GOOD = new Set(["passed", "done", "answered"]);
 const BAD = new Set(["failed", "refused", "blocked", "declined"]);
 
 /**
- * The `agent.run` parameters for a task, from the host's settings.
+ * The `agent.run` parameters for a task. The host runs each role (planner, executor) with the
+ * provider and model saved in its settings, so only the task, the tab and the policy travel.
  * @param {Record<string, any>} settings  the host's settings (settings.get().settings)
  * @param {string} task
  * @param {number|null} tabId
  * @returns {Record<string, any>}
  */
 export function agentParams(settings, task, tabId) {
-  const executor = settings.executor.provider ? settings.executor : settings.chat;
-  const planner = settings.planner.provider ? settings.planner : settings.chat;
-  if (!executor.provider || !planner.provider) {
-    throw Object.assign(new Error("No model is configured for agent mode: choose a provider and model in Settings. (Chrome's built-in model is chat-only.)"), { code: "provider_not_configured" });
+  for (const role of ["planner", "executor"]) {
+    const conf = settings[role].provider ? settings[role] : settings.chat;
+    if (!conf.provider) {
+      throw Object.assign(new Error("No model is configured for agent mode: choose a provider and model in Settings. (Chrome's built-in model is chat-only.)"), { code: "provider_not_configured" });
+    }
   }
-  /** @type {Record<string, any>} */
-  const params = {
+  return {
     task,
     tab_id: tabId ?? undefined,
     policy: { destructive: settings.confirm_policy, allow_domains: settings.allow_domains, block_domains: settings.block_domains },
     screenshots: settings.screenshots,
   };
-  if (executor.provider === "scripted") {
-    params.script = executor.options.script;
-    return params;
-  }
-  for (const [role, conf] of [["planner", planner], ["executor", executor]]) {
-    if (!conf.model) throw Object.assign(new Error(`Choose a model for the ${role} in Settings.`), { code: "provider_not_configured" });
-    params[role] = `${conf.provider}:${conf.model}`;
-  }
-  // agent.run takes one set of provider options for both roles.
-  if (JSON.stringify(planner.options) !== JSON.stringify(executor.options)) {
-    throw Object.assign(new Error("The planner and executor have different provider options (base URL, preset…); agent mode needs them to match."), { code: "bad_settings" });
-  }
-  params.provider_options = { ...executor.options };
-  return params;
 }
 
 export class AgentView {

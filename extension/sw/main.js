@@ -8,6 +8,7 @@ import { dispatchStats, registerDispatch } from "./dispatch.js";
 import { attachedTabs } from "./cdp.js";
 import { registerSnapshotHandler, snapshotDiagnostics } from "./snapshot.js";
 import { registerAgentTabHandlers } from "./agent_tabs.js";
+import { registerThumbnailHandler } from "./thumbnail.js";
 
 const channel = new NativeChannel();
 
@@ -17,6 +18,7 @@ registerDispatch(channel);
 registerAgentTabHandlers(channel);
 registerPanelRelay(channel);
 registerSnapshotHandler(channel);
+registerThumbnailHandler(channel);
 registerKeepalive();
 
 chrome.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});

@@ -17,7 +17,7 @@ const JPEG_QUALITY = 0.8;
  * @param {Blob} blob
  * @returns {Promise<string>} base64 of the blob's bytes
  */
-async function blobToBase64(blob) {
+export async function blobToBase64(blob) {
   const bytes = new Uint8Array(await blob.arrayBuffer());
   let binary = "";
   const CHUNK = 0x8000;

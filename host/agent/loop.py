@@ -112,13 +112,15 @@ class AgentRun:
     # ------------------------------------------------------------ plumbing
 
     def emit(self, kind: str, **data: Any) -> dict[str, Any]:
-        """Trace an event and stream it to the caller (both redacted)."""
+        """Trace an event and stream it to the caller (both redacted). A thumbnail is streamed
+        only: the trace keeps the full screenshot as an artifact, and an image is not text to redact."""
+        thumbnail = data.pop("thumbnail_b64", None)
         record = self.trace.event(kind, run_id=self.run_id, **data)
         if kind == "step":
             log.info("run %s step %s %s: %s", self.run_id, record.get("step"), record.get("verdict"), record.get("action_line", ""))
         if self._emit_cb is not None:
             try:
-                self._emit_cb(kind, record)
+                self._emit_cb(kind, {**record, "thumbnail_b64": thumbnail} if thumbnail else record)
             except Exception:
                 log.exception("could not stream the %s event", kind)
         return record
@@ -431,6 +433,7 @@ class AgentRun:
         settled = result.snapshot or await self.session.snapshot(screenshot=self.options.screenshots)
         if settled.screenshot_b64:
             record["screenshot"] = self.trace.artifact_b64(f"step-{self.step_counter:03d}.jpg", settled.screenshot_b64)
+            record["thumbnail_b64"] = await self.session.thumbnail(settled.screenshot_b64)
         settled = settled.model_copy(update={"screenshot_b64": None})
         if not expectation.predicates:
             finish("passed", "the action succeeded (the step has no checks)")

@@ -2,11 +2,14 @@
 
 `agent.run` params: {task, start_url?, tab_id?, provider?+model? | planner?+executor? ("P:M"),
 script? (path or inline script for the scripted provider), provider_options?, budgets?,
-policy?, screenshots?}. It streams notifications while it runs:
+policy?, screenshots?}. Without provider, planner/executor or script, each role runs with the
+provider and model saved in the settings (settings.py), so planner and executor may differ.
+Every model call is counted in the diagnostics under its provider and role. It streams
+notifications while it runs:
 
 - `run` {run_id, trace_dir, task, ...} first, so the caller knows which run to answer;
 - `plan` / `replan` {steps}, `step` {step, plan_index, attempt, intent, action_line, verdict,
-  checks, timing, tokens, screenshot?}, `step_failed` {intent, reason, artifacts};
+  checks, timing, tokens, screenshot?, thumbnail_b64?}, `step_failed` {intent, reason, artifacts};
 - `confirm` {run_id, request_id, action_line, reason, url} and `ask_user` {run_id, request_id,
   question}: the run waits until someone calls `agent.answer` {run_id, request_id, answer}
   (true/false for a confirmation, text for a question) or the policy's timeout declines;
@@ -21,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -31,6 +34,8 @@ from host.agent.human import Human
 from host.agent.loop import AgentRun, RunOptions
 from host.agent.trace import new_run_id
 from host.methods import CallContext, MethodError, method
+from host.rpc.diagnostics import MeasuredProvider
+from host.rpc.settings import build_provider, effective_role, load_settings, provider_error_code
 from providers import registry
 from providers.base import LLMProvider
 from providers.errors import ProviderError
@@ -64,22 +69,45 @@ def _spec(spec: str, role: str) -> tuple[str, str]:
     return name, model
 
 
-def build_providers(params: RunParams) -> tuple[LLMProvider, LLMProvider]:
-    """(planner, executor) for a run. A script drives both roles through one scripted provider."""
+async def build_providers(params: RunParams) -> tuple[LLMProvider, LLMProvider]:
+    """(planner, executor) for a run, each counted in the diagnostics. Explicit params win: a
+    script drives both roles through one scripted provider; then planner and executor specs;
+    then provider and model; without any of them, the saved settings of each role."""
     options = params.provider_options
     if params.script is not None:
         provider = registry.create("scripted", "scripted", script=params.script)
-        return provider, provider
+        return _measured(provider, provider)
     if params.planner or params.executor:
         if not (params.planner and params.executor):
             raise MethodError("bad_params", "give both planner and executor (PROVIDER:MODEL each)")
         planner = registry.create(*_spec(params.planner, "planner"), **options)
-        executor = registry.create(*_spec(params.executor, "executor"), **options)
-        return planner, executor
-    if params.provider and params.model:
+        return _measured(planner, await _second(planner, lambda: registry.create(*_spec(params.executor or "", "executor"), **options)))
+    if params.provider or params.model:
+        if not (params.provider and params.model):
+            raise MethodError("bad_params", "give both provider and model")
         provider = registry.create(params.provider, params.model, **options)
-        return provider, provider
-    raise MethodError("bad_params", "give provider and model, or planner and executor, or a script")
+        return _measured(provider, provider)
+    # The roles the user configured; roles configured alike share one provider (the scripted
+    # provider's executor follows the plan it served).
+    settings = load_settings()
+    planner = build_provider("planner", settings)
+    if effective_role(settings, "executor") == effective_role(settings, "planner"):
+        return _measured(planner, planner)
+    return _measured(planner, await _second(planner, lambda: build_provider("executor", settings)))
+
+
+async def _second(first: LLMProvider, build: Callable[[], LLMProvider]) -> LLMProvider:
+    """Build the executor; if that fails, close the planner already built."""
+    try:
+        return build()
+    except BaseException:
+        await first.aclose()
+        raise
+
+
+def _measured(planner: LLMProvider, executor: LLMProvider) -> tuple[LLMProvider, LLMProvider]:
+    measured = MeasuredProvider(planner)
+    return measured, measured if executor is planner else MeasuredProvider(executor)
 
 
 class _Run:
@@ -129,9 +157,10 @@ async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         err = exc.errors(include_input=False, include_url=False)[0]
         raise MethodError("bad_params", f"{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
     try:
-        planner, executor = build_providers(run_params)
+        planner, executor = await build_providers(run_params)
     except ProviderError as exc:
-        raise MethodError("provider_unavailable", str(exc)) from None
+        code = provider_error_code(exc)
+        raise MethodError(code if code == "provider_not_configured" else "provider_unavailable", str(exc)) from None
     run_id = new_run_id()
     state = _Run(run_id)
     _RUNS[run_id] = state

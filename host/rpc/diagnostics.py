@@ -13,9 +13,10 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, AsyncIterator, Iterator
 
 from host.methods import CallContext, method
+from providers.base import Capabilities, Completion, CompletionRequest, Delta, LLMProvider
 
 #: Latencies kept per (provider, phase) for the percentiles.
 WINDOW = 500
@@ -61,6 +62,33 @@ def measure(provider: str, phase: str) -> Iterator[None]:
         record(provider, phase, ok=False, error_code=code)
         raise
     record(provider, phase, ok=True, latency_ms=(time.perf_counter() - start) * 1000)
+
+
+class MeasuredProvider(LLMProvider):
+    """A provider whose every `complete` call is recorded under its registry name and the
+    request's role (planner, executor, ...): how agent runs feed the diagnostics. Streams are
+    passed through unmeasured; chat measures its own streamed turns."""
+
+    def __init__(self, inner: LLMProvider) -> None:
+        super().__init__(inner.model)
+        self.inner = inner
+        self.name = inner.name
+
+    def capabilities(self) -> Capabilities:
+        return self.inner.capabilities()
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        with measure(self.inner.name, str(request.metadata.get("role") or "chat")):
+            return await self.inner.complete(request)
+
+    def stream(self, request: CompletionRequest) -> AsyncIterator[Delta]:
+        return self.inner.stream(request)
+
+    async def ping(self, timeout: float = 3.0) -> str:
+        return await self.inner.ping(timeout)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
 
 
 def _percentile(sorted_values: list[float], q: float) -> float:

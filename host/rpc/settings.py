@@ -133,6 +133,8 @@ def build_provider(role: Role, settings: Settings | None = None) -> Any:
     conf = effective_role(settings or load_settings(), role)
     if not conf.provider:
         raise ProviderNotConfigured(f"no provider is configured for {role}: choose one in the side panel's settings")
+    if not conf.model and conf.provider != "scripted":  # the scripted provider alone needs no model name
+        raise ProviderNotConfigured(f"no model is chosen for {role} ({conf.provider}): choose one in the side panel's settings")
     return registry.create(conf.provider, conf.model, **conf.options)
 
 

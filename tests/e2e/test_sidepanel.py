@@ -347,6 +347,41 @@ async def test_agent_run_renders_every_step(panel: Panel, sw: Any, shop: Any):
     await expect(shop.locator("#status")).to_have_text("Order placed")
 
 
+async def test_agent_run_uses_the_planner_and_executor_configured_separately(panel: Panel, sw: Any):
+    # The planner's script would click nothing; only the executor's own script can finish the task.
+    unusable = [{**s, "action": {"type": "click", "target": {"role": "button", "name": "No such button"}}} for s in SHOP_STEPS]
+    await configure(sw, confirm_policy="allow", planner=scripted(steps=unusable), executor=scripted(steps=SHOP_STEPS))
+    await panel.page.reload()
+    await panel.connected()
+    await panel.start_task("Buy the green tea")
+    summary = panel.page.locator("#agent-summary .summary")
+    await expect(summary).to_have_attribute("data-outcome", "done", timeout=30000)
+    await expect(summary).to_contain_text("2/2 steps passed")
+
+
+async def test_agent_timeline_shows_a_thumbnail_of_each_step_when_screenshots_are_on(panel: Panel, sw: Any):
+    await configure(sw, confirm_policy="allow", screenshots=True)
+    await panel.page.reload()
+    await panel.connected()
+    await panel.start_task("Buy the green tea")
+    await expect(panel.page.locator("#agent-summary .summary")).to_have_attribute("data-outcome", "done", timeout=30000)
+    thumbs = panel.page.locator("#agent-timeline .entry-step img.thumb")
+    await expect(thumbs).to_have_count(2)
+    await expect(thumbs.first).to_have_attribute("alt", "Screenshot after step 1")
+    sizes = await thumbs.evaluate_all("(imgs) => imgs.map((i) => [i.complete, i.naturalWidth, i.naturalHeight])")
+    assert all(done and 0 < width <= 320 and height > 0 for done, width, height in sizes), sizes
+
+
+async def test_agent_timeline_has_no_thumbnails_when_screenshots_are_off(panel: Panel, sw: Any):
+    await configure(sw, confirm_policy="allow", screenshots=False)
+    await panel.page.reload()
+    await panel.connected()
+    await panel.start_task("Buy the green tea")
+    await expect(panel.page.locator("#agent-summary .summary")).to_have_attribute("data-outcome", "done", timeout=30000)
+    await expect(panel.page.locator("#agent-timeline .entry-step")).to_have_count(2)
+    await expect(panel.page.locator("#agent-timeline img.thumb")).to_have_count(0)
+
+
 def lambda_endswith(suffix: str) -> Any:
     import re
 

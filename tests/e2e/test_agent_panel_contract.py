@@ -1,0 +1,193 @@
+"""What the side panel relies on from `agent.run`, in real Chromium with the real extension and
+host: step thumbnails, diagnostics of the agent's model calls, and runs that take each role's
+provider from the saved settings."""
+
+from __future__ import annotations
+
+import base64
+import http.server
+import json
+import threading
+from typing import Any, AsyncIterator, Iterator
+
+import pytest
+import pytest_asyncio
+
+from tests.e2e.test_agent import start, step, trace_events
+
+OPEN_PANEL = step("Open the panel", {"type": "click", "target": {"role": "button", "name": "Open panel"}},
+                  [{"text_present": "Opened the first panel"}])
+SCRIPT = {"steps": [OPEN_PANEL]}
+
+
+def jpeg_size(data: bytes) -> tuple[int, int]:
+    """(width, height) from a JPEG's start-of-frame header; fails on anything that is not a JPEG."""
+    assert data[:2] == b"\xff\xd8", "no JPEG start-of-image marker"
+    i = 2
+    while i + 9 < len(data):
+        assert data[i] == 0xFF, f"bad JPEG marker at {i}"
+        marker = data[i + 1]
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            return int.from_bytes(data[i + 7:i + 9], "big"), int.from_bytes(data[i + 5:i + 7], "big")
+        i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+    raise AssertionError("no JPEG start-of-frame header")
+
+
+async def call(sw: Any, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    return await sw.evaluate("([m, p]) => globalThis.waymark.call(m, p)", [method, params or {}])
+
+
+@pytest_asyncio.fixture
+async def saved_settings(sw: Any) -> AsyncIterator[None]:
+    """Lets a test change the host's settings; puts them back afterwards."""
+    before = (await call(sw, "settings.get"))["settings"]
+    yield
+    await call(sw, "settings.set", {"settings": before})
+
+
+class PlannerServer:
+    """An OpenAI-compatible endpoint on loopback that answers every request with one plan."""
+
+    def __init__(self, plan: dict[str, Any]) -> None:
+        self.roles: list[str] = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                system = body["messages"][0].get("content") or ""
+                outer.roles.append("planner" if "planner" in str(system) else "other")
+                reply = json.dumps({"id": "x", "object": "chat.completion", "model": body.get("model", "m"),
+                                    "choices": [{"index": 0, "message": {"role": "assistant", "content": json.dumps(plan)}, "finish_reason": "stop"}],
+                                    "usage": {"prompt_tokens": 50, "completion_tokens": 20, "total_tokens": 70}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+@pytest.fixture
+def planner_server() -> Iterator[PlannerServer]:
+    plan = {"steps": [{"intent": OPEN_PANEL["intent"], "verify": OPEN_PANEL["verify"], "required": True}]}
+    server = PlannerServer(plan)
+    yield server
+    server.close()
+
+
+def role(provider: str, model: str, **options: Any) -> dict[str, Any]:
+    return {"provider": provider, "model": model, "options": options}
+
+
+# ------------------------------------------------------------------ thumbnails
+
+
+async def test_step_events_carry_a_small_jpeg_thumbnail_of_the_overlay_screenshot(sw, site_url):
+    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": SCRIPT, "screenshots": True})
+    summary = await run.summary()
+    assert summary["success"] is True, summary
+    steps = [e for e in await run.events("step") if e["verdict"] == "passed"]
+    assert steps
+    for event in steps:
+        width, height = jpeg_size(base64.b64decode(event["thumbnail_b64"]))
+        assert 0 < width <= 320 and height > 0
+        assert len(event["thumbnail_b64"]) < 60_000
+
+
+async def test_the_trace_keeps_the_full_screenshot_and_no_thumbnail(sw, site_url):
+    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": SCRIPT, "screenshots": True})
+    summary = await run.summary()
+    traced = trace_events(summary, "step")
+    assert traced and all("thumbnail_b64" not in e for e in traced)
+    shot = traced[-1]["screenshot"]
+    from pathlib import Path
+
+    width, _ = jpeg_size((Path(summary["trace_dir"]) / shot).read_bytes())
+    assert width > 320
+
+
+async def test_without_screenshots_steps_carry_no_thumbnail(sw, site_url):
+    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": SCRIPT, "screenshots": False})
+    summary = await run.summary()
+    assert summary["success"] is True, summary
+    steps = await run.events("step")
+    assert steps and all("thumbnail_b64" not in e for e in steps)
+
+
+async def test_a_thumbnail_request_for_bytes_that_are_no_image_is_a_typed_error(sw):
+    reply = await sw.evaluate("""async () => {
+      const handler = globalThis.waymark.channel.handlers.get('thumbnail');
+      try { await handler({b64: btoa('not an image'), max_width: 320}); return null; } catch (e) { return e.code; }
+    }""")
+    assert reply == "bad_image"
+
+
+# ------------------------------------------------------------------ diagnostics
+
+
+async def test_diagnostics_count_the_planner_and_executor_calls_of_a_run(sw, site_url):
+    await call(sw, "diagnostics.reset")
+    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": SCRIPT, "screenshots": False})
+    assert (await run.summary())["success"] is True
+    rows = {(r["provider"], r["phase"]): r for r in (await call(sw, "diagnostics.get"))["rows"]}
+    for phase in ("planner", "executor"):
+        row = rows[("scripted", phase)]
+        assert row["calls"] >= 1 and row["ok"] == row["calls"] and row["errors"] == {}
+        assert row["latency"]["n"] == row["ok"]
+
+
+async def test_failed_model_calls_are_counted_by_error_code_without_latency(sw, site_url):
+    await call(sw, "diagnostics.reset")
+    failing = step(OPEN_PANEL["intent"], OPEN_PANEL["action"], OPEN_PANEL["verify"], error={"kind": "bad_request", "times": 1})
+    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": {"steps": [failing]},
+                           "screenshots": False})
+    await run.result()
+    row = next(r for r in (await call(sw, "diagnostics.get"))["rows"] if (r["provider"], r["phase"]) == ("scripted", "executor"))
+    assert row["errors"] == {"provider_bad_request": 1}
+    assert row["ok"] == row["calls"] - 1
+    assert (row["latency"] or {"n": 0})["n"] == row["ok"]
+
+
+# ------------------------------------------------------------------ providers from the saved settings
+
+
+async def test_without_provider_params_each_role_runs_with_its_saved_provider(sw, site_url, saved_settings, planner_server):
+    await call(sw, "settings.set", {"settings": {
+        "planner": role("openai_compat", "planner-model", base_url=planner_server.url),
+        "executor": role("scripted", "scripted", script=SCRIPT),
+    }})
+    await call(sw, "diagnostics.reset")
+    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "screenshots": False})
+    summary = await run.summary()
+    assert summary["success"] is True, summary
+    assert planner_server.roles == ["planner"]  # the executor's calls went to the scripted provider
+    phases = {(r["provider"], r["phase"]) for r in (await call(sw, "diagnostics.get"))["rows"]}
+    assert phases == {("openai_compat", "planner"), ("scripted", "executor")}
+
+
+async def test_explicit_params_win_over_the_saved_settings(sw, site_url, saved_settings, planner_server):
+    await call(sw, "settings.set", {"settings": {"planner": role("openai_compat", "planner-model", base_url=planner_server.url),
+                                                 "executor": role("openai_compat", "executor-model", base_url=planner_server.url)}})
+    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": SCRIPT, "screenshots": False})
+    assert (await run.summary())["success"] is True
+    assert planner_server.roles == []
+
+
+async def test_without_provider_params_or_saved_provider_the_run_says_to_configure_one(sw, site_url, saved_settings):
+    empty = role("", "")
+    await call(sw, "settings.set", {"settings": {"chat": empty, "planner": empty, "executor": empty}})
+    reply = await (await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html"})).result()
+    assert reply["ok"] is False
+    assert reply["code"] == "provider_not_configured"
+    assert "settings" in reply["message"]
