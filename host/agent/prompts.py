@@ -88,7 +88,8 @@ def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], his
     if verify:
         parts.append("This step is checked by: " + json.dumps(verify, ensure_ascii=False))
     if history:
-        parts.append("So far:\n" + "\n".join(history[-12:]))
+        # History lines quote element names, which come from the page: they are data too.
+        parts.append("So far:\n" + wrap_untrusted("\n".join(history[-12:]), "this run's history (element names are page content)"))
     if feedback:
         parts.append(f"Your last attempt at this step did not work: {feedback}")
     parts.append(page)

@@ -111,12 +111,14 @@ class FakeModel:
 
     @staticmethod
     def resolve(target: dict[str, Any], prompt: str) -> int | None:
-        """The ref of the element line matching role and name (case-insensitive) in the prompt."""
+        """The ref of the element line matching role and name or name_contains (case-insensitive) in the prompt."""
         for ref, role, name in _ELEMENT.findall(prompt):
             name = name.replace('\\"', '"').replace("\\\\", "\\")
             if target.get("role") and role != target["role"]:
                 continue
             if target.get("name") and name.casefold() != target["name"].casefold():
+                continue
+            if target.get("name_contains") and target["name_contains"].casefold() not in name.casefold():
                 continue
             return int(ref)
         return None
