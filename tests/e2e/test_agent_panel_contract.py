@@ -8,6 +8,7 @@ import base64
 import http.server
 import json
 import threading
+from pathlib import Path
 from typing import Any, AsyncIterator, Iterator
 
 import pytest
@@ -111,8 +112,6 @@ async def test_the_trace_keeps_the_full_screenshot_and_no_thumbnail(sw, site_url
     traced = trace_events(summary, "step")
     assert traced and all("thumbnail_b64" not in e for e in traced)
     shot = traced[-1]["screenshot"]
-    from pathlib import Path
-
     width, _ = jpeg_size((Path(summary["trace_dir"]) / shot).read_bytes())
     assert width > 320
 

@@ -326,6 +326,22 @@ async def test_diagnostics_panel_counts_calls_per_provider_and_phase(panel: Pane
     assert cells[5] != "–"  # a success has a latency
 
 
+async def test_diagnostics_panel_counts_the_planner_and_executor_calls_of_an_agent_run(panel: Panel, sw: Any):
+    await configure(sw, diagnostics=True, confirm_policy="allow")
+    await sw.evaluate("() => globalThis.waymark.call('diagnostics.reset')")
+    await panel.page.reload()
+    await panel.connected()
+    await panel.start_task("Buy the green tea")
+    await expect(panel.page.locator("#agent-summary .summary")).to_have_attribute("data-outcome", "done", timeout=30000)
+    await panel.page.locator("#tab-diagnostics").click()
+    for phase in ("planner", "executor"):
+        row = panel.page.locator(f'#diagnostics-table tr[data-provider="scripted"][data-phase="{phase}"]')
+        await expect(row).to_be_visible()
+        cells = await row.locator("td").all_inner_texts()
+        assert int(cells[2]) >= 1 and cells[3] == cells[2], cells  # every call succeeded
+        assert cells[5] != "–"  # successes have a latency
+
+
 # ------------------------------------------------------------------ agent
 
 
