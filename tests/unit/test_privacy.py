@@ -1,0 +1,110 @@
+"""Privacy on the host: trace folders, config and secret files are the user's alone; secrets
+and password values are redacted from everything written; placeholders resolve only at dispatch."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from host import secrets_store
+from host.agent.secrets import REDACTED, Redactor, SecretMissing, protect_typed_text, resolve_action
+from host.agent.trace import RunSummary, TraceWriter
+from host.snapshot import Snapshot
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.fixture
+def private_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("WAYMARK_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("WAYMARK_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("WAYMARK_RUNS_DIR", str(tmp_path / "state" / "runs"))
+    # The most permissive umask: only modes the code sets itself can make files private.
+    old = os.umask(0)
+    try:
+        yield tmp_path
+    finally:
+        os.umask(old)
+
+
+def test_a_run_folder_and_every_file_in_it_are_user_only(private_env: Path) -> None:
+    trace = TraceWriter("run-1", Redactor())
+    trace.event("step", note="x")
+    trace.artifact_text("fail-001-model.txt", "raw")
+    trace.artifact_json("fail-001-snapshot.json", {"a": 1})
+    trace.artifact_b64("step-001.jpg", "aGk=")
+    trace.summary(RunSummary(success=True, duration_ms=1, tokens_total=0, steps_passed=1, steps_total=1))
+    folders = [trace.dir, trace.dir.parent, trace.dir / "artifacts"]
+    assert all(mode(f) == 0o700 for f in folders), {str(f): oct(mode(f)) for f in folders}
+    files = [p for p in trace.dir.rglob("*") if p.is_file()]
+    assert len(files) == 5
+    assert all(mode(f) == 0o600 for f in files), {str(f): oct(mode(f)) for f in files}
+
+
+def test_the_secret_store_and_the_settings_file_are_user_only(private_env: Path) -> None:
+    from host.rpc.settings import Settings, save_settings, settings_path
+
+    secrets_store.set_secret("BANK", "hunter2")
+    save_settings(Settings())
+    config = private_env / "config"
+    assert mode(config) == 0o700
+    assert mode(secrets_store.store_path()) == 0o600
+    assert mode(settings_path()) == 0o600
+    assert "hunter2" not in settings_path().read_text()
+
+
+def test_the_log_folder_is_user_only(private_env: Path) -> None:
+    import logging
+
+    from host.logs import configure_logging
+
+    handler = configure_logging()
+    try:
+        logging.getLogger("privacy").info("hello")
+        assert mode(private_env / "state") == 0o700
+    finally:
+        logging.getLogger().removeHandler(handler)
+        handler.close()
+
+
+def test_a_placeholder_resolves_only_in_the_dispatched_action_and_the_value_is_redacted_after(private_env: Path) -> None:
+    secrets_store.set_secret("BANK_PASSWORD", "correct-horse")
+    redactor = Redactor()
+    action = {"type": "fill", "ref": 4, "text": "{{secret:BANK_PASSWORD}}"}
+    dispatched = resolve_action(action, redactor)
+    assert dispatched["text"] == "correct-horse"
+    assert action["text"] == "{{secret:BANK_PASSWORD}}", "what the model and the trace see keeps the placeholder"
+    assert redactor.text("typed correct-horse into [4]") == f"typed {REDACTED} into [4]"
+    assert "correct-horse" not in json.dumps(redactor.obj({"events": [{"echo": "correct-horse!"}]}))
+
+
+def test_a_placeholder_naming_a_missing_secret_stops_with_its_name_not_a_value(private_env: Path) -> None:
+    with pytest.raises(SecretMissing) as missing:
+        resolve_action({"type": "fill", "ref": 1, "text": "{{secret:NOPE}}"}, Redactor())
+    assert "NOPE" in str(missing.value)
+
+
+def test_a_literal_typed_into_a_password_field_is_learned_and_redacted_from_later_snapshots() -> None:
+    snap = Snapshot.model_validate({"url": "http://127.0.0.1/login", "text": '[2] textbox "Password" has_value=true',
+                                    "elements": [{"ref": 2, "role": "textbox", "name": "Password", "states": {"has_value": True}}]})
+    redactor = Redactor()
+    protect_typed_text({"type": "fill", "ref": 2, "text": "pa55-word"}, snap, redactor)
+    later = Snapshot.model_validate({"url": "http://127.0.0.1/echo", "text": '[5] textbox "Echo" value="pa55-word"',
+                                     "elements": [{"ref": 5, "role": "textbox", "name": "Echo", "value": "pa55-word"}]})
+    safe = redactor.snapshot(later)
+    assert "pa55-word" not in safe.model_dump_json()
+
+
+def test_a_password_fields_value_is_redacted_from_a_snapshot_whatever_the_page_reported() -> None:
+    snap = Snapshot.model_validate({"url": "http://127.0.0.1/login", "text": "",
+                                    "elements": [{"ref": 2, "role": "textbox", "name": "Password", "value": "leaked-by-a-bug"},
+                                                 {"ref": 3, "role": "textbox", "name": "PIN", "value": "1234"}]})
+    safe = Redactor().snapshot(snap)
+    assert [e.value for e in safe.elements] == [REDACTED, REDACTED]
