@@ -23,7 +23,12 @@ class SnapshotElement(BaseModel):
     #: Chrome's frameId of the frame holding the element (0 = top document).
     frame: int = 0
     in_viewport: bool = False
+    #: Sanitised link target (no credentials, no secret-looking query parameters).
     href: str | None = None
+    #: The frame's document identity (content/core.js docId): a ref is stale once it changes.
+    doc: str = ""
+    #: The first options of a select (labels), when the element is one.
+    options: list[str] | None = None
 
 
 class Snapshot(BaseModel):
