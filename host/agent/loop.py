@@ -23,7 +23,7 @@ from host.agent.executor import Executor, Turn
 from host.agent.human import Human
 from host.agent.planner import Plan, PlanStep, Planner, PlannerFailed
 from host.agent.prompts import snapshot_block
-from host.agent.secrets import Redactor, SecretMissing, protect_typed_text, resolve_action
+from host.agent.secrets import Redactor, SecretMissing, protect_typed_text, redact_url, resolve_action
 from host.agent.session import BrowserSession
 from host.agent.trace import RunSummary, TraceWriter, digest, new_run_id
 from host.agent.verifier import Expectation, PredicateError, Verification, VerifyContext, parse_predicate, parse_predicates
@@ -148,7 +148,7 @@ class AgentRun:
     async def run(self) -> RunSummary:
         started = time.monotonic()
         outcome, reason, success = "failed", "", False
-        self.emit("run", task=self.options.task, start_url=self.options.start_url, budgets=self.options.budgets.model_dump(),
+        self.emit("run", task=self.options.task, start_url=redact_url(self.options.start_url), budgets=self.options.budgets.model_dump(),
                   policy=self.options.policy.model_dump(), trace_dir=str(self.trace.dir))
         # The wall clock bounds everything, the in-flight model or browser call included.
         clock = asyncio.timeout(self.options.budgets.wall_clock_s)

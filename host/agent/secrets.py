@@ -108,6 +108,30 @@ class Redactor:
         return Snapshot.model_validate(self.obj(data))
 
 
+#: Query keys whose values are credentials or one-time secrets (the extension's sanitizeUrl uses the same rule).
+_SECRET_QUERY_KEY = re.compile(r"token|code|state|secret|pass|pwd|auth|session|sid|key|sig|nonce|credential|ticket|otp|saml|jwt|hash", re.IGNORECASE)
+#: Long opaque values (random ids, tokens) are dropped whatever their key.
+_OPAQUE_VALUE = re.compile(r"^(?=.*\d)(?=.*[a-zA-Z])[A-Za-z0-9\-_.~%+/=]{24,}$")
+
+
+def redact_url(url: str | None) -> str | None:
+    """A URL safe for a trace or a log: no user:password, no secret-looking query parameters,
+    no fragment carrying parameters; anything unparseable is dropped to its scheme."""
+    if not url:
+        return url
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+    except ValueError:
+        return url.split(":", 1)[0] + ":" if ":" in url else "invalid-url"
+    kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _SECRET_QUERY_KEY.search(k) and not _OPAQUE_VALUE.match(v)]
+    fragment = parts.fragment if "=" not in parts.fragment and "&" not in parts.fragment and not _OPAQUE_VALUE.match(parts.fragment) else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(kept), fragment))
+
+
 def is_password_field(element: SnapshotElement | None) -> bool:
     """Whether an element holds a password or similar: by its input type when reported, else its name."""
     if element is None:

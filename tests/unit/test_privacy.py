@@ -108,3 +108,15 @@ def test_a_password_fields_value_is_redacted_from_a_snapshot_whatever_the_page_r
                                                  {"ref": 3, "role": "textbox", "name": "PIN", "value": "1234"}]})
     safe = Redactor().snapshot(snap)
     assert [e.value for e in safe.elements] == [REDACTED, REDACTED]
+
+
+@pytest.mark.parametrize(("url", "safe"), [
+    ("http://u:p@127.0.0.1:8000/a?token=x1&q=1&sid=2", "http://127.0.0.1:8000/a?q=1"),
+    ("https://bank.example/cb?code=4/0AbC&state=xyz&page=3", "https://bank.example/cb?page=3"),
+    ("https://ex.example/p?id=a1b2c3d4e5f6a7b8c9d0e1f2a3#access_token=abc", "https://ex.example/p"),
+    ("https://ex.example/p#section-2", "https://ex.example/p#section-2"),
+])
+def test_urls_lose_credentials_and_secret_parameters_before_a_trace_sees_them(url: str, safe: str) -> None:
+    from host.agent.secrets import redact_url
+
+    assert redact_url(url) == safe
