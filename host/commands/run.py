@@ -45,10 +45,13 @@ def run_params(args: argparse.Namespace) -> dict[str, Any]:
         if not (args.planner and args.executor):
             raise ValueError("--planner and --executor go together")
         models = {"planner": args.planner, "executor": args.executor}
-    elif args.provider and args.model:
+    elif args.provider or args.model:
+        if not (args.provider and args.model):
+            raise ValueError("--provider and --model go together")
         models = {"provider": args.provider, "model": args.model}
     else:
-        raise ValueError("choose the model: --provider P --model M, --planner P:M --executor P:M, or --script FILE")
+        # The providers saved per role in the side panel's settings (the host's config file).
+        models = {}
     budgets = {k: v for k, v in (("max_steps", args.max_steps), ("max_tokens", args.max_tokens), ("wall_clock_s", args.timeout)) if v}
     policy: dict[str, Any] = {"allow_domains": args.allow_domain, "block_domains": args.block_domain}
     if args.confirm == "approve":
@@ -123,7 +126,10 @@ def _run(args: argparse.Namespace) -> int:
         summary = asyncio.run(run_agent(params, console, headed=args.headed))
     except HostCallError as exc:
         print(f"waymark run: {exc.code}: {exc.message}", file=sys.stderr)
-        return EXIT_USAGE if exc.code == "bad_params" else EXIT_FAILED
+        if exc.code == "provider_not_configured":
+            print("choose the model: --provider P --model M, --planner P:M --executor P:M, --script FILE, "
+                  "or save a provider per role in the side panel's settings", file=sys.stderr)
+        return EXIT_USAGE if exc.code in ("bad_params", "provider_not_configured") else EXIT_FAILED
     except (HostNotConnected, OSError) as exc:
         print(f"waymark run: {exc}", file=sys.stderr)
         return EXIT_FAILED

@@ -54,7 +54,13 @@ def test_run_json_exits_0_when_every_step_is_verified(tmp_path, site_url):
     assert json.loads(done.stdout)["steps_passed"] == 1
 
 
-def test_run_without_a_model_choice_is_a_usage_error():
+def test_run_without_a_model_choice_or_saved_settings_is_a_usage_error():
     done = waymark("run", "Do something", "--start-url", "http://127.0.0.1:9/")
     assert done.returncode == 2
     assert "--provider P --model M" in done.stderr
+
+
+def test_run_with_a_provider_but_no_model_is_a_usage_error():
+    done = waymark("run", "Do something", "--start-url", "http://127.0.0.1:9/", "--provider", "openai")
+    assert done.returncode == 2
+    assert "--provider and --model go together" in done.stderr
