@@ -61,7 +61,12 @@ class HostServer:
             while True:
                 kind, payload = await queue.get()
                 if kind == "frame":
-                    self._handle(payload)  # type: ignore[arg-type]
+                    try:
+                        self._handle(payload)  # type: ignore[arg-type]
+                    except OSError as exc:
+                        # Even the error reply could not be written: the browser stopped reading.
+                        log.info("the browser stopped reading the channel (%s)", exc)
+                        return 0
                 elif kind == "eof":
                     log.info("browser closed the port")
                     return 0
