@@ -19,6 +19,9 @@
   const refOf = new WeakMap();
   /** @type {Map<number, WeakRef<Element>>} */
   const elementOf = new Map();
+  /** Refs dropped since the last `takeDropped()`, so the service worker's table can forget them too. */
+  /** @type {number[]} */
+  let dropped = [];
   let nextRef = 1;
 
   const core = {
@@ -42,7 +45,7 @@
     elementFor(ref) {
       const el = elementOf.get(ref)?.deref();
       if (!el || !el.isConnected) {
-        elementOf.delete(ref);
+        if (elementOf.delete(ref)) dropped.push(ref);
         return null;
       }
       return el;
@@ -51,8 +54,17 @@
     sweep() {
       for (const [ref, weak] of elementOf) {
         const el = weak.deref();
-        if (!el || !el.isConnected) elementOf.delete(ref);
+        if (!el || !el.isConnected) {
+          elementOf.delete(ref);
+          dropped.push(ref);
+        }
       }
+    },
+    /** @returns {number[]} the refs dropped since the last call (each reported once) */
+    takeDropped() {
+      const out = dropped;
+      dropped = [];
+      return out;
     },
     /** @returns {number} live registry entries (the memory benchmark reads this) */
     registrySize() {

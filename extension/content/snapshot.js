@@ -527,7 +527,12 @@
     };
   }
 
-  core.handle("wm:snapshot", (/** @type {any} */ msg) => collect({ occlusion: msg.occlusion !== false }));
+  // Each snapshot sweeps the registry first: a page that re-renders would otherwise keep every
+  // detached element's entry, and the service worker forgets the refs reported as dropped.
+  core.handle("wm:snapshot", (/** @type {any} */ msg) => {
+    core.sweep();
+    return { ...collect({ occlusion: msg.occlusion !== false }), dropped: core.takeDropped() };
+  });
   /** Only the child-frame placeholders: the current offsets of child frames (dispatch uses them). */
   core.handle("wm:frames", () => collect({ framesOnly: true }));
   /** Diagnostics: is each local ref still alive, and what is it. */

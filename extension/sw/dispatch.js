@@ -190,7 +190,7 @@ function target(tabId, ref) {
   if (!Number.isInteger(ref) || ref < 1) throw new WaymarkError("bad_action", "the action needs a ref (a positive integer from the snapshot)");
   const t = resolveRef(tabId, ref);
   if (t) return t;
-  if (wasIssued(tabId, ref)) throw new WaymarkError("stale_ref", `ref ${ref} belonged to a document that is gone`);
+  if (wasIssued(tabId, ref)) throw new WaymarkError("stale_ref", `ref ${ref} is stale: its element was removed or its document is gone`);
   throw new WaymarkError("not_found", `there is no ref ${ref} in tab ${tabId}: take a snapshot and use its refs`);
 }
 

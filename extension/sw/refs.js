@@ -62,6 +62,28 @@ export function forgetDeadDocuments(tabId, liveDocIds) {
   }
 }
 
+/**
+ * Forget refs whose elements a frame dropped from its registry (removed from the document).
+ * They stay issued, so a later use of one is reported as stale, never as unknown.
+ * @param {number} tabId @param {number} frameId @param {string} docId @param {number[]} localRefs
+ */
+export function forgetRefs(tabId, frameId, docId, localRefs) {
+  const t = tables.get(tabId);
+  if (!t) return;
+  for (const localRef of localRefs) {
+    const key = `${frameId}|${docId}|${localRef}`;
+    const ref = t.byKey.get(key);
+    if (ref === undefined) continue;
+    t.byKey.delete(key);
+    t.byRef.delete(ref);
+  }
+}
+
+/** @param {number} tabId @returns {number} live entries of a tab's table (the memory benchmark reads this) */
+export function tableSize(tabId) {
+  return tables.get(tabId)?.byRef.size ?? 0;
+}
+
 chrome.tabs?.onRemoved.addListener((tabId) => tables.delete(tabId));
 
 /**

@@ -12,7 +12,7 @@
  */
 import { WaymarkError } from "./native.js";
 import { ensureInjected, sendToFrame } from "./inject.js";
-import { globalRef, forgetDeadDocuments, resolveRef, wasIssued } from "./refs.js";
+import { globalRef, forgetDeadDocuments, forgetRefs, resolveRef, tableSize, wasIssued } from "./refs.js";
 import { childFrameOffset, intersect, isInside, roundBox, toTopLevel, viewportBox } from "../shared/coords.js";
 import { oneLine, paginate, sanitizeOrigin, sanitizeUrl } from "./snapshot_text.js";
 import { overlayScreenshot } from "./overlay.js";
@@ -46,6 +46,7 @@ const INJECT_TIMEOUT_MS = 5000;
  * @property {any[]} items
  * @property {{candidates: number, hidden: number, occluded: number, headings: number}} counts
  * @property {number} ms
+ * @property {number[]=} dropped  local refs the frame's registry dropped since its last snapshot
  */
 
 /** @typedef {{frameId: number, parentFrameId: number, url: string, result: FrameResult|null, error: string|null}} FrameAnswer */
@@ -248,6 +249,7 @@ export async function takeSnapshot(tabId, options = {}) {
   const answers = await askAllFrames(id, { kind: "wm:snapshot", occlusion: opts.occlusion });
   const { items, stats, top, liveDocs } = stitch(id, answers);
   forgetDeadDocuments(id, liveDocs);
+  for (const a of answers) if (a.result?.dropped?.length) forgetRefs(id, a.frameId, a.result.docId, a.result.dropped);
 
   // Viewport first (document order within each part), then the rest.
   const inView = items.filter((x) => x.in_viewport);
@@ -389,6 +391,8 @@ async function forRefs(tabId, kind, refs, extra = {}) {
 export const snapshotDiagnostics = {
   /** @param {number|null} tabId @param {SnapshotOptions=} options */
   take: (tabId, options) => takeSnapshot(tabId, options),
+  /** Live entries of the tab's global ref table. @param {number} tabId */
+  refTableSize: (tabId) => tableSize(tabId),
   /** Which of these global refs still point at a live element, and at what. @param {number} tabId @param {number[]} refs */
   refInfo: async (tabId, refs) => {
     const { groups, dead } = await forRefs(tabId, "wm:refinfo", refs);

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from tests.e2e.perception_helpers import by_name, ref_info, snapshot
 
+_CONTENT_REGISTRY_JS = """async (tabId) => {
+  const [r] = await chrome.scripting.executeScript({target: {tabId}, func: () => globalThis.__waymark.registrySize()});
+  return r.result;
+}"""
+
 
 async def test_an_element_keeps_its_ref_across_snapshots_and_a_rerender_of_its_neighbours(sw, page, site_url):
     await page.goto(f"{site_url}/perception/rerender.html")
@@ -35,6 +40,32 @@ async def test_the_ref_of_a_removed_element_is_stale_and_never_rebound_to_a_look
     kept = by_name(first, "Kept button")["ref"]
     [alive] = await ref_info(sw, first["tab_id"], [kept])
     assert (alive["live"], alive["text"]) == (True, "Kept button")
+
+
+async def test_a_page_that_rerenders_again_and_again_does_not_grow_either_ref_registry(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/rerender.html")
+    first = await snapshot(sw, page)
+    tab = first["tab_id"]
+    for _ in range(20):
+        await page.evaluate("() => window.rerender()")
+        await snapshot(sw, page)
+    content_size = await sw.evaluate(_CONTENT_REGISTRY_JS, tab)
+    table_size = await sw.evaluate("(t) => globalThis.waymark.snapshot.refTableSize(t)", tab)
+    live = len((await snapshot(sw, page))["elements"])
+    assert content_size <= live + 5
+    assert table_size <= live + 5
+
+
+async def test_acting_on_a_ref_forgotten_after_a_rerender_is_a_stale_ref_with_a_fresh_snapshot(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/rerender.html")
+    first = await snapshot(sw, page)
+    old = by_name(first, "Replaced button")["ref"]
+    await page.evaluate("() => window.rerender()")
+    await snapshot(sw, page)
+    result = await sw.evaluate("(p) => globalThis.waymark.call('act', p)", {"tab_id": first["tab_id"], "action": {"type": "click", "ref": old}})
+    assert result["ok"] is False
+    assert result["error"]["code"] == "stale_ref"
+    assert by_name(result["snapshot"], "Replaced button")["ref"] != old
 
 
 async def test_refs_of_a_navigated_away_document_are_stale(sw, page, site_url):
