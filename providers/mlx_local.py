@@ -42,6 +42,31 @@ def _release() -> None:
     gc.collect()
 
 
+def _clear_worker_streams() -> None:
+    """Destroy the MLX streams the worker thread created, on that thread, before it exits.
+
+    Streams still alive on a thread other than the main one make the process abort now and then
+    at exit ("terminate called without an active exception"); mlx's clear_streams is the cure, and
+    it must run before the pool joins its worker. threading's own exit hooks run in reverse order
+    of registration, so this one (registered after concurrent.futures') runs first.
+    """
+    if not _LOADED:
+        return
+
+    def clear() -> None:
+        import mlx.core as mx
+
+        mx.clear_streams()
+
+    try:
+        _WORKER.submit(clear).result(timeout=30)
+    except Exception:  # exiting anyway: never turn a clean exit into a traceback
+        log.exception("could not clear the MLX worker's streams")
+
+
+threading._register_atexit(_clear_worker_streams)  # type: ignore[attr-defined]
+
+
 def _load(path: str) -> tuple[Any, Any]:
     """Load (once) a model folder or Hugging Face repo id through mlx-lm's normal loader."""
     if path not in _LOADED:
