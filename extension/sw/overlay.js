@@ -12,6 +12,31 @@ import { clampBox, scaleBox } from "../shared/coords.js";
 export const LABEL_FILL = "#ff00c8";
 export const LABEL_TEXT = "#ffffff";
 const JPEG_QUALITY = 0.8;
+/** Chrome allows an extension two captureVisibleTab calls a second; a faster one fails outright. */
+const CAPTURE_GAP_MS = 510;
+let lastCaptureAt = -Infinity;
+/** @type {Promise<unknown>} */
+let captureQueue = Promise.resolve();
+
+/**
+ * captureVisibleTab, one call at a time and spaced to stay inside Chrome's quota, so that an
+ * agent taking quick steps still gets every step's screenshot.
+ * @param {number} windowId @param {chrome.extensionTypes.ImageDetails} options
+ * @returns {Promise<string>}
+ */
+function pacedCapture(windowId, options) {
+  const run = captureQueue.then(async () => {
+    const wait = lastCaptureAt + CAPTURE_GAP_MS - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    try {
+      return await chrome.tabs.captureVisibleTab(windowId, options);
+    } finally {
+      lastCaptureAt = performance.now();
+    }
+  });
+  captureQueue = run.catch(() => undefined);
+  return run;
+}
 
 /**
  * @param {Blob} blob
@@ -36,7 +61,7 @@ export async function overlayScreenshot(tab, elements, innerWidth) {
   let dataUrl;
   try {
     if (!tab.active && tab.id !== undefined) await chrome.tabs.update(tab.id, { active: true });
-    dataUrl = await chrome.tabs.captureVisibleTab(tab.windowId, { format: "jpeg", quality: Math.round(JPEG_QUALITY * 100) });
+    dataUrl = await pacedCapture(tab.windowId, { format: "jpeg", quality: Math.round(JPEG_QUALITY * 100) });
   } catch (e) {
     return { b64: null, labelled: false, error: `capture failed: ${String(/** @type {any} */ (e)?.message || e)}` };
   }

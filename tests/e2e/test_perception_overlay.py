@@ -41,3 +41,13 @@ async def test_a_snapshot_without_screenshot_has_none(sw, page, site_url):
     await page.goto(f"{site_url}/perception/label.html")
     snap = await snapshot(sw, page)
     assert snap["screenshot_b64"] is None
+
+
+async def test_screenshots_asked_for_faster_than_chromes_capture_quota_all_arrive(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/label.html")
+    await snapshot(sw, page)
+    shots = await sw.evaluate("""async () => {
+      const all = await Promise.all([1, 2, 3, 4].map(() => globalThis.waymark.call('snapshot', {screenshot: true})));
+      return all.map((s) => Boolean(s.screenshot_b64));
+    }""")
+    assert shots == [True, True, True, True]
