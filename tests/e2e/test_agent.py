@@ -14,73 +14,10 @@ import pytest
 from eval.sites.serve import SiteServer
 from host import secrets_store
 from host.paths import runs_dir, state_dir
+from tests.agent_calls import start_run, trace_events
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_SCRIPT = json.loads((ROOT / "eval" / "scripts" / "demo_shop.json").read_text(encoding="utf-8"))
-
-_START = """(p) => {
-  const g = globalThis;
-  g.__agent = g.__agent || { runs: {}, events: {} };
-  const key = 'r' + Object.keys(g.__agent.runs).length + '-' + Math.random().toString(36).slice(2);
-  const events = [];
-  const ctrl = new AbortController();
-  g.__agent.events[key] = events;
-  g.__agent.runs[key] = {
-    ctrl,
-    promise: g.waymark.channel.call('agent.run', p, { onNotify: (name, data) => events.push({ name, data }), signal: ctrl.signal })
-      .then((data) => ({ ok: true, data }), (e) => ({ ok: false, code: e.code, message: String(e.message) })),
-  };
-  return key;
-}"""
-
-
-class AgentCall:
-    """One `agent.run` call made from the service worker, as the side panel makes it."""
-
-    def __init__(self, sw: Any, key: str) -> None:
-        self.sw = sw
-        self.key = key
-
-    async def result(self) -> dict[str, Any]:
-        return await self.sw.evaluate("(k) => globalThis.__agent.runs[k].promise", self.key)
-
-    async def summary(self) -> dict[str, Any]:
-        reply = await self.result()
-        assert reply["ok"], reply
-        return reply["data"]
-
-    async def events(self, name: str | None = None) -> list[dict[str, Any]]:
-        events = await self.sw.evaluate("(k) => globalThis.__agent.events[k]", self.key)
-        return [e["data"] for e in events if name is None or e["name"] == name]
-
-    async def wait_for(self, name: str, timeout_s: float = 60.0) -> dict[str, Any]:
-        for _ in range(int(timeout_s * 20)):
-            found = await self.events(name)
-            if found:
-                return found[0]
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"no {name} event; got {[e for e in await self.events()]}")
-
-    async def answer(self, request: dict[str, Any], answer: Any) -> None:
-        params = {"run_id": request["run_id"], "request_id": request["request_id"], "answer": answer}
-        await self.sw.evaluate("(p) => globalThis.waymark.call('agent.answer', p)", params)
-
-    async def cancel(self) -> None:
-        await self.sw.evaluate("(k) => globalThis.__agent.runs[k].ctrl.abort()", self.key)
-
-
-async def start(sw: Any, params: dict[str, Any]) -> AgentCall:
-    from tests.conftest import wait_connected
-
-    await wait_connected(sw)
-    return AgentCall(sw, await sw.evaluate(_START, params))
-
-
-def trace_events(summary: dict[str, Any], kind: str | None = None) -> list[dict[str, Any]]:
-    lines = (Path(summary["trace_dir"]) / "trace.jsonl").read_text(encoding="utf-8").splitlines()
-    events = [json.loads(line) for line in lines]
-    return [e for e in events if kind is None or e["event"] == kind]
-
 
 def step(intent: str, action: dict[str, Any], verify: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     return {"intent": intent, "action": action, "verify": verify, **extra}
@@ -96,20 +33,20 @@ def shop_url() -> Any:
 
 
 async def test_the_shop_flow_reaches_checkout_and_stops_at_the_place_order_confirmation(sw, shop_url):
-    run = await start(sw, {"task": "Buy trail shoes up to the order confirmation", "start_url": shop_url, "script": DEMO_SCRIPT})
+    run = await start_run(sw, {"task": "Buy trail shoes up to the order confirmation", "start_url": shop_url, "script": DEMO_SCRIPT})
     request = await run.wait_for("confirm")
     assert request["action_line"].startswith('click') and '"Place order"' in request["action_line"]
     await run.answer(request, False)
     summary = await run.summary()
     assert summary["outcome"] == "declined"
     assert (summary["steps_passed"], summary["steps_total"]) == (9, 10)
-    passed = [e["intent"] for e in trace_events(summary, "step") if e["verdict"] == "passed"]
+    passed = [e["intent"] for e in trace_events(summary["trace_dir"], "step") if e["verdict"] == "passed"]
     assert "Close the upsell drawer that covers the page" in passed
     assert (Path(summary["trace_dir"]) / "summary.json").exists()
 
 
 async def test_a_destructive_action_waits_for_confirmation_and_happens_only_once_approved(sw, shop_url):
-    run = await start(sw, {"task": "Buy trail shoes", "start_url": shop_url, "script": DEMO_SCRIPT})
+    run = await start_run(sw, {"task": "Buy trail shoes", "start_url": shop_url, "script": DEMO_SCRIPT})
     request = await run.wait_for("confirm")
     waiting = await sw.evaluate("() => globalThis.waymark.call('agent.runs')")
     assert any(r["run_id"] == request["run_id"] and r["waiting"] == [request["request_id"]] for r in waiting["runs"])
@@ -118,13 +55,13 @@ async def test_a_destructive_action_waits_for_confirmation_and_happens_only_once
     summary = await run.summary()
     assert summary["success"] is True
     assert (summary["steps_passed"], summary["steps_total"]) == (10, 10)
-    last = trace_events(summary, "step")[-1]
+    last = trace_events(summary["trace_dir"], "step")[-1]
     assert last["confirmation"] == "approved"
     assert any(c["predicate"] == {"text_present": "Order placed"} and c["ok"] for c in last["checks"])
 
 
 async def test_a_finished_run_leaves_no_debugger_attached_to_any_tab(sw, shop_url):
-    run = await start(sw, {"task": "Buy trail shoes", "start_url": shop_url, "script": DEMO_SCRIPT})
+    run = await start_run(sw, {"task": "Buy trail shoes", "start_url": shop_url, "script": DEMO_SCRIPT})
     request = await run.wait_for("confirm")
     assert await sw.evaluate("() => globalThis.waymark.debuggerTabs()"), "the run's clicks went through the debugger"
     await run.answer(request, False)
@@ -142,11 +79,11 @@ async def test_a_login_flow_signs_in_with_a_stored_secret_that_no_trace_or_log_c
         step("Sign in", {"type": "click", "target": {"role": "button", "name": "Sign in"}},
              [{"url_contains": "/account.html"}, {"text_present": "Welcome back"}]),
     ]}
-    run = await start(sw, {"task": "Sign in as ada", "start_url": f"{site_url}/agent/login.html", "script": script})
+    run = await start_run(sw, {"task": "Sign in as ada", "start_url": f"{site_url}/agent/login.html", "script": script})
     summary = await run.summary()
     assert summary["success"] is True, summary
     assert summary["steps_passed"] == 3
-    typed = [e for e in trace_events(summary) if e.get("intent") == "Enter the password"]
+    typed = [e for e in trace_events(summary["trace_dir"]) if e.get("intent") == "Enter the password"]
     assert typed[0]["action"]["text"] == "{{secret:BANK_PASSWORD}}"
     for path in [*Path(summary["trace_dir"]).rglob("*"), *state_dir().glob("host.log*")]:
         if path.is_file():
@@ -161,7 +98,7 @@ async def test_a_secret_typed_into_a_visible_field_is_redacted_from_every_later_
         step("Save it", {"type": "click", "target": {"role": "button", "name": "Save token"}},
              [{"text_present": f"Saved a token of {len(token)} characters"}]),
     ]}
-    run = await start(sw, {"task": "Save my API token", "start_url": f"{site_url}/agent/token.html", "script": script})
+    run = await start_run(sw, {"task": "Save my API token", "start_url": f"{site_url}/agent/token.html", "script": script})
     summary = await run.summary()
     assert summary["success"] is True, summary
     streamed = json.dumps(await run.events())
@@ -178,15 +115,15 @@ async def test_a_failed_required_step_is_replanned_with_its_evidence(sw, site_ur
         "steps": [step("Open the panel", open_panel, checks, fail_first=5)],
         "replan": {"steps": [step("Open the panel with its button", open_panel, checks)]},
     }
-    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": script,
+    run = await start_run(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": script,
                            "budgets": {"retries_per_step": 1}})
     summary = await run.summary()
     assert summary["success"] is True, summary
     assert summary["replans"] == 1
-    replan = trace_events(summary, "replan")[0]
+    replan = trace_events(summary["trace_dir"], "replan")[0]
     assert replan["evidence"]["failed_step"] == "Open the panel"
     assert "text_present" in replan["evidence"]["reason"]
-    failed = trace_events(summary, "step_failed")[0]
+    failed = trace_events(summary["trace_dir"], "step_failed")[0]
     assert (Path(summary["trace_dir"]) / failed["artifacts"]["snapshot"]).is_file()
     assert (Path(summary["trace_dir"]) / failed["artifacts"]["raw_output"]).is_file()
 
@@ -197,10 +134,10 @@ async def test_unusable_answers_are_answered_with_a_reminder_naming_each_failure
         [{"text_present": "Opened the first panel"}],
         decision_text=["I would click the button.", '{"action": {"type": "click", "ref": 1}} {"action": {"type": "done"}}'],
     )]}
-    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": script})
+    run = await start_run(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": script})
     summary = await run.summary()
     assert summary["success"] is True, summary
-    problems = trace_events(summary, "step")[0]["parse_failures"]
+    problems = trace_events(summary["trace_dir"], "step")[0]["parse_failures"]
     assert [p["kind"] for p in problems] == ["no_json", "multi_root"]
     assert "[no_json]" in problems[0]["reminder"] and "[multi_root]" in problems[1]["reminder"]
 
@@ -223,7 +160,7 @@ def _failing_menu_script(**extra: Any) -> dict[str, Any]:
     ({"wall_clock_s": 2}, _failing_menu_script(), "budget_wall_clock"),
 ], ids=["steps", "replans", "tokens", "wall_clock"])
 async def test_each_exhausted_budget_ends_the_run_with_its_name(sw, site_url, budgets, script, outcome):
-    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": script, "budgets": budgets})
+    run = await start_run(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": script, "budgets": budgets})
     summary = await run.summary()
     assert summary["success"] is False
     assert summary["outcome"] == outcome, summary
@@ -262,14 +199,14 @@ class _SilentModelServer:
 
 async def test_cancelling_a_run_stops_it_during_the_model_call(sw, site_url):
     async with _SilentModelServer() as model:
-        run = await start(sw, {
+        run = await start_run(sw, {
             "task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "provider": "openai_compat",
             "model": "silent", "provider_options": {"base_url": model.url, "api_key": "test-key"},
         })
         await asyncio.wait_for(model.received.wait(), 60)
         started = await run.wait_for("run")
         await run.cancel()
-        reply = await asyncio.wait_for(run.result(), 30)
+        reply = await asyncio.wait_for(run.reply(), 30)
     assert reply["ok"] is False and reply["code"] == "cancelled"
     summary = json.loads((Path(started["trace_dir"]) / "summary.json").read_text())
     assert summary["outcome"] == "cancelled"
@@ -348,7 +285,7 @@ async def test_a_secret_value_never_reaches_a_model_prompt(sw, site_url):
     secrets_store.set_secret("API_TOKEN", token)
     model = _RecordingModelServer()
     try:
-        run = await start(sw, {
+        run = await start_run(sw, {
             "task": "Save my API token {{secret:API_TOKEN}}", "start_url": f"{site_url}/agent/token.html",
             "provider": "openai_compat", "model": "recorder", "provider_options": {"base_url": model.url, "api_key": "test-key"},
         })
@@ -368,13 +305,13 @@ async def test_ask_user_waits_for_the_answer_and_gives_it_to_the_executor(sw, si
         step("Open the panel", {"type": "click", "target": {"role": "button", "name": "Open panel"}},
              [{"text_present": "Opened the first panel"}]),
     ]}
-    run = await start(sw, {"task": "Open a panel", "start_url": f"{site_url}/agent/menu.html", "script": script})
+    run = await start_run(sw, {"task": "Open a panel", "start_url": f"{site_url}/agent/menu.html", "script": script})
     question = await run.wait_for("ask_user")
     assert question["question"] == "Which panel should I open?"
     await run.answer(question, "the first one")
     summary = await run.summary()
     assert summary["success"] is True, summary
-    assert [e["verdict"] for e in trace_events(summary, "step")] == ["passed", "passed"]
+    assert [e["verdict"] for e in trace_events(summary["trace_dir"], "step")] == ["passed", "passed"]
 
 
 # ------------------------------------------------------------------ deterministic repair
@@ -384,20 +321,20 @@ _VEIL_SCRIPT = {"steps": [step("Continue", {"type": "click", "target": {"role": 
 
 
 async def test_an_occluding_layer_is_closed_by_repair_and_the_action_tried_again(sw, site_url):
-    run = await start(sw, {"task": "Continue", "start_url": f"{site_url}/agent/veil.html", "script": _VEIL_SCRIPT})
+    run = await start_run(sw, {"task": "Continue", "start_url": f"{site_url}/agent/veil.html", "script": _VEIL_SCRIPT})
     summary = await run.summary()
     assert summary["success"] is True, summary
-    first = trace_events(summary, "step")[0]
+    first = trace_events(summary["trace_dir"], "step")[0]
     assert first["verdict"] == "passed"
     assert "pressed Escape to close the overlay" in first["repair"]
 
 
 async def test_repair_leaves_an_occluding_layer_alone_when_the_policy_says_so(sw, site_url):
-    run = await start(sw, {"task": "Continue", "start_url": f"{site_url}/agent/veil.html", "script": _VEIL_SCRIPT,
+    run = await start_run(sw, {"task": "Continue", "start_url": f"{site_url}/agent/veil.html", "script": _VEIL_SCRIPT,
                            "policy": {"dismiss_occluders": False}, "budgets": {"retries_per_step": 0, "max_replans": 0}})
     summary = await run.summary()
     assert summary["success"] is False
-    first = trace_events(summary, "step")[0]
+    first = trace_events(summary["trace_dir"], "step")[0]
     assert first["error"]["code"] == "occluded"
     assert any("does not allow closing it" in note for note in first["repair"])
 
@@ -405,7 +342,7 @@ async def test_repair_leaves_an_occluding_layer_alone_when_the_policy_says_so(sw
 async def test_a_link_to_a_blocked_domain_stops_the_run(sw, site_url, other_origin):
     script = {"steps": [step("Leave the site", {"type": "click", "target": {"role": "link", "name": "Leave this site"}}, [])]}
     start_url = f"{site_url}/agent/jump.html?to={other_origin}/agent/menu.html"  # 127.0.0.1 -> localhost
-    run = await start(sw, {"task": "Follow the link", "start_url": start_url, "script": script,
+    run = await start_run(sw, {"task": "Follow the link", "start_url": start_url, "script": script,
                            "policy": {"block_domains": ["localhost"]}})
     summary = await run.summary()
     assert summary["outcome"] == "blocked"

@@ -14,7 +14,8 @@ from typing import Any, AsyncIterator, Iterator
 import pytest
 import pytest_asyncio
 
-from tests.e2e.test_agent import start, step, trace_events
+from tests.agent_calls import start_run, trace_events
+from tests.e2e.test_agent import step
 
 OPEN_PANEL = step("Open the panel", {"type": "click", "target": {"role": "button", "name": "Open panel"}},
                   [{"text_present": "Opened the first panel"}])
@@ -95,7 +96,7 @@ def role(provider: str, model: str, **options: Any) -> dict[str, Any]:
 
 
 async def test_step_events_carry_a_small_jpeg_thumbnail_of_the_overlay_screenshot(sw, site_url):
-    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": SCRIPT, "screenshots": True})
+    run = await start_run(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": SCRIPT, "screenshots": True})
     summary = await run.summary()
     assert summary["success"] is True, summary
     steps = [e for e in await run.events("step") if e["verdict"] == "passed"]
@@ -107,9 +108,9 @@ async def test_step_events_carry_a_small_jpeg_thumbnail_of_the_overlay_screensho
 
 
 async def test_the_trace_keeps_the_full_screenshot_and_no_thumbnail(sw, site_url):
-    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": SCRIPT, "screenshots": True})
+    run = await start_run(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": SCRIPT, "screenshots": True})
     summary = await run.summary()
-    traced = trace_events(summary, "step")
+    traced = trace_events(summary["trace_dir"], "step")
     assert traced and all("thumbnail_b64" not in e for e in traced)
     shot = traced[-1]["screenshot"]
     width, _ = jpeg_size((Path(summary["trace_dir"]) / shot).read_bytes())
@@ -117,7 +118,7 @@ async def test_the_trace_keeps_the_full_screenshot_and_no_thumbnail(sw, site_url
 
 
 async def test_without_screenshots_steps_carry_no_thumbnail(sw, site_url):
-    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": SCRIPT, "screenshots": False})
+    run = await start_run(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": SCRIPT, "screenshots": False})
     summary = await run.summary()
     assert summary["success"] is True, summary
     steps = await run.events("step")
@@ -137,7 +138,7 @@ async def test_a_thumbnail_request_for_bytes_that_are_no_image_is_a_typed_error(
 
 async def test_diagnostics_count_the_planner_and_executor_calls_of_a_run(sw, site_url):
     await call(sw, "diagnostics.reset")
-    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": SCRIPT, "screenshots": False})
+    run = await start_run(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": SCRIPT, "screenshots": False})
     assert (await run.summary())["success"] is True
     rows = {(r["provider"], r["phase"]): r for r in (await call(sw, "diagnostics.get"))["rows"]}
     for phase in ("planner", "executor"):
@@ -149,9 +150,9 @@ async def test_diagnostics_count_the_planner_and_executor_calls_of_a_run(sw, sit
 async def test_failed_model_calls_are_counted_by_error_code_without_latency(sw, site_url):
     await call(sw, "diagnostics.reset")
     failing = step(OPEN_PANEL["intent"], OPEN_PANEL["action"], OPEN_PANEL["verify"], error={"kind": "bad_request", "times": 1})
-    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": {"steps": [failing]},
+    run = await start_run(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": {"steps": [failing]},
                            "screenshots": False})
-    await run.result()
+    await run.reply()
     row = next(r for r in (await call(sw, "diagnostics.get"))["rows"] if (r["provider"], r["phase"]) == ("scripted", "executor"))
     assert row["errors"] == {"provider_bad_request": 1}
     assert row["ok"] == row["calls"] - 1
@@ -167,7 +168,7 @@ async def test_without_provider_params_each_role_runs_with_its_saved_provider(sw
         "executor": role("scripted", "scripted", script=SCRIPT),
     }})
     await call(sw, "diagnostics.reset")
-    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "screenshots": False})
+    run = await start_run(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "screenshots": False})
     summary = await run.summary()
     assert summary["success"] is True, summary
     assert planner_server.roles == ["planner"]  # the executor's calls went to the scripted provider
@@ -178,7 +179,7 @@ async def test_without_provider_params_each_role_runs_with_its_saved_provider(sw
 async def test_explicit_params_win_over_the_saved_settings(sw, site_url, saved_settings, planner_server):
     await call(sw, "settings.set", {"settings": {"planner": role("openai_compat", "planner-model", base_url=planner_server.url),
                                                  "executor": role("openai_compat", "executor-model", base_url=planner_server.url)}})
-    run = await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": SCRIPT, "screenshots": False})
+    run = await start_run(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": SCRIPT, "screenshots": False})
     assert (await run.summary())["success"] is True
     assert planner_server.roles == []
 
@@ -186,7 +187,7 @@ async def test_explicit_params_win_over_the_saved_settings(sw, site_url, saved_s
 async def test_without_provider_params_or_saved_provider_the_run_says_to_configure_one(sw, site_url, saved_settings):
     empty = role("", "")
     await call(sw, "settings.set", {"settings": {"chat": empty, "planner": empty, "executor": empty}})
-    reply = await (await start(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html"})).result()
+    reply = await (await start_run(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html"})).reply()
     assert reply["ok"] is False
     assert reply["code"] == "provider_not_configured"
     assert "settings" in reply["message"]

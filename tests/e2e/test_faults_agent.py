@@ -12,7 +12,7 @@ from typing import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from tests.reliability.agent_calls import start_run, trace_events
+from tests.agent_calls import start_run, trace_events
 from tests.reliability.fake_model import FakeModel
 
 PLAN = [

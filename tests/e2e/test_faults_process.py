@@ -15,7 +15,7 @@ import pytest
 import pytest_asyncio
 
 from tests.conftest import _host_env, wait_connected
-from tests.reliability.agent_calls import start_run, trace_events
+from tests.agent_calls import start_run, trace_events
 from tests.reliability.fake_model import FakeModel
 
 pytestmark = pytest.mark.timeout(120)

@@ -1,5 +1,5 @@
-"""Starting `agent.run` from the service worker exactly as the side panel does, and reading
-what it streams and writes (its trace)."""
+"""Starting `agent.run` from the service worker exactly as the side panel does, answering its
+questions, stopping it, and reading what it streams and writes (its trace)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,16 @@ from typing import Any
 
 _START = """(p) => {
   const g = globalThis;
-  g.__faults = g.__faults || { runs: {}, events: {} };
-  const key = 'f' + Object.keys(g.__faults.runs).length + '-' + Math.random().toString(36).slice(2);
+  g.__agent = g.__agent || { runs: {}, events: {} };
+  const key = 'r' + Object.keys(g.__agent.runs).length + '-' + Math.random().toString(36).slice(2);
   const events = [];
-  g.__faults.events[key] = events;
-  g.__faults.runs[key] = g.waymark.channel.call('agent.run', p, { onNotify: (name, data) => events.push({ name, data }) })
-    .then((data) => ({ ok: true, data }), (e) => ({ ok: false, code: e.code, message: String(e.message) }));
+  const ctrl = new AbortController();
+  g.__agent.events[key] = events;
+  g.__agent.runs[key] = {
+    ctrl,
+    promise: g.waymark.channel.call('agent.run', p, { onNotify: (name, data) => events.push({ name, data }), signal: ctrl.signal })
+      .then((data) => ({ ok: true, data }), (e) => ({ ok: false, code: e.code, message: String(e.message) })),
+  };
   return key;
 }"""
 
@@ -29,24 +33,36 @@ class AgentCall:
 
     async def reply(self, timeout_s: float = 90.0) -> dict[str, Any]:
         """{ok, data} or {ok: false, code, message}, as the side panel would see it."""
-        return await asyncio.wait_for(self.sw.evaluate("(k) => globalThis.__faults.runs[k]", self.key), timeout_s)
+        return await asyncio.wait_for(self.sw.evaluate("(k) => globalThis.__agent.runs[k].promise", self.key), timeout_s)
 
     async def summary(self) -> dict[str, Any]:
+        """The run's summary; the call must have succeeded."""
         reply = await self.reply()
         assert reply["ok"], reply
         return reply["data"]
 
     async def events(self, name: str | None = None) -> list[dict[str, Any]]:
-        events = await self.sw.evaluate("(k) => globalThis.__faults.events[k]", self.key)
+        """What the run streamed so far, optionally only events called `name`."""
+        events = await self.sw.evaluate("(k) => globalThis.__agent.events[k]", self.key)
         return [e["data"] for e in events if name is None or e["name"] == name]
 
     async def wait_for(self, name: str, timeout_s: float = 60.0) -> dict[str, Any]:
+        """The first event called `name`, waiting for it to arrive."""
         for _ in range(int(timeout_s * 20)):
             found = await self.events(name)
             if found:
                 return found[0]
             await asyncio.sleep(0.05)
         raise AssertionError(f"no {name} event; got {await self.events()}")
+
+    async def answer(self, request: dict[str, Any], answer: Any) -> None:
+        """Answer a `confirm` or `ask_user` request as the user."""
+        params = {"run_id": request["run_id"], "request_id": request["request_id"], "answer": answer}
+        await self.sw.evaluate("(p) => globalThis.waymark.call('agent.answer', p)", params)
+
+    async def cancel(self) -> None:
+        """Press stop: cancel the call."""
+        await self.sw.evaluate("(k) => globalThis.__agent.runs[k].ctrl.abort()", self.key)
 
 
 async def start_run(sw: Any, params: dict[str, Any]) -> AgentCall:
