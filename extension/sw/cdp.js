@@ -23,6 +23,9 @@ const MODIFIER_BITS = { Alt: 1, Control: 2, Meta: 4, Shift: 8 };
 const sessions = new Map();
 /** Tabs where the user cancelled debugging from Chrome's infobar: never re-attach there. */
 const refused = new Set();
+const DETACH_WAIT_MS = 1000;
+/** @type {Map<number, Promise<void>>} detaches in progress, per tab */
+const detaching = new Map();
 
 /**
  * Attach the debugger to a tab (once) and enable dialog events.
@@ -30,6 +33,10 @@ const refused = new Set();
  * @returns {Promise<void>} rejects with `debugger_unavailable` when Chrome refuses
  */
 export async function attach(tabId) {
+  // A new session only once the old one is gone; a detach stuck behind a stranded command is
+  // not waited for long (attaching then fails and the action takes the synthetic path).
+  const pending = detaching.get(tabId);
+  if (pending) await Promise.race([pending, new Promise((resolve) => setTimeout(resolve, DETACH_WAIT_MS))]);
   if (refused.has(tabId)) throw new WaymarkError("debugger_unavailable", `the user cancelled debugging for tab ${tabId}: input there is synthetic`);
   let session = sessions.get(tabId);
   if (!session) {
@@ -77,12 +84,17 @@ export async function detach(tabId) {
   if (!session) return;
   sessions.delete(tabId);
   if (session.idle) clearTimeout(session.idle);
-  try {
-    await session.ready;
-    await chrome.debugger.detach({ tabId });
-  } catch {
-    // Already detached (tab closed, user cancelled the infobar): nothing to undo.
-  }
+  const done = (async () => {
+    try {
+      await session.ready;
+      await chrome.debugger.detach({ tabId });
+    } catch {
+      // Already detached (tab closed, user cancelled the infobar): nothing to undo.
+    }
+  })();
+  detaching.set(tabId, done);
+  await done;
+  if (detaching.get(tabId) === done) detaching.delete(tabId);
 }
 
 /** Detach from every tab (end of a run). */
@@ -164,7 +176,32 @@ export async function hover(tabId, x, y) {
  * @param {number} tabId @param {string} text
  */
 export async function insertText(tabId, text) {
-  await send(tabId, "Input.insertText", { text });
+  await unlessNavigated(tabId, "Input.insertText", send(tabId, "Input.insertText", { text }));
+}
+
+/**
+ * A command that loses to a main-frame navigation commit: text meant for one page is never typed
+ * into the next, and a command stranded on the old page's renderer (it hangs until Chrome reports
+ * "Detached while handling command", about 30 s later) ends at once as `navigated`, its session
+ * replaced by a fresh one.
+ * @param {number} tabId @param {string} method @param {Promise<any>} command
+ * @returns {Promise<any>}
+ */
+function unlessNavigated(tabId, method, command) {
+  /** @type {(details: chrome.webNavigation.WebNavigationTransitionCallbackDetails) => void} */
+  let onCommitted = () => {};
+  const navigated = new Promise((_, reject) => {
+    onCommitted = (details) => {
+      if (details.tabId === tabId && details.frameId === 0) {
+        // The stranded command would hold up every later one on this session: start a new one.
+        void detach(tabId);
+        reject(new WaymarkError("navigated", `the page navigated while ${method} was in flight: nothing was typed into the new page`));
+      }
+    };
+    chrome.webNavigation.onCommitted.addListener(onCommitted);
+  });
+  command.catch(() => {}); // settled later, after the race is decided
+  return Promise.race([command, navigated]).finally(() => chrome.webNavigation.onCommitted.removeListener(onCommitted));
 }
 
 /**
