@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import time
 from pathlib import Path
 from typing import Any, AsyncIterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from host.snapshot import Snapshot
+from host.targets import Target, find_elements
 from providers import errors
 from providers.base import (
     Capabilities,
@@ -49,18 +50,6 @@ from providers.base import (
     Usage,
 )
 from providers.retry import DEFAULT_POLICY, RetryPolicy
-
-
-class Target(BaseModel):
-    """Which snapshot element an action means; resolved to a ref at answer time."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    role: str | None = None
-    name: str | None = None
-    name_contains: str | None = None
-    text_contains: str | None = None
-    nth: int = Field(default=0, ge=0)
 
 
 class ScriptError(BaseModel):
@@ -123,26 +112,13 @@ def load_script(script: dict[str, Any] | str | Path) -> Script:
         raise errors.BadRequest(f"invalid script: {exc}", provider="scripted") from None
 
 
-def _norm(text: str | None) -> str:
-    return re.sub(r"\s+", " ", text or "").strip().casefold()
-
-
 def resolve_target(target: dict[str, Any], snapshot: dict[str, Any] | None) -> int | None:
-    """The ref of the element `target` means in `snapshot`, or None when nothing matches."""
+    """The ref of the element `target` means in `snapshot` (the first match unless `nth`), or None."""
+    if not snapshot:
+        return None
     t = Target.model_validate(target)
-    matches = []
-    for el in (snapshot or {}).get("elements", []):
-        name = _norm(el.get("name"))
-        if t.role is not None and _norm(el.get("role")) != _norm(t.role):
-            continue
-        if t.name is not None and name != _norm(t.name):
-            continue
-        if t.name_contains is not None and _norm(t.name_contains) not in name:
-            continue
-        if t.text_contains is not None and _norm(t.text_contains) not in _norm(f"{el.get('name') or ''} {el.get('value') or ''}"):
-            continue
-        matches.append(el)
-    return int(matches[t.nth]["ref"]) if t.nth < len(matches) else None
+    found = find_elements(Snapshot.model_validate(snapshot), t.model_copy(update={"nth": t.nth or 0}))
+    return found[0].ref if found else None
 
 
 class ScriptedProvider(LLMProvider):

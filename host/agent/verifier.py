@@ -12,7 +12,8 @@ from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from host.snapshot import Snapshot, SnapshotElement
+from host.snapshot import Snapshot
+from host.targets import Target, find_elements, normalise
 
 #: Predicates about where the browser is; they get the shorter navigation timeout.
 NAVIGATION_PREDICATES = frozenset({"url_contains", "url_matches", "url_changed", "title_contains"})
@@ -27,18 +28,6 @@ NAVIGATION_TIMEOUT_S = 3.0
 
 class PredicateError(ValueError):
     """A predicate that is not one of the verifier's shapes."""
-
-
-class Target(BaseModel):
-    """Which elements a predicate is about: all given fields must match."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    role: str | None = None
-    name: str | None = None
-    name_contains: str | None = None
-    text_contains: str | None = None
-    nth: int | None = Field(default=None, ge=0)
 
 
 class _ValueTarget(BaseModel):
@@ -123,35 +112,6 @@ def parse_predicates(raw: Any) -> list[Predicate]:
 # ------------------------------------------------------------------ matching
 
 
-def _norm(text: str | None) -> str:
-    return " ".join((text or "").split()).casefold()
-
-
-def element_matches(element: SnapshotElement, target: Target) -> bool:
-    """Whether one element fits a target (role exact, names case- and whitespace-insensitive)."""
-    if target.role is not None and _norm(element.role) != _norm(target.role):
-        return False
-    name = _norm(element.name)
-    if target.name is not None and name != _norm(target.name):
-        return False
-    if target.name_contains is not None and _norm(target.name_contains) not in name:
-        return False
-    if target.text_contains is not None:
-        haystack = " ".join(_norm(t) for t in (element.name, element.value, (element.model_extra or {}).get("text")) if t)
-        if _norm(target.text_contains) not in haystack:
-            return False
-    return True
-
-
-def find_elements(snapshot: Snapshot, target: Target | dict[str, Any]) -> list[SnapshotElement]:
-    """The elements of `snapshot` that fit `target`, in snapshot order (`nth` picks one)."""
-    target = target if isinstance(target, Target) else Target.model_validate(target)
-    found = [e for e in snapshot.elements if element_matches(e, target)]
-    if target.nth is not None:
-        return found[target.nth : target.nth + 1]
-    return found
-
-
 def _describe(target: Target) -> str:
     return " ".join(f"{k}={v!r}" for k, v in target.model_dump(exclude_none=True).items()) or "any element"
 
@@ -192,10 +152,10 @@ def _evaluate(name: str, arg: Any, snap: Snapshot, ctx: VerifyContext) -> tuple[
         changed = snap.url != ctx.url_before
         return changed == arg, f"url {'changed to' if changed else 'stayed'} {snap.url}"
     if name == "title_contains":
-        return _norm(arg) in _norm(snap.title), f"title is {snap.title!r}"
+        return normalise(arg) in normalise(snap.title), f"title is {snap.title!r}"
     if name == "text_present":
-        haystack = _norm(" ".join([snap.title, snap.text, ctx.page_text, *(e.name for e in snap.elements), *(e.value or "" for e in snap.elements)]))
-        return _norm(arg) in haystack, "found on the page" if _norm(arg) in haystack else "not on the page"
+        haystack = normalise(" ".join([snap.title, snap.text, ctx.page_text, *(e.name for e in snap.elements), *(e.value or "" for e in snap.elements)]))
+        return normalise(arg) in haystack, "found on the page" if normalise(arg) in haystack else "not on the page"
     if name in ("exists", "absent"):
         target = Target.model_validate(arg)
         found = find_elements(snap, target)

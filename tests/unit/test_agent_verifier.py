@@ -2,7 +2,8 @@
 
 import pytest
 
-from host.agent.verifier import Expectation, PredicateError, VerifyContext, check, find_elements, parse_predicate
+from host.agent.verifier import Expectation, PredicateError, VerifyContext, check, parse_predicate
+from host.targets import find_elements
 from host.snapshot import Snapshot
 
 
