@@ -21,6 +21,15 @@ const MODIFIER_BITS = { Alt: 1, Control: 2, Meta: 4, Shift: 8 };
 
 /** @type {Map<number, Session>} */
 const sessions = new Map();
+/**
+ * Tabs whose current document stopped taking trusted input, with when that was noticed. Chrome
+ * can leave a document that replaced another mid-input unable to answer any Input command (from
+ * any client, until it is replaced in turn); its actions go the synthetic way instead of hanging.
+ * @type {Map<number, number>}
+ */
+const wedged = new Map();
+/** How long the first pointer event of an action may go unanswered before the page counts as not taking input. */
+const PROBE_MS = 3000;
 /** Tabs where the user cancelled debugging from Chrome's infobar: never re-attach there. */
 const refused = new Set();
 const DETACH_WAIT_MS = 1000;
@@ -38,6 +47,7 @@ export async function attach(tabId) {
   const pending = detaching.get(tabId);
   if (pending) await Promise.race([pending, new Promise((resolve) => setTimeout(resolve, DETACH_WAIT_MS))]);
   if (refused.has(tabId)) throw new WaymarkError("debugger_unavailable", `the user cancelled debugging for tab ${tabId}: input there is synthetic`);
+  if (wedged.has(tabId)) throw new WaymarkError("debugger_unavailable", `Chrome stopped delivering trusted input to this page of tab ${tabId} (input was interrupted by a navigation): input is synthetic until the page changes`);
   let session = sessions.get(tabId);
   if (!session) {
     const created = /** @type {Session} */ ({ ready: Promise.resolve(), policy: "accept", dialogs: [], idle: null });
@@ -122,6 +132,33 @@ export function takeDialogs(tabId) {
 }
 
 /**
+ * Move the pointer to where an action is about to act, bounded: a page whose document does not
+ * answer pointer input is marked (trusted input there would hang every later action) and the
+ * caller takes the synthetic path.
+ * @param {number} tabId @param {number} x @param {number} y
+ */
+export async function probe(tabId, x, y) {
+  /** @type {ReturnType<typeof setTimeout>|undefined} */
+  let timer;
+  const stalled = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new WaymarkError("input_stalled", `the page of tab ${tabId} did not take trusted input within ${PROBE_MS} ms`)), PROBE_MS);
+  });
+  const moved = send(tabId, "Input.dispatchMouseEvent", { type: "mouseMoved", x, y });
+  moved.catch(() => {}); // settled later when the race is lost
+  try {
+    await Promise.race([moved, stalled]);
+  } catch (e) {
+    if (/** @type {any} */ (e)?.code === "input_stalled") {
+      wedged.set(tabId, Date.now());
+      void detach(tabId); // ends the stranded command
+    }
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * @param {number} tabId @param {string} method @param {Record<string, any>=} params
  * @returns {Promise<any>}
  */
@@ -132,6 +169,8 @@ export async function send(tabId, method, params) {
     return await chrome.debugger.sendCommand({ tabId }, method, params);
   } catch (e) {
     const message = String(/** @type {any} */ (e)?.message || e);
+    // Chrome gave up on an input command the page never answered: the page is not taking input.
+    if (method.startsWith("Input.") && /detached while handling/i.test(message)) wedged.set(tabId, Date.now());
     if (!/not attached/i.test(message)) throw new WaymarkError("debugger_unavailable", `${method} failed: ${message}`);
   }
   // The session ended under us (another caller of chrome.debugger.detach, DevTools) without an
@@ -350,8 +389,15 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   sessions.delete(source.tabId);
 });
 
+// A new document in the tab takes input again.
+chrome.webNavigation.onCommitted.addListener((details) => {
+  const since = wedged.get(details.tabId);
+  if (details.frameId === 0 && since !== undefined && details.timeStamp > since) wedged.delete(details.tabId);
+});
+
 chrome.tabs.onRemoved.addListener((tabId) => {
   refused.delete(tabId);
+  wedged.delete(tabId);
   const session = sessions.get(tabId);
   if (session?.idle) clearTimeout(session.idle);
   sessions.delete(tabId);

@@ -79,7 +79,7 @@ export async function act(req) {
     const policy = req.dialogs === "dismiss" ? "dismiss" : "accept";
     if (cdp.isAttached(tabId)) cdp.setDialogPolicy(tabId, policy);
     /** @type {Ctx} */
-    const ctx = { tabId, req, result, policy, preparedAt: 0 };
+    const ctx = { tabId, req, result, policy, preparedAt: 0, watcher };
     const started = performance.now();
     await perform(ctx);
     const acted = performance.now();
@@ -162,7 +162,7 @@ async function targetTab(tabId) {
 }
 
 /**
- * @typedef {{tabId: number, req: ActRequest, result: ActionResult, policy: "accept"|"dismiss", frameId?: number, preparedAt: number}} Ctx
+ * @typedef {{tabId: number, req: ActRequest, result: ActionResult, policy: "accept"|"dismiss", frameId?: number, preparedAt: number, watcher: TabWatcher}} Ctx
  */
 
 /** @param {Ctx} ctx */
@@ -258,13 +258,16 @@ async function checkAncestorsReach(ctx, frameId, x, y, offsets) {
 }
 
 /**
- * Attach the debugger if possible; the result records which path input takes.
- * @param {Ctx} ctx @returns {Promise<boolean>} true for trusted CDP input
+ * Attach the debugger if possible and, for pointer input, make sure the page still takes it;
+ * the result records which path input takes.
+ * @param {Ctx} ctx @param {{x: number, y: number}=} point where the pointer is about to go
+ * @returns {Promise<boolean>} true for trusted CDP input
  */
-async function trusted(ctx) {
+async function trusted(ctx, point) {
   try {
     await cdp.attach(ctx.tabId);
     cdp.setDialogPolicy(ctx.tabId, ctx.policy);
+    if (point) await cdp.probe(ctx.tabId, point.x, point.y);
     ctx.result.path = "cdp";
     return true;
   } catch (e) {
@@ -296,7 +299,7 @@ async function synthetic(ctx, t, message) {
 async function pointer(ctx, a) {
   const t = target(ctx.tabId, a.ref);
   const p = await prepare(ctx, t, "pointer");
-  if (await trusted(ctx)) {
+  if (await trusted(ctx, p)) {
     if (a.type === "hover") await cdp.hover(ctx.tabId, p.x, p.y);
     else await cdp.click(ctx.tabId, p.x, p.y, { clickCount: a.type === "double_click" ? 2 : 1 });
   } else {
@@ -316,16 +319,31 @@ async function text(ctx, a) {
     await synthetic(ctx, t, { kind: "wm:act:perform", action: { type: "fill", text: a.text } });
     return;
   }
-  if (!(await trusted(ctx))) {
+  if (!(await trusted(ctx, p))) {
     await synthetic(ctx, t, { kind: "wm:act:perform", action: { type: a.type, text: a.text } });
     return;
   }
   // Click to focus as a person would (it also focuses the right frame), then place the caret.
   await cdp.click(ctx.tabId, p.x, p.y);
   const caret = await toFrame(ctx, t, { kind: "wm:act:caret", replace: a.type === "fill" });
+  notLeaving(ctx, "focusing the field");
   if (caret.needsEnd) await cdp.press(ctx.tabId, cdp.parseCombo("End"));
+  notLeaving(ctx, "placing the caret");
   if (a.text) await cdp.insertText(ctx.tabId, a.text);
   else if (a.type === "fill" && !caret.empty) await cdp.press(ctx.tabId, cdp.parseCombo("Delete"));
+}
+
+/**
+ * Stop a multi-part input once the page has begun to leave: keys or text sent while the old
+ * document is being replaced can land in the next one, and Chrome can stop taking any trusted
+ * input in that next document when an insertText races its commit (every later click on the tab
+ * then hangs). The page's own navigation is the outcome the agent sees.
+ * @param {Ctx} ctx @param {string} step
+ */
+function notLeaving(ctx, step) {
+  if (ctx.watcher.leaving()) {
+    throw new WaymarkError("navigated", `the page began to navigate away after ${step}: nothing was typed, so nothing lands on the next page`);
+  }
 }
 
 /** @param {Ctx} ctx @param {Record<string, any>} a */
@@ -335,6 +353,7 @@ async function press(ctx, a) {
   if (t) {
     ctx.frameId = t.frameId;
     await toFrame(ctx, t, { kind: "wm:act:focus" });
+    notLeaving(ctx, "focusing the element");
   }
   if (await trusted(ctx)) {
     await cdp.press(ctx.tabId, combo);
@@ -364,7 +383,7 @@ async function check(ctx, a) {
     ctx.result.already = true;
     return;
   }
-  if (await trusted(ctx)) await cdp.click(ctx.tabId, p.x, p.y);
+  if (await trusted(ctx, p)) await cdp.click(ctx.tabId, p.x, p.y);
   else await synthetic(ctx, t, { kind: "wm:act:perform", action: { type: a.type } });
   const after = await toFrame(ctx, t, { kind: "wm:act:checked" });
   if (after.checked !== want) throw new WaymarkError("not_checkable", `clicking did not make the element ${want ? "checked" : "unchecked"}${!want ? " (a radio button cannot be unchecked by clicking it)" : ""}`);

@@ -79,6 +79,12 @@ export class TabWatcher {
     for (const [event, fn] of this.listeners) event.addListener(fn);
   }
 
+  /** @returns {boolean} the watched tab's top document began to be replaced since the watch started */
+  leaving() {
+    const s = this.nav.get(this.tabId);
+    return Boolean(s && s.started && !s.failed);
+  }
+
   stop() {
     for (const [event, fn] of this.listeners) event.removeListener(fn);
     this.listeners = [];

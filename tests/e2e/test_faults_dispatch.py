@@ -87,3 +87,48 @@ async def test_a_debugger_detached_under_the_extension_is_reattached_for_the_nex
     third = await act(sw, tab, {"type": "click", "ref": count})
     assert third.ok and third.path == "cdp", "trusted input is back for the actions after"
     assert await page.text_content("#out") == "Clicked 3"
+
+
+_WEDGE = """async (tab) => {
+  // Text inserted while the page's own navigation commits: Chrome can leave the next document
+  // unable to answer any trusted input, from any debugger client, until it is replaced.
+  const target = { tabId: tab };
+  await chrome.debugger.attach(target, "1.3");
+  let committed = false;
+  const onCommitted = (d) => { if (d.tabId === tab && d.frameId === 0) committed = true; };
+  chrome.webNavigation.onCommitted.addListener(onCommitted);
+  await chrome.debugger.sendCommand(target, "Runtime.evaluate", { expression: "document.querySelector('#leave').focus()" });
+  const started = Date.now();
+  while (!committed && Date.now() - started < 5000) {
+    chrome.debugger.sendCommand(target, "Input.insertText", { text: "x" }).catch(() => 0);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  chrome.webNavigation.onCommitted.removeListener(onCommitted);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const answered = await Promise.race([
+    chrome.debugger.sendCommand(target, "Input.dispatchMouseEvent", { type: "mouseMoved", x: 1, y: 1 }).then(() => true, () => true),
+    new Promise((resolve) => setTimeout(() => resolve(false), 1500)),
+  ]);
+  await chrome.debugger.detach(target).catch(() => 0);
+  return !answered;
+}"""
+
+
+async def test_a_page_that_stopped_taking_trusted_input_is_clicked_with_synthetic_events_at_once(sw, page, site_url):
+    for _ in range(10):
+        tab = await _open(sw, page, site_url)
+        if await sw.evaluate(_WEDGE, tab):
+            break
+    else:
+        pytest.skip("this Chromium did not stop taking input after a navigation interrupted text insertion")
+    await page.wait_for_url("**/landed.html")
+    button = ref(await snapshot(sw, tab), "Landed button")
+    result = await act(sw, tab, {"type": "click", "ref": button})
+    assert result.ok, result.error
+    assert result.path == "synthetic" and "did not take trusted input" in result.fallback_reason
+    assert await page.text_content("#out") == "Landed click"
+    # The next document takes trusted input again.
+    await page.reload()
+    again = await act(sw, tab, {"type": "click", "ref": ref(await snapshot(sw, tab), "Landed button")})
+    assert again.ok and again.path == "cdp", again
+    assert await page.text_content("#out") == "Landed click"
