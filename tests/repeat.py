@@ -7,7 +7,8 @@
 Each run is a fresh pytest process (a fresh browser), with its own seed when shuffled: the order
 of modules and of the tests inside each module changes, so a test that leans on state left by
 its neighbour shows up. The report lists every test that failed at least once, how often, and
-the seed and first lines of each failure, and the exit code is 1 when anything failed.
+the seed and first lines of each failure, and the exit code is 1 when anything failed. The whole
+pytest output of every failing run is kept in `repeat-reports/` (git-ignored).
 A flaky test is fixed at its cause, never retried into green.
 """
 
@@ -29,6 +30,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+REPORTS = ROOT / "repeat-reports"
 SEED_ENV = "WAYMARK_TEST_SHUFFLE_SEED"
 
 
@@ -115,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
                 failed = _failures(junit)
                 if proc.returncode not in (0, 1) and not failed:
                     failed = {f"<pytest exit {proc.returncode}>": proc.stdout[-500:]}
+                if failed:
+                    REPORTS.mkdir(exist_ok=True)
+                    (REPORTS / f"run{n + 1}-seed{seed}.txt").write_text(proc.stdout)
                 for test_id, text in failed.items():
                     counts[test_id] += 1
                     examples.setdefault(test_id, []).append(f"seed {seed}: {text}")

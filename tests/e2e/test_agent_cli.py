@@ -12,9 +12,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def waymark(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+def waymark(*args: str, timeout: float = 240, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "host", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout, env=os.environ.copy())
+                          timeout=timeout, env={**os.environ, **(env or {})})
 
 
 def test_demo_runs_the_shop_to_the_declined_place_order_and_prints_the_timeline():
@@ -54,8 +54,9 @@ def test_run_json_exits_0_when_every_step_is_verified(tmp_path, site_url):
     assert json.loads(done.stdout)["steps_passed"] == 1
 
 
-def test_run_without_a_model_choice_or_saved_settings_is_a_usage_error():
-    done = waymark("run", "Do something", "--start-url", "http://127.0.0.1:9/")
+def test_run_without_a_model_choice_or_saved_settings_is_a_usage_error(tmp_path):
+    # A config folder of its own: other tests save settings in the session's shared one.
+    done = waymark("run", "Do something", "--start-url", "http://127.0.0.1:9/", env={"WAYMARK_CONFIG_DIR": str(tmp_path)})
     assert done.returncode == 2
     assert "--provider P --model M" in done.stderr
 
