@@ -419,7 +419,7 @@ class AgentRun:
         if kind == "ask_user":
             answer = await self.human.ask(action["question"])
             self.history.append(f"- asked the user: {action['question']!r} -> " + (f"answer: {answer!r}" if answer else "no answer"))
-            if answer and not expectation.predicates:
+            if answer and not expectation.predicates and step is not self.open_step:
                 # A step that only needed information is done once the user gave it.
                 finish("passed", "the user answered")
                 return StepOutcome(verdict="passed"), snap, None
@@ -427,7 +427,7 @@ class AgentRun:
             return None, snap, None if answer else "the user did not answer; go on without asking"
 
         if kind == "wait" and action.get("until") is not None:
-            return await self._wait_until(action, snap, expectation, timing, finish)
+            return await self._wait_until(action, snap, expectation, timing, finish, open_ended=step is self.open_step)
 
         if kind in ("navigate", "new_tab") and action.get("url"):
             resolved = absolute_url(action["url"], snap.url)
@@ -526,8 +526,8 @@ class AgentRun:
             finish("declined", f"the user declined: {line}")
             raise RunStopped("declined", f"the user declined {line}")
 
-    async def _wait_until(self, action: dict[str, Any], snap: Snapshot, expectation: Expectation,
-                          timing: dict[str, float], finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
+    async def _wait_until(self, action: dict[str, Any], snap: Snapshot, expectation: Expectation, timing: dict[str, float],
+                          finish: Callable[..., None], open_ended: bool = False) -> tuple[StepOutcome | None, Snapshot, str | None]:
         try:
             predicate = parse_predicate(action["until"])
         except PredicateError as exc:
@@ -538,6 +538,9 @@ class AgentRun:
             snap, self.session.snapshot, timeout=action.get("timeout_ms", 5000) / 1000, max_tries=20)
         timing["verify_ms"] = (time.perf_counter() - t0) * 1000
         latest = waited.snapshot or snap
+        if open_ended:
+            finish("acted" if waited.ok else "failed", "", checks=[r.model_dump() for r in waited.results])
+            return None, latest, None if waited.ok else "the condition never held"
         if not expectation.predicates:
             finish("passed" if waited.ok else "failed", "", checks=[r.model_dump() for r in waited.results])
             return (StepOutcome(verdict="passed"), latest, None) if waited.ok else (None, latest, "the condition never held")
