@@ -262,16 +262,23 @@ def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict
 
 
 class _RunEvents:
-    """What `agent.run` streams while it runs: executor turns are counted, questions declined."""
+    """What `agent.run` streams while it runs: executor turns are counted, questions declined,
+    and the run's trace folder and summary kept (they outlive a call that fails)."""
 
     def __init__(self, controller: Any) -> None:
         self.controller = controller
         self.turns = 0
+        self.trace_dir: str | None = None
+        self.summary: dict[str, Any] = {}
         self._answers: set[asyncio.Task[Any]] = set()
 
     def __call__(self, name: str, data: dict[str, Any]) -> None:
         if name == "step":
             self.turns += 1
+        elif name == "run":
+            self.trace_dir = data.get("trace_dir") or None
+        elif name == "finished":
+            self.summary = data
         elif name in ("ask_user", "confirm"):
             # Nobody sits at an eval run: a question gets no answer, a confirmation is declined.
             answer = False if name == "confirm" else None
@@ -280,56 +287,76 @@ class _RunEvents:
             self._answers.add(job)
             job.add_done_callback(self._answers.discard)
 
+    def evidence(self, summary: dict[str, Any]) -> dict[str, Any]:
+        """The row fields that say what the run spent and where its trace is."""
+        return {"steps": self.turns, "tokens_total": int(summary.get("tokens_total") or 0), "retries": int(summary.get("retries") or 0),
+                "replans": int(summary.get("replans") or 0), "trace_dir": summary.get("trace_dir") or self.trace_dir}
+
 
 async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Servers, sha: str) -> Row:
-    """Drive one e2e task through `agent.run` and judge the final state."""
+    """Drive one e2e task through `agent.run` and judge the final state.
+
+    Whatever the agent did (closed a tab, left the page on an error, claimed a false success) is
+    a `fail` with the reason and the trace; `error` is kept for what broke around the agent (the
+    fixture could not be opened, the host or provider failed) and still carries the trace."""
     base = _base_row(config, task, sha)
     context = controller.browser.context
     page = await context.new_page()
     started = time.perf_counter()
+    events = _RunEvents(controller)
     try:
-        if task.miniwob is not None:
-            assert servers.miniwob is not None
-            url = miniwob.page_url(servers.miniwob.site, task.miniwob.env)
-            await page.goto(url)
-            instruction = await miniwob.start_episode(page, task.miniwob)
-            goal = task.goal or instruction
-        else:
-            assert servers.sites is not None
-            url = task.resolved_start_url(servers.sites.site, servers.sites.other)
-            await page.goto(url)
-            # Fixture sites keep state (a cart) in storage: every task starts from an empty one.
-            await page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
-            await page.goto(url)
-            goal = task.goal
-        await page.bring_to_front()
-        tab_id = await _tab_id_of(controller, page.url)
-        events = _RunEvents(controller)
+        try:
+            url, goal, tab_id = await _open_task(task, page, controller, servers)
+        except Exception as exc:
+            log.exception("e2e task %s could not start", task.id)
+            return Row(**base, verdict="error", reason=f"the task could not start: {type(exc).__name__}: {exc}", latency_ms=_ms(started))
         started = time.perf_counter()
-        summary = await controller.call("agent.run", _agent_params(config, task, goal, tab_id), on_notify=events,
-                                        timeout=TASK_TIMEOUT_S + 30)
+        try:
+            summary = await controller.call("agent.run", _agent_params(config, task, goal, tab_id), on_notify=events,
+                                            timeout=TASK_TIMEOUT_S + 30)
+        except Exception as exc:
+            log.exception("e2e task %s: the agent run failed", task.id)
+            return Row(**base, verdict="error", reason=f"the agent run failed: {type(exc).__name__}: {exc}", latency_ms=_ms(started),
+                       **events.evidence(events.summary))
         latency = _ms(started)
-        if task.miniwob is not None:
-            reward = await miniwob.read_reward(page)
-            passed = reward.passed(task.miniwob.threshold)
-            reason = reward.describe()
-            details: dict[str, Any] = {"reward": reward.model_dump(), "goal": goal}
-        else:
-            passed, reason, details = await _judge_predicates(controller, task, tab_id, url)
+        try:
+            if task.miniwob is not None:
+                reward = await miniwob.read_reward(page)
+                passed, reason = reward.passed(task.miniwob.threshold), reward.describe()
+                details: dict[str, Any] = {"reward": reward.model_dump(), "goal": goal}
+            else:
+                passed, reason, details = await _judge_predicates(controller, task, tab_id, url)
+        except Exception as exc:  # the agent left the page in a state nobody can read: its failure
+            log.info("e2e task %s: the final state could not be judged: %s", task.id, exc)
+            passed, reason, details = False, f"the final page could not be judged: {type(exc).__name__}: {exc}", {}
         if not passed and summary.get("reason"):
             reason = f"{reason}; agent: {summary.get('outcome', '')}: {summary.get('reason', '')}"
         details["outcome"] = summary.get("outcome", "")
-        return Row(
-            **base, verdict="pass" if passed else "fail", reason=reason, latency_ms=latency, steps=events.turns,
-            tokens_total=int(summary.get("tokens_total") or 0), retries=int(summary.get("retries") or 0),
-            replans=int(summary.get("replans") or 0), trace_dir=summary.get("trace_dir") or None, details=details,
-        )
-    except Exception as exc:  # the row says what broke; the run goes on
-        log.exception("e2e task %s failed", task.id)
-        return Row(**base, verdict="error", reason=f"{type(exc).__name__}: {exc}", latency_ms=_ms(started))
+        return Row(**base, verdict="pass" if passed else "fail", reason=reason, latency_ms=latency, details=details,
+                   **events.evidence(summary))
     finally:
         with contextlib.suppress(Exception):
             await page.close()
+
+
+async def _open_task(task: Task, page: Any, controller: Any, servers: Servers) -> tuple[str, str, int]:
+    """Open the task's start page in `page`; returns (url, goal, Chrome tab id)."""
+    if task.miniwob is not None:
+        assert servers.miniwob is not None
+        url = miniwob.page_url(servers.miniwob.site, task.miniwob.env)
+        await page.goto(url)
+        instruction = await miniwob.start_episode(page, task.miniwob)
+        goal = task.goal or instruction
+    else:
+        assert servers.sites is not None
+        url = task.resolved_start_url(servers.sites.site, servers.sites.other)
+        await page.goto(url)
+        # Fixture sites keep state (a cart) in storage: every task starts from an empty one.
+        await page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+        await page.goto(url)
+        goal = task.goal
+    await page.bring_to_front()
+    return url, goal, await _tab_id_of(controller, page.url)
 
 
 async def _judge_predicates(controller: Any, task: Task, tab_id: int, start_url: str) -> tuple[bool, str, dict[str, Any]]:

@@ -8,7 +8,9 @@ same `action` object; refs are the numbers of the current snapshot.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal, Union
+from urllib.parse import urljoin, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -94,7 +96,7 @@ class Scroll(_Action):
 
 
 class Navigate(_Action):
-    """Load a URL in the current tab."""
+    """Load a URL in the current tab; a relative one resolves against the current page's URL."""
 
     type: Literal["navigate"] = "navigate"
     url: str = Field(min_length=1, max_length=8192)
@@ -133,7 +135,8 @@ class SwitchTab(_Action):
 
 
 class CloseTab(_Action):
-    """Close the tab with this id (default: the current one)."""
+    """Close the tab with this id (default: the current one). The agent never closes the last
+    tab of its task: that would leave it nowhere to work."""
 
     type: Literal["close_tab"] = "close_tab"
     tab_id: int | None = None
@@ -221,3 +224,27 @@ def decision_json_schema() -> dict[str, Any]:
     schema = Decision.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return schema
+
+
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+#: A bare first segment that names a host: a dotted name with a letter TLD, localhost, an IPv4
+#: address, each with an optional port.
+_HOST = re.compile(r"^(localhost|\d{1,3}(\.\d{1,3}){3}|([a-z0-9-]+\.)+[a-z]{2,})(:\d+)?$", re.IGNORECASE)
+#: Endings that make a dotted bare name a file next to the current page, not a host.
+_FILE_ENDINGS = (".html", ".htm", ".php", ".asp", ".aspx", ".jsp", ".cgi", ".pl", ".xml", ".json", ".txt", ".pdf")
+
+
+def absolute_url(url: str, base: str) -> str:
+    """The URL a navigate or new_tab action means, resolved as a link on the page at `base` would
+    be: `/newsletter`, `./a`, `?q=1`, `#top` and `contact.html` are relative to the current page;
+    `//host/x` keeps the page's scheme; a bare host name (`example.com/path`) gets https. A URL
+    with a scheme is returned unchanged (the extension refuses the schemes it does not open)."""
+    url = url.strip()
+    if _SCHEME.match(url) and not _HOST.match(url.split("/", 1)[0]):
+        return url
+    first = url.split("/", 1)[0]
+    if url.startswith(("/", ".", "?", "#")) or not _HOST.match(first) or first.lower().endswith(_FILE_ENDINGS):
+        if not urlsplit(base).scheme:
+            return url
+        return urljoin(base, url)
+    return "https://" + url

@@ -2,7 +2,7 @@
 
 It acts on the request's structure (`metadata`), never on prompt text:
 
-- role "planner": the plan `{"steps": [{"intent", "verify", "required"}]}` as JSON text. The first
+- role "planner": the plan `{"steps": [{"intent", "verify", "required"}], "success_criteria"?}` as JSON text. The first
   planner call gets the script's steps; replans (metadata "replan": true, or without that flag
   every later call) get `replan` (one plan, or a list used in order, the last repeated) or,
   without it, the same steps again.
@@ -80,12 +80,14 @@ class Plan(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     steps: list[ScriptStep]
+    success_criteria: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class Script(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     steps: list[ScriptStep]
+    success_criteria: list[dict[str, Any]] = Field(default_factory=list)
     replan: Plan | list[Plan] | None = None
     chat: list[str] = Field(default_factory=list)
     result: str = ""
@@ -148,27 +150,30 @@ class ScriptedProvider(LLMProvider):
 
     # -- answers
 
-    def _next_plan(self, is_replan: bool | None) -> list[ScriptStep]:
+    def _next_plan(self, is_replan: bool | None) -> Plan:
         """The plan to serve. `is_replan` is the agent's metadata["replan"] when it says so;
         without it, every planner call after the first counts as a replan."""
         replan = self.script.replan
+        first = Plan(steps=self.script.steps, success_criteria=self.script.success_criteria)
         if is_replan is False:
             self._plans_served = 0
         if self._plans_served == 0 or replan is None:
-            plan = self.script.steps
+            plan = first
         elif isinstance(replan, list):
-            plan = replan[min(self._plans_served - 1, len(replan) - 1)].steps if replan else self.script.steps
+            plan = replan[min(self._plans_served - 1, len(replan) - 1)] if replan else first
         else:
-            plan = replan.steps
+            plan = replan
         self._plans_served += 1
-        self._plan = plan
+        self._plan = plan.steps
         self._calls.clear()
         return plan
 
     def _planner(self, request: CompletionRequest) -> Completion:
         flag = request.metadata.get("replan")
         plan = self._next_plan(flag if isinstance(flag, bool) else None)
-        body = {"steps": [{"intent": s.intent, "verify": s.verify, "required": s.required} for s in plan]}
+        body: dict[str, Any] = {"steps": [{"intent": s.intent, "verify": s.verify, "required": s.required} for s in plan.steps]}
+        if plan.success_criteria:
+            body["success_criteria"] = plan.success_criteria
         return Completion(text=json.dumps(body), finish_reason="stop")
 
     def _chat(self, request: CompletionRequest) -> Completion:

@@ -218,7 +218,7 @@ export class AgentView {
       h("h3", { text: ok ? "Done" : `Not done: ${s.outcome || "failed"}` }),
       s.result ? h("p", { class: "result", text: s.result }) : null,
       s.reason && !ok ? h("p", { class: "reason", text: s.reason }) : null,
-      h("p", { class: "figures", text: `${s.steps_passed}/${s.steps_total} steps passed · ${formatMs(s.duration_ms)} · ${s.tokens_total} tokens${s.retries ? ` · ${s.retries} retries` : ""}${s.replans ? ` · ${s.replans} replans` : ""}` }),
+      h("p", { class: "figures", text: `${s.steps_passed}/${s.steps_total} steps passed${s.steps_unproven ? ` · ${s.steps_unproven} unproven` : ""} · ${formatMs(s.duration_ms)} · ${s.tokens_total} tokens${s.retries ? ` · ${s.retries} retries` : ""}${s.replans ? ` · ${s.replans} replans` : ""}` }),
       trace ? h("p", { class: "trace" }, "Trace: ",
         h("a", { href: `file://${trace}`, onclick: (/** @type {Event} */ e) => { e.preventDefault(); void chrome.tabs.create({ url: `file://${trace}` }); } }, s.run_id || trace),
         h("br"), h("code", { text: `waymark trace html ${s.run_id}` })) : null,

@@ -493,6 +493,9 @@ function checkedUrl(url) {
   try {
     parsed = new URL(String(url));
   } catch {
+    // The host resolves relative URLs against the page (host/actions.py absolute_url); one that
+    // arrives here unresolved is refused rather than guessed into a host name (`/a` -> https://a/).
+    if (/^[/.?#]/.test(String(url))) throw new WaymarkError("bad_action", `${JSON.stringify(String(url).slice(0, 100))} is a relative URL; send an absolute one`);
     try {
       parsed = new URL(`https://${String(url)}`);
     } catch {

@@ -9,6 +9,7 @@ import { attachedTabs } from "./cdp.js";
 import { registerSnapshotHandler, snapshotDiagnostics } from "./snapshot.js";
 import { registerAgentTabHandlers } from "./agent_tabs.js";
 import { registerThumbnailHandler } from "./thumbnail.js";
+import { registerLoadErrors } from "./load_errors.js";
 
 const channel = new NativeChannel();
 
@@ -20,6 +21,7 @@ registerPanelRelay(channel);
 registerSnapshotHandler(channel);
 registerThumbnailHandler(channel);
 registerKeepalive();
+registerLoadErrors();
 
 chrome.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 

@@ -16,6 +16,7 @@ import { globalRef, forgetDeadDocuments, forgetRefs, resolveRef, tableSize, wasI
 import { childFrameOffset, intersect, isInside, roundBox, toTopLevel, viewportBox } from "../shared/coords.js";
 import { oneLine, paginate, sanitizeOrigin, sanitizeUrl } from "./snapshot_text.js";
 import { overlayScreenshot } from "./overlay.js";
+import { errorPageSnapshot, loadError } from "./load_errors.js";
 
 /** @typedef {import("./snapshot_text.js").Item} Item */
 /** @typedef {import("./snapshot_text.js").ElementItem} ElementItem */
@@ -246,6 +247,8 @@ export async function takeSnapshot(tabId, options = {}) {
   const opts = normaliseOptions(options);
   const tab = await resolveTab(tabId ?? options.tab_id);
   const id = /** @type {number} */ (tab.id);
+  const failure = await loadError(tab);
+  if (failure) return errorPageSnapshot(tab, failure);
   const answers = await askAllFrames(id, { kind: "wm:snapshot", occlusion: opts.occlusion });
   const { items, stats, top, liveDocs } = stitch(id, answers);
   forgetDeadDocuments(id, liveDocs);

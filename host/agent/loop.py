@@ -1,32 +1,44 @@
 """One agent run: plan, then per step snapshot -> decide -> gate -> dispatch -> verify, with
 repair, retries, replans and budgets; every attempt is a trace event and a streamed event.
 
-A step passes only when its predicates hold on fresh browser state. A failed required step
-persists its evidence (snapshot, overlay screenshot, the model's raw output) and triggers a
-bounded replan with that evidence.
+A step passes only when its predicates hold on fresh browser state and at least one of them did
+not hold before the step acted: a check that already held proves nothing, and a step whose checks
+all held beforehand is `unproven` (the run goes on, but it never counts as verified). A failed
+required step persists its evidence (snapshot, overlay screenshot, the model's raw output) and
+triggers a bounded replan with that evidence; so does a URL check that nothing on the page leads
+to, after one attempt instead of every retry.
+
+The run succeeds only when the plan's task-level success criteria hold on the final page (a claimed
+`done` that fails them is a failed run with the reason) and something proves the agent did it: a
+verified step or a criterion that did not hold when the run began. Otherwise it ends `unproven`,
+never a success. A planner that gives no usable plan leaves a single step, the task itself, which
+the executor works on until it says done.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from host.actions import MUTATING
+from host.actions import MUTATING, absolute_url
 from host.agent import repair as repairs
 from host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from host.agent.confirm import Policy, destructive_reason, domain_refusal
 from host.agent.executor import Executor, Turn
 from host.agent.human import Human
-from host.agent.planner import Plan, PlanStep, Planner, PlannerFailed
+from host.agent.planner import Plan, PlanStep, Planner, PlannerFailed, fallback_plan
 from host.agent.prompts import snapshot_block
 from host.agent.secrets import Redactor, SecretMissing, protect_typed_text, redact_url, resolve_action
 from host.agent.session import BrowserSession
 from host.agent.trace import RunSummary, TraceWriter, digest, new_run_id
-from host.agent.verifier import Expectation, PredicateError, Verification, VerifyContext, parse_predicate, parse_predicates
+from host.agent.verifier import (
+    Expectation, Predicate, PredicateError, Verification, VerifyContext, key, parse_predicate, parse_predicates, unreachable_by_link,
+)
 from host.bridge import BrowserBridge, BrowserError
 from host.browser import ActionResult
 from host.snapshot import Snapshot
@@ -63,8 +75,10 @@ class RunStopped(Exception):
 
 
 class StepOutcome(BaseModel):
-    verdict: str  # passed | failed | done
+    verdict: str  # passed | unproven | failed | done
     reason: str = ""
+    #: Passed because a check changed from failing to holding (not merely: no checks).
+    proven: bool = False
     success: bool = False
     result: str = ""
     attempts: int = 0
@@ -103,11 +117,24 @@ class AgentRun:
         self.budget = BudgetTracker(options.budgets)
         self.history: list[str] = []
         self.steps_passed = 0
+        self.steps_verified = 0
+        self.steps_unproven = 0
         self.steps_total = 0
         self.retries = 0
         self.step_counter = 0
         self.result = ""
         self.last_raw = ""
+        #: The task-level success criteria of the latest plan that gave some.
+        self.criteria: list[Predicate] = []
+        self.start_snap: Snapshot | None = None
+        self.start_text = ""
+        #: Tabs this task works in; the last of them is never closed.
+        self.task_tabs: set[int] = set()
+        #: The fallback plan's step: worked on until the executor says done.
+        self.open_step: PlanStep | None = None
+        #: Checks of the current step that held before it acted, and URL checks nothing led to.
+        self._held_before: set[str] = set()
+        self._unreachable_before: set[str] = set()
 
     # ------------------------------------------------------------ plumbing
 
@@ -182,7 +209,8 @@ class AgentRun:
     def _finish(self, started: float, success: bool, outcome: str, reason: str) -> RunSummary:
         summary = RunSummary(
             success=success, duration_ms=round((time.monotonic() - started) * 1000, 1), tokens_total=self.budget.tokens,
-            steps_passed=self.steps_passed, steps_total=max(self.steps_total, self.steps_passed), run_id=self.run_id,
+            steps_passed=self.steps_passed, steps_total=max(self.steps_total, self.steps_passed), steps_unproven=self.steps_unproven,
+            run_id=self.run_id,
             task=self.options.task, outcome=outcome, reason=reason, result=self.result, replans=self.budget.replans,
             retries=self.retries, trace_dir=str(self.trace.dir),
         )
@@ -205,6 +233,10 @@ class AgentRun:
         refusal = domain_refusal(snap.url, policy)
         if refusal:
             raise RunStopped("blocked", f"the agent may not work on this page: {refusal}")
+        if self.session.tab_id is not None:
+            self.task_tabs.add(self.session.tab_id)
+        # The page as it was before anything was done: success criteria that already held here prove nothing.
+        self.start_snap, self.start_text = snap, await self._page_text()
 
         plan = await self._plan(snap, evidence=None)
         self.steps_total = len(plan.steps)
@@ -214,10 +246,18 @@ class AgentRun:
             outcome, snap = await self._step(step, index, snap)
             if outcome.verdict == "done":
                 self.result = outcome.result
-                return outcome.success, "done" if outcome.success else "failed", outcome.reason
+                if not outcome.success:
+                    return False, "failed", outcome.reason
+                return await self._conclude(snap, outcome.reason)
             if outcome.verdict == "passed":
                 self.steps_passed += 1
+                self.steps_verified += outcome.proven
                 self.history.append(f"- step {self.steps_passed}: {step.intent} -> passed")
+                index += 1
+                continue
+            if outcome.verdict == "unproven":
+                self.steps_unproven += 1
+                self.history.append(f"- step: {step.intent} -> acted, but not proven (its checks held before it acted)")
                 index += 1
                 continue
             if not step.required:
@@ -227,9 +267,37 @@ class AgentRun:
             evidence = await self._persist_failure(step, outcome, snap)
             self.budget.take_replan()
             plan = await self._plan(snap, evidence=evidence)
-            self.steps_total = self.steps_passed + len(plan.steps)
+            self.steps_total = self.steps_passed + self.steps_unproven + len(plan.steps)
             index = 0
-        return True, "done", "every step passed its checks"
+        return await self._conclude(snap, "every step passed its checks")
+
+    async def _conclude(self, snap: Snapshot, reason: str) -> tuple[bool, str, str]:
+        """Judge a claimed success (a `done`, or the plan's last step passed): the task's
+        success criteria must hold now, and something must prove the agent did it."""
+        changed: list[dict[str, Any]] = []
+        if self.criteria:
+            expectation = Expectation(self.criteria, VerifyContext(url_before=self.start_snap.url if self.start_snap else ""),
+                                      page_text=self._page_text)
+            verdict = await expectation.eventually(snap, self.session.snapshot, timeout=2.0, max_tries=3)
+            before = self._criteria_before()
+            changed = [r.predicate for r in verdict.results if key(r.predicate) not in before]
+            self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in verdict.results], held_at_start=sorted(before))
+            if not verdict.ok:
+                return False, "failed", "success was claimed but the task's success criteria fail: " + "; ".join(
+                    f"{list(r.predicate)[0]} ({r.detail})" for r in verdict.failed())
+        if not changed and not self.steps_verified:
+            why = ("every success criterion already held when the run began" if self.criteria
+                   else "the plan has no success criteria")
+            unproven = f"; {self.steps_unproven} step(s) acted with checks that held before they acted" if self.steps_unproven else ""
+            return False, "unproven", f"nothing proves the task was done: no step was verified by a check that changed, and {why}{unproven}"
+        return True, "done", reason
+
+    def _criteria_before(self) -> set[str]:
+        """The success criteria that already held on the page the run started on."""
+        if self.start_snap is None:
+            return set()
+        context = VerifyContext(url_before=self.start_snap.url, page_text=self.start_text)
+        return {key(r.predicate) for r in Expectation(self.criteria, context).once(self.start_snap).results if r.ok}
 
     async def _plan(self, snap: Snapshot, evidence: dict[str, Any] | None) -> Plan:
         self.budget.check_tokens()
@@ -240,10 +308,20 @@ class AgentRun:
                 self.options.task, self._page(safe), safe.model_dump(), evidence=evidence, done_steps=done_steps, timeout=self._timeout(),
             )
         except PlannerFailed as exc:
-            raise RunStopped("failed", str(exc)) from None
+            # The executor alone can still try the task; only task-level evidence can prove it then.
+            self._take_tokens(exc.tokens)
+            plan = fallback_plan(self.options.task)
+            self.open_step = plan.steps[0]
+            self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in plan.steps], tokens=exc.tokens,
+                      fallback=True, reason=str(exc), evidence=evidence)
+            return plan
         self._take_tokens(result.tokens)
+        self.open_step = None
+        if result.plan.success_criteria:
+            self.criteria = parse_predicates(result.plan.success_criteria)
         self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in result.plan.steps], tokens=result.tokens,
-                  latency_ms=round(result.latency_ms, 1), attempts=result.attempts, evidence=evidence)
+                  success_criteria=result.plan.success_criteria, latency_ms=round(result.latency_ms, 1), attempts=result.attempts,
+                  evidence=evidence)
         return result.plan
 
     async def _persist_failure(self, step: PlanStep, outcome: StepOutcome, snap: Snapshot) -> dict[str, Any]:
@@ -266,19 +344,34 @@ class AgentRun:
     async def _step(self, step: PlanStep, index: int, snap: Snapshot) -> tuple[StepOutcome, Snapshot]:
         predicates = parse_predicates(step.verify)
         expectation = Expectation(predicates, VerifyContext(url_before=snap.url), page_text=self._page_text)
+        # Checked before acting: a check that already holds is no evidence of this step.
+        before = await expectation.judge(snap) if predicates else None
+        self._held_before = {key(r.predicate) for r in before.results if r.ok} if before else set()
+        self._unreachable_before = {key(p.to_json()) for p in unreachable_by_link(predicates, snap)}
         feedback: str | None = None
-        attempt = 0
+        attempt = failures = 0
         while True:
             attempt += 1
-            if attempt > 1:
-                if not self.budget.retries_left(attempt - 1):
-                    return StepOutcome(verdict="failed", reason=feedback or "the step failed", attempts=attempt - 1), snap
+            if feedback is not None:
+                # The last attempt failed; turns that went well (an answer, an open step acting) are no retries.
+                failures += 1
+                if not self.budget.retries_left(failures):
+                    return StepOutcome(verdict="failed", reason=feedback, attempts=attempt - 1), snap
                 self.retries += 1
             self.budget.take_step()
             self.step_counter += 1
-            record: dict[str, Any] = {"step": self.step_counter, "plan_index": index, "attempt": attempt, "retries": attempt - 1, "intent": step.intent,
+            record: dict[str, Any] = {"step": self.step_counter, "plan_index": index, "attempt": attempt, "retries": failures, "intent": step.intent,
                                       "verify": step.verify, "required": step.required}
-            outcome, snap, feedback = await self._attempt(step, index, attempt, snap, expectation, feedback, record)
+            if before is not None and attempt == 1:
+                record["checks_before"] = [r.model_dump() for r in before.results]
+            try:
+                outcome, snap, feedback = await self._attempt(step, index, attempt, snap, expectation, feedback, record)
+            except BrowserError as exc:
+                if "verdict" not in record:
+                    # The step that broke the run belongs in its trace.
+                    record.update(verdict="error", reason=f"browser {exc.code}: {exc.message}", error={"code": exc.code, "message": exc.message})
+                    self.emit("step", **record)
+                raise
             if outcome is not None:
                 return outcome, snap
 
@@ -326,7 +419,7 @@ class AgentRun:
         if kind == "ask_user":
             answer = await self.human.ask(action["question"])
             self.history.append(f"- asked the user: {action['question']!r} -> " + (f"answer: {answer!r}" if answer else "no answer"))
-            if answer and not expectation.predicates:
+            if answer and not expectation.predicates and step is not self.open_step:
                 # A step that only needed information is done once the user gave it.
                 finish("passed", "the user answered")
                 return StepOutcome(verdict="passed"), snap, None
@@ -334,19 +427,30 @@ class AgentRun:
             return None, snap, None if answer else "the user did not answer; go on without asking"
 
         if kind == "wait" and action.get("until") is not None:
-            return await self._wait_until(action, snap, expectation, timing, finish)
+            return await self._wait_until(action, snap, expectation, timing, finish, open_ended=step is self.open_step)
 
         if kind in ("navigate", "new_tab") and action.get("url"):
+            resolved = absolute_url(action["url"], snap.url)
+            if resolved != action["url"]:
+                record["url_given"] = action["url"]
+                action["url"] = resolved
             refusal = domain_refusal(action["url"], self.options.policy)
             if refusal:
                 finish("refused", refusal)
                 return None, snap, f"that URL is not allowed ({refusal}); stay on allowed sites"
+
+        if kind == "close_tab":
+            refusal = await self._close_refusal(action)
+            if refusal:
+                finish("refused", refusal)
+                return None, snap, refusal
 
         reason = destructive_reason(action, safe)
         if reason:
             await self._gate(action, reason, safe, record, finish)
 
         t0 = time.perf_counter()
+        record["tab_before"] = self.session.tab_id
         try:
             dispatched = resolve_action(action, self.redactor)
         except SecretMissing as exc:
@@ -356,6 +460,10 @@ class AgentRun:
         result = await self.session.act(dispatched, screenshot=self.options.screenshots)
         timing["dispatch_ms"] = (time.perf_counter() - t0) * 1000
         record.update(path=result.path, settle_ms=result.settle_ms, navigated=result.navigated, tab_id=self.session.tab_id)
+        if result.ok and kind == "close_tab":
+            self.task_tabs.discard(action.get("tab_id", record.get("tab_before")))
+        if self.session.tab_id is not None:
+            self.task_tabs.add(self.session.tab_id)
         refusal = domain_refusal(result.url_after, self.options.policy) if result.url_after else None
         if refusal:
             # A link or redirect took the tab somewhere the user does not allow: stop acting there.
@@ -383,7 +491,20 @@ class AgentRun:
             result = fixed.result
 
         self.history.append(f"- did: {_action_line(action, safe)}")
-        return await self._verify(result, expectation, timing, finish, record)
+        return await self._verify(result, expectation, timing, finish, record, open_ended=step is self.open_step)
+
+    async def _close_refusal(self, action: dict[str, Any]) -> str | None:
+        """Why close_tab may not happen: the tab is not this task's, or it is its last one."""
+        closing = action.get("tab_id", self.session.tab_id)
+        if closing not in self.task_tabs:
+            return f"tab {closing} is not one of this task's tabs; the agent closes only tabs it worked in"
+        data = await self.session.bridge.request("tabs.list", {})
+        alive = {int(t["tab_id"]) for t in data.get("tabs", []) if "tab_id" in t}
+        self.task_tabs &= alive
+        if self.task_tabs <= {closing}:
+            return (f"tab {closing} is the last tab of this task and stays open: closing it would leave nothing to work in. "
+                    "Use back or navigate to leave this page, or done when the task is finished")
+        return None
 
     async def _gate(self, action: dict[str, Any], reason: str, safe: Snapshot, record: dict[str, Any], finish: Callable[..., None]) -> None:
         """Confirmation of a destructive action by policy; raises RunStopped when it may not happen."""
@@ -405,8 +526,8 @@ class AgentRun:
             finish("declined", f"the user declined: {line}")
             raise RunStopped("declined", f"the user declined {line}")
 
-    async def _wait_until(self, action: dict[str, Any], snap: Snapshot, expectation: Expectation,
-                          timing: dict[str, float], finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
+    async def _wait_until(self, action: dict[str, Any], snap: Snapshot, expectation: Expectation, timing: dict[str, float],
+                          finish: Callable[..., None], open_ended: bool = False) -> tuple[StepOutcome | None, Snapshot, str | None]:
         try:
             predicate = parse_predicate(action["until"])
         except PredicateError as exc:
@@ -417,24 +538,43 @@ class AgentRun:
             snap, self.session.snapshot, timeout=action.get("timeout_ms", 5000) / 1000, max_tries=20)
         timing["verify_ms"] = (time.perf_counter() - t0) * 1000
         latest = waited.snapshot or snap
+        if open_ended:
+            finish("acted" if waited.ok else "failed", "", checks=[r.model_dump() for r in waited.results])
+            return None, latest, None if waited.ok else "the condition never held"
         if not expectation.predicates:
             finish("passed" if waited.ok else "failed", "", checks=[r.model_dump() for r in waited.results])
             return (StepOutcome(verdict="passed"), latest, None) if waited.ok else (None, latest, "the condition never held")
         verdict = expectation.once(latest)
-        finish("passed" if verdict.ok else "retry", "", checks=[r.model_dump() for r in verdict.results])
-        return (StepOutcome(verdict="passed"), latest, None) if verdict.ok else (None, latest, self._check_feedback(verdict))
+        if verdict.ok:
+            return self._held(verdict, latest, finish)
+        finish("retry", "", checks=[r.model_dump() for r in verdict.results])
+        return None, latest, self._check_feedback(verdict)
+
+    def _held(self, verdict: Verification, latest: Snapshot, finish: Callable[..., None]) -> tuple[StepOutcome, Snapshot, None]:
+        """A step whose checks hold: passed when one of them changed, else unproven."""
+        checks = [r.model_dump() for r in verdict.results]
+        changed = [r.predicate for r in verdict.results if key(r.predicate) not in self._held_before]
+        if not changed:
+            reason = "every check of this step already held before it acted, so none proves it"
+            finish("unproven", reason, checks=checks)
+            return StepOutcome(verdict="unproven", reason=reason), latest, None
+        finish("passed", "", checks=checks, changed=changed)
+        return StepOutcome(verdict="passed", proven=True), latest, None
 
     @staticmethod
     def _check_feedback(verdict: Verification) -> str:
         return "the step's checks failed: " + "; ".join(f"{list(r.predicate)[0]} ({r.detail})" for r in verdict.failed())
 
     async def _verify(self, result: ActionResult, expectation: Expectation, timing: dict[str, float],
-                      finish: Callable[..., None], record: dict[str, Any]) -> tuple[StepOutcome | None, Snapshot, str | None]:
+                      finish: Callable[..., None], record: dict[str, Any], open_ended: bool = False) -> tuple[StepOutcome | None, Snapshot, str | None]:
         settled = result.snapshot or await self.session.snapshot(screenshot=self.options.screenshots)
         if settled.screenshot_b64:
             record["screenshot"] = self.trace.artifact_b64(f"step-{self.step_counter:03d}.jpg", settled.screenshot_b64)
             record["thumbnail_b64"] = await self.session.thumbnail(settled.screenshot_b64)
         settled = settled.model_copy(update={"screenshot_b64": None})
+        if open_ended:
+            finish("acted", "the task is one step: the executor goes on until it says done")
+            return None, settled, None
         if not expectation.predicates:
             finish("passed", "the action succeeded (the step has no checks)")
             return StepOutcome(verdict="passed"), settled, None
@@ -453,8 +593,16 @@ class AgentRun:
         record["verify_tries"] = verdict.tries
         checks = [r.model_dump() for r in verdict.results]
         if verdict.ok:
-            finish("passed", "", checks=checks)
-            return StepOutcome(verdict="passed"), latest, None
+            return self._held(verdict, latest, finish)
+        failed = {key(r.predicate) for r in verdict.failed()}
+        stuck = [p.to_json() for p in unreachable_by_link(expectation.predicates, latest)
+                 if key(p.to_json()) in failed and key(p.to_json()) in self._unreachable_before]
+        if stuck:
+            # Nothing on the page before or after the action leads there: retrying cannot help, a new plan might.
+            reason = ("no link on the page leads to a URL that meets " + ", ".join(json.dumps(p) for p in stuck)
+                      + "; the step cannot be checked from here")
+            finish("failed", reason, checks=checks)
+            return StepOutcome(verdict="failed", reason=reason, attempts=record.get("attempt", 1)), latest, None
         feedback = self._check_feedback(verdict)
         finish("retry", feedback, checks=checks)
         return None, latest, feedback

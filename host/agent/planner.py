@@ -18,6 +18,14 @@ MAX_PLAN_RETRIES = 2
 MAX_PLAN_STEPS = 30
 
 
+def _valid_predicates(value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    try:
+        parse_predicates(value)
+    except PredicateError as exc:
+        raise ValueError(str(exc)) from None
+    return value
+
+
 class PlanStep(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -28,21 +36,36 @@ class PlanStep(BaseModel):
     @field_validator("verify")
     @classmethod
     def _predicates(cls, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        try:
-            parse_predicates(value)
-        except PredicateError as exc:
-            raise ValueError(str(exc)) from None
-        return value
+        return _valid_predicates(value)
 
 
 class Plan(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     steps: list[PlanStep] = Field(min_length=1, max_length=MAX_PLAN_STEPS)
+    #: What must be true of the page when the whole task is done; checked before a claimed
+    #: success is accepted.
+    success_criteria: list[dict[str, Any]] = Field(default_factory=list, max_length=10)
+
+    @field_validator("success_criteria")
+    @classmethod
+    def _criteria(cls, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return _valid_predicates(value)
+
+
+def fallback_plan(task: str) -> Plan:
+    """The plan when the planner gave none: the task itself as one step, worked on by the
+    executor until it says done; only task-level evidence can then prove it."""
+    return Plan(steps=[PlanStep(intent=task[:500], verify=[], required=True)])
 
 
 class PlannerFailed(Exception):
-    """The planner gave no usable plan within its reminders."""
+    """The planner gave no usable plan within its reminders; `tokens` were spent on them."""
+
+    def __init__(self, message: str, tokens: int = 0, raw: str = "") -> None:
+        super().__init__(message)
+        self.tokens = tokens
+        self.raw = raw
 
 
 class PlanResult(BaseModel):
@@ -101,6 +124,6 @@ class Planner:
                 *messages,
                 Message.text("assistant", raw or "(empty)"),
                 Message.text("user", f"That plan could not be used {problem}. Answer again with exactly one JSON object "
-                             '{"steps": [{"intent": ..., "verify": [...], "required": true}]} and nothing else.'),
+                             '{"steps": [{"intent": ..., "verify": [...], "required": true}], "success_criteria": [...]} and nothing else.'),
             ]
-        raise PlannerFailed(f"the planner gave no usable plan in {MAX_PLAN_RETRIES + 1} answers; last: {problem}")
+        raise PlannerFailed(f"the planner gave no usable plan in {MAX_PLAN_RETRIES + 1} answers; last: {problem}", tokens=tokens, raw=raw)

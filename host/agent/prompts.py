@@ -17,7 +17,8 @@ Break the user's task into a short list of concrete steps. Each step is one thin
 on the page (click one button, fill one field, open one link) with checks that prove it worked.
 
 Answer with exactly one JSON object and nothing else:
-{{"steps": [{{"intent": "what to do, in words", "verify": [predicate, ...], "required": true}}]}}
+{{"steps": [{{"intent": "what to do, in words", "verify": [predicate, ...], "required": true}}],
+ "success_criteria": [predicate, ...]}}
 
 A predicate is an object with one key, one of: {", ".join(sorted(PREDICATE_NAMES))}.
   {{"url_contains": "/cart"}}  {{"url_matches": "regex"}}  {{"url_changed": true}}  {{"title_contains": "text"}}
@@ -26,7 +27,12 @@ A predicate is an object with one key, one of: {", ".join(sorted(PREDICATE_NAMES
   {{"checked": {{"target": {{"role": "checkbox", "name": "Terms"}}, "value": true}}}}
   {{"count_at_least": {{"target": {{"role": "link", "name_contains": "result"}}, "n": 1}}}}
 Targets match elements by role and accessible name (name, name_contains, text_contains), never by CSS.
-Use only predicates you expect to hold right after the step. Name exact elements only when they are in the
+Use only predicates you expect to hold right after the step and NOT before it: a check that already
+holds on the page you were given proves nothing (a step whose checks all held beforehand is not verified).
+"success_criteria" says what must be true when the whole task is done (for example the page a sign-in
+leads to, or a confirmation text); a claimed success is accepted only if they hold, so make them the
+outcome the user asked for, not something already on the page. For url checks, use paths you have seen in
+a link or the task; never guess a URL. Name exact elements only when they are in the
 snapshot you were given; for pages you have not seen yet, prefer url_contains, title_contains or text_present
 with words you are sure of. Mark a step "required": false when the task
 can succeed without it (closing an optional popup). Never plan to enter a password or secret yourself:

@@ -3,10 +3,11 @@ and `waymark trace show`."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-MARKS = {"passed": "✓", "done": "✓", "failed": "✗", "retry": "↻", "declined": "■", "blocked": "■", "refused": "■",
-         "answered": "?", "unanswered": "?"}
+MARKS = {"passed": "✓", "done": "✓", "failed": "✗", "error": "✗", "retry": "↻", "declined": "■", "blocked": "■", "refused": "■",
+         "answered": "?", "unanswered": "?", "unproven": "~", "acted": "·"}
 
 
 def _ms(value: Any) -> str:
@@ -39,16 +40,20 @@ def step_line(event: dict[str, Any]) -> str:
 
 def plan_lines(event: dict[str, Any]) -> str:
     title = "Replanned" if event.get("event") == "replan" else "Plan"
+    if event.get("fallback"):
+        title += f" (no usable plan: {event.get('reason', '')}; the task is one step)"
     lines = [f"{title} ({len(event.get('steps', []))} steps):"]
     for i, step in enumerate(event.get("steps", []), 1):
         optional = "" if step.get("required", True) else " (optional)"
         lines.append(f"  {i:>2}. {step.get('intent', '')}{optional}")
+    for criterion in event.get("success_criteria") or []:
+        lines.append(f"      done when: {json.dumps(criterion, ensure_ascii=False)}")
     return "\n".join(lines)
 
 
 OUTCOMES = {"declined": "STOPPED AT CONFIRMATION", "blocked": "BLOCKED BY POLICY", "cancelled": "CANCELLED",
             "budget_steps": "OUT OF STEPS", "budget_replans": "OUT OF REPLANS", "budget_tokens": "OUT OF TOKENS",
-            "budget_wall_clock": "OUT OF TIME", "error": "ERROR", "failed": "FAILED"}
+            "budget_wall_clock": "OUT OF TIME", "error": "ERROR", "failed": "FAILED", "unproven": "UNPROVEN"}
 
 
 def summary_lines(summary: dict[str, Any]) -> str:
@@ -57,6 +62,7 @@ def summary_lines(summary: dict[str, Any]) -> str:
     lines = [
         f"{verdict}: {summary.get('steps_passed', 0)}/{summary.get('steps_total', 0)} steps verified in "
         f"{_ms(summary.get('duration_ms', 0))}, {summary.get('tokens_total', 0)} tokens"
+        + (f", {summary.get('steps_unproven')} unproven" if summary.get("steps_unproven") else "")
         + (f", {summary.get('retries')} retries" if summary.get("retries") else "")
         + (f", {summary.get('replans')} replans" if summary.get("replans") else ""),
     ]
@@ -78,6 +84,10 @@ def event_text(event: dict[str, Any]) -> str | None:
         return f"  ✗ required step failed: {event.get('intent', '')} — evidence saved ({', '.join(event.get('artifacts', {}))})"
     if kind == "finished":
         return summary_lines(event)
+    if kind == "criteria":
+        failed = [c for c in event.get("checks", []) if not c.get("ok")]
+        return "  ✓ success criteria hold" if event.get("ok") else "  ✗ success criteria fail: " + "; ".join(
+            f"{json.dumps(c.get('predicate'), ensure_ascii=False)} ({c.get('detail', '')})" for c in failed)
     if kind == "run":
         return f"Task: {event.get('task', '')}\nTrace: {event.get('trace_dir', '')}"
     return None

@@ -31,9 +31,11 @@ class RunSummary(BaseModel):
     tokens_total: int
     steps_passed: int
     steps_total: int
+    #: Steps that acted but whose checks all held before they acted: done, but not proven.
+    steps_unproven: int = 0
     run_id: str = ""
     task: str = ""
-    #: done | failed | declined | blocked | cancelled | budget_<kind> | error
+    #: done | failed | unproven | declined | blocked | cancelled | budget_<kind> | error
     outcome: str = ""
     reason: str = ""
     result: str = ""

@@ -7,6 +7,7 @@ Elements are matched by role, accessible name and text over the snapshot, never 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from typing import Any, Awaitable, Callable
 
@@ -180,6 +181,28 @@ def _evaluate(name: str, arg: Any, snap: Snapshot, ctx: VerifyContext) -> tuple[
         state = bool(found[0].states.get("checked"))
         return state == spec.value, f"[{found[0].ref}] is {'checked' if state else 'not checked'}"
     raise PredicateError(f"unknown predicate {name!r}")
+
+
+def key(predicate: dict[str, Any]) -> str:
+    """A predicate's identity, to compare the checks of one step before and after it acted."""
+    return json.dumps(predicate, sort_keys=True, ensure_ascii=False)
+
+
+def unreachable_by_link(predicates: list[Predicate], snapshot: Snapshot) -> list[Predicate]:
+    """URL checks that nothing on this page leads to: neither the page's URL nor any link on it
+    meets them. Only decided on a page seen whole (no further snapshot page): elsewhere a link
+    beyond the text budget might. A form or script may still navigate anywhere, so this is a
+    reason to re-plan after an attempt failed, never to refuse a plan outright."""
+    if snapshot.next_offset is not None:
+        return []
+    urls = [snapshot.url, *(e.href for e in snapshot.elements if e.href)]
+    out = []
+    for p in predicates:
+        if p.name == "url_contains" and not any(p.arg in u for u in urls):
+            out.append(p)
+        elif p.name == "url_matches" and not any(re.search(p.arg, u) for u in urls):
+            out.append(p)
+    return out
 
 
 SnapshotSource = Callable[[], Awaitable[Snapshot]]

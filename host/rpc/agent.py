@@ -8,13 +8,15 @@ Every model call is counted in the diagnostics under its provider and role. It s
 notifications while it runs:
 
 - `run` {run_id, trace_dir, task, ...} first, so the caller knows which run to answer;
-- `plan` / `replan` {steps}, `step` {step, plan_index, attempt, intent, action_line, verdict,
-  checks, timing, tokens, screenshot?, thumbnail_b64?}, `step_failed` {intent, reason, artifacts};
+- `plan` / `replan` {steps, success_criteria, fallback?}, `step` {step, plan_index, attempt, intent,
+  action_line, verdict (passed | unproven | retry | refused | failed | acted | done | ...),
+  checks_before?, checks, timing, tokens, screenshot?, thumbnail_b64?}, `step_failed` {intent,
+  reason, artifacts}, `criteria` {ok, checks, held_at_start} when a claimed success is judged;
 - `confirm` {run_id, request_id, action_line, reason, url} and `ask_user` {run_id, request_id,
   question}: the run waits until someone calls `agent.answer` {run_id, request_id, answer}
   (true/false for a confirmation, text for a question) or the policy's timeout declines;
 - `finished` {summary}. The reply's data is the summary: {success, duration_ms, tokens_total,
-  steps_passed, steps_total, run_id, outcome, reason, result, trace_dir, ...}.
+  steps_passed, steps_total, steps_unproven, run_id, outcome, reason, result, trace_dir, ...}.
 
 Cancelling the call stops the run at once, the in-flight model call included.
 """

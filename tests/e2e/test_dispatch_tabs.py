@@ -176,3 +176,31 @@ async def test_scroll_with_a_ref_inside_a_list_scrolls_the_list_not_the_page(sw,
     assert result.ok, result.error
     assert await page.evaluate("() => document.getElementById('list').scrollTop") == 200
     assert await page.evaluate("() => window.scrollY") == 0
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_a_page_that_fails_to_load_is_a_snapshot_naming_the_net_error_and_url(sw, page, site_url):
+    tab, _ = await open_buttons(sw, page, site_url)
+    dead = f"http://127.0.0.1:{_closed_port()}/newsletter"
+    went = await act(sw, tab, {"type": "navigate", "url": dead})
+    assert went.ok, went.error
+    assert went.snapshot is not None, went.model_dump()
+    assert went.snapshot.elements == []
+    assert went.snapshot.text == f"page failed to load: net::ERR_CONNECTION_REFUSED at {dead} (go back, or navigate to another URL)"
+    back = await act(sw, tab, {"type": "back"})
+    assert back.ok, back.error
+    assert back.snapshot is not None and back.snapshot.title == "Dispatch: buttons"
+
+
+async def test_a_relative_url_that_reaches_the_extension_unresolved_is_refused_not_guessed(sw, page, site_url):
+    tab, _ = await open_buttons(sw, page, site_url)
+    result = await act(sw, tab, {"type": "navigate", "url": "/newsletter"})
+    assert not result.ok
+    assert result.error.code == "bad_action" and "relative URL" in result.error.message

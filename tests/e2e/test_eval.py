@@ -83,6 +83,27 @@ async def test_a_site_task_whose_final_state_misses_a_predicate_fails_with_the_r
     assert "url_contains failed" in row.reason and "forgot.html" in row.reason
 
 
+async def test_a_task_the_agent_leaves_on_a_failed_page_load_fails_with_its_steps_tokens_and_trace(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}/newsletter"
+    task = {"kind": "e2e", "goal": "Sign in as ada", "start_url": "{site}/login/index.html", "max_steps": 4,
+            "success": [{"url_contains": "/login/account.html"}]}
+    script = {"steps": [{"intent": "Open the newsletter", "action": {"type": "navigate", "url": dead}}],
+              "usage": {"input_tokens": 10, "output_tokens": 5}}
+    config = _config(tmp_path, "custom", suites_dir=_suite_with(tmp_path, "custom", "dead-link", task, script))
+    await run_suite(config)
+    (row,) = read_rows(config.out)
+    # Before: verdict error, steps 0, tokens 0, trace_dir null, and the navigate missing from the trace.
+    assert row.verdict == "fail", row.reason
+    assert "url_contains failed" in row.reason and "agent: unproven" in row.reason
+    assert (row.steps, row.tokens_total) == (1, 30)
+    steps = [json.loads(line) for line in Path(row.trace_dir, "trace.jsonl").read_text().splitlines() if '"event": "step"' in line]
+    assert steps[0]["action"] == {"type": "navigate", "url": dead}
+
+
 async def test_a_miniwob_task_answered_wrongly_fails_with_the_pages_reward(tmp_path):
     task = {"kind": "e2e", "miniwob": {"env": "click-test-2", "seed": 1}, "max_steps": 4}
     script = {"steps": [{"intent": "Click TWO", "action": {"type": "click", "target": {"role": "button", "name": "TWO"}}}]}

@@ -3,8 +3,11 @@ executor from what it reads in each prompt, records every request it receives, a
 faults on demand. It is the HTTP boundary of the real `openai_compat` provider in the
 reliability tests: the agent, the provider, the retry policy and the browser are all real.
 
-- planner requests (system prompt of the planner) get the plan given to the server;
-- executor requests get the action of the step named in "Current step: ...", with the
+- planner requests (system prompt of the planner) get the plan given to the server (with its
+  `success_criteria`), or, when `plan_text` is given, those raw answers in turn (the last repeated),
+  to replay a model that cannot write a usable plan;
+- executor requests get the action of the step named in "Current step: ..." (a step's `actions`
+  list answers its turns in order, the last repeated: a model that acts again after a refusal), with the
   action's `target` {role, name} resolved to a ref from the element lines of the snapshot in
   the prompt (a native tool call when the request carries tools, JSON text otherwise);
 - `faults` is a queue consumed one per request: "ok", "429", "500", "drop" (headers and half
@@ -59,6 +62,8 @@ class FakeModel:
 
     plan: list[dict[str, Any]]
     result: str = "done"
+    success_criteria: list[dict[str, Any]] = field(default_factory=list)
+    plan_text: list[str] = field(default_factory=list)
     faults: list[str] = field(default_factory=list)
     seen: list[Seen] = field(default_factory=list)
     port: int = 0
@@ -67,6 +72,8 @@ class FakeModel:
         self._server: asyncio.base_events.Server | None = None
         self._release = asyncio.Event()
         self.arrived = asyncio.Event()
+        self._turns: dict[str, int] = {}
+        self._plans = 0
 
     async def start(self) -> "FakeModel":
         self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
@@ -130,7 +137,11 @@ class FakeModel:
         step = self._step(prompt)
         if step is None:
             return {"thought": "finished", "action": {"type": "done", "result": self.result, "success": True}}
-        action = dict(step["action"])
+        if "actions" in step:
+            turn = self._turns[step["intent"]] = self._turns.get(step["intent"], -1) + 1
+            action = dict(step["actions"][min(turn, len(step["actions"]) - 1)])
+        else:
+            action = dict(step["action"])
         target = action.pop("target", None)
         if target is not None:
             ref = self.resolve(target, prompt)
@@ -144,9 +155,12 @@ class FakeModel:
         role = self.role_of(body)
         message: dict[str, Any] = {"role": "assistant", "content": None}
         finish = "stop"
-        if role == "planner":
+        if role == "planner" and self.plan_text:
+            message["content"] = self.plan_text[min(self._plans, len(self.plan_text) - 1)]
+            self._plans += 1
+        elif role == "planner":
             steps = [{"intent": s["intent"], "verify": s.get("verify", []), "required": s.get("required", True)} for s in self.plan]
-            message["content"] = json.dumps({"steps": steps})
+            message["content"] = json.dumps({"steps": steps, **({"success_criteria": self.success_criteria} if self.success_criteria else {})})
         elif role == "executor":
             decision = self.decision(body)
             if body.get("tools"):

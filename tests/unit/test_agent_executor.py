@@ -77,3 +77,14 @@ async def test_a_plan_with_an_unknown_predicate_is_refused_after_reminders():
     with pytest.raises(PlannerFailed, match="unknown predicate"):
         await Planner(provider).plan("t", "page", {})
     assert "could not be used [shape]" in provider.last.messages[-1].plain_text()
+
+
+def test_a_plans_success_criteria_are_validated_like_step_checks():
+    from pydantic import ValidationError
+
+    from host.agent.planner import Plan
+
+    plan = Plan.model_validate({"steps": [{"intent": "Sign in"}], "success_criteria": [{"url_contains": "/account"}]})
+    assert plan.success_criteria == [{"url_contains": "/account"}]
+    with pytest.raises(ValidationError, match="unknown predicate 'page_is'"):
+        Plan.model_validate({"steps": [{"intent": "Sign in"}], "success_criteria": [{"page_is": "account"}]})

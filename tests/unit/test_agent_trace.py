@@ -74,3 +74,10 @@ def test_timeline_lines_show_the_verdict_action_and_reason():
                       "reason": "the step's checks failed", "timing": {"model_ms": 10, "dispatch_ms": 90}})
     assert "↻" in line and "(attempt 2)" in line and 'click [4] link "Cart"' in line and "checks failed" in line and "100 ms" in line
     assert summary_lines({"success": False, "outcome": "budget_steps", "steps_passed": 1, "steps_total": 3}).startswith("OUT OF STEPS: 1/3")
+
+
+def test_an_unproven_run_is_printed_as_unproven_never_as_success():
+    text = summary_lines({"success": False, "outcome": "unproven", "steps_passed": 0, "steps_total": 3, "steps_unproven": 3,
+                          "reason": "nothing proves the task was done"})
+    assert text.startswith("UNPROVEN: 0/3 steps verified") and "3 unproven" in text
+    assert "SUCCESS" not in text

@@ -136,3 +136,18 @@ async def test_eventually_gives_up_after_five_tries():
 def test_navigation_predicates_default_to_a_three_second_timeout():
     assert Expectation([parse_predicate({"url_contains": "/cart"})]).default_timeout() == 3.0
     assert Expectation([parse_predicate({"text_present": "x"})]).default_timeout() is None
+
+
+def test_a_url_check_is_unreachable_only_when_neither_the_url_nor_any_link_meets_it():
+    from host.agent.verifier import parse_predicates, unreachable_by_link
+
+    snap = Snapshot(url="http://127.0.0.1/contact.html", elements=[{"ref": 1, "role": "link", "name": "Home", "href": "http://127.0.0.1/index.html"}])
+    checks = parse_predicates([{"url_matches": "/contact-us"}, {"url_contains": "/index.html"}, {"url_contains": "contact"}])
+    assert [p.to_json() for p in unreachable_by_link(checks, snap)] == [{"url_matches": "/contact-us"}]
+
+
+def test_a_page_seen_only_in_part_decides_no_url_check_unreachable():
+    from host.agent.verifier import parse_predicates, unreachable_by_link
+
+    snap = Snapshot(url="http://127.0.0.1/contact.html", next_offset=40)
+    assert unreachable_by_link(parse_predicates([{"url_matches": "/contact-us"}]), snap) == []

@@ -1,0 +1,180 @@
+"""What a weak model did to real runs (issue 15), replayed by a loopback model server through the
+real openai_compat provider, the real host, extension and Chromium: a plan whose checks held
+before anything was done, a done that the task's outcome contradicts, a URL check nothing on the
+page leads to, close_tab without an id, a relative navigate, a page that fails to load, and a
+planner that never writes a usable plan. None of them may end in a false success or a stranded run."""
+
+from __future__ import annotations
+
+import socket
+from typing import Any, AsyncIterator
+
+import pytest
+import pytest_asyncio
+
+from eval.sites.serve import SiteServer
+from tests.agent_calls import start_run, trace_events
+from tests.reliability.fake_model import FakeModel
+
+LOGIN_TASK = "Sign in to Ledger with the username ada and the password lovelace."
+
+#: The plan the real model wrote for the login task: every check holds on the sign-in page before
+#: anything is done, and the password and the Sign in button are never touched.
+FALSE_SUCCESS_PLAN = [
+    {"intent": "Enter the username", "action": {"type": "fill", "target": {"role": "textbox", "name": "Username"}, "text": "ada"},
+     "verify": [{"text_present": "Username"}, {"absent": {"role": "dialog"}}]},
+    {"intent": "Keep me signed in", "action": {"type": "check", "target": {"role": "checkbox", "name": "Keep me signed in"}},
+     "verify": [{"text_present": "Username"}, {"absent": {"role": "dialog"}}]},
+    {"intent": "Finish signing in", "action": {"type": "scroll", "direction": "down"},
+     "verify": [{"text_present": "Sign in"}]},
+]
+
+
+@pytest.fixture(scope="module")
+def ledger() -> Any:
+    with SiteServer() as sites:
+        yield f"{sites.site}/login/index.html"
+
+
+@pytest_asyncio.fixture
+async def serve() -> AsyncIterator[Any]:
+    """Start loopback models for a test; all are stopped at its end."""
+    started: list[FakeModel] = []
+
+    async def start(plan: list[dict[str, Any]], **options: Any) -> FakeModel:
+        model = await FakeModel(plan=plan, **options).start()
+        started.append(model)
+        return model
+
+    yield start
+    for model in started:
+        await model.stop()
+
+
+async def _run(sw: Any, model: FakeModel, task: str, start_url: str, **params: Any) -> dict[str, Any]:
+    run = await start_run(sw, {"task": task, "start_url": start_url, "screenshots": False, **model.provider_params(), **params})
+    return await run.summary()
+
+
+def _executor_prompts(model: FakeModel) -> list[str]:
+    return ["\n".join(seen.messages("user")) for seen in model.seen if seen.role == "executor"]
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ------------------------------------------------------------------ checks that prove something
+
+
+async def test_a_plan_whose_checks_held_before_acting_is_never_a_success(sw, ledger, serve):
+    model = await serve(FALSE_SUCCESS_PLAN)
+    summary = await _run(sw, model, LOGIN_TASK, ledger)
+    # Before: "SUCCESS: 3/3 steps verified" with the password never typed.
+    assert summary["success"] is False
+    assert summary["outcome"] == "unproven", summary
+    assert (summary["steps_passed"], summary["steps_unproven"]) == (0, 3)
+    assert "nothing proves the task was done" in summary["reason"]
+    steps = trace_events(summary["trace_dir"], "step")
+    assert [s["verdict"] for s in steps] == ["unproven", "unproven", "unproven"]
+    assert steps[0]["action"]["type"] == "fill", "the executor still acted on the step"
+    assert all(c["ok"] for c in steps[0]["checks_before"])
+
+
+async def test_a_done_whose_task_success_criteria_fail_is_a_failed_run_with_the_reason(sw, ledger, serve):
+    model = await serve(FALSE_SUCCESS_PLAN, success_criteria=[{"url_contains": "/login/account.html"}, {"text_present": "Welcome, ada"}])
+    summary = await _run(sw, model, LOGIN_TASK, ledger)
+    assert summary["success"] is False
+    assert summary["outcome"] == "failed", summary
+    assert summary["reason"].startswith("success was claimed but the task's success criteria fail: url_contains")
+    criteria = trace_events(summary["trace_dir"], "criteria")[0]
+    assert criteria["ok"] is False
+
+
+async def test_a_sign_in_proven_by_its_success_criteria_is_a_success(sw, ledger, serve):
+    plan = [
+        {"intent": "Enter the username", "action": {"type": "fill", "target": {"role": "textbox", "name": "Username"}, "text": "ada"},
+         "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Username"}, "value": "ada"}}]},
+        {"intent": "Enter the password", "action": {"type": "fill", "target": {"name": "Password"}, "text": "lovelace"}, "verify": []},
+        {"intent": "Sign in", "action": {"type": "click", "target": {"role": "button", "name": "Sign in"}},
+         "verify": [{"url_contains": "/login/account.html"}]},
+    ]
+    model = await serve(plan, success_criteria=[{"text_present": "Welcome, ada"}])
+    summary = await _run(sw, model, LOGIN_TASK, ledger)
+    assert summary["success"] is True, summary
+    assert (summary["steps_passed"], summary["steps_unproven"]) == (3, 0)
+    assert trace_events(summary["trace_dir"], "criteria")[0]["ok"] is True
+
+
+async def test_a_url_check_no_link_leads_to_is_replanned_after_one_attempt(sw, site_url, serve):
+    plan = [{"intent": "Open the contact page", "action": {"type": "click", "target": {"role": "button", "name": "Open panel"}},
+             "verify": [{"url_matches": "/contact-us"}]}]
+    model = await serve(plan)
+    summary = await _run(sw, model, "Open the contact page", f"{site_url}/agent/menu.html", budgets={"max_replans": 1})
+    assert summary["success"] is False
+    first_failure = trace_events(summary["trace_dir"], "step_failed")[0]
+    assert 'no link on the page leads to a URL that meets {"url_matches": "/contact-us"}' in first_failure["reason"]
+    # One attempt, then a new plan, instead of an attempt plus two retries that cannot help.
+    first_plan_steps = [e for e in trace_events(summary["trace_dir"]) if e["event"] in ("step", "replan")]
+    assert [e["event"] for e in first_plan_steps[:2]] == ["step", "replan"]
+    assert trace_events(summary["trace_dir"], "replan")[0]["evidence"]["failed_step"] == "Open the contact page"
+
+
+# ------------------------------------------------------------------ nothing strands a run
+
+
+async def test_close_tab_without_an_id_is_refused_for_the_last_task_tab(sw, site_url, serve):
+    plan = [{"intent": "Close the popup", "actions": [{"type": "close_tab"}, {"type": "click", "target": {"role": "button", "name": "Open panel"}}],
+             "verify": [{"text_present": "Opened the first panel"}]}]
+    model = await serve(plan)
+    summary = await _run(sw, model, "Open the panel", f"{site_url}/agent/menu.html")
+    assert summary["success"] is True, summary
+    refused, passed = trace_events(summary["trace_dir"], "step")
+    assert refused["verdict"] == "refused" and "is the last tab of this task and stays open" in refused["reason"]
+    assert passed["verdict"] == "passed"
+    assert "is the last tab of this task and stays open" in _executor_prompts(model)[1], "the model was told why"
+    tabs = await sw.evaluate("() => chrome.tabs.query({}).then((t) => t.map((x) => x.url))")
+    assert any(url.endswith("/agent/menu.html") for url in tabs)
+
+
+async def test_navigate_to_a_relative_url_resolves_against_the_current_page(sw, site_url, serve):
+    plan = [{"intent": "Open the other page", "action": {"type": "navigate", "url": "menu-b.html"}, "verify": [{"url_contains": "/agent/menu-b.html"}]},
+            {"intent": "Open the account page", "action": {"type": "navigate", "url": "/agent/account.html"},
+             "verify": [{"url_contains": "/agent/account.html"}]}]
+    model = await serve(plan)
+    summary = await _run(sw, model, "Open the account page", f"{site_url}/agent/menu.html")
+    assert summary["success"] is True, summary
+    first, second = trace_events(summary["trace_dir"], "step")
+    assert (first["url_given"], first["action"]["url"]) == ("menu-b.html", f"{site_url}/agent/menu-b.html")
+    assert (second["url_given"], second["action"]["url"]) == ("/agent/account.html", f"{site_url}/agent/account.html")
+
+
+async def test_a_page_that_fails_to_load_is_shown_to_the_model_which_can_go_back(sw, site_url, serve):
+    dead = f"http://127.0.0.1:{_closed_port()}/newsletter"
+    plan = [{"intent": "Open the newsletter", "action": {"type": "navigate", "url": dead}, "verify": []},
+            {"intent": "Go back to the menu", "action": {"type": "back"}, "verify": [{"url_contains": "/agent/menu.html"}]}]
+    model = await serve(plan)
+    summary = await _run(sw, model, "Read the newsletter", f"{site_url}/agent/menu.html")
+    assert summary["outcome"] == "done", summary
+    navigate = trace_events(summary["trace_dir"], "step")[0]
+    assert navigate["action"] == {"type": "navigate", "url": dead}, "the failing navigate is in the trace"
+    assert f"page failed to load: net::ERR_CONNECTION_REFUSED at {dead}" in _executor_prompts(model)[1]
+
+
+async def test_a_planner_without_a_usable_plan_leaves_the_task_as_one_step_for_the_executor(sw, site_url, serve):
+    task = "Open the panel"
+    model = await serve(
+        [{"intent": task, "actions": [{"type": "click", "target": {"role": "button", "name": "Open panel"}},
+                                      {"type": "done", "result": "opened", "success": True}]}],
+        plan_text=["I will open the panel.", '{"steps": []}', "Step 1: click Open panel"],
+    )
+    summary = await _run(sw, model, task, f"{site_url}/agent/menu.html")
+    # Before: the run ended with 0 steps ("the planner gave no usable plan in 3 answers").
+    plan = trace_events(summary["trace_dir"], "plan")[0]
+    assert plan["fallback"] is True and plan["steps"] == [{"intent": task, "verify": [], "required": True}]
+    assert [s["verdict"] for s in trace_events(summary["trace_dir"], "step")] == ["acted", "done"]
+    assert summary["tokens_total"] == 5 * 15, "the three failed planner answers are counted too"
+    # Nothing but the model's word says the task is done: that is not a success.
+    assert (summary["success"], summary["outcome"]) == (False, "unproven"), summary
