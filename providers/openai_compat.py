@@ -49,7 +49,7 @@ PRESETS: dict[str, Preset] = {
     "ollama": Preset("http://127.0.0.1:11434/v1", True, False, False, 8_192, False),
     "lmstudio": Preset("http://127.0.0.1:1234/v1", True, True, False, 8_192, False),
     "vllm": Preset("http://127.0.0.1:8000/v1", False, True, False, 8_192, False),
-    "llamacpp": Preset("http://127.0.0.1:8080/v1", False, False, False, 8_192, False),
+    "llamacpp": Preset("http://127.0.0.1:8080/v1", False, True, False, 8_192, False),
 }
 
 _FINISH: dict[str, FinishReason] = {
@@ -162,8 +162,9 @@ class OpenAICompatProvider(HTTPProvider):
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [self._message(m) for m in messages],
-            "max_tokens": request.max_tokens,
         }
+        # OpenAI's reasoning models refuse `max_tokens`; local servers know only that name.
+        body["max_completion_tokens" if self.preset == "openai" else "max_tokens"] = request.max_tokens
         if request.temperature is not None:
             body["temperature"] = request.temperature
         if native:
@@ -174,7 +175,12 @@ class OpenAICompatProvider(HTTPProvider):
             choice = request.tool_choice
             body["tool_choice"] = choice if choice in ("auto", "none", "required") else {"type": "function", "function": {"name": choice}}
         if request.response_schema is not None and self._caps.json_schema:
-            body["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": request.response_schema}}
+            if self.preset == "llamacpp":
+                # llama-cpp-python's server refuses "json_schema" (HTTP 500); both llama.cpp servers
+                # constrain output to a schema given this way.
+                body["response_format"] = {"type": "json_object", "schema": request.response_schema}
+            else:
+                body["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": request.response_schema}}
         if stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
@@ -195,10 +201,12 @@ class OpenAICompatProvider(HTTPProvider):
             ToolCall(id=c.get("id") or f"call_{i}", name=c["function"]["name"], arguments=_arguments(c["function"].get("arguments")))
             for i, c in enumerate(message.get("tool_calls") or [])
         ]
+        refusal = message.get("refusal")
         return Completion(
-            text=message.get("content") or None,
+            text=refusal or message.get("content") or None,
             tool_calls=calls,
-            finish_reason=_finish(choice.get("finish_reason"), bool(calls)),
+            # A refusal arrives with finish "stop": it is the model declining, not an answer.
+            finish_reason="blocked" if refusal else _finish(choice.get("finish_reason"), bool(calls)),
             usage=_usage(data.get("usage")),
             model=data.get("model") or self.model,
             latency_ms=(time.perf_counter() - started) * 1000,
@@ -213,6 +221,7 @@ class OpenAICompatProvider(HTTPProvider):
         raw_finish: str | None = None
         usage: Usage | None = None
         done = False
+        refused = False
         async with contextlib.aclosing(self.events(response, deadline)) as events:
             async for _event, data in events:
                 if data.strip() == "[DONE]":
@@ -238,10 +247,13 @@ class OpenAICompatProvider(HTTPProvider):
                         raw_finish = choice["finish_reason"]
                     if delta.get("content"):
                         yield Delta(text=delta["content"])
+                    if delta.get("refusal"):
+                        refused = True
+                        yield Delta(text=delta["refusal"])
         if not done and raw_finish is None:
             raise errors.Unavailable("the stream ended before the answer did", provider=self.name)
         calls = [
             ToolCall(id=slot["id"] or f"call_{i}", name=slot["name"], arguments=_arguments(slot["arguments"]))
             for i, slot in sorted(pending.items())
         ]
-        yield Delta(tool_calls=calls, finish_reason=_finish(raw_finish, bool(calls)), usage=usage)
+        yield Delta(tool_calls=calls, finish_reason="blocked" if refused else _finish(raw_finish, bool(calls)), usage=usage)

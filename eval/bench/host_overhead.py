@@ -96,6 +96,9 @@ class ReplayBridge:
             return {**self.act, "action": (params or {}).get("action", {}).get("type", self.act["action"])}
         if method in ("tabs.active", "tabs.open"):
             return {"tab_id": self.tab_id}
+        if method == "act.detach":
+            # A finished run detaches the debugger from its tabs.
+            return {"detached": True}
         raise ValueError(f"the replay has no answer for {method!r}")
 
 
