@@ -41,12 +41,21 @@ async def model() -> AsyncIterator[FakeModel]:
     await server.stop()
 
 
-async def _until(predicate: Any, timeout_s: float = 30.0) -> None:
+async def _until(predicate: Any, timeout_s: float = 30.0, evidence: Any = None) -> None:
     for _ in range(int(timeout_s * 20)):
         if predicate():
             return
         await asyncio.sleep(0.05)
-    raise AssertionError("condition never held")
+    raise AssertionError("condition never held" + (f"\n{evidence()}" if evidence else ""))
+
+
+def _host_log_tail(lines: int = 40) -> str:
+    """The end of the hosts' log, so a failure says what the host was doing."""
+    from host.logs import LOG_FILE_NAME
+    from host.paths import state_dir
+
+    log = state_dir() / LOG_FILE_NAME
+    return "host.log:\n" + "\n".join(log.read_text(errors="replace").splitlines()[-lines:]) if log.exists() else "no host.log"
 
 
 async def _run_in_flight(sw: Any, model: FakeModel, site_url: str) -> tuple[Any, str]:
@@ -114,7 +123,7 @@ async def test_stopping_the_service_worker_mid_run_cancels_the_run_with_its_trac
 
     # The port closed with the worker: the host cancels the run and finishes its trace.
     summary_file = Path(trace_dir) / "summary.json"
-    await _until(summary_file.exists, timeout_s=20)
+    await _until(summary_file.exists, timeout_s=20, evidence=_host_log_tail)
     finished = trace_events(trace_dir, "finished")
     assert finished and finished[-1]["outcome"] == "cancelled"
     # Any extension event wakes a fresh worker, which connects to a fresh host.
