@@ -40,11 +40,16 @@ class BrowserBridge:
         self._pending: dict[str, asyncio.Future[Result]] = {}
         self._ids = itertools.count(1)
         self._listeners: list[Callable[[str, dict[str, Any]], None]] = []
+        self._closed = False
         self.extension_version: str | None = None
         self.capabilities: list[str] = []
 
     async def request(self, method: str, params: dict[str, Any] | None = None, timeout: float = DEFAULT_TIMEOUT_S) -> dict[str, Any]:
         """Ask the extension to do `method`; return its data or raise BrowserError."""
+        if self._closed:
+            # Chrome may still hold our stdout open after closing stdin, so a write would succeed and
+            # the request would wait out its timeout, while Chrome kills the host 2 s after closing.
+            raise BrowserDisconnected()
         request_id = f"h{next(self._ids)}"
         future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
@@ -88,7 +93,8 @@ class BrowserBridge:
                 log.exception("browser event listener failed on %s", name)
 
     def disconnect(self) -> None:
-        """Fail every outstanding request: the port is gone."""
+        """Fail every outstanding request and every later one: the port is gone."""
+        self._closed = True
         for future in self._pending.values():
             if not future.done():
                 future.set_exception(BrowserDisconnected())
