@@ -6,12 +6,11 @@ the run, so a decision task measures exactly what the agent would choose on that
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator
+from typing import Any
 
 from pydantic import BaseModel
 
 from eval.tasks import ExpectedCall, Task
-from providers.base import Capabilities, Completion, CompletionRequest, Delta, LLMProvider
 
 
 class DecisionOutcome(BaseModel):
@@ -23,37 +22,9 @@ class DecisionOutcome(BaseModel):
     tokens_out: int
     #: Unusable replies the executor answered with a reminder before deciding.
     retries: int
-
-
-class _CountingProvider(LLMProvider):
-    """Passes every call through and adds up the usage the backend reported (input and output)."""
-
-    def __init__(self, inner: LLMProvider) -> None:
-        super().__init__(inner.model)
-        self.inner = inner
-        self.name = inner.name
-        self.tokens_in = 0
-        self.tokens_out = 0
-
-    def capabilities(self) -> Capabilities:
-        return self.inner.capabilities()
-
-    async def complete(self, request: CompletionRequest) -> Completion:
-        completion = await self.inner.complete(request)
-        if completion.usage:
-            self.tokens_in += completion.usage.input_tokens
-            self.tokens_out += completion.usage.output_tokens
-        return completion
-
-    async def stream(self, request: CompletionRequest) -> AsyncIterator[Delta]:
-        async for delta in self.inner.stream(request):
-            if delta.usage:
-                self.tokens_in += delta.usage.input_tokens
-                self.tokens_out += delta.usage.output_tokens
-            yield delta
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
+    #: Every raw answer of the turn, and the near-miss coercions the accepted one needed.
+    answers: list[str] = []
+    coercions: list[str] = []
 
 
 def judge(expect: ExpectedCall, action: dict[str, Any], elements: list[dict[str, Any]]) -> tuple[bool, str]:
@@ -86,22 +57,24 @@ async def decide_and_judge(task: Task, provider: str, model: str, options: dict[
 
     assert task.expect is not None
     snapshot = Snapshot.model_validate(task.load_snapshot())
-    counting = _CountingProvider(create(provider, model, **options))
+    backend = create(provider, model, **options)
     try:
-        turn = await Executor(counting).decide(
+        turn = await Executor(backend).decide(
             task=task.goal, intent=task.goal, verify=[], history=[], feedback=None,
             page=prompts.snapshot_block(snapshot.url, snapshot.title, snapshot.text, snapshot.tab_id),
             snapshot=snapshot, step_index=0, attempt=0, reminders=2,
         )
     finally:
-        await counting.aclose()
+        await backend.aclose()
     retries = len(turn.problems)
     if turn.decision is None:
         kinds = ", ".join(p.kind for p in turn.problems) or "none"
         return DecisionOutcome(passed=False, reason=f"no usable decision ({kinds})", call=None,
-                               tokens_in=counting.tokens_in, tokens_out=counting.tokens_out, retries=retries)
+                               tokens_in=turn.tokens_in, tokens_out=turn.tokens_out, retries=retries,
+                               answers=turn.answers, coercions=turn.coercions)
     action = turn.decision.action.model_dump()
     elements = [e.model_dump() for e in snapshot.elements]
     passed, reason = judge(task.expect, action, elements)
     return DecisionOutcome(passed=passed, reason=reason, call=action,
-                           tokens_in=counting.tokens_in, tokens_out=counting.tokens_out, retries=retries)
+                           tokens_in=turn.tokens_in, tokens_out=turn.tokens_out, retries=retries,
+                           answers=turn.answers, coercions=turn.coercions)

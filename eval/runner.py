@@ -18,6 +18,7 @@ import contextlib
 import logging
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
@@ -32,6 +33,8 @@ log = logging.getLogger(__name__)
 
 #: Wall-clock bound of one e2e task (the agent's own budgets usually end it sooner).
 TASK_TIMEOUT_S = 300.0
+#: Raw model answers kept in an e2e row's details (the trace keeps all of them).
+MODEL_ANSWERS_KEPT = 12
 
 
 class RunnerError(RuntimeError):
@@ -187,7 +190,7 @@ async def run_decision(config: RunConfig, task: Task, sha: str) -> Row:
         **base, verdict="pass" if outcome.passed else "fail", reason=outcome.reason, latency_ms=_ms(started),
         steps=1, tokens_total=outcome.tokens_in + outcome.tokens_out, tokens_in=outcome.tokens_in,
         tokens_out=outcome.tokens_out, retries=outcome.retries,
-        details={"call": outcome.call},
+        details={"call": outcome.call, "answers": outcome.answers, "coercions": outcome.coercions},
     )
 
 
@@ -271,8 +274,15 @@ class _RunEvents:
         self.trace_dir: str | None = None
         self.summary: dict[str, Any] = {}
         self._answers: set[asyncio.Task[Any]] = set()
+        #: The model's raw answers (redacted by the run's trace) and the coercions they needed.
+        self.model_answers: list[dict[str, Any]] = []
+        self.coercions: Counter[str] = Counter()
 
     def __call__(self, name: str, data: dict[str, Any]) -> None:
+        if name in ("plan", "replan", "step"):
+            role = "executor" if name == "step" else "planner"
+            self.model_answers.extend({"role": role, "answer": a} for a in data.get("answers") or [])
+            self.coercions.update(data.get("coercions") or [])
         if name == "step":
             self.turns += 1
         elif name == "run":
@@ -290,7 +300,12 @@ class _RunEvents:
     def evidence(self, summary: dict[str, Any]) -> dict[str, Any]:
         """The row fields that say what the run spent and where its trace is."""
         return {"steps": self.turns, "tokens_total": int(summary.get("tokens_total") or 0), "retries": int(summary.get("retries") or 0),
+                "tokens_in": summary.get("tokens_in"), "tokens_out": summary.get("tokens_out"),
                 "replans": int(summary.get("replans") or 0), "trace_dir": summary.get("trace_dir") or self.trace_dir}
+
+    def model_evidence(self) -> dict[str, Any]:
+        """Row details: the model's answers, the last MODEL_ANSWERS_KEPT of them, and the coercions they needed."""
+        return {"answers": self.model_answers[-MODEL_ANSWERS_KEPT:], "coercions": dict(self.coercions)}
 
 
 async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Servers, sha: str) -> Row:
@@ -317,7 +332,7 @@ async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Serve
         except Exception as exc:
             log.exception("e2e task %s: the agent run failed", task.id)
             return Row(**base, verdict="error", reason=f"the agent run failed: {type(exc).__name__}: {exc}", latency_ms=_ms(started),
-                       **events.evidence(events.summary))
+                       details=events.model_evidence(), **events.evidence(events.summary))
         latency = _ms(started)
         try:
             if task.miniwob is not None:
@@ -332,6 +347,7 @@ async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Serve
         if not passed and summary.get("reason"):
             reason = f"{reason}; agent: {summary.get('outcome', '')}: {summary.get('reason', '')}"
         details["outcome"] = summary.get("outcome", "")
+        details.update(events.model_evidence())
         return Row(**base, verdict="pass" if passed else "fail", reason=reason, latency_ms=latency, details=details,
                    **events.evidence(summary))
     finally:

@@ -8,6 +8,7 @@ same `action` object; refs are the numbers of the current snapshot.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Annotated, Any, Literal, Union
 from urllib.parse import urljoin, urlsplit
@@ -23,28 +24,28 @@ class Click(_Action):
     """Click the element with this ref."""
 
     type: Literal["click"] = "click"
-    ref: int = Field(ge=1)
+    ref: int = Field(ge=1, strict=True)
 
 
 class DoubleClick(_Action):
     """Double-click the element with this ref."""
 
     type: Literal["double_click"] = "double_click"
-    ref: int = Field(ge=1)
+    ref: int = Field(ge=1, strict=True)
 
 
 class Hover(_Action):
     """Move the pointer over the element with this ref."""
 
     type: Literal["hover"] = "hover"
-    ref: int = Field(ge=1)
+    ref: int = Field(ge=1, strict=True)
 
 
 class Type(_Action):
     """Type text at the end of the field's current value. `{{secret:NAME}}` is filled in at dispatch."""
 
     type: Literal["type"] = "type"
-    ref: int = Field(ge=1)
+    ref: int = Field(ge=1, strict=True)
     text: str
 
 
@@ -52,7 +53,7 @@ class Fill(_Action):
     """Replace the field's value with text. `{{secret:NAME}}` is filled in at dispatch."""
 
     type: Literal["fill"] = "fill"
-    ref: int = Field(ge=1)
+    ref: int = Field(ge=1, strict=True)
     text: str
 
 
@@ -61,14 +62,14 @@ class Press(_Action):
 
     type: Literal["press"] = "press"
     key: str = Field(min_length=1, max_length=64)
-    ref: int | None = Field(default=None, ge=1)
+    ref: int | None = Field(default=None, ge=1, strict=True)
 
 
 class Select(_Action):
     """Choose the option of a select whose value or visible label is `value`."""
 
     type: Literal["select"] = "select"
-    ref: int = Field(ge=1)
+    ref: int = Field(ge=1, strict=True)
     value: str
 
 
@@ -76,14 +77,14 @@ class Check(_Action):
     """Make a checkbox, radio or switch checked."""
 
     type: Literal["check"] = "check"
-    ref: int = Field(ge=1)
+    ref: int = Field(ge=1, strict=True)
 
 
 class Uncheck(_Action):
     """Make a checkbox or switch unchecked."""
 
     type: Literal["uncheck"] = "uncheck"
-    ref: int = Field(ge=1)
+    ref: int = Field(ge=1, strict=True)
 
 
 class Scroll(_Action):
@@ -91,7 +92,7 @@ class Scroll(_Action):
 
     type: Literal["scroll"] = "scroll"
     direction: Literal["up", "down", "left", "right"] = "down"
-    ref: int | None = Field(default=None, ge=1)
+    ref: int | None = Field(default=None, ge=1, strict=True)
     amount: int | None = Field(default=None, ge=1, le=100_000)
 
 
@@ -155,7 +156,7 @@ class Extract(_Action):
     """Read the text of the element with this ref, or the page's main content, within `max_chars`."""
 
     type: Literal["extract"] = "extract"
-    ref: int | None = Field(default=None, ge=1)
+    ref: int | None = Field(default=None, ge=1, strict=True)
     max_chars: int = Field(default=4000, ge=1, le=100_000)
 
 
@@ -187,6 +188,49 @@ ACTION_TYPES: tuple[str, ...] = (
     "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab", "wait", "extract",
     "ask_user", "done",
 )
+
+#: One valid example of each action, shown to a model whose answer did not fit the grammar.
+EXAMPLES: dict[str, dict[str, Any]] = {
+    "click": {"type": "click", "ref": 12}, "double_click": {"type": "double_click", "ref": 12},
+    "hover": {"type": "hover", "ref": 12}, "type": {"type": "type", "ref": 7, "text": "hello"},
+    "fill": {"type": "fill", "ref": 7, "text": "hello"}, "press": {"type": "press", "key": "Enter"},
+    "select": {"type": "select", "ref": 9, "value": "Large"}, "check": {"type": "check", "ref": 4},
+    "uncheck": {"type": "uncheck", "ref": 4}, "scroll": {"type": "scroll", "direction": "down"},
+    "navigate": {"type": "navigate", "url": "https://example.com/contact"}, "back": {"type": "back"},
+    "forward": {"type": "forward"}, "reload": {"type": "reload"}, "new_tab": {"type": "new_tab", "url": "https://example.com/"},
+    "switch_tab": {"type": "switch_tab", "tab_id": 2}, "close_tab": {"type": "close_tab", "tab_id": 2},
+    "wait": {"type": "wait", "ms": 1000}, "extract": {"type": "extract", "ref": 15},
+    "ask_user": {"type": "ask_user", "question": "Which size do you want?"},
+    "done": {"type": "done", "result": "The order number is 1042", "success": True},
+}
+
+#: What to do instead of an action the grammar does not have, for the names models invent most.
+INSTEAD: dict[str, str] = {
+    "search": "fill the search box with the query (fill), then press Enter (press)",
+    "close_popup": "click the popup's close button (click its ref), or press Escape (press)",
+    "dismiss": "click the close or dismiss button (click its ref), or press Escape (press)",
+    "submit": "click the submit button (click its ref), or press Enter in the field (press)",
+    "login": "fill the username and password fields one at a time (fill), then click the sign-in button",
+    "scroll_to": "scroll (scroll with a ref scrolls that element), or act on the ref directly: actions scroll it into view",
+    "read": "extract (extract with a ref reads that element)", "get_text": "extract (extract with a ref reads that element)",
+    "screenshot": "nothing: the snapshot you are given is the page", "think": "put your reasoning in \"thought\" and choose an action",
+}
+
+
+def action_help(kind: str) -> str:
+    """One line a model can act on: the fields an action takes and a valid example of it."""
+    schema = action_adapter.json_schema()
+    for sub in schema.get("$defs", {}).values():
+        props = sub.get("properties", {})
+        if props.get("type", {}).get("const", props.get("type", {}).get("default")) != kind:
+            continue
+        required = [f for f in sub.get("required", []) if f != "type"]
+        optional = [f for f in props if f not in required and f != "type"]
+        req, opt = ", ".join(required), ", ".join(optional)
+        fields = f"{req} (optional: {opt})" if req and opt else req or (f"optional {opt}" if opt else "no fields")
+        return f'"{kind}" takes {fields}; for example {{"action": {json.dumps(EXAMPLES[kind], ensure_ascii=False)}}}'
+    return ""
+
 
 #: Actions that change the page; never re-dispatched automatically after a stale ref.
 MUTATING: frozenset[str] = frozenset(ACTION_TYPES) - {"hover", "wait", "extract", "ask_user", "done", "scroll"}

@@ -11,6 +11,11 @@ a `ParseFailure` whose `kind` names what went wrong, so the retry prompt can say
 - malformed   something object-like is there but it is not JSON, even after repair
 - multi_root  more than one JSON object: which one is the decision is ambiguous
 - shape       valid JSON, but not a Decision for the action grammar
+
+Near misses that are clearly meant one way are accepted (see host.coercions); each repair and
+coercion applied is appended to the caller's `notes` list so the trace can count them:
+`comments` (`//` and `/* */` removed), `trailing_comma`, `fenced` (the object sat in a code
+fence), `truncated_tail` (closing brackets added), and the decision coercions.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from host.actions import ACTION_TYPES, Decision
+from host.actions import ACTION_TYPES, INSTEAD, Decision, action_help
+from host.coercions import ACTION_ALIASES, coerce_decision
 
 FailureKind = Literal["no_json", "truncated", "malformed", "multi_root", "shape"]
 
@@ -36,6 +42,8 @@ MAX_RESTARTS = 16
 _OUTSIDE = re.compile(r'["{}\[\]]')
 _INSIDE = re.compile(r'["\\]')
 _TRAILING_COMMA = re.compile(r'("(?:[^"\\]|\\.)*")|,(\s*[}\]])', re.DOTALL)
+_COMMENT = re.compile(r'("(?:[^"\\]|\\.)*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
+_SAFE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
 _CLOSER = {"{": "}", "[": "]"}
 #: An unclosed object that starts like JSON (`{"`) is a truncated answer, not a brace in prose.
 _JSON_START = re.compile(r'\{\s*"')
@@ -126,19 +134,30 @@ def _strip_trailing_commas(fragment: str) -> str:
     return _TRAILING_COMMA.sub(lambda m: m.group(1) or m.group(2), fragment)
 
 
-def _loads(fragment: str) -> Any:
-    """json.loads, then once more without trailing commas; raises ValueError (also for nesting
-    too deep for the decoder: no decision is nested that deep)."""
+def _loads(fragment: str, notes: list[str] | None = None) -> Any:
+    """json.loads, then without trailing commas, then without comments; raises ValueError (also
+    for nesting too deep for the decoder: no decision is nested that deep)."""
     try:
         try:
             return json.loads(fragment)
         except ValueError:
-            return json.loads(_strip_trailing_commas(fragment))
+            pass
+        attempts = (("trailing_comma", _strip_trailing_commas(fragment)),
+                    ("comments", _strip_trailing_commas(_COMMENT.sub(lambda m: m.group(1) or "", fragment))))
+        for note, candidate in attempts:
+            try:
+                value = json.loads(candidate)
+            except ValueError:
+                continue
+            if notes is not None:
+                notes.append(note)
+            return value
+        raise ValueError("not JSON")
     except RecursionError:
         raise ValueError("nested too deeply") from None
 
 
-def _complete_tail(text: str, tail: _Tail) -> Any | None:
+def _complete_tail(text: str, tail: _Tail, notes: list[str] | None = None) -> Any | None:
     """Close a truncated object if only a quote and a few brackets are missing at the very end."""
     if len(tail.stack) > MAX_REPAIR_CLOSERS:
         return None
@@ -147,18 +166,18 @@ def _complete_tail(text: str, tail: _Tail) -> Any | None:
         return None  # cut inside a number, literal, key or after a colon: the value is unknown
     closing = ('"' if tail.in_string else "") + "".join(_CLOSER[c] for c in reversed(tail.stack))
     try:
-        return _loads(fragment + closing)
+        return _loads(fragment + closing, notes)
     except ValueError:
         return None
 
 
-def extract_json(text: str) -> dict[str, Any]:
+def extract_json(text: str, notes: list[str] | None = None) -> dict[str, Any]:
     """The one JSON object in `text` (prose and code fences around it allowed), after bounded
     repair. Raises ParseFailure (no_json, truncated, malformed, multi_root)."""
-    return _extract(text)[0]
+    return _extract(text, notes)[0]
 
 
-def _extract(text: str) -> tuple[dict[str, Any], bool]:
+def _extract(text: str, notes: list[str] | None = None) -> tuple[dict[str, Any], bool]:
     """The one object and whether it was completed from a truncated tail."""
     if not isinstance(text, str):
         raise ParseFailure("no_json", f"expected text, got {type(text).__name__}")
@@ -172,9 +191,10 @@ def _extract(text: str) -> tuple[dict[str, Any], bool]:
         roots = [r for r in roots if r[0] < tail.start]
     objects: list[dict[str, Any]] = []
     malformed = 0
+    repairs: list[str] = []
     for start, end in roots:
         try:
-            value = _loads(text[start:end])
+            value = _loads(text[start:end], repairs)
         except ValueError:
             malformed += 1
             continue
@@ -182,61 +202,94 @@ def _extract(text: str) -> tuple[dict[str, Any], bool]:
             objects.append(value)
     repaired = False
     if tail is not None:
-        value = _complete_tail(text, tail)
+        value = _complete_tail(text, tail, repairs)
         if isinstance(value, dict):
             objects.append(value)
             repaired = True
+            repairs.append("truncated_tail")
         elif not objects:
             raise ParseFailure("truncated", "the JSON object is not complete: the text ends inside it")
     if len(objects) > 1:
         raise ParseFailure("multi_root", f"found {len(objects)} JSON objects; answer with exactly one")
     if objects:
+        if notes is not None:
+            notes.extend(repairs)
+            if "```" in text:
+                notes.append("fenced")
         return objects[0], repaired
     if malformed:
         raise ParseFailure("malformed", "there is an object but it is not valid JSON")
     raise ParseFailure("no_json", "no JSON object found in the answer")
 
 
-def _shape_error(exc: ValidationError) -> str:
-    """A short description of what is wrong, without echoing the model's (page-derived) values."""
-    parts = []
+def _shape_error(obj: dict[str, Any], exc: ValidationError) -> str:
+    """What is wrong, said so a small model can fix it: the action's fields and an example, or
+    what to do instead of an action the grammar does not have. Values the model wrote (often
+    copied from the page) are not echoed; an action name is, when it is a plain identifier."""
+    action = obj.get("action")
+    if not isinstance(action, dict):
+        return 'the answer needs an "action" object, for example {"action": {"type": "click", "ref": 12}}'
+    kind = action.get("type")
+    if not isinstance(kind, str) or kind not in ACTION_TYPES:
+        named = f'"{kind}" is not an action' if isinstance(kind, str) and _SAFE_NAME.match(kind) else 'the action needs a "type"'
+        instead = INSTEAD.get(kind) if isinstance(kind, str) else None
+        return named + (f"; instead, {instead}" if instead else "") + f". The action types are: {', '.join(ACTION_TYPES)}"
+    problems = []
     for err in exc.errors(include_input=False, include_url=False)[:4]:
-        loc = ".".join(str(p) for p in err["loc"])
-        parts.append(f"{loc}: {err['msg']}" if loc else err["msg"])
-    return "; ".join(parts)
+        # The location is action.<type>.<field>: the model only needs the field.
+        loc = [str(p) for p in err["loc"] if str(p) not in ("action", kind)]
+        field = ".".join(loc)
+        if err["type"] == "extra_forbidden":
+            problems.append(f'"{field}" is not a field of {kind}')
+        elif err["type"] == "missing":
+            problems.append(f'"{field}" is missing')
+        else:
+            problems.append(f'"{field}": {err["msg"].lower()}' if field else err["msg"])
+    return "; ".join(problems) + ". " + action_help(kind)
 
 
-def _as_decision(obj: dict[str, Any]) -> dict[str, Any]:
-    """Shape gate: validate against the action grammar and return the normalised Decision dict.
-    A bare action object (`{"type": "click", "ref": 3}`) is accepted as the decision's action."""
-    if "action" not in obj and isinstance(obj.get("type"), str) and obj["type"] in ACTION_TYPES:
+def _as_decision(obj: dict[str, Any], notes: list[str] | None = None) -> dict[str, Any]:
+    """Shape gate: coerce the documented near misses, validate against the action grammar and
+    return the normalised Decision dict. A bare action object (`{"type": "click", "ref": 3}`)
+    is accepted as the decision's action."""
+    bare = obj.get("type")
+    if "action" not in obj and isinstance(bare, str) and (bare in ACTION_TYPES or bare in ACTION_ALIASES):
         action = dict(obj)
         thought = action.pop("thought", None)
         obj = {"action": action} if thought is None else {"thought": thought, "action": action}
+    obj, coerced = coerce_decision(obj)
     try:
         decision = Decision.model_validate(obj)
     except ValidationError as exc:
-        raise ParseFailure("shape", _shape_error(exc)) from None
+        raise ParseFailure("shape", _shape_error(obj, exc)) from None
     except RecursionError:
         raise ParseFailure("shape", "nested too deeply") from None
+    if notes is not None:
+        notes.extend(coerced)
     return decision.model_dump(mode="json", exclude_none=True)
 
 
-def parse_decision(text: str) -> dict[str, Any]:
-    """The executor's Decision from a JSON-in-text answer. Raises only ParseFailure."""
-    obj, repaired = _extract(text)
+def parse_decision(text: str, notes: list[str] | None = None) -> dict[str, Any]:
+    """The executor's Decision from a JSON-in-text answer. Raises only ParseFailure; the repairs
+    and coercions it applied are appended to `notes`."""
+    found: list[str] = []
+    obj, repaired = _extract(text, found)
     try:
-        return _as_decision(obj)
+        decision = _as_decision(obj, found)
     except ParseFailure as failure:
         # A completed tail that still is not a decision was cut off, not mis-shaped.
         if repaired:
             raise ParseFailure("truncated", "the answer ends before the decision is complete") from None
         raise failure
+    if notes is not None:
+        notes.extend(found)
+    return decision
 
 
-def decision_from_tool_call(name: str, arguments: dict[str, Any] | str) -> dict[str, Any]:
+def decision_from_tool_call(name: str, arguments: dict[str, Any] | str, notes: list[str] | None = None) -> dict[str, Any]:
     """The Decision for a native tool call: tool name = action type, arguments = the action's
-    fields plus an optional "thought". Raises ParseFailure (malformed, shape)."""
+    fields plus an optional "thought". Raises ParseFailure (malformed, shape); the coercions
+    applied are appended to `notes`."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
@@ -246,8 +299,10 @@ def decision_from_tool_call(name: str, arguments: dict[str, Any] | str) -> dict[
         raise ParseFailure("malformed", f"the arguments of tool {name!r} are not valid JSON")
     if not isinstance(arguments, dict):
         raise ParseFailure("shape", f"the arguments of tool {name!r} must be an object")
-    if name not in ACTION_TYPES:
-        raise ParseFailure("shape", f"unknown tool {name!r}; the tools are the action types")
+    if name not in ACTION_TYPES and name not in ACTION_ALIASES:
+        instead = INSTEAD.get(name)
+        named = f"there is no tool {name!r}" if _SAFE_NAME.match(name) else "there is no such tool"
+        raise ParseFailure("shape", named + (f"; instead, {instead}" if instead else "") + "; the tools are the action types")
     fields = dict(arguments)
     thought = fields.pop("thought", None)
     if fields.get("type", name) != name:
@@ -256,7 +311,7 @@ def decision_from_tool_call(name: str, arguments: dict[str, Any] | str) -> dict[
     obj: dict[str, Any] = {"action": fields}
     if thought is not None:
         obj["thought"] = thought
-    return _as_decision(obj)
+    return _as_decision(obj, notes)
 
 
 _REMINDERS: dict[str, str] = {

@@ -49,6 +49,8 @@ class BudgetTracker:
         self.steps = 0
         self.replans = 0
         self.tokens = 0
+        self.tokens_in = 0
+        self.tokens_out = 0
 
     def elapsed_s(self) -> float:
         return self._clock() - self.started
@@ -85,5 +87,8 @@ class BudgetTracker:
         """Whether a plan step that has made `attempts_made` attempts may try again."""
         return attempts_made <= self.budgets.retries_per_step
 
-    def add_tokens(self, count: int) -> None:
-        self.tokens += max(0, count)
+    def add_tokens(self, tokens_in: int, tokens_out: int) -> None:
+        """Account what one or more model calls reported, failed and rejected answers included."""
+        self.tokens_in += max(0, tokens_in)
+        self.tokens_out += max(0, tokens_out)
+        self.tokens = self.tokens_in + self.tokens_out

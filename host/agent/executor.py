@@ -2,7 +2,9 @@
 
 Native tool calls where the provider has them (one tool per action type, refs limited to the
 snapshot); JSON in text otherwise, through the one hardened parser. A reply that cannot be
-used is answered with a reminder that names what was wrong, a bounded number of times.
+used is answered with a reminder that names what was wrong, a bounded number of times; when
+the same unusable reply comes back twice, the model is asked afresh (without its own answer
+to copy) at a higher temperature, since repeating the reminder only gets the same answer.
 """
 
 from __future__ import annotations
@@ -37,10 +39,17 @@ class Turn(BaseModel):
     #: The model's raw output (text and tool calls) of the last call, for artifacts.
     raw: str
     tokens: int
+    #: The split of `tokens`, over every call of the turn, the rejected answers included.
+    tokens_in: int = 0
+    tokens_out: int = 0
     calls: int
     latency_ms: float
     problems: list[ParseProblem]
     native: bool
+    #: Near-miss repairs and coercions applied to the accepted answer (see host.coercions).
+    coercions: list[str] = []
+    #: Every raw reply of this turn, the rejected ones included, for traces and eval rows.
+    answers: list[str] = []
 
 
 def _rejection_reminder(rejected: DecisionRejected) -> str:
@@ -57,12 +66,21 @@ def _raw(completion: Any) -> str:
     return "\n".join(p for p in parts if p)
 
 
+#: Temperature of the fresh try after the same unusable answer came back twice.
+REPEAT_TEMPERATURE = 0.7
+
+
+def _repeat_reminder(reminder: str) -> str:
+    return ("Your earlier answers were the same and could not be used. Do not repeat them; " + reminder[0].lower() + reminder[1:])
+
+
 class Executor:
     """Asks one provider for the next action."""
 
-    def __init__(self, provider: LLMProvider, timeout: float = 90.0) -> None:
+    def __init__(self, provider: LLMProvider, timeout: float = 90.0, temperature: float | None = None) -> None:
         self.provider = provider
         self.timeout = timeout
+        self.temperature = temperature
         self.native = provider.capabilities().native_tools
 
     async def decide(
@@ -70,14 +88,17 @@ class Executor:
         page: str, snapshot: Snapshot, step_index: int, attempt: int, reminders: int, timeout: float | None = None,
     ) -> Turn:
         """One decision valid for `snapshot`, or `decision=None` after `reminders` unusable replies."""
-        messages = [
-            Message.text("system", prompts.EXECUTOR_SYSTEM),
+        first = [
+            Message.text("system", prompts.executor_system(secrets=prompts.mentions_secrets(task))),
             Message.text("user", prompts.executor_user(task, intent, verify, history, feedback, page, text_mode=not self.native)),
         ]
+        messages = first
+        temperature = self.temperature
+        answers: list[str] = []
         tools = executor_tools(snapshot) if self.native else []
         snapshot_json = snapshot.model_dump(exclude={"screenshot_b64"})
         problems: list[ParseProblem] = []
-        tokens = 0
+        tokens_in = tokens_out = 0
         raw = ""
         started = time.perf_counter()
         calls = 0
@@ -85,21 +106,24 @@ class Executor:
             calls += 1
             request = CompletionRequest(
                 messages=messages, tools=tools, tool_choice="required" if tools else "auto",
-                timeout=timeout or self.timeout,
+                timeout=timeout or self.timeout, temperature=temperature,
                 metadata={"role": "executor", "snapshot": snapshot_json, "step_index": step_index, "attempt": attempt, "task": task},
             )
             completion = await self.provider.complete(request)
             if completion.usage:
-                tokens += completion.usage.input_tokens + completion.usage.output_tokens
+                tokens_in += completion.usage.input_tokens
+                tokens_out += completion.usage.output_tokens
             raw = _raw(completion)
+            answers.append(raw)
+            coercions: list[str] = []
             try:
                 if completion.tool_calls:
                     call = completion.tool_calls[0]
                     if len(completion.tool_calls) > 1:
                         raise ParseFailure("multi_root", f"{len(completion.tool_calls)} tool calls; call exactly one tool")
-                    decision = decision_from_tool_call(call.name, call.arguments)
+                    decision = decision_from_tool_call(call.name, call.arguments, coercions)
                 else:
-                    decision = parse_decision(completion.text or "")
+                    decision = parse_decision(completion.text or "", coercions)
                 typed = validate_decision(decision, snapshot)
             except ParseFailure as failure:
                 reminder = retry_reminder(failure)
@@ -108,9 +132,14 @@ class Executor:
                 reminder = _rejection_reminder(rejected)
                 problems.append(ParseProblem(kind=rejected.kind, detail=rejected.message, reminder=reminder))
             else:
-                return Turn(decision=typed, raw=raw, tokens=tokens, calls=calls, latency_ms=(time.perf_counter() - started) * 1000,
-                            problems=problems, native=self.native)
-            # The reply goes back as text so every provider can read it; the reminder names the failure.
-            messages = [*messages, Message.text("assistant", raw or "(empty answer)"), Message.text("user", reminder)]
-        return Turn(decision=None, raw=raw, tokens=tokens, calls=calls, latency_ms=(time.perf_counter() - started) * 1000,
-                    problems=problems, native=self.native)
+                return Turn(decision=typed, raw=raw, tokens=tokens_in + tokens_out, tokens_in=tokens_in, tokens_out=tokens_out, calls=calls, latency_ms=(time.perf_counter() - started) * 1000,
+                            problems=problems, native=self.native, coercions=coercions, answers=answers)
+            if len(answers) > 1 and answers[-1] == answers[-2]:
+                # Shown its own answer, a small model copies it: ask afresh, warmer, without it.
+                temperature = max(REPEAT_TEMPERATURE, self.temperature or 0.0)
+                messages = [*first, Message.text("user", _repeat_reminder(reminder))]
+            else:
+                # The reply goes back as text so every provider can read it; the reminder names the failure.
+                messages = [*messages, Message.text("assistant", raw or "(empty answer)"), Message.text("user", reminder)]
+        return Turn(decision=None, raw=raw, tokens=tokens_in + tokens_out, tokens_in=tokens_in, tokens_out=tokens_out, calls=calls, latency_ms=(time.perf_counter() - started) * 1000,
+                    problems=problems, native=self.native, answers=answers)

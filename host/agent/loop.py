@@ -84,6 +84,14 @@ class StepOutcome(BaseModel):
     attempts: int = 0
 
 
+#: Characters of each raw model answer kept in the trace (redacted like everything traced).
+ANSWER_CHARS = 4000
+
+
+def _clipped(answers: list[str]) -> list[str]:
+    return [a if len(a) <= ANSWER_CHARS else a[:ANSWER_CHARS] + " [...]" for a in answers]
+
+
 def _action_line(action: dict[str, Any], snapshot: Snapshot | None) -> str:
     """A short human line for an action: `click [12] button "Add to cart"`."""
     kind = action.get("type", "?")
@@ -167,8 +175,8 @@ class AgentRun:
         result = await self.session.act({"type": "extract", "max_chars": 20_000}, snapshot_after=False)
         return result.text or "" if result.ok else ""
 
-    def _take_tokens(self, count: int) -> None:
-        self.budget.add_tokens(count)
+    def _take_tokens(self, tokens_in: int, tokens_out: int) -> None:
+        self.budget.add_tokens(tokens_in, tokens_out)
 
     # ------------------------------------------------------------ the run
 
@@ -209,6 +217,7 @@ class AgentRun:
     def _finish(self, started: float, success: bool, outcome: str, reason: str) -> RunSummary:
         summary = RunSummary(
             success=success, duration_ms=round((time.monotonic() - started) * 1000, 1), tokens_total=self.budget.tokens,
+            tokens_in=self.budget.tokens_in, tokens_out=self.budget.tokens_out,
             steps_passed=self.steps_passed, steps_total=max(self.steps_total, self.steps_passed), steps_unproven=self.steps_unproven,
             run_id=self.run_id,
             task=self.options.task, outcome=outcome, reason=reason, result=self.result, replans=self.budget.replans,
@@ -309,19 +318,19 @@ class AgentRun:
             )
         except PlannerFailed as exc:
             # The executor alone can still try the task; only task-level evidence can prove it then.
-            self._take_tokens(exc.tokens)
+            self._take_tokens(exc.tokens_in, exc.tokens_out)
             plan = fallback_plan(self.options.task)
             self.open_step = plan.steps[0]
             self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in plan.steps], tokens=exc.tokens,
-                      fallback=True, reason=str(exc), evidence=evidence)
+                      fallback=True, reason=str(exc), evidence=evidence, answers=_clipped(exc.answers))
             return plan
-        self._take_tokens(result.tokens)
+        self._take_tokens(result.tokens_in, result.tokens_out)
         self.open_step = None
         if result.plan.success_criteria:
             self.criteria = parse_predicates(result.plan.success_criteria)
         self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in result.plan.steps], tokens=result.tokens,
                   success_criteria=result.plan.success_criteria, latency_ms=round(result.latency_ms, 1), attempts=result.attempts,
-                  evidence=evidence)
+                  evidence=evidence, coercions=result.coercions, answers=_clipped(result.answers))
         return result.plan
 
     async def _persist_failure(self, step: PlanStep, outcome: StepOutcome, snap: Snapshot) -> dict[str, Any]:
@@ -390,10 +399,10 @@ class AgentRun:
             reminders=self.options.budgets.retries_per_step, timeout=self._timeout(),
         )
         timing["model_ms"] = (time.perf_counter() - t0) * 1000
-        self._take_tokens(turn.tokens)
+        self._take_tokens(turn.tokens_in, turn.tokens_out)
         self.last_raw = turn.raw
         record.update(tokens=turn.tokens, model_calls=turn.calls, native_tools=turn.native,
-                      parse_failures=[p.model_dump() for p in turn.problems])
+                      parse_failures=[p.model_dump() for p in turn.problems], coercions=turn.coercions, answers=_clipped(turn.answers))
 
         def finish(verdict: str, reason: str = "", **extra: Any) -> None:
             record.update(verdict=verdict, reason=reason, timing={k: round(v, 1) for k, v in timing.items()}, **extra)

@@ -9,7 +9,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from host.agent import prompts
-from host.agent.verifier import PredicateError, parse_predicates
+from host.agent.verifier import PREDICATE_NAMES, PredicateError, parse_predicates
+from host.coercions import coerce_predicates
 from providers.base import CompletionRequest, LLMProvider, Message
 from providers.parsing import ParseFailure, extract_json
 
@@ -62,18 +63,69 @@ def fallback_plan(task: str) -> Plan:
 class PlannerFailed(Exception):
     """The planner gave no usable plan within its reminders; `tokens` were spent on them."""
 
-    def __init__(self, message: str, tokens: int = 0, raw: str = "") -> None:
+    def __init__(self, message: str, tokens_in: int = 0, tokens_out: int = 0, raw: str = "", answers: list[str] | None = None) -> None:
         super().__init__(message)
-        self.tokens = tokens
+        self.tokens_in = tokens_in
+        self.tokens_out = tokens_out
+        self.tokens = tokens_in + tokens_out
         self.raw = raw
+        self.answers = answers or []
+
+
+def _plan_problem(exc: ValidationError) -> str:
+    """The first thing wrong with a plan, in words (`step 2 verify: ...`), not a validator path."""
+    err = exc.errors(include_input=False, include_url=False)[0]
+    words: list[str] = []
+    for part in err["loc"]:
+        if isinstance(part, int) and words:
+            words[-1] = f"{words[-1].removesuffix('s')} {part + 1}"
+        else:
+            words.append(str(part))
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    if err["type"] == "missing":
+        msg = "missing"
+    return f"{' '.join(words)}: {msg}" if words else msg
 
 
 class PlanResult(BaseModel):
     plan: Plan
     raw: str
     tokens: int
+    tokens_in: int = 0
+    tokens_out: int = 0
     latency_ms: float
     attempts: int
+    #: Near-miss repairs and coercions applied to the accepted answer.
+    coercions: list[str] = []
+    #: Every raw answer, the rejected ones included.
+    answers: list[str] = []
+
+
+#: Temperature of the fresh try after the same unusable plan came back twice.
+REPEAT_TEMPERATURE = 0.7
+
+
+def read_plan(text: str, notes: list[str] | None = None) -> Plan:
+    """The plan in a planner's answer, near misses coerced (predicate objects and pairs where a
+    list belongs, comments, fences); raises ParseFailure or ValidationError."""
+    obj = extract_json(text, notes)
+    steps = obj.get("steps")
+    if isinstance(steps, list):
+        fixed = []
+        for step in steps:
+            if isinstance(step, dict) and "verify" in step:
+                verify, coerced = coerce_predicates(step["verify"], PREDICATE_NAMES)
+                step = {**step, "verify": verify}
+                if notes is not None:
+                    notes.extend(coerced)
+            fixed.append(step)
+        obj = {**obj, "steps": fixed}
+    if "success_criteria" in obj:
+        criteria, coerced = coerce_predicates(obj["success_criteria"], PREDICATE_NAMES)
+        obj = {**obj, "success_criteria": criteria}
+        if notes is not None:
+            notes.extend(coerced)
+    return Plan.model_validate(obj)
 
 
 def plan_schema() -> dict[str, Any]:
@@ -83,47 +135,57 @@ def plan_schema() -> dict[str, Any]:
 class Planner:
     """Asks one provider for plans."""
 
-    def __init__(self, provider: LLMProvider, timeout: float = 120.0) -> None:
+    def __init__(self, provider: LLMProvider, timeout: float = 120.0, temperature: float | None = None) -> None:
         self.provider = provider
         self.timeout = timeout
+        self.temperature = temperature
 
     async def plan(
         self, task: str, page: str, snapshot_json: dict[str, Any], *, evidence: dict[str, Any] | None = None,
         done_steps: list[str] | None = None, timeout: float | None = None,
     ) -> PlanResult:
         """A validated plan; raises PlannerFailed after MAX_PLAN_RETRIES reminders."""
-        messages = [
-            Message.text("system", prompts.PLANNER_SYSTEM),
+        first = [
+            Message.text("system", prompts.planner_system(secrets=prompts.mentions_secrets(task))),
             Message.text("user", prompts.planner_user(task, page, evidence, done_steps)),
         ]
+        messages = first
         caps = self.provider.capabilities()
-        tokens = 0
+        tokens_in = tokens_out = 0
         started = time.perf_counter()
         raw = ""
+        temperature = self.temperature
+        answers: list[str] = []
         for attempt in range(1, MAX_PLAN_RETRIES + 2):
             request = CompletionRequest(
                 messages=messages,
                 response_schema=plan_schema() if caps.json_schema else None,
-                timeout=timeout or self.timeout,
+                timeout=timeout or self.timeout, temperature=temperature,
                 metadata={"role": "planner", "snapshot": snapshot_json, "task": task, "attempt": attempt, "replan": evidence is not None},
             )
             completion = await self.provider.complete(request)
             if completion.usage:
-                tokens += completion.usage.input_tokens + completion.usage.output_tokens
+                tokens_in += completion.usage.input_tokens
+                tokens_out += completion.usage.output_tokens
             raw = completion.text or ""
+            answers.append(raw)
+            coercions: list[str] = []
             try:
-                plan = Plan.model_validate(extract_json(raw))
+                plan = read_plan(raw, coercions)
             except ParseFailure as failure:
                 problem = f"[{failure.kind}] {failure.detail or 'no usable JSON'}"
             except ValidationError as exc:
-                err = exc.errors(include_input=False, include_url=False)[0]
-                problem = f"[shape] {'.'.join(map(str, err['loc']))}: {err['msg']}"
+                problem = f"[shape] {_plan_problem(exc)}"
             else:
-                return PlanResult(plan=plan, raw=raw, tokens=tokens, latency_ms=(time.perf_counter() - started) * 1000, attempts=attempt)
-            messages = [
-                *messages,
-                Message.text("assistant", raw or "(empty)"),
-                Message.text("user", f"That plan could not be used {problem}. Answer again with exactly one JSON object "
-                             '{"steps": [{"intent": ..., "verify": [...], "required": true}], "success_criteria": [...]} and nothing else.'),
-            ]
-        raise PlannerFailed(f"the planner gave no usable plan in {MAX_PLAN_RETRIES + 1} answers; last: {problem}", tokens=tokens, raw=raw)
+                return PlanResult(plan=plan, raw=raw, tokens=tokens_in + tokens_out, tokens_in=tokens_in, tokens_out=tokens_out, latency_ms=(time.perf_counter() - started) * 1000, attempts=attempt,
+                                  coercions=coercions, answers=answers)
+            reminder = (f"That plan could not be used {problem}. Answer again with exactly one JSON object, for example "
+                        '{"steps": [{"intent": "Click Sign in", "verify": [{"url_contains": "/account"}], "required": true}], '
+                        '"success_criteria": [{"text_present": "Welcome back"}]} and nothing else.')
+            if len(answers) > 1 and answers[-1] == answers[-2]:
+                # Shown its own answer, a small model copies it: ask afresh, warmer, without it.
+                temperature = max(REPEAT_TEMPERATURE, self.temperature or 0.0)
+                messages = [*first, Message.text("user", "Your earlier plans were the same and could not be used; do not repeat them. " + reminder)]
+            else:
+                messages = [*messages, Message.text("assistant", raw or "(empty)"), Message.text("user", reminder)]
+        raise PlannerFailed(f"the planner gave no usable plan in {MAX_PLAN_RETRIES + 1} answers; last: {problem}", tokens_in=tokens_in, tokens_out=tokens_out, raw=raw, answers=answers)

@@ -42,6 +42,9 @@ class RunSummary(BaseModel):
     replans: int = 0
     retries: int = 0
     trace_dir: str = ""
+    #: The split of tokens_total, over every model call (failed and rejected answers included).
+    tokens_in: int = 0
+    tokens_out: int = 0
 
 
 def new_run_id() -> str:

@@ -95,7 +95,7 @@ def test_each_budget_is_enforced():
         tracker.take_replan()
     assert replans.value.kind == "replans"
     assert tracker.retries_left(1) and not tracker.retries_left(2)
-    tracker.add_tokens(150)
+    tracker.add_tokens(100, 50)
     with pytest.raises(BudgetExhausted) as tokens:
         tracker.check_tokens()
     assert tokens.value.kind == "tokens"
