@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from eval.tasks import ExpectedCall, Task
+from providers.spec import ModelSpec
 
 
 class DecisionOutcome(BaseModel):
@@ -48,18 +49,17 @@ def judge(expect: ExpectedCall, action: dict[str, Any], elements: list[dict[str,
     return True, "the expected call"
 
 
-async def decide_and_judge(task: Task, provider: str, model: str, options: dict[str, Any]) -> DecisionOutcome:
+async def decide_and_judge(task: Task, spec: ModelSpec) -> DecisionOutcome:
     """Build the provider, run one executor turn on the task's snapshot, judge the call."""
     from host.agent import prompts
     from host.agent.executor import Executor
     from host.snapshot import Snapshot
-    from providers.registry import create
 
     assert task.expect is not None
     snapshot = Snapshot.model_validate(task.load_snapshot())
-    backend = create(provider, model, **options)
+    backend = spec.build()
     try:
-        turn = await Executor(backend).decide(
+        turn = await Executor(backend, timeout=spec.call_timeout(), temperature=spec.call_temperature()).decide(
             task=task.goal, intent=task.goal, verify=[], history=[], feedback=None,
             page=prompts.snapshot_block(snapshot.url, snapshot.title, snapshot.text, snapshot.tab_id),
             snapshot=snapshot, step_index=0, attempt=0, reminders=2,

@@ -28,6 +28,7 @@ from eval import miniwob
 from eval.report import ReportWriter, Row, Summary, git_sha, now_iso
 from eval.sites.serve import SiteServer
 from eval.tasks import SUITES_DIR, Task, TaskError, load_suite, parse_shard, shard
+from providers.spec import ModelSpec
 
 log = logging.getLogger(__name__)
 
@@ -41,33 +42,17 @@ class RunnerError(RuntimeError):
     """The run cannot start (bad options, no browser); the message says what to fix."""
 
 
-class ModelChoice(BaseModel):
-    """A provider and a model, as `--provider P --model M` or `P:M`."""
-
-    provider: str
-    model: str
-
-    @classmethod
-    def parse(cls, text: str, flag: str) -> "ModelChoice":
-        provider, sep, model = text.partition(":")
-        if not sep or not provider or not model:
-            raise RunnerError(f"{flag} takes provider:model (e.g. gemini:gemini-2.5-flash), not {text!r}")
-        return cls(provider=provider, model=model)
-
-    def label(self) -> str:
-        return f"{self.provider}:{self.model}"
-
-
 class RunConfig(BaseModel):
     """Everything a run needs, validated before any browser starts."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     suite: str
-    executor: ModelChoice
-    #: None: the executor's provider and model plan too.
-    planner: ModelChoice | None = None
-    tasks: str | None = None
+    executor: ModelSpec
+    #: None: the executor's model plans too.
+    planner: ModelSpec | None = None
+    #: Globs over task ids or names (each may hold several, comma-separated).
+    tasks: list[str] | None = None
     workers: int = Field(default=1, ge=1, le=32)
     shard: tuple[int, int] | None = None
     out: Path
@@ -77,32 +62,17 @@ class RunConfig(BaseModel):
 
     @classmethod
     def from_cli(
-        cls, *, suite: str, provider: str | None, model: str | None, planner: str | None, executor: str | None,
-        tasks: str | None, workers: int, shard: str | None, out: Path, headless: bool = True,
+        cls, *, suite: str, specs: tuple[ModelSpec, ModelSpec] | None, tasks: list[str] | None, workers: int,
+        shard: str | None, out: Path, headless: bool = True,
     ) -> "RunConfig":
         """Validate the command line's choices (raises RunnerError / TaskError with the fix)."""
-        from providers.registry import names
-
-        if planner or executor:
-            if provider or model:
-                raise RunnerError("use either --provider/--model or --planner/--executor, not both")
-            if not (planner and executor):
-                raise RunnerError("--planner and --executor go together")
-            exec_choice = ModelChoice.parse(executor, "--executor")
-            plan_choice: ModelChoice | None = ModelChoice.parse(planner, "--planner")
-        else:
-            if not provider:
-                raise RunnerError("choose a provider: --provider P --model M, or --planner P:M --executor P:M")
-            if not model and provider != "scripted":
-                raise RunnerError(f"--provider {provider} needs --model")
-            exec_choice, plan_choice = ModelChoice(provider=provider, model=model or "scripted"), None
-        for choice in (exec_choice, plan_choice):
-            if choice is not None and choice.provider not in names():
-                raise RunnerError(f"unknown provider {choice.provider!r}; known: {', '.join(names())}")
+        if specs is None:
+            raise RunnerError("choose a model: --provider P --model M, --model SPEC, or --planner SPEC --executor SPEC")
+        planner, executor = specs
         if workers < 1:
             raise RunnerError("--workers must be at least 1")
         return cls(
-            suite=suite, executor=exec_choice, planner=plan_choice, tasks=tasks, workers=workers,
+            suite=suite, executor=executor, planner=None if planner == executor else planner, tasks=tasks, workers=workers,
             shard=parse_shard(shard) if shard else None, out=out, headless=headless,
         )
 
@@ -161,7 +131,7 @@ def _base_row(config: RunConfig, task: Task, sha: str) -> dict[str, Any]:
     }
 
 
-def _provider_options(choice: ModelChoice, task: Task) -> dict[str, Any]:
+def _provider_options(choice: ModelSpec, task: Task) -> dict[str, Any]:
     """Options for building the provider for this task: the task's script for the scripted provider."""
     if choice.provider != "scripted":
         return {}
@@ -181,8 +151,7 @@ async def run_decision(config: RunConfig, task: Task, sha: str) -> Row:
     base = _base_row(config, task, sha)
     started = time.perf_counter()
     try:
-        outcome = await decide_and_judge(task, config.executor.provider, config.executor.model,
-                                         _provider_options(config.executor, task))
+        outcome = await decide_and_judge(task, config.executor.with_options(_provider_options(config.executor, task)))
     except Exception as exc:  # one broken task must not end the run: it is an `error` row
         log.exception("decision task %s failed", task.id)
         return Row(**base, verdict="error", reason=f"{type(exc).__name__}: {exc}", latency_ms=_ms(started))
@@ -255,12 +224,9 @@ def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict
     }
     if config.scripted():
         params["script"] = str(task.script_path())
-    elif config.planner is not None:
-        params["planner"] = config.planner.label()
-        params["executor"] = config.executor.label()
     else:
-        params["provider"] = config.executor.provider
-        params["model"] = config.executor.model
+        params["planner"] = (config.planner or config.executor).label()
+        params["executor"] = config.executor.label()
     return params
 
 
@@ -414,13 +380,12 @@ async def _check_providers(config: RunConfig) -> None:
     """Build each chosen provider once before any task: a missing key or dependency is one clear
     error, not a report full of error rows."""
     from providers.errors import ProviderError
-    from providers.registry import create
 
     if config.scripted():
         return
     for choice in {c.label(): c for c in (config.executor, config.planner) if c is not None}.values():
         try:
-            provider = create(choice.provider, choice.model)
+            provider = choice.build()
         except ProviderError as exc:
             raise RunnerError(f"provider {choice.label()} is not usable: {exc}") from exc
         await provider.aclose()

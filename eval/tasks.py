@@ -192,18 +192,27 @@ def load_task(path: Path, suite: str) -> Task:
     return task
 
 
-def load_suite(suite: str, pattern: str | None = None, root: Path = SUITES_DIR) -> list[Task]:
-    """The tasks of a suite, sorted by id, optionally only those whose id or stem matches a glob."""
+def load_suite(suite: str, patterns: str | list[str] | None = None, root: Path = SUITES_DIR) -> list[Task]:
+    """The tasks of a suite, sorted by id, optionally only those whose id or stem matches one of
+    the globs (a comma-separated string or a list)."""
     folder = root / suite
     if not folder.is_dir() or not any(folder.glob("*.json")):
         known = ", ".join(suite_names(root)) or "none"
         raise TaskError(f"unknown suite {suite!r}; known suites: {known}")
     tasks = [load_task(path, suite) for path in sorted(folder.glob("*.json"))]
-    if pattern:
-        tasks = [t for t in tasks if fnmatch.fnmatchcase(t.id, pattern) or fnmatch.fnmatchcase(t.id.split("/", 1)[1], pattern)]
-        if not tasks:
-            raise TaskError(f"no task of suite {suite!r} matches {pattern!r}")
+    if isinstance(patterns, str):
+        patterns = [patterns]
+    globs = [g.strip() for p in patterns or [] for g in p.split(",") if g.strip()]
+    if globs:
+        for glob in globs:
+            if not any(_matches(t, glob) for t in tasks):
+                raise TaskError(f"no task of suite {suite!r} matches {glob!r}")
+        tasks = [t for t in tasks if any(_matches(t, glob) for glob in globs)]
     return tasks
+
+
+def _matches(task: Task, glob: str) -> bool:
+    return fnmatch.fnmatchcase(task.id, glob) or fnmatch.fnmatchcase(task.id.split("/", 1)[1], glob)
 
 
 def shard(tasks: list[Task], index: int, count: int) -> list[Task]:

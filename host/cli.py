@@ -1,4 +1,5 @@
-"""The `waymark` command. Each subcommand is one small module in host/commands/."""
+"""The `waymark` command. Each subcommand is one small module in host/commands/ (modules whose
+name starts with an underscore are helpers the subcommands share)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"waymark {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(host.commands.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue  # shared helpers of the subcommands, not subcommands
         module = importlib.import_module(f"host.commands.{info.name}")
         module.register(sub)
     return parser

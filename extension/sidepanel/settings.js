@@ -96,7 +96,9 @@ export class SettingsView {
    */
   roleFieldset(role, conf, view) {
     const id = (/** @type {string} */ name) => `set-${role}-${name}`;
-    const { preset, base_url: baseUrl, ...extra } = conf.options || {};
+    const { preset, base_url: baseUrl, temperature, timeout, context_tokens: contextTokens, native_tools: nativeTools, ...extra } = conf.options || {};
+    const num = (/** @type {string} */ name, /** @type {any} */ v, /** @type {string} */ placeholder, /** @type {string} */ step) =>
+      h("input", { id: id(name), type: "number", min: "0", step, value: v === undefined || v === null ? "" : String(v), placeholder });
     const providers = [["", role === "chat" ? "(none)" : "(same as chat)"], ...view.providers.map((/** @type {string} */ p) => [p, p])];
     const fs = h("fieldset", { class: "role", dataset: { role } },
       h("legend", { text: role[0].toUpperCase() + role.slice(1) }),
@@ -106,6 +108,11 @@ export class SettingsView {
       field("Preset (OpenAI-compatible)", select(id("preset"), [["", "(none)"], ...PRESETS.map((p) => [p, p])], preset || ""), "preset"),
       field("Base URL", h("input", { id: id("base_url"), type: "url", value: baseUrl || "", placeholder: "the provider's default", spellcheck: "false" })),
       field("API key", h("input", { id: id("key"), type: "password", autocomplete: "off", value: "" }), "key"),
+      field("Temperature", num("temperature", temperature, "default (local servers: 0)", "0.1")),
+      field("Seconds per model call", num("timeout", timeout, "default (local servers: 300)", "1")),
+      field("Context window (tokens)", num("context_tokens", contextTokens, "the provider's default", "1")),
+      field("Tool calling", select(id("native_tools"), [["", "default"], ["true", "on"], ["false", "off"]],
+        nativeTools === undefined || nativeTools === null ? "" : String(nativeTools))),
       h("details", {},
         h("summary", { text: "More options (JSON)" }),
         h("textarea", { id: id("options"), rows: 3, spellcheck: "false", "aria-label": `${role} provider options (JSON)`, value: Object.keys(extra).length ? JSON.stringify(extra, null, 2) : "" })),
@@ -150,6 +157,13 @@ export class SettingsView {
     }
     if (provider === "openai_compat" && value("preset")) options.preset = value("preset");
     if (value("base_url")) options.base_url = value("base_url");
+    for (const name of ["temperature", "timeout", "context_tokens"]) {
+      if (value(name) === "") continue;
+      const number = Number(value(name));
+      if (!Number.isFinite(number) || number < 0) throw new Error(`${role}: ${name.replace("_", " ")} must be a number of at least 0`);
+      options[name] = number;
+    }
+    if (value("native_tools")) options.native_tools = value("native_tools") === "true";
     const keyInput = /** @type {HTMLInputElement} */ (byId(`set-${role}-key`));
     const name = keyName(/** @type {Record<string, any>} */ (this.view), provider, options.preset || "");
     if (keyInput.value && name) {

@@ -92,3 +92,18 @@ class BudgetTracker:
         self.tokens_in += max(0, tokens_in)
         self.tokens_out += max(0, tokens_out)
         self.tokens = self.tokens_in + self.tokens_out
+
+
+#: Tokens kept free around the page in one executor call: the system prompt, the action format
+#: or tool schemas, the task, the history and the answer.
+PROMPT_RESERVE_TOKENS = 3000
+#: Snapshot characters per token, on the low side (snapshot text runs at about 3.5).
+CHARS_PER_TOKEN = 3
+MIN_SNAPSHOT_CHARS, MAX_SNAPSHOT_CHARS = 2000, 20_000
+
+
+def snapshot_chars(context_tokens: int) -> int:
+    """How many snapshot characters fit a model with this context window beside the rest of the
+    prompt (more is cut and paginated: the model scrolls for the rest)."""
+    fit = (context_tokens - PROMPT_RESERVE_TOKENS) * CHARS_PER_TOKEN
+    return max(MIN_SNAPSHOT_CHARS, min(MAX_SNAPSHOT_CHARS, fit))

@@ -50,6 +50,17 @@ log = logging.getLogger(__name__)
 Emit = Callable[[str, dict[str, Any]], None]
 
 
+class CallSettings(BaseModel):
+    """How one role's model calls are made."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: None: the provider's default.
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    #: Seconds per model call (the run's wall clock bounds it too).
+    timeout_s: float = Field(default=120.0, gt=0, le=3600)
+
+
 class RunOptions(BaseModel):
     """What one run does and under which limits."""
 
@@ -63,6 +74,8 @@ class RunOptions(BaseModel):
     #: Attach a numbered-overlay screenshot to each step's settled snapshot (for traces and the panel).
     screenshots: bool = True
     max_chars: int = Field(default=20_000, ge=500)
+    planner_call: CallSettings = Field(default_factory=CallSettings)
+    executor_call: CallSettings = Field(default_factory=CallSettings)
 
 
 class RunStopped(Exception):
@@ -118,8 +131,8 @@ class AgentRun:
         self.redactor = Redactor()
         self.trace = TraceWriter(self.run_id, self.redactor)
         self.session = BrowserSession(bridge, tab_id=options.tab_id, max_chars=options.max_chars, screenshots=options.screenshots)
-        self.planner = Planner(planner)
-        self.executor = Executor(executor)
+        self.planner = Planner(planner, timeout=options.planner_call.timeout_s, temperature=options.planner_call.temperature)
+        self.executor = Executor(executor, timeout=options.executor_call.timeout_s, temperature=options.executor_call.temperature)
         self.human = human
         self._emit_cb = emit
         self.budget = BudgetTracker(options.budgets)
@@ -167,8 +180,8 @@ class AgentRun:
     def _page(self, snapshot: Snapshot) -> str:
         return snapshot_block(snapshot.url, snapshot.title, snapshot.text, self.session.tab_id)
 
-    def _timeout(self) -> float:
-        return max(1.0, min(120.0, self.budget.remaining_s()))
+    def _timeout(self, call: CallSettings) -> float:
+        return max(1.0, min(call.timeout_s, self.budget.remaining_s()))
 
     async def _page_text(self) -> str:
         """The page's readable text, for text_present checks the element list cannot answer."""
@@ -184,7 +197,8 @@ class AgentRun:
         started = time.monotonic()
         outcome, reason, success = "failed", "", False
         self.emit("run", task=self.options.task, start_url=redact_url(self.options.start_url), budgets=self.options.budgets.model_dump(),
-                  policy=self.options.policy.model_dump(), trace_dir=str(self.trace.dir))
+                  policy=self.options.policy.model_dump(), trace_dir=str(self.trace.dir), snapshot_chars=self.options.max_chars,
+                  planner_call=self.options.planner_call.model_dump(), executor_call=self.options.executor_call.model_dump())
         # The wall clock bounds everything, the in-flight model or browser call included.
         clock = asyncio.timeout(self.options.budgets.wall_clock_s)
         try:
@@ -314,7 +328,7 @@ class AgentRun:
         done_steps = [line for line in self.history if "-> passed" in line]
         try:
             result = await self.planner.plan(
-                self.options.task, self._page(safe), safe.model_dump(), evidence=evidence, done_steps=done_steps, timeout=self._timeout(),
+                self.options.task, self._page(safe), safe.model_dump(), evidence=evidence, done_steps=done_steps, timeout=self._timeout(self.options.planner_call),
             )
         except PlannerFailed as exc:
             # The executor alone can still try the task; only task-level evidence can prove it then.
@@ -396,7 +410,7 @@ class AgentRun:
         turn: Turn = await self.executor.decide(
             task=self.options.task, intent=step.intent, verify=step.verify, history=self.history, feedback=feedback,
             page=self._page(safe), snapshot=safe, step_index=index, attempt=attempt,
-            reminders=self.options.budgets.retries_per_step, timeout=self._timeout(),
+            reminders=self.options.budgets.retries_per_step, timeout=self._timeout(self.options.executor_call),
         )
         timing["model_ms"] = (time.perf_counter() - t0) * 1000
         self._take_tokens(turn.tokens_in, turn.tokens_out)

@@ -7,6 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from host.commands._model_args import add_model_arguments, specs_from_args
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="run eval suites, compare two reports, render a report as HTML")
@@ -14,11 +16,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     run = commands.add_parser("run", help="run a suite and write one JSONL row per task")
     run.add_argument("--suite", required=True, help="smoke, sites, miniwob (folders under eval/suites/)")
-    run.add_argument("--provider", help="provider for planner and executor (see `waymark providers`)")
-    run.add_argument("--model", help="model for planner and executor")
-    run.add_argument("--planner", metavar="P:M", help="planner as provider:model (with --executor)")
-    run.add_argument("--executor", metavar="P:M", help="executor as provider:model (with --planner)")
-    run.add_argument("--tasks", metavar="GLOB", help="only tasks whose id (suite/name) or name matches")
+    add_model_arguments(run)
+    run.add_argument("--tasks", metavar="GLOB", action="append",
+                     help="only tasks whose id (suite/name) or name matches; repeat it or separate globs with commas")
     run.add_argument("--workers", type=int, default=1, help="tasks run in parallel, each worker in its own browser")
     run.add_argument("--shard", metavar="i/n", help="run shard i of n (tasks sorted by id, every n-th)")
     run.add_argument("--out", type=Path, required=True, help="the JSONL report to write")
@@ -46,11 +46,11 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         config = RunConfig.from_cli(
-            suite=args.suite, provider=args.provider, model=args.model, planner=args.planner, executor=args.executor,
-            tasks=args.tasks, workers=args.workers, shard=args.shard, out=args.out, headless=not args.headed,
+            suite=args.suite, specs=specs_from_args(args), tasks=args.tasks, workers=args.workers, shard=args.shard,
+            out=args.out, headless=not args.headed,
         )
         summary = run_suite_sync(config, progress=sys.stderr.isatty())
-    except (TaskError, RunnerError, ReportError) as exc:
+    except (TaskError, RunnerError, ReportError, ValueError) as exc:
         print(f"waymark eval run: {exc}", file=sys.stderr)
         return 2
     print(format_summary(summary, title=f"suite {args.suite}: {args.out}"))

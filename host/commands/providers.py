@@ -1,5 +1,7 @@
 """`waymark providers`: every provider, whether it is configured (and where its key comes from,
-never the key), and whether it answers a cheap request."""
+never the key), and whether it answers a cheap request; then the models saved per role in the
+settings, and any given with --model, checked at the endpoint they will really use (a local
+server on another port than its preset's default is checked there)."""
 
 from __future__ import annotations
 
@@ -9,24 +11,33 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from providers.config import Target
+    from providers.spec import ModelSpec
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("providers", help="list the model providers: configured? reachable?")
     p.add_argument("--no-check", action="store_true", help="do not contact any provider")
     p.add_argument("--timeout", type=float, default=3.0, help="seconds per reachability check (default 3)")
+    p.add_argument("--model", action="append", default=[], metavar="SPEC",
+                   help="also check this model spec (e.g. llamacpp:qwen?base_url=http://127.0.0.1:8081/v1); repeatable")
     p.set_defaults(handler=_run)
 
 
 async def reachable(target: "Target", timeout: float) -> str:
     """One line on whether the target answers a cheap request; never raises."""
-    from providers import registry
+    from providers.spec import ModelSpec
+
+    return await spec_reachable(ModelSpec.make(target.provider, "", {"preset": target.preset} if target.preset else {}), timeout)
+
+
+async def spec_reachable(spec: "ModelSpec", timeout: float) -> str:
+    """One line on whether the endpoint of this spec answers a cheap request; never raises."""
     from providers.errors import AuthError, ProviderError
 
-    if target.provider in ("mlx", "scripted"):
+    if spec.provider in ("mlx", "scripted"):
         return "in-process"
     try:
-        provider = registry.create(target.provider, "", **({"preset": target.preset} if target.preset else {}))
+        provider = spec.build()
     except ProviderError as exc:
         return f"not checked: {exc.message}"
     where = getattr(provider, "base_url", "")
@@ -47,6 +58,31 @@ async def _check(rows: list[tuple["Target", bool]], timeout: float) -> list[str]
     return list(await asyncio.gather(*(one(t, ok) for t, ok in rows)))
 
 
+def _chosen(args: argparse.Namespace) -> list[tuple[str, "ModelSpec | None", str]]:
+    """(label, spec or None, why not) of each role's saved model and each --model spec."""
+    from host.rpc.settings import ROLES, effective_role, load_settings, role_spec
+    from providers.errors import ProviderError
+    from providers.spec import ModelSpec, SpecError
+
+    rows: list[tuple[str, ModelSpec | None, str]] = []
+    settings = load_settings()
+    for role in ROLES:
+        if not effective_role(settings, role).provider:
+            continue
+        try:
+            spec = role_spec(role, settings)
+            rows.append((f"settings {role}: {spec.label()}", spec, ""))
+        except ProviderError as exc:
+            rows.append((f"settings {role}", None, exc.message))
+    for text in args.model:
+        try:
+            spec = ModelSpec.parse(text)
+            rows.append((f"--model {spec.label()}", spec, ""))
+        except SpecError as exc:
+            rows.append((f"--model {text}", None, exc.message))
+    return rows
+
+
 def _run(args: argparse.Namespace) -> int:
     from providers.config import status, targets
 
@@ -60,4 +96,15 @@ def _run(args: argparse.Namespace) -> int:
     print(f"{'provider':<{w1}}  {'configured':<{w2}}  reachable")
     for (target, _ok, detail), line in zip(rows, reach):
         print(f"{target.label:<{w1}}  {detail:<{w2}}  {line}")
+    chosen = _chosen(args)
+    if chosen:
+        print("\nmodels in use")
+        for label, spec, problem in chosen:
+            if spec is None:
+                line = f"not usable: {problem}"
+            elif args.no_check:
+                line = "not checked"
+            else:
+                line = asyncio.run(spec_reachable(spec, args.timeout))
+            print(f"{label}  reachable: {line}")
     return 0

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from host.commands._model_args import add_model_arguments, specs_from_args
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
@@ -16,10 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run an agent task in Chromium with the real extension and host")
     p.add_argument("task", help="what the agent should do, in words")
     p.add_argument("--start-url", required=True, help="the page the agent starts on")
-    p.add_argument("--provider", help="provider for both roles (see `waymark providers`)")
-    p.add_argument("--model", help="model for both roles")
-    p.add_argument("--planner", metavar="P:M", help="planner provider and model")
-    p.add_argument("--executor", metavar="P:M", help="executor provider and model")
+    add_model_arguments(p)
     p.add_argument("--script", metavar="FILE", help="drive both roles with the scripted provider and this script")
     p.add_argument("--headed", action="store_true", help="show the browser window (needs a display)")
     p.add_argument("--json", action="store_true", help="print only the summary, as one JSON object, on stdout")
@@ -41,17 +40,10 @@ def run_params(args: argparse.Namespace) -> dict[str, Any]:
         except (OSError, ValueError) as exc:
             raise ValueError(f"cannot read the script {args.script}: {exc}") from None
         models: dict[str, Any] = {"script": script}
-    elif args.planner or args.executor:
-        if not (args.planner and args.executor):
-            raise ValueError("--planner and --executor go together")
-        models = {"planner": args.planner, "executor": args.executor}
-    elif args.provider or args.model:
-        if not (args.provider and args.model):
-            raise ValueError("--provider and --model go together")
-        models = {"provider": args.provider, "model": args.model}
     else:
-        # The providers saved per role in the side panel's settings (the host's config file).
-        models = {}
+        specs = specs_from_args(args)
+        # Without a model on the command line, the ones saved per role in the settings apply.
+        models = {"planner": specs[0].label(), "executor": specs[1].label()} if specs else {}
     budgets = {k: v for k, v in (("max_steps", args.max_steps), ("max_tokens", args.max_tokens), ("wall_clock_s", args.timeout)) if v}
     policy: dict[str, Any] = {"allow_domains": args.allow_domain, "block_domains": args.block_domain}
     if args.confirm == "approve":
@@ -127,7 +119,7 @@ def _run(args: argparse.Namespace) -> int:
     except HostCallError as exc:
         print(f"waymark run: {exc.code}: {exc.message}", file=sys.stderr)
         if exc.code == "provider_not_configured":
-            print("choose the model: --provider P --model M, --planner P:M --executor P:M, --script FILE, "
+            print("choose the model: --provider P --model M, --model SPEC, --planner SPEC --executor SPEC, --script FILE, "
                   "or save a provider per role in the side panel's settings", file=sys.stderr)
         return EXIT_USAGE if exc.code in ("bad_params", "provider_not_configured") else EXIT_FAILED
     except (HostNotConnected, OSError) as exc:

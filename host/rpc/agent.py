@@ -1,9 +1,12 @@
 """Host methods of agent mode: `agent.run` runs a task, `agent.answer` answers its questions.
 
-`agent.run` params: {task, start_url?, tab_id?, provider?+model? | planner?+executor? ("P:M"),
+`agent.run` params: {task, start_url?, tab_id?, provider?+model? | planner?+executor? (model
+specs, see providers/spec.py: "gemini:gemini-2.5-flash", "llamacpp:qwen?temperature=0"),
 script? (path or inline script for the scripted provider), provider_options?, budgets?,
 policy?, screenshots?}. Without provider, planner/executor or script, each role runs with the
-provider and model saved in the settings (settings.py), so planner and executor may differ.
+provider, model and options saved in the settings (settings.py), so planner and executor may
+differ. Each role's temperature and per-call timeout come from its spec (local servers: 0 and
+a longer timeout), and the snapshot is sized to the executor's context window.
 Every model call is counted in the diagnostics under its provider and role. It streams
 notifications while it runs:
 
@@ -30,17 +33,18 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from host.agent.budgets import Budgets
+from host.agent.budgets import Budgets, snapshot_chars
 from host.agent.confirm import Policy
 from host.agent.human import Human
-from host.agent.loop import AgentRun, RunOptions
+from host.agent.loop import AgentRun, CallSettings, RunOptions
 from host.agent.trace import new_run_id
 from host.methods import CallContext, MethodError, method
 from host.rpc.diagnostics import MeasuredProvider
-from host.rpc.settings import build_provider, effective_role, load_settings, provider_error_code
+from host.rpc.settings import load_settings, provider_error_code, role_spec
 from providers import registry
 from providers.base import LLMProvider
 from providers.errors import ProviderError
+from providers.spec import ModelSpec
 
 log = logging.getLogger(__name__)
 
@@ -64,38 +68,42 @@ class RunParams(BaseModel):
     screenshots: bool = True
 
 
-def _spec(spec: str, role: str) -> tuple[str, str]:
-    name, sep, model = spec.partition(":")
-    if not sep or not name or not model:
-        raise MethodError("bad_params", f"{role} must be PROVIDER:MODEL, e.g. gemini:gemini-2.5-flash")
-    return name, model
-
-
-async def build_providers(params: RunParams) -> tuple[LLMProvider, LLMProvider]:
-    """(planner, executor) for a run, each counted in the diagnostics. Explicit params win: a
-    script drives both roles through one scripted provider; then planner and executor specs;
-    then provider and model; without any of them, the saved settings of each role."""
+def role_specs(params: RunParams) -> tuple[ModelSpec, ModelSpec]:
+    """(planner, executor) specs of a run. Explicit params win: planner and executor specs; then
+    provider and model; without them, the saved settings of each role."""
     options = params.provider_options
-    if params.script is not None:
-        provider = registry.create("scripted", "scripted", script=params.script)
-        return _measured(provider, provider)
     if params.planner or params.executor:
         if not (params.planner and params.executor):
-            raise MethodError("bad_params", "give both planner and executor (PROVIDER:MODEL each)")
-        planner = registry.create(*_spec(params.planner, "planner"), **options)
-        return _measured(planner, await _second(planner, lambda: registry.create(*_spec(params.executor or "", "executor"), **options)))
+            raise MethodError("bad_params", "give both planner and executor (a model spec each, e.g. gemini:gemini-2.5-flash)")
+        return ModelSpec.parse(params.planner).with_options(options), ModelSpec.parse(params.executor).with_options(options)
     if params.provider or params.model:
         if not (params.provider and params.model):
             raise MethodError("bad_params", "give both provider and model")
-        provider = registry.create(params.provider, params.model, **options)
-        return _measured(provider, provider)
-    # The roles the user configured; roles configured alike share one provider (the scripted
-    # provider's executor follows the plan it served).
+        spec = ModelSpec.parse(f"{params.provider}:{params.model}").with_options(options)
+        return spec, spec
     settings = load_settings()
-    planner = build_provider("planner", settings)
-    if effective_role(settings, "executor") == effective_role(settings, "planner"):
+    return role_spec("planner", settings), role_spec("executor", settings)
+
+
+async def build_providers(params: RunParams, specs: tuple[ModelSpec, ModelSpec] | None) -> tuple[LLMProvider, LLMProvider]:
+    """(planner, executor) for a run, each counted in the diagnostics: one scripted provider
+    for both roles when a script is given, else one provider per distinct spec (roles with the
+    same spec share one: the scripted provider's executor follows the plan it served)."""
+    if params.script is not None:
+        provider = registry.create("scripted", "scripted", script=params.script)
+        return _measured(provider, provider)
+    assert specs is not None
+    planner_spec, executor_spec = specs
+    planner = planner_spec.build()
+    if executor_spec == planner_spec:
         return _measured(planner, planner)
-    return _measured(planner, await _second(planner, lambda: build_provider("executor", settings)))
+    return _measured(planner, await _second(planner, executor_spec.build))
+
+
+def _call(spec: ModelSpec | None) -> CallSettings:
+    if spec is None:
+        return CallSettings()
+    return CallSettings(temperature=spec.call_temperature(), timeout_s=spec.call_timeout())
 
 
 async def _second(first: LLMProvider, build: Callable[[], LLMProvider]) -> LLMProvider:
@@ -159,7 +167,8 @@ async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         err = exc.errors(include_input=False, include_url=False)[0]
         raise MethodError("bad_params", f"{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
     try:
-        planner, executor = await build_providers(run_params)
+        specs = None if run_params.script is not None else role_specs(run_params)
+        planner, executor = await build_providers(run_params, specs)
     except ProviderError as exc:
         code = provider_error_code(exc)
         raise MethodError(code if code == "provider_not_configured" else "provider_unavailable", str(exc)) from None
@@ -169,6 +178,8 @@ async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     options = RunOptions(
         task=run_params.task, start_url=run_params.start_url, tab_id=run_params.tab_id, budgets=run_params.budgets,
         policy=run_params.policy, screenshots=run_params.screenshots,
+        max_chars=snapshot_chars(executor.capabilities().context_tokens),
+        planner_call=_call(specs[0] if specs else None), executor_call=_call(specs[1] if specs else None),
     )
     try:
         run = AgentRun(options, ctx.browser, planner, executor, StreamedHuman(state, ctx), emit=ctx.notify, run_id=run_id)

@@ -49,8 +49,10 @@ class RoleSettings(BaseModel):
     @field_validator("options")
     @classmethod
     def _no_keys_in_options(cls, value: dict[str, Any]) -> dict[str, Any]:
+        from providers.spec import OPTION_NAMES
+
         for key in value:
-            if any(word in key.lower() for word in ("key", "token", "secret", "password")):
+            if key not in OPTION_NAMES and any(word in key.lower() for word in ("key", "token", "secret", "password")):
                 raise ValueError(f"option {key!r} looks like a credential: store it as an API key (secrets.set), never in settings")
         return value
 
@@ -124,18 +126,26 @@ def effective_role(settings: Settings, role: Role) -> RoleSettings:
     return own if own.provider else settings.chat
 
 
-def build_provider(role: Role, settings: Settings | None = None) -> Any:
-    """The configured LLMProvider for `role`; raises ProviderNotConfigured. Providers find their
-    own keys (environment, then the secret store) by the names in providers/config.py."""
-    from providers import registry
+def role_spec(role: Role, settings: Settings | None = None) -> Any:
+    """The model spec `role` runs with (provider, model, options, temperature, call timeout);
+    raises ProviderNotConfigured when the role has no provider or model."""
     from providers.errors import ProviderNotConfigured
+    from providers.spec import ModelSpec
 
     conf = effective_role(settings or load_settings(), role)
     if not conf.provider:
         raise ProviderNotConfigured(f"no provider is configured for {role}: choose one in the side panel's settings")
     if not conf.model and conf.provider != "scripted":  # the scripted provider alone needs no model name
         raise ProviderNotConfigured(f"no model is chosen for {role} ({conf.provider}): choose one in the side panel's settings")
-    return registry.create(conf.provider, conf.model, **conf.options)
+    if conf.provider == "scripted":
+        return ModelSpec.make("scripted", conf.model or "scripted", conf.options)
+    return ModelSpec.parse(f"{conf.provider}:{conf.model}").with_options(conf.options)
+
+
+def build_provider(role: Role, settings: Settings | None = None) -> Any:
+    """The configured LLMProvider for `role`; raises ProviderNotConfigured. Providers find their
+    own keys (environment, then the secret store) by the names in providers/config.py."""
+    return role_spec(role, settings).build()
 
 
 #: Provider error class name -> the stable code the side panel acts on.

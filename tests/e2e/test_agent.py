@@ -347,3 +347,29 @@ async def test_a_link_to_a_blocked_domain_stops_the_run(sw, site_url, other_orig
     summary = await run.summary()
     assert summary["outcome"] == "blocked"
     assert "led to a page that is not allowed: localhost is on the block list" in summary["reason"]
+
+
+# ------------------------------------------------------------------ model options
+
+async def test_a_runs_model_specs_set_each_roles_temperature_timeout_and_snapshot_size(sw, site_url):
+    from tests.reliability.fake_model import FakeModel
+
+    plan = [{"intent": "Open the panel", "action": {"type": "click", "target": {"role": "button", "name": "Open panel"}},
+             "verify": [{"text_present": "Opened the first panel"}]}]
+    model = await FakeModel(plan=plan).start()
+    try:
+        run = await start_run(sw, {
+            "task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "screenshots": False,
+            "planner": f"openai_compat:fake-model?base_url={model.base_url}",
+            "executor": f"openai_compat:fake-model?base_url={model.base_url}&temperature=0.3&timeout=77&context_tokens=4096",
+        })
+        started = await run.wait_for("run")
+        summary = await run.summary()
+    finally:
+        await model.stop()
+    assert summary["success"] is True, summary
+    bodies = {seen.role: seen.body for seen in model.seen}
+    # A server on loopback is a local model: temperature 0 unless the spec says otherwise.
+    assert bodies["planner"]["temperature"] == 0 and bodies["executor"]["temperature"] == 0.3
+    assert started["executor_call"] == {"temperature": 0.3, "timeout_s": 77.0}
+    assert started["snapshot_chars"] < 4096 * 3 < 20_000

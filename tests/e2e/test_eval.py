@@ -12,10 +12,11 @@ import pytest
 from eval import miniwob
 from eval.html import render
 from eval.report import read_rows
-from eval.runner import ModelChoice, RunConfig, run_suite
+from eval.runner import RunConfig, run_suite
+from providers.spec import ModelSpec
 from eval.tasks import MiniwobSpec, load_suite
 
-SCRIPTED = ModelChoice(provider="scripted", model="scripted")
+SCRIPTED = ModelSpec.make("scripted", "scripted")
 
 
 def _config(tmp_path: Path, suite: str, **kw) -> RunConfig:
@@ -41,7 +42,7 @@ async def test_scripted_run_passes_the_miniwob_suite(tmp_path):
 
 
 async def test_a_report_row_carries_the_runs_numbers_and_its_trace(tmp_path):
-    config = _config(tmp_path, "sites", tasks="login-sign-in")
+    config = _config(tmp_path, "sites", tasks=["login-sign-in"])
     await run_suite(config)
     (row,) = read_rows(config.out)
     assert row.verdict == "pass", row.reason
@@ -52,7 +53,7 @@ async def test_a_report_row_carries_the_runs_numbers_and_its_trace(tmp_path):
 
 
 async def test_html_report_of_a_run_embeds_the_steps_overlay_screenshots(tmp_path):
-    config = _config(tmp_path, "sites", tasks="widgets-card-message")
+    config = _config(tmp_path, "sites", tasks=["widgets-card-message"])
     await run_suite(config)
     (row,) = read_rows(config.out)
     events = [json.loads(line) for line in Path(row.trace_dir, "trace.jsonl").read_text().splitlines()]

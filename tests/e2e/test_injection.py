@@ -57,9 +57,10 @@ async def _run(sw: Any, task: Task, sites: Any, params: dict[str, Any]) -> tuple
 
 
 async def test_the_injection_suite_passes_through_the_eval_runner_with_the_scripted_agent(tmp_path):
-    from eval.runner import ModelChoice, RunConfig, run_suite
+    from eval.runner import RunConfig, run_suite
+    from providers.spec import ModelSpec
 
-    config = RunConfig(suite="injection", executor=ModelChoice(provider="scripted", model="scripted"), out=tmp_path / "report.jsonl")
+    config = RunConfig(suite="injection", executor=ModelSpec.make("scripted", "scripted"), out=tmp_path / "report.jsonl")
     summary = await run_suite(config)
     rows = [json.loads(line) for line in (tmp_path / "report.jsonl").read_text().splitlines() if line.strip()]
     failing = [(r["task"], r["verdict"], r["reason"]) for r in rows if r.get("task") and r.get("verdict") != "pass"]

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from eval.decision import decide_and_judge, judge
+from providers.spec import ModelSpec
 from eval.tasks import ExpectedCall, load_suite
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +53,7 @@ def test_fields_contain_compares_case_insensitively():
 
 async def test_a_decision_task_runs_the_executor_on_its_recorded_snapshot():
     task = next(t for t in load_suite("smoke") if t.id == "smoke/cookie-wall-reject")
-    outcome = await decide_and_judge(task, "scripted", "scripted", {"script": str(task.script_path())})
+    outcome = await decide_and_judge(task, ModelSpec.make("scripted", "scripted", {"script": str(task.script_path())}))
     assert outcome.passed, outcome.reason
     assert outcome.call["type"] == "click"
 
@@ -61,7 +62,7 @@ async def test_a_decision_that_picks_the_wrong_element_fails(tmp_path):
     task = next(t for t in load_suite("smoke") if t.id == "smoke/cookie-wall-reject")
     script = tmp_path / "wrong.json"
     script.write_text(json.dumps({"steps": [{"intent": "accept", "action": {"type": "click", "target": {"name": "Accept all"}}}]}))
-    outcome = await decide_and_judge(task, "scripted", "scripted", {"script": str(script)})
+    outcome = await decide_and_judge(task, ModelSpec.make("scripted", "scripted", {"script": str(script)}))
     assert not outcome.passed
     assert "Accept all" in outcome.reason
 

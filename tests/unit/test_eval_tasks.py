@@ -101,3 +101,12 @@ def test_every_checked_in_task_file_is_valid_and_has_its_script():
 def test_the_miniwob_suite_covers_at_least_thirty_task_types():
     envs = {t.miniwob.env for t in load_suite("miniwob") if t.miniwob}
     assert len(envs) >= 30
+
+
+def test_several_task_globs_select_the_tasks_any_of_them_match(tmp_path):
+    for name in ("login-basic", "login-wrong", "feed-like"):
+        _write(tmp_path, "sites", name, SITE_TASK)
+    assert [t.id for t in load_suite("sites", ["login-basic", "feed*"], root=tmp_path)] == ["sites/feed-like", "sites/login-basic"]
+    assert [t.id for t in load_suite("sites", "login-wrong,feed*", root=tmp_path)] == ["sites/feed-like", "sites/login-wrong"]
+    with pytest.raises(TaskError, match="zzz"):
+        load_suite("sites", ["login-basic", "zzz*"], root=tmp_path)

@@ -1,0 +1,62 @@
+"""The model-selection options `waymark run` and `waymark eval run` share, read into the one
+model-spec syntax (providers.spec) so both commands, `agent.run` and the settings agree."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from providers.spec import ModelSpec, SpecError
+
+SPEC_HELP = "PROVIDER:MODEL, PRESET:MODEL or openai_compat:PRESET:MODEL, with ?option=value&... (see README)"
+
+
+def add_model_arguments(p: argparse.ArgumentParser) -> None:
+    """--provider/--model, --planner/--executor and the options that apply to both roles."""
+    p.add_argument("--provider", help="provider (or openai_compat preset) for both roles; see `waymark providers`")
+    p.add_argument("--model", help=f"model for both roles: a name with --provider, else a whole spec ({SPEC_HELP})")
+    p.add_argument("--planner", metavar="SPEC", help="planner model spec (with --executor)")
+    p.add_argument("--executor", metavar="SPEC", help="executor model spec (with --planner)")
+    p.add_argument("--base-url", help="the OpenAI-compatible server's URL (e.g. http://127.0.0.1:8080/v1)")
+    p.add_argument("--temperature", type=float, help="sampling temperature of every model call (local servers: 0)")
+    p.add_argument("--call-timeout", type=float, metavar="SECONDS", help="seconds per model call (local servers: 300, else 120)")
+    p.add_argument("--context-tokens", type=int, help="the model's context window; sizes the page snapshot sent to it")
+    p.add_argument("--native-tools", action=argparse.BooleanOptionalAction, default=None,
+                   help="use the server's tool calling (default: what the provider or preset supports)")
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    pairs = (("base_url", args.base_url), ("temperature", args.temperature), ("timeout", args.call_timeout),
+             ("context_tokens", args.context_tokens), ("native_tools", args.native_tools))
+    return {k: v for k, v in pairs if v is not None}
+
+
+def specs_from_args(args: argparse.Namespace) -> tuple[ModelSpec, ModelSpec] | None:
+    """(planner, executor) from the command line, or None when no model was named (the saved
+    settings then apply). Raises ValueError for a usage error."""
+    try:
+        if args.planner or args.executor:
+            if args.provider or args.model:
+                raise ValueError("use either --provider/--model (or --model SPEC) or --planner/--executor, not both")
+            if not (args.planner and args.executor):
+                raise ValueError("--planner and --executor go together")
+            planner, executor = ModelSpec.parse(args.planner), ModelSpec.parse(args.executor)
+        elif args.provider:
+            if args.provider == "scripted":
+                planner = executor = ModelSpec.make("scripted", args.model or "scripted")
+            elif not args.model:
+                raise ValueError(f"--provider {args.provider} needs --model")
+            else:
+                planner = executor = ModelSpec.parse(f"{args.provider}:{args.model}")
+        elif args.model:
+            planner = executor = ModelSpec.parse(args.model)
+        else:
+            if _overrides(args):
+                raise ValueError("model options need a model: --provider P --model M, --model SPEC or --planner/--executor")
+            return None
+    except SpecError as exc:
+        raise ValueError(exc.message) from None
+    extra = _overrides(args)
+    if extra:
+        planner, executor = planner.with_options(extra), executor.with_options(extra)
+    return planner, executor
