@@ -100,6 +100,7 @@ class OpenAICompatProvider(HTTPProvider):
         base_url: str | None = None,
         api_key: str | None = None,
         native_tools: bool | None = None,
+        json_schema: bool | None = None,
         vision: bool | None = None,
         context_tokens: int | None = None,
         retry: RetryPolicy | None = None,
@@ -115,7 +116,7 @@ class OpenAICompatProvider(HTTPProvider):
             raise errors.AuthError(f"no API key for {preset}: set {preset.upper()}_API_KEY", provider=self.name)
         self._caps = Capabilities(
             native_tools=p.native_tools if native_tools is None else native_tools,
-            json_schema=p.json_schema,
+            json_schema=p.json_schema if json_schema is None else json_schema,
             vision=p.vision if vision is None else vision,
             streaming=True,
             context_tokens=context_tokens or p.context_tokens,

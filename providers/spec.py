@@ -7,8 +7,8 @@ and the saved settings, for the planner and the executor alike:
     ...?OPTION=VALUE&OPTION=VALUE     llamacpp:qwen?base_url=http://127.0.0.1:8081/v1&temperature=0
 
 The model name may itself hold colons (Ollama's `qwen2.5:1.5b`): only the provider and a known
-preset are split off the front. Options are the provider's own (base_url, native_tools, vision,
-context_tokens) and the calls' (temperature, timeout in seconds per model call). Local servers
+preset are split off the front. Options are the provider's own (base_url, native_tools,
+json_schema: constrain answers to the grammar's schema, vision, context_tokens) and the calls' (temperature, timeout in seconds per model call). Local servers
 (the presets that need no key) default to temperature 0 and a longer call timeout, since a
 model on a laptop CPU takes tens of seconds per answer and sampling noise flips its verdicts.
 """
@@ -24,7 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from providers.errors import ProviderNotConfigured
 
 #: Option name -> its type, for options given as text (`?temperature=0`).
-_PROVIDER_OPTIONS: dict[str, type] = {"base_url": str, "preset": str, "native_tools": bool, "vision": bool, "context_tokens": int}
+_PROVIDER_OPTIONS: dict[str, type] = {"base_url": str, "preset": str, "native_tools": bool, "json_schema": bool, "vision": bool,
+                                      "context_tokens": int}
 _CALL_OPTIONS: dict[str, type] = {"temperature": float, "timeout": float}
 OPTION_NAMES: tuple[str, ...] = (*_PROVIDER_OPTIONS, *_CALL_OPTIONS)
 #: Per-call timeouts (seconds) when none is given: cloud APIs answer in seconds, a local model

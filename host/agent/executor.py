@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from host.actions import Decision
 from host.agent import prompts
-from host.agent.grammar import DecisionRejected, executor_tools, validate_decision
+from host.agent.grammar import DecisionRejected, constrained_decision_schema, executor_tools, validate_decision
 from host.snapshot import Snapshot
 from providers.base import CompletionRequest, LLMProvider, Message
 from providers.parsing import ParseFailure, decision_from_tool_call, parse_decision, retry_reminder
@@ -96,6 +96,8 @@ class Executor:
         temperature = self.temperature
         answers: list[str] = []
         tools = executor_tools(snapshot) if self.native else []
+        # In text mode, a server that constrains output to a schema cannot answer unparseable JSON.
+        schema = constrained_decision_schema(snapshot) if not self.native and self.provider.capabilities().json_schema else None
         snapshot_json = snapshot.model_dump(exclude={"screenshot_b64"})
         problems: list[ParseProblem] = []
         tokens_in = tokens_out = 0
@@ -105,7 +107,7 @@ class Executor:
         for _ in range(reminders + 1):
             calls += 1
             request = CompletionRequest(
-                messages=messages, tools=tools, tool_choice="required" if tools else "auto",
+                messages=messages, tools=tools, tool_choice="required" if tools else "auto", response_schema=schema,
                 timeout=timeout or self.timeout, temperature=temperature,
                 metadata={"role": "executor", "snapshot": snapshot_json, "step_index": step_index, "attempt": attempt, "task": task},
             )

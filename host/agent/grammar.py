@@ -93,6 +93,34 @@ def executor_tools(snapshot: Snapshot, allowed: tuple[str, ...] = ACTION_TYPES) 
     return tools
 
 
+def _plain(schema: dict[str, Any]) -> dict[str, Any]:
+    """A property's schema cut to what every grammar-constrained server understands: one type
+    (the non-null branch of an optional field) and an enum, no bounds, no nesting."""
+    if "anyOf" in schema:
+        schema = next((s for s in schema["anyOf"] if s.get("type") != "null"), {})
+    if "const" in schema:
+        return {"type": "string", "enum": [schema["const"]]}
+    plain = {k: v for k, v in schema.items() if k in ("type", "enum")}
+    return plain if plain.get("type") != "object" else {"type": "object"}
+
+
+def constrained_decision_schema(snapshot: Snapshot) -> dict[str, Any]:
+    """The decision as one flat object, for servers that constrain text to a JSON Schema
+    (llama.cpp, vLLM, LM Studio, Ollama): every action's fields side by side, `type` an enum,
+    refs limited to the snapshot while they are few. The full grammar (a oneOf over 21
+    actions) made llama.cpp's grammar converter fail and its server exit; which fields an
+    action needs is still checked by validate_decision on the answer."""
+    props: dict[str, Any] = {}
+    for spec in _action_schemas().values():
+        for name, sub in spec["parameters"]["properties"].items():
+            props.setdefault(name, _plain(sub))
+    refs = snapshot_refs(snapshot)
+    if refs and len(refs) <= ENUM_LIMIT:
+        props["ref"] = {"type": "integer", "enum": refs}
+    action = {"type": "object", "properties": {"type": {"type": "string", "enum": list(ACTION_TYPES)}, **props}, "required": ["type"]}
+    return {"type": "object", "properties": {"thought": {"type": "string"}, "action": action}, "required": ["thought", "action"]}
+
+
 def validate_decision(decision: dict[str, Any], snapshot: Snapshot) -> Decision:
     """The decision as a typed Decision, after the JSON Schema and the snapshot's refs agree.
 

@@ -1,0 +1,73 @@
+"""Constrained output for servers that take a JSON Schema: the executor's answer in text mode is
+held to a flat decision schema that every valid action fits and that grammar converters of
+local servers (llama.cpp) can compile."""
+
+from __future__ import annotations
+
+import jsonschema
+import pytest
+
+from host.actions import ACTION_TYPES, EXAMPLES
+from host.agent.executor import Executor
+from host.agent.grammar import constrained_decision_schema
+from host.snapshot import Snapshot
+from providers.base import Capabilities, Completion, CompletionRequest, LLMProvider
+
+REFS = sorted({e["ref"] for e in EXAMPLES.values() if "ref" in e} | {3})
+PAGE = Snapshot(url="http://shop.test/", title="Shop", text="\n".join(f'[{r}] button "B{r}"' for r in REFS),
+                elements=[{"ref": r, "role": "button", "name": f"B{r}"} for r in REFS])
+
+
+class SchemaModel(LLMProvider):
+    name = "schema"
+
+    def __init__(self, json_schema: bool) -> None:
+        super().__init__("m")
+        self.json_schema = json_schema
+        self.requests: list[CompletionRequest] = []
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(native_tools=False, json_schema=self.json_schema, vision=False, streaming=False, context_tokens=8000)
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        self.requests.append(request)
+        return Completion(text='{"thought": "t", "action": {"type": "click", "ref": 3}}')
+
+    async def stream(self, request):  # pragma: no cover - not used
+        yield
+
+
+@pytest.mark.parametrize("kind", ACTION_TYPES)
+def test_every_valid_action_fits_the_constraint(kind):
+    jsonschema.validate({"thought": "why", "action": EXAMPLES[kind]}, constrained_decision_schema(PAGE))
+
+
+def test_the_constraint_allows_only_this_snapshots_refs_and_the_grammars_action_types():
+    schema = constrained_decision_schema(PAGE)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"thought": "t", "action": {"type": "click", "ref": 999}}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"thought": "t", "action": {"type": "search"}}, schema)
+
+
+def test_the_constraint_is_flat_enough_for_a_grammar_converter():
+    text = str(constrained_decision_schema(PAGE))
+    for construct in ("oneOf", "anyOf", "$ref", "$defs", "minimum", "maximum", "const"):
+        assert construct not in text
+
+
+async def _decide(model: SchemaModel) -> None:
+    await Executor(model).decide(task="t", intent="i", verify=[], history=[], feedback=None, page="p", snapshot=PAGE,
+                                 step_index=0, attempt=1, reminders=0)
+
+
+async def test_the_executor_sends_the_constraint_to_a_server_that_takes_a_schema():
+    model = SchemaModel(json_schema=True)
+    await _decide(model)
+    assert model.requests[0].response_schema == constrained_decision_schema(PAGE)
+
+
+async def test_the_executor_sends_no_schema_to_a_server_that_takes_none():
+    model = SchemaModel(json_schema=False)
+    await _decide(model)
+    assert model.requests[0].response_schema is None
