@@ -423,17 +423,25 @@
   }
 
   /**
-   * The text of an element, or the page's main content, within a budget.
+   * The text of an element, or of this frame's document: its main content in a top document,
+   * its whole body in a child frame (a payment form's "Coupon applied"). Says where the frame
+   * sits in its parent and whether it has any size, so the service worker can stitch the
+   * frames' texts in order and skip invisible ones.
    * @param {{localRef?: number, max_chars: number}} msg
    */
   function extract(msg) {
-    const el = msg.localRef ? resolve(msg.localRef) : document.querySelector("main, [role=main]") || document.querySelector("article") || document.body;
+    const top = window.parent === window;
+    const main = top ? document.querySelector("main, [role=main]") || document.querySelector("article") : null;
+    const el = msg.localRef ? resolve(msg.localRef) : main || document.body;
     let text = "";
     if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) text = el.type === "password" ? "" : el.value;
     else if (el instanceof HTMLElement) text = el.innerText || el.textContent || "";
     else if (el) text = el.textContent || "";
     text = text.replace(/[ \t\f\v\u00a0]+/g, " ").replace(/\s*\n\s*/g, "\n").trim();
-    return { text: text.slice(0, msg.max_chars), truncated: text.length > msg.max_chars, total_chars: text.length };
+    return {
+      text: text.slice(0, msg.max_chars), truncated: text.length > msg.max_chars, total_chars: text.length,
+      frameIndex: core.frameIndex(), visible: window.innerWidth > 0 && window.innerHeight > 0,
+    };
   }
 
   /**

@@ -70,6 +70,21 @@
     registrySize() {
       return elementOf.size;
     },
+    /**
+     * This frame's index in its parent's `window.frames` (-1 for a top document): both the
+     * snapshot and page-text stitching pair a child frame with its iframe by it.
+     * @returns {number}
+     */
+    frameIndex() {
+      const parent = window.parent;
+      if (parent === window) return -1;
+      try {
+        for (let i = 0; i < parent.frames.length; i++) if (parent.frames[i] === window) return i;
+      } catch {
+        /* a frame being torn down */
+      }
+      return -1;
+    },
     /** @param {string} kind @param {(msg: any) => any} fn */
     handle(kind, fn) {
       handlers.set(kind, fn);

@@ -378,13 +378,9 @@
     }
   }
 
-  /** The index of `win` in `parent.frames` (how the service worker pairs iframes with frames). @param {Window} parent @param {Window} win */
-  function frameIndexIn(parent, win) {
-    try {
-      for (let i = 0; i < parent.frames.length; i++) if (parent.frames[i] === win) return i;
-    } catch {
-      /* a frame being torn down */
-    }
+  /** The index of a child frame's window in this window's `frames`. @param {Window} win */
+  function childFrameIndex(win) {
+    for (let i = 0; i < window.frames.length; i++) if (window.frames[i] === win) return i;
     return -1;
   }
 
@@ -418,7 +414,7 @@
       const r = visibleRect(el);
       const rect = el.getBoundingClientRect();
       const box = [rect.x + el.clientLeft, rect.y + el.clientTop, el.clientWidth, el.clientHeight];
-      items.push({ t: "f", index: win ? frameIndexIn(window, win) : -1, box: boxOf(/** @type {any} */ ({ x: box[0], y: box[1], width: box[2], height: box[3] })), hidden: !r, src: /** @type {HTMLIFrameElement} */ (el).src || "" });
+      items.push({ t: "f", index: win ? childFrameIndex(win) : -1, box: boxOf(/** @type {any} */ ({ x: box[0], y: box[1], width: box[2], height: box[3] })), hidden: !r, src: /** @type {HTMLIFrameElement} */ (el).src || "" });
     };
 
     /** @param {Element} el @param {string} role */
@@ -514,7 +510,7 @@
       docId: core.docId,
       url: location.href,
       title: window === window.top ? clean(document.title, 200) : "",
-      frameIndex: window.parent === window ? -1 : frameIndexIn(window.parent, window),
+      frameIndex: core.frameIndex(),
       viewport: {
         width: vw, height: vh, scroll_x: Math.round(window.scrollX), scroll_y: Math.round(window.scrollY),
         page_width: document.documentElement ? document.documentElement.scrollWidth : vw,

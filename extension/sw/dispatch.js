@@ -13,6 +13,7 @@ import { ensureInjected, isRestrictedUrl, sendToFrame } from "./inject.js";
 import { WaymarkError } from "./native.js";
 import { globalRef, resolveRef, wasIssued } from "./refs.js";
 import { TabWatcher } from "./settle.js";
+import { pageText } from "./page_text.js";
 import { frameOffsets, takeSnapshot } from "./snapshot.js";
 import { requireTab } from "./tabs.js";
 
@@ -407,12 +408,8 @@ async function scroll(ctx, a) {
 async function extract(ctx, a) {
   const t = a.ref ? target(ctx.tabId, a.ref) : null;
   const message = { kind: "wm:act:extract", max_chars: a.max_chars ?? 4000 };
-  let read;
-  if (t) read = await toFrame(ctx, t, message);
-  else {
-    await ensureInjected(ctx.tabId);
-    read = await sendToFrame(ctx.tabId, 0, message);
-  }
+  // Without a ref, the whole tab: every readable frame's text, not only the top document's.
+  const read = t ? await toFrame(ctx, t, message) : await pageText(ctx.tabId, message.max_chars);
   ctx.result.text = read.text;
   ctx.result.truncated = read.truncated;
 }

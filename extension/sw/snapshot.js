@@ -9,6 +9,8 @@
  *   takeSnapshot(tabId, options) -> Snapshot JSON exactly as host/snapshot.py describes it
  *   frameOffsets(tabId) -> Map<frameId, {offset, clip}> for click points in child frames
  *   registerSnapshotHandler(channel) -> answers the host's `snapshot` request
+ *   askAllFrames(tabId, message), childrenByParent(answers) -> one message to every frame's
+ *     content scripts, and the answers grouped under their parent frame (page_text.js)
  */
 import { WaymarkError } from "./native.js";
 import { ensureInjected, sendToFrame } from "./inject.js";
@@ -109,7 +111,7 @@ async function askFrame(tabId, f, message) {
  * @param {number} tabId @param {Record<string, any>} message
  * @returns {Promise<FrameAnswer[]>}
  */
-async function askAllFrames(tabId, message) {
+export async function askAllFrames(tabId, message) {
   const frames = (await chrome.webNavigation.getAllFrames({ tabId })) || [];
   let answers = await Promise.all(frames.map((f) => askFrame(tabId, f, message)));
   if (!frames.length || answers.some((a) => a.missing)) {
@@ -132,7 +134,7 @@ async function askAllFrames(tabId, message) {
  * the frame's index in the parent's `window.frames`.
  * @param {FrameAnswer[]} answers
  */
-function childrenByParent(answers) {
+export function childrenByParent(answers) {
   /** @type {Map<number, FrameAnswer[]>} */
   const map = new Map();
   for (const a of answers) {

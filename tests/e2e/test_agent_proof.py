@@ -178,3 +178,15 @@ async def test_a_planner_without_a_usable_plan_leaves_the_task_as_one_step_for_t
     assert summary["tokens_total"] == 5 * 15, "the three failed planner answers are counted too"
     # Nothing but the model's word says the task is done: that is not a success.
     assert (summary["success"], summary["outcome"]) == (False, "unproven"), summary
+
+
+async def test_a_success_message_shown_only_inside_a_cross_origin_frame_verifies_the_step_on_the_first_try(sw, site_url, other_origin):
+    script = {"steps": [{"intent": "Apply the coupon", "action": {"type": "click", "target": {"role": "button", "name": "Apply coupon"}},
+                         "verify": [{"text_present": "Coupon SPRING25 applied"}]}]}
+    run = await start_run(sw, {"task": "Apply the coupon SPRING25", "start_url": f"{site_url}/dispatch/frame_text.html?other={other_origin}",
+                               "script": script, "screenshots": False})
+    summary = await run.summary()
+    assert summary["success"] is True, summary
+    steps = trace_events(summary["trace_dir"], "step")
+    assert [(s["verdict"], s["attempt"]) for s in steps] == [("passed", 1)]
+    assert summary["replans"] == 0 and summary["retries"] == 0

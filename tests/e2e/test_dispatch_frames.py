@@ -69,3 +69,35 @@ async def test_a_click_in_a_frame_covered_by_a_banner_of_the_page_fails_as_occlu
     assert "banner" in result.error.message
     assert isinstance(result.error.data["occluder_ref"], int)
     assert await child(page, "cross").text_content("#c") == "0"
+
+
+async def _open_checkout(sw, page, site_url, other_origin):
+    await wait_connected(sw)
+    await page.goto(f"{site_url}/dispatch/frame_text.html?other={other_origin}")
+    await page.wait_for_function("() => window.frames.length === 2")
+    for frame in page.frames[1:]:
+        await frame.wait_for_load_state()
+    return await tab_id_of(sw, page)
+
+
+async def test_the_text_of_a_page_includes_its_cross_origin_frames_in_order_labelled_by_origin(sw, page, site_url, other_origin):
+    tab = await _open_checkout(sw, page, site_url, other_origin)
+    result = await act(sw, tab, {"type": "extract"})
+    assert result.ok, result
+    text = result.text
+    assert "Order total: 42.00" in text and "Card payment" in text
+    assert text.index("Thank you for shopping") < text.index("Card payment")  # the top document first, then its frames
+    assert f"[frame {other_origin}]" in text
+
+
+async def test_the_text_of_a_page_skips_frames_that_have_no_size(sw, page, site_url, other_origin):
+    tab = await _open_checkout(sw, page, site_url, other_origin)
+    result = await act(sw, tab, {"type": "extract"})
+    assert "tracker pixel text" not in result.text
+
+
+async def test_extract_on_a_ref_reads_only_that_element_even_inside_a_cross_origin_frame(sw, page, site_url, other_origin):
+    tab = await _open_checkout(sw, page, site_url, other_origin)
+    snap = await snapshot(sw, tab)
+    result = await act(sw, tab, {"type": "extract", "ref": ref(snap, "Coupon", "textbox")})
+    assert result.text == "SPRING25"
