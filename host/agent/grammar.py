@@ -105,20 +105,21 @@ def _plain(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def constrained_decision_schema(snapshot: Snapshot) -> dict[str, Any]:
-    """The decision as one flat object, for servers that constrain text to a JSON Schema
-    (llama.cpp, vLLM, LM Studio, Ollama): every action's fields side by side, `type` an enum,
-    refs limited to the snapshot while they are few. The full grammar (a oneOf over 21
-    actions) made llama.cpp's grammar converter fail and its server exit; which fields an
-    action needs is still checked by validate_decision on the answer."""
-    props: dict[str, Any] = {}
-    for spec in _action_schemas().values():
-        for name, sub in spec["parameters"]["properties"].items():
-            props.setdefault(name, _plain(sub))
+    """The decision for servers that constrain text to a JSON Schema (llama.cpp, vLLM, LM
+    Studio, Ollama): `action` is any of one plain object per action type, with its own required
+    fields, and refs limited to the snapshot while they are few. The grammar's own schema (a
+    oneOf over $defs with consts and nullable fields) made llama.cpp's grammar converter fail
+    and its server exit; one flat object for all actions let a model leave out the ref."""
     refs = snapshot_refs(snapshot)
-    if refs and len(refs) <= ENUM_LIMIT:
-        props["ref"] = {"type": "integer", "enum": refs}
-    action = {"type": "object", "properties": {"type": {"type": "string", "enum": list(ACTION_TYPES)}, **props}, "required": ["type"]}
-    return {"type": "object", "properties": {"thought": {"type": "string"}, "action": action}, "required": ["thought", "action"]}
+    ref = {"type": "integer", "enum": refs} if refs and len(refs) <= ENUM_LIMIT else {"type": "integer"}
+    variants = []
+    for kind, spec in _action_schemas().items():
+        props: dict[str, Any] = {"type": {"type": "string", "enum": [kind]}}
+        for name, sub in spec["parameters"]["properties"].items():
+            props[name] = ref if name == "ref" else _plain(sub)
+        variants.append({"type": "object", "properties": props, "required": ["type", *spec["parameters"]["required"]],
+                         "additionalProperties": False})
+    return {"type": "object", "properties": {"thought": {"type": "string"}, "action": {"anyOf": variants}}, "required": ["thought", "action"]}
 
 
 def validate_decision(decision: dict[str, Any], snapshot: Snapshot) -> Decision:

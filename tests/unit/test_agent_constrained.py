@@ -50,10 +50,17 @@ def test_the_constraint_allows_only_this_snapshots_refs_and_the_grammars_action_
         jsonschema.validate({"thought": "t", "action": {"type": "search"}}, schema)
 
 
-def test_the_constraint_is_flat_enough_for_a_grammar_converter():
-    text = str(constrained_decision_schema(PAGE))
-    for construct in ("oneOf", "anyOf", "$ref", "$defs", "minimum", "maximum", "const"):
+def test_the_constraint_holds_each_action_to_its_own_required_fields():
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"thought": "t", "action": {"type": "click", "value": "link 'Cart'"}}, constrained_decision_schema(PAGE))
+
+
+def test_the_constraint_uses_only_what_a_grammar_converter_compiles():
+    schema = constrained_decision_schema(PAGE)
+    text = str(schema)
+    for construct in ("oneOf", "$ref", "$defs", "minimum", "maximum", "const", "'null'"):
         assert construct not in text
+    assert all(set(v) == {"type", "properties", "required", "additionalProperties"} for v in schema["properties"]["action"]["anyOf"])
 
 
 async def _decide(model: SchemaModel) -> None:
