@@ -149,6 +149,15 @@
     return n;
   }
 
+  /** Whether the page registered any pointer listener on an element (asked once per walk). */
+  let pagesListen = false;
+  const LISTENS = "__waymark_listens";
+
+  /** Whether a script gave `el` a pointer listener: the page-world script cancels the query. @param {Element} el */
+  function listens(el) {
+    return !el.dispatchEvent(new Event(LISTENS, { cancelable: true }));
+  }
+
   /**
    * The role of an element a person could operate, or null.
    * @param {Element} el @param {string} tag
@@ -185,6 +194,8 @@
       if (!parent || !parent.isContentEditable) return "textbox";
     }
     if (el.hasAttribute("onclick")) return "clickable";
+    // A script listener (content/listeners.js) on a leaf, or on an element styled as clickable.
+    if (pagesListen && listens(el) && (el.childElementCount === 0 || getComputedStyle(el).cursor === "pointer")) return "clickable";
     if (el.hasAttribute("tabindex") && /** @type {HTMLElement} */ (el).tabIndex >= 0 && getComputedStyle(el).cursor === "pointer") return "clickable";
     return null;
   }
@@ -398,6 +409,7 @@
    */
   function collect(opts) {
     const t0 = performance.now();
+    pagesListen = !document.dispatchEvent(new Event(`${LISTENS}_any`, { cancelable: true }));
     const vw = window.innerWidth;
     const vh = window.innerHeight;
     const occlusion = opts.occlusion !== false && !opts.framesOnly ? new Occlusion(vw, vh) : null;
