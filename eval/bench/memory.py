@@ -116,7 +116,7 @@ async def _heap(cdp: Any) -> int:
     return int((await cdp.send("Runtime.getHeapUsage"))["usedSize"])
 
 
-async def _repeated_snapshots(controller: Any, url: str, rerender: bool, count: int) -> dict[str, Any]:
+async def _repeated_snapshots(controller: Any, url: str, rerender: bool, count: int, call_timeout: float = 120.0) -> dict[str, Any]:
     context = controller.browser.context
     page = await context.new_page()
     try:
@@ -125,12 +125,12 @@ async def _repeated_snapshots(controller: Any, url: str, rerender: bool, count: 
         worker = controller.browser.service_worker
         tab = max(await worker.evaluate(_TAB_JS, page.url))
         cdp = await context.new_cdp_session(page)
-        first = await controller.call("snapshot", {"tab_id": tab}, timeout=120)
+        first = await controller.call("snapshot", {"tab_id": tab}, timeout=call_timeout)
         heap_first, registry_first = await _heap(cdp), await worker.evaluate(_REGISTRY_JS, tab)
         for _ in range(count - 1):
             if rerender:
                 await page.evaluate("() => document.body.replaceWith(document.body.cloneNode(true))")
-            await controller.call("snapshot", {"tab_id": tab}, timeout=120)
+            await controller.call("snapshot", {"tab_id": tab}, timeout=call_timeout)
         heap_last, registry_last = await _heap(cdp), await worker.evaluate(_REGISTRY_JS, tab)
         await cdp.detach()
     finally:
@@ -142,8 +142,10 @@ async def _repeated_snapshots(controller: Any, url: str, rerender: bool, count: 
     }
 
 
-async def content_heap(pages_dir: Path, count: int = SNAPSHOTS) -> dict[str, Any]:
-    """Heap and ref registry over `count` snapshots of the largest corpus page, static and re-rendered."""
+async def content_heap(pages_dir: Path, count: int = SNAPSHOTS, page_timeout: float = 60.0) -> dict[str, Any]:
+    """Heap and ref registry over `count` snapshots of the largest corpus page, static and
+    re-rendered; each snapshot is bounded by `page_timeout`, and a page that fails is reported
+    under `errors` instead of ending the section."""
     from host.controller import Controller
 
     largest = max(pages_dir.glob("*/index.html"), key=lambda p: p.stat().st_size)
@@ -151,15 +153,25 @@ async def content_heap(pages_dir: Path, count: int = SNAPSHOTS) -> dict[str, Any
     try:
         async with Controller() as controller:
             url = f"{server.site}/{largest.parent.name}/index.html"
-            rows = [await _repeated_snapshots(controller, url, rerender, count) for rerender in (False, True)]
+            rows = []
+            errors: dict[str, str] = {}
+            for rerender in (False, True):
+                try:
+                    rows.append(await _repeated_snapshots(controller, url, rerender, count, page_timeout))
+                except Exception as exc:
+                    errors[f"{largest.parent.name} ({'re-rendered' if rerender else 'static'})"] = f"{type(exc).__name__}: {str(exc)[:200]}"
     finally:
         server.close()
-    return {"page": largest.parent.name, "html_bytes": largest.stat().st_size, "rows": rows}
+    return {"page": largest.parent.name, "html_bytes": largest.stat().st_size, "rows": rows, "errors": errors}
 
 
 async def run(options: dict[str, Any]) -> dict[str, Any]:
     """Both measurements; see the module docstring."""
-    return {"host": await host_run(), "content": await content_heap(Path(options["corpus"]))}
+    rounds = int(options.get("rounds", 20))
+    # The defaults at 20 rounds; fewer rounds, a shorter run (the CI test runs one).
+    steps, snapshots = max(2, RUN_STEPS * rounds // 20), max(3, SNAPSHOTS * rounds // 20)
+    content = await content_heap(Path(options["corpus"]), snapshots, float(options.get("page_timeout") or 60.0))
+    return {"host": await host_run(steps), "content": content, "errors": content["errors"]}
 
 
 def format_table(result: dict[str, Any]) -> str:
@@ -170,7 +182,7 @@ def format_table(result: dict[str, Any]) -> str:
         f"memory: host during {h['steps']} scripted agent steps ({h['runs']} runs, {h['run_ms'] / 1000:.1f} s)",
         f"  host RSS before {h['rss_before_kb'] / mb:.1f} MB, median during {h['rss_during_median_kb'] / mb:.1f} MB, "
         f"after {h['rss_after_kb'] / mb:.1f} MB; peak (VmHWM) {h['peak_rss_kb'] / mb:.1f} MB (before the run {h['hwm_before_kb'] / mb:.1f} MB)",
-        f"memory: page heap and ref registry over {c['rows'][0]['snapshots']} snapshots of {c['page']} ({c['html_bytes'] // 1024} KB HTML)",
+        f"memory: page heap and ref registry over {c['rows'][0]['snapshots'] if c['rows'] else 0} snapshots of {c['page']} ({c['html_bytes'] // 1024} KB HTML)",
         f"  {'':<24} {'heap 1st':>10} {'heap last':>10} {'growth':>9} {'registry 1st':>13} {'registry last':>14}",
     ]
     for row in c["rows"]:

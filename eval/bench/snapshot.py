@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+DEFAULT_TOKENIZER = DEFAULT_CORPUS / "tokenizer" / "claude-legacy-tokenizer.json"
 MARK_ATTRIBUTE = "data-wm-bench-ref"
 
 #: The independent count, run in the page's main world: links, buttons, inputs, selects,
@@ -115,20 +116,22 @@ async def _measure_page(controller: Any, page: Any, url: str, count_tokens: Any)
     }
 
 
-async def run_async(corpus_dir: Path | str = DEFAULT_CORPUS, limit: int | None = None) -> dict[str, Any]:
-    """Measure every corpus page; see the module docstring. `limit` caps the number of pages."""
+async def run_async(pages_dir: Path | str = DEFAULT_CORPUS / "pages", tokenizer_file: Path | str = DEFAULT_TOKENIZER,
+                    limit: int | None = None, page_timeout: float = 60.0) -> dict[str, Any]:
+    """Measure every page of `pages_dir` (NAME/index.html); see the module docstring. `limit`
+    caps the number of pages; a page that takes longer than `page_timeout` seconds, or fails,
+    is an error row naming it, and the next page gets a fresh tab."""
     from tokenizers import Tokenizer
 
     from host.controller import Controller
 
-    corpus = Path(corpus_dir)
-    tokenizer = Tokenizer.from_file(str(corpus / "tokenizer" / "claude-legacy-tokenizer.json"))
+    tokenizer = Tokenizer.from_file(str(tokenizer_file))
 
     def count_tokens(text: str) -> int:
         return len(tokenizer.encode(text).ids)
 
-    names = sorted(p.parent.name for p in (corpus / "pages").glob("*/index.html"))[:limit]
-    server, base = _serve(corpus / "pages")
+    names = sorted(p.parent.name for p in Path(pages_dir).glob("*/index.html"))[:limit]
+    server, base = _serve(Path(pages_dir))
     rows: list[dict[str, Any]] = []
     errors: dict[str, str] = {}
     try:
@@ -138,9 +141,9 @@ async def run_async(corpus_dir: Path | str = DEFAULT_CORPUS, limit: int | None =
             page = context.pages[0] if context.pages else await context.new_page()
             for name in names:
                 try:
-                    row = await _measure_page(controller, page, f"{base}/{name}/index.html", count_tokens)
-                except Exception as exc:  # one broken page must not sink the benchmark: report it
-                    errors[name] = f"{type(exc).__name__}: {str(exc)[:200]}"
+                    row = await asyncio.wait_for(_measure_page(controller, page, f"{base}/{name}/index.html", count_tokens), page_timeout)
+                except Exception as exc:  # one broken or endless page must not sink the benchmark: report it
+                    errors[name] = f"no result within {page_timeout:g} s" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {str(exc)[:200]}"
                     page = await context.new_page()
                     for other in context.pages:
                         if other is not page:
@@ -153,9 +156,11 @@ async def run_async(corpus_dir: Path | str = DEFAULT_CORPUS, limit: int | None =
 
 
 async def run(options: dict[str, Any]) -> dict[str, Any]:
-    """`waymark bench` entry point: options["corpus"] is the pages folder (the tokenizer is beside
-    it, in ../tokenizer), options["limit"] caps the pages (0 = all)."""
-    return await run_async(Path(options["corpus"]).parent, options.get("limit") or None)
+    """`waymark bench` entry point: options["corpus"] is the pages folder, options["tokenizer"]
+    the tokenizer file, options["limit"] caps the pages (0 = all), options["page_timeout"]
+    bounds each page."""
+    return await run_async(Path(options["corpus"]), options.get("tokenizer") or DEFAULT_TOKENIZER, options.get("limit") or None,
+                           float(options.get("page_timeout") or 60.0))
 
 
 def summarise(rows: list[dict[str, Any]], errors: dict[str, str] | None = None) -> dict[str, Any]:
@@ -171,6 +176,7 @@ def summarise(rows: list[dict[str, Any]], errors: dict[str, str] | None = None) 
     baseline = sum(r["baseline"] for r in rows)
     recalled = sum(r["recalled"] for r in rows)
     per_page_recall = [r["recalled"] / r["baseline"] for r in rows if r["baseline"]]
+    worst = min((r for r in rows if r["baseline"]), key=lambda r: r["recalled"] / r["baseline"], default=None)
     return {
         "pages": len(rows),
         "ours": ours,
@@ -179,6 +185,7 @@ def summarise(rows: list[dict[str, Any]], errors: dict[str, str] | None = None) 
         "recall": round(recalled / baseline, 4) if baseline else None,
         "recall_page_median": round(statistics.median(per_page_recall), 4) if per_page_recall else None,
         "recall_page_min": round(min(per_page_recall), 4) if per_page_recall else None,
+        "recall_worst_page": worst["page"] if worst else None,
         "baseline_elements": baseline,
         "recalled_elements": recalled,
         "occluded_elements": sum(r["occluded"] for r in rows),
@@ -206,7 +213,8 @@ def format_table(result: dict[str, Any]) -> str:
         lines.append(f"  {unit:<8} {o[key]['median']:>9.1f} / {o[key]['p90']:>8.1f} {p[key]['median']:>9.1f} / {p[key]['p90']:>8.1f} {r[key]:>7}")
     lines.append(
         f"  recall {result['recall']:.2%} ({result['recalled_elements']}/{result['baseline_elements']} visible interactive elements;"
-        f" per page median {result['recall_page_median']:.2%}, min {result['recall_page_min']:.2%}); occluded {result['occluded_elements']}"
+        f" per page median {result['recall_page_median']:.2%}, min {result['recall_page_min']:.2%} on {result['recall_worst_page']});"
+        f" occluded {result['occluded_elements']}"
     )
     lines.append("  targets: " + ", ".join(f"{k} {'met' if v else 'MISSED'}" for k, v in result["targets"].items()))
     if result.get("errors"):
@@ -220,7 +228,7 @@ if __name__ == "__main__":
 
     # python -m eval.bench.snapshot [LIMIT [RESULT.json]]
     limit = int(sys.argv[1]) if len(sys.argv) > 1 and int(sys.argv[1]) > 0 else None
-    outcome = asyncio.run(run_async(limit=limit))
+    outcome = asyncio.run(run_async(DEFAULT_CORPUS / "pages", DEFAULT_TOKENIZER, limit=limit))
     print(format_table(outcome))
     if len(sys.argv) > 2:
         Path(sys.argv[2]).write_text(json.dumps(outcome, indent=1), encoding="utf-8")

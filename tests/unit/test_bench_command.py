@@ -26,3 +26,63 @@ def test_bench_refuses_an_unknown_section():
     done = subprocess.run([str(WAYMARK), "bench", "--sections", "speed"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "unknown section(s): speed" in done.stderr
+
+
+def _pages(root: Path, names: list[str]) -> Path:
+    """A corpus of fixture pages laid out as the bench reads one: NAME/index.html."""
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
+    for name in names:
+        (root / name).mkdir(parents=True)
+        (root / name / "index.html").write_text((fixtures / "perception" / f"{name}.html").read_text(encoding="utf-8"), encoding="utf-8")
+    return root
+
+
+def _tokenizer(path: Path) -> Path:
+    """A small word-level tokenizer: the bench only counts tokens with it."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    tok = Tokenizer(models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.save(str(path))
+    return path
+
+
+@pytest.mark.e2e
+def test_every_bench_section_completes_on_two_pages_with_one_round(tmp_path):
+    # Not timed: the bench must not rot unseen, so every section runs and reports without an error.
+    from host.commands.bench import SECTIONS
+
+    corpus = _pages(tmp_path / "pages", ["basic", "label"])
+    out = tmp_path / "bench.json"
+    done = subprocess.run([str(WAYMARK), "bench", "--corpus", str(corpus), "--tokenizer", str(_tokenizer(tmp_path / "tok.json")),
+                           "--rounds", "1", "--page-timeout", "60", "--out", str(out)], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert list(report["sections"]) == list(SECTIONS)
+    assert not [name for name, section in report["sections"].items() if section.get("error") or section.get("errors")]
+    assert report["sections"]["snapshot"]["pages"] == 2
+
+
+def test_bench_says_what_is_missing_when_the_tokenizer_is_not_there(tmp_path):
+    corpus = _pages(tmp_path / "pages", ["basic"])
+    done = subprocess.run([str(WAYMARK), "bench", "--sections", "snapshot", "--corpus", str(corpus), "--tokenizer", str(tmp_path / "none.json")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert f"tokenizer not found: {tmp_path / 'none.json'}" in done.stderr and "--tokenizer" in done.stderr
+
+
+@pytest.mark.e2e
+def test_a_page_that_never_lets_go_is_an_error_row_naming_it_and_the_bench_finishes(tmp_path):
+    corpus = _pages(tmp_path / "pages", ["basic"])
+    (corpus / "endless").mkdir()
+    (corpus / "endless" / "index.html").write_text(
+        "<!doctype html><title>endless</title><button>Never</button><script>setTimeout(() => { for (;;) {} }, 50)</script>", encoding="utf-8")
+    out = tmp_path / "bench.json"
+    done = subprocess.run([str(WAYMARK), "bench", "--sections", "snapshot", "--corpus", str(corpus), "--tokenizer",
+                           str(_tokenizer(tmp_path / "tok.json")), "--page-timeout", "8", "--out", str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stderr
+    section = json.loads(out.read_text(encoding="utf-8"))["sections"]["snapshot"]
+    assert [row["page"] for row in section["rows"]] == ["basic"]
+    assert section["errors"]["endless"] == "no result within 8 s"
+    assert "snapshot: endless: no result within 8 s" in done.stderr
