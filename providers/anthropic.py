@@ -31,6 +31,10 @@ _FINISH: dict[str, FinishReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "max_tokens": "length",
+    # The prompt and answer filled the model's whole window: cut short like max_tokens.
+    "model_context_window_exceeded": "length",
+    # A streamed turn the server paused is incomplete (complete() hands it back to continue).
+    "pause_turn": "length",
     "tool_use": "tool_calls",
     "refusal": "blocked",
 }
@@ -43,8 +47,13 @@ _STREAM_ERROR_STATUS = {
     "authentication_error": 401,
     "permission_error": 403,
     "invalid_request_error": 400,
+    "not_found_error": 404,
     "request_too_large": 413,
+    "timeout_error": 504,
+    "billing_error": 402,
 }
+#: How often a paused turn (`pause_turn`) is handed back for the model to continue.
+MAX_TURN_RESUMES = 3
 
 
 def _finish(raw: str | None, has_tool_calls: bool) -> FinishReason:
@@ -107,7 +116,9 @@ class AnthropicProvider(HTTPProvider):
                 continue
             if msg.role == "tool":
                 role = "user"
-                blocks = [{"type": "tool_result", "tool_use_id": msg.tool_call_id or "", "content": _blocks(msg) or [{"type": "text", "text": ""}]}]
+                # The API refuses an empty text block: a result with no content is sent without one.
+                content = _blocks(msg)
+                blocks = [{"type": "tool_result", "tool_use_id": msg.tool_call_id or "", **({"content": content} if content else {})}]
             else:
                 role = msg.role
                 blocks = _blocks(msg)
@@ -131,19 +142,34 @@ class AnthropicProvider(HTTPProvider):
 
     async def complete(self, request: CompletionRequest) -> Completion:
         started = time.perf_counter()
-        data = await self.post_json("/v1/messages", self.body(request, stream=False), Deadline(request.timeout, self.name))
-        if not isinstance(data, dict) or not isinstance(data.get("content"), list):
-            raise errors.Unavailable("the answer has no content", provider=self.name)
-        texts = [b.get("text", "") for b in data["content"] if b.get("type") == "text"]
+        deadline = Deadline(request.timeout, self.name)
+        body = self.body(request, stream=False)
+        content: list[dict[str, Any]] = []
+        spent: list[Usage] = []
+        for _ in range(MAX_TURN_RESUMES + 1):
+            data = await self.post_json("/v1/messages", body, deadline)
+            if not isinstance(data, dict) or not isinstance(data.get("content"), list):
+                raise errors.Unavailable("the answer has no content", provider=self.name)
+            content += data["content"]
+            usage = _usage(data.get("usage"))
+            if usage:
+                spent.append(usage)
+            if data.get("stop_reason") != "pause_turn":
+                break
+            # A paused turn goes back as it is, and the model continues it.
+            body = {**body, "messages": [*body["messages"], {"role": "assistant", "content": data["content"]}]}
+        texts = [b.get("text", "") for b in content if b.get("type") == "text"]
         calls = [
             ToolCall(id=b.get("id") or f"toolu_{i}", name=b["name"], arguments=b.get("input") if isinstance(b.get("input"), dict) else {})
-            for i, b in enumerate(data["content"]) if b.get("type") == "tool_use"
+            for i, b in enumerate(content) if b.get("type") == "tool_use"
         ]
+        stop = data.get("stop_reason")
         return Completion(
             text="".join(texts) or None,
             tool_calls=calls,
-            finish_reason=_finish(data.get("stop_reason"), bool(calls)),
-            usage=_usage(data.get("usage")),
+            # Still paused after the resumes: the answer is incomplete, like one cut at max_tokens.
+            finish_reason="length" if stop == "pause_turn" else _finish(stop, bool(calls)),
+            usage=Usage(input_tokens=sum(u.input_tokens for u in spent), output_tokens=sum(u.output_tokens for u in spent)) if spent else None,
             model=data.get("model") or self.model,
             latency_ms=(time.perf_counter() - started) * 1000,
         )
@@ -190,7 +216,8 @@ class AnthropicProvider(HTTPProvider):
                     break
                 elif kind == "error":
                     err = payload.get("error") or {}
-                    raise error_for_status(_STREAM_ERROR_STATUS.get(err.get("type", ""), 500), str(err.get("message", "stream error")), provider=self.name)
+                    kind = str(err.get("type", ""))
+                    raise error_for_status(_STREAM_ERROR_STATUS.get(kind, 500), str(err.get("message", "stream error")), provider=self.name, code=kind)
         if not finished:
             raise errors.Unavailable("the stream ended before the answer did", provider=self.name)
         calls = []

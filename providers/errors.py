@@ -35,6 +35,11 @@ class RateLimited(ProviderError):
         self.retry_after = retry_after
 
 
+class QuotaExceeded(ProviderError):
+    """The account has no quota or credit left (OpenAI's 429 `insufficient_quota`, Anthropic's
+    `billing_error`): a billing problem, so retrying will not help."""
+
+
 class Timeout(ProviderError):
     """No complete answer within the request's timeout."""
 

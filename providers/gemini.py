@@ -36,18 +36,21 @@ _BLOCKED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "
 
 
 def _transport_classes() -> tuple[type[BaseException], ...]:
-    """The transport errors of whichever httpx flavour the SDK runs on."""
+    """The transport errors of whichever HTTP library the SDK runs on: httpx, or aiohttp, which
+    the SDK prefers for async calls whenever it is installed."""
     classes: list[type[BaseException]] = []
-    for module in ("httpx", "httpx2"):
+    for module, name in (("httpx", "TransportError"), ("httpx2", "TransportError"), ("aiohttp", "ClientError")):
         try:
             mod = __import__(module)
         except ImportError:
             continue
-        classes.append(mod.TransportError)
+        classes.append(getattr(mod, name))
     return tuple(classes)
 
 
 _TRANSPORT = _transport_classes()
+#: Answers the SDK could not read (newer SDKs raise their own class for it).
+_UNREADABLE: tuple[type[BaseException], ...] = (json.JSONDecodeError, *((genai_errors.UnknownApiResponseError,) if hasattr(genai_errors, "UnknownApiResponseError") else ()))
 
 
 def _finish(raw: Any, has_tool_calls: bool) -> FinishReason:
@@ -62,9 +65,12 @@ def _finish(raw: Any, has_tool_calls: bool) -> FinishReason:
 
 
 def _usage(meta: Any) -> Usage | None:
-    if meta is None or meta.prompt_token_count is None or meta.candidates_token_count is None:
+    """Tokens in and out; thinking tokens are output the API bills, and a count the API leaves
+    out (no candidates after a block) is 0."""
+    if meta is None or (meta.prompt_token_count is None and meta.candidates_token_count is None):
         return None
-    return Usage(input_tokens=meta.prompt_token_count, output_tokens=meta.candidates_token_count)
+    thoughts = getattr(meta, "thoughts_token_count", None) or 0
+    return Usage(input_tokens=meta.prompt_token_count or 0, output_tokens=(meta.candidates_token_count or 0) + thoughts)
 
 
 def _retry_delay(details: Any) -> float | None:
@@ -78,7 +84,16 @@ def _retry_delay(details: Any) -> float | None:
     return None
 
 
+def _error_reasons(details: Any) -> set[str]:
+    """The `reason` of each google.rpc.ErrorInfo in an error body."""
+    items = details.get("error", details).get("details", []) if isinstance(details, dict) else []
+    return {str(item.get("reason")) for item in items if isinstance(item, dict) and item.get("reason")} if isinstance(items, list) else set()
+
+
 def _api_error(exc: genai_errors.APIError) -> errors.ProviderError:
+    if "API_KEY_INVALID" in _error_reasons(exc.details):
+        # Google answers a wrong key with 400 INVALID_ARGUMENT: it is the key, not the request.
+        return errors.AuthError(f"the API key was refused: {exc.message or 'API key not valid'}"[:300], provider="gemini", status=exc.code)
     headers = getattr(getattr(exc, "response", None), "headers", None) or {}
     retry_after = parse_retry_after(headers.get("retry-after")) if hasattr(headers, "get") else None
     if retry_after is None:
@@ -104,7 +119,9 @@ class GeminiProvider(LLMProvider):
         key = resolve_key(self.name, None, api_key)
         if not key:
             raise errors.AuthError("no API key: set GEMINI_API_KEY", provider=self.name)
-        http_options = types.HttpOptions(base_url=base_url) if base_url else None
+        # One attempt per SDK call: our retry policy is the only one (the SDK's own would retry
+        # for seconds before ours even saw the failure).
+        http_options = types.HttpOptions(base_url=base_url, retry_options=types.HttpRetryOptions(attempts=1))
         self._client = genai.Client(api_key=key, http_options=http_options)
         self.retry = retry or DEFAULT_POLICY
         self._caps = Capabilities(native_tools=True, json_schema=True, vision=True, streaming=True, context_tokens=context_tokens)
@@ -205,7 +222,7 @@ class GeminiProvider(LLMProvider):
             if "Timeout" in type(exc).__name__:
                 return errors.Timeout(f"no answer in time ({type(exc).__name__})", provider=self.name)
             return errors.Unavailable(f"cannot reach the backend: {type(exc).__name__}: {exc}"[:300], provider=self.name)
-        if isinstance(exc, (json.JSONDecodeError, genai_errors.UnknownApiResponseError)):
+        if isinstance(exc, _UNREADABLE):
             return errors.Unavailable(f"the backend's answer cannot be read: {exc}"[:300], provider=self.name)
         return None
 

@@ -37,8 +37,28 @@ def error_message(body: bytes | str) -> str:
     return str(err)[:300]
 
 
-def error_for_status(status: int, message: str, *, provider: str, retry_after: float | None = None) -> errors.ProviderError:
-    """The typed error for an HTTP failure status."""
+#: Error codes (OpenAI `code`/`type`, Anthropic `type`) that mean the account cannot pay.
+_QUOTA_CODES = frozenset({"insufficient_quota", "billing_error", "billing_hard_limit_reached"})
+
+
+def error_code(body: bytes | str) -> str:
+    """The backend's machine-readable error code (`code`, else `type`) from a JSON error body, or ""."""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return ""
+    err = data.get("error", data) if isinstance(data, dict) else None
+    if not isinstance(err, dict):
+        return ""
+    return str(err.get("code") or err.get("type") or "")
+
+
+def error_for_status(status: int, message: str, *, provider: str, retry_after: float | None = None, code: str = "") -> errors.ProviderError:
+    """The typed error for an HTTP failure status (and the backend's error code, when it says more)."""
+    if code in _QUOTA_CODES:
+        return errors.QuotaExceeded(f"the account has no quota or credit left; check its plan and billing ({message})"[:300],
+                                    provider=provider, status=status)
     if status in (401, 403):
         return errors.AuthError(message or "the key was refused", provider=provider, status=status)
     if status == 429:
@@ -62,6 +82,7 @@ async def raise_for_status(response: httpx.Response, provider: str) -> None:
         error_message(body),
         provider=provider,
         retry_after=parse_retry_after(response.headers.get("retry-after")),
+        code=error_code(body),
     )
 
 

@@ -27,7 +27,7 @@ from providers.config import resolve_key
 from providers.http import Deadline, HTTPProvider
 from providers.parsing import RAW_ARGUMENTS_KEY
 from providers.retry import RetryPolicy
-from providers.textmode import flatten_messages
+from providers.textmode import flatten_messages, strip_reasoning
 
 
 @dataclass(frozen=True)
@@ -174,6 +174,8 @@ class OpenAICompatProvider(HTTPProvider):
                 for t in request.tools
             ]
             choice = request.tool_choice
+            if choice == "required" and self.preset == "llamacpp":
+                choice = "auto"  # llama-cpp-python's server answers "required" with HTTP 500 and an empty message
             body["tool_choice"] = choice if choice in ("auto", "none", "required") else {"type": "function", "function": {"name": choice}}
         if request.response_schema is not None and self._caps.json_schema:
             if self.preset == "llamacpp":
@@ -204,7 +206,8 @@ class OpenAICompatProvider(HTTPProvider):
         ]
         refusal = message.get("refusal")
         return Completion(
-            text=refusal or message.get("content") or None,
+            # Reasoning comes as `reasoning_content` (ignored) or inline <think> blocks (cut).
+            text=refusal or strip_reasoning(message.get("content") or "") or None,
             tool_calls=calls,
             # A refusal arrives with finish "stop": it is the model declining, not an answer.
             finish_reason="blocked" if refusal else _finish(choice.get("finish_reason"), bool(calls)),

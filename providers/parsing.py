@@ -29,6 +29,7 @@ from pydantic import ValidationError
 
 from host.actions import ACTION_TYPES, INSTEAD, Decision, action_help
 from host.coercions import ACTION_ALIASES, coerce_decision
+from providers.textmode import strip_reasoning
 
 FailureKind = Literal["no_json", "truncated", "malformed", "multi_root", "shape"]
 
@@ -181,6 +182,8 @@ def _extract(text: str, notes: list[str] | None = None) -> tuple[dict[str, Any],
     """The one object and whether it was completed from a truncated tail."""
     if not isinstance(text, str):
         raise ParseFailure("no_json", f"expected text, got {type(text).__name__}")
+    # Reasoning written before the answer may hold braces of its own: it is not the answer.
+    text = strip_reasoning(text)
     scan = _scan(text)
     tail = scan.tail
     roots = scan.roots

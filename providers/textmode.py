@@ -5,6 +5,7 @@ providers.parsing.parse_decision reads."""
 from __future__ import annotations
 
 import json
+import re
 
 from providers.base import Message, TextPart, Tool
 
@@ -51,3 +52,12 @@ def flatten_messages(messages: list[Message], tools: list[Tool], tool_choice: st
         else:
             out.insert(0, Message.text("system", block))
     return out
+
+
+_THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL | re.IGNORECASE)
+
+
+def strip_reasoning(text: str) -> str:
+    """The answer without the reasoning some models write before it (`<think>...</think>` of
+    DeepSeek-R1 and Qwen3 style models; an unclosed block runs to the end of the text)."""
+    return _THINK.sub("", text).strip() if "<think>" in text.lower() else text

@@ -62,6 +62,8 @@ export function providerProblem(error, openSettings) {
       return { title: "The provider refused the API key.", detail: `${error.message} Enter a valid key in settings.`, action: settings };
     case "provider_rate_limited":
       return { title: "The provider is rate-limiting requests.", detail: error.message };
+    case "provider_quota":
+      return { title: "The provider account has no quota or credit left.", detail: `${error.message} Check the account's plan and billing; retrying will not help.` };
     case "provider_timeout":
       return { title: "The provider did not answer in time.", detail: error.message };
     default:

@@ -152,6 +152,7 @@ def build_provider(role: Role, settings: Settings | None = None) -> Any:
 _ERROR_CODES = {
     "AuthError": "provider_auth",
     "RateLimited": "provider_rate_limited",
+    "QuotaExceeded": "provider_quota",
     "Timeout": "provider_timeout",
     "Unavailable": "provider_unreachable",
     "ContextTooLong": "provider_context_too_long",
