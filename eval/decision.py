@@ -51,6 +51,7 @@ def judge(expect: ExpectedCall, action: dict[str, Any], elements: list[dict[str,
 
 async def decide_and_judge(task: Task, spec: ModelSpec) -> DecisionOutcome:
     """Build the provider, run one executor turn on the task's snapshot, judge the call."""
+    from host.actions import SINGLE_TAB_ACTIONS
     from host.agent import prompts
     from host.agent.executor import Executor
     from host.snapshot import Snapshot
@@ -61,8 +62,9 @@ async def decide_and_judge(task: Task, spec: ModelSpec) -> DecisionOutcome:
     try:
         turn = await Executor(backend, timeout=spec.call_timeout(), temperature=spec.call_temperature()).decide(
             task=task.goal, intent=task.goal, verify=[], history=[], feedback=None,
-            page=prompts.snapshot_block(snapshot.url, snapshot.title, snapshot.text, snapshot.tab_id),
-            snapshot=snapshot, step_index=0, attempt=0, reminders=2,
+            # A decision task's page is the task's one tab, as in an agent run with one tab.
+            page=prompts.snapshot_block(snapshot.url, snapshot.title, snapshot.text, None),
+            snapshot=snapshot, step_index=0, attempt=0, reminders=2, allowed=SINGLE_TAB_ACTIONS,
         )
     finally:
         await backend.aclose()

@@ -232,6 +232,11 @@ def action_help(kind: str) -> str:
     return ""
 
 
+#: Actions that only mean something when the task has more than one tab; offered to the model
+#: only then (shown a tab id with one tab, a small model closed it "to dismiss a popup").
+MULTI_TAB_ACTIONS: frozenset[str] = frozenset({"switch_tab", "close_tab"})
+SINGLE_TAB_ACTIONS: tuple[str, ...] = tuple(a for a in ACTION_TYPES if a not in MULTI_TAB_ACTIONS)
+
 #: Actions that change the page; never re-dispatched automatically after a stale ref.
 MUTATING: frozenset[str] = frozenset(ACTION_TYPES) - {"hover", "wait", "extract", "ask_user", "done", "scroll"}
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from host.actions import Decision
+from host.actions import ACTION_TYPES, Decision
 from host.agent import prompts
 from host.agent.grammar import DecisionRejected, constrained_decision_schema, executor_tools, validate_decision
 from host.snapshot import Snapshot
@@ -86,18 +86,20 @@ class Executor:
     async def decide(
         self, *, task: str, intent: str, verify: list[dict[str, Any]], history: list[str], feedback: str | None,
         page: str, snapshot: Snapshot, step_index: int, attempt: int, reminders: int, timeout: float | None = None,
+        allowed: tuple[str, ...] = ACTION_TYPES,
     ) -> Turn:
-        """One decision valid for `snapshot`, or `decision=None` after `reminders` unusable replies."""
+        """One decision valid for `snapshot`, or `decision=None` after `reminders` unusable replies.
+        Only the `allowed` actions are offered (tools, answer format, constraint) and accepted."""
         first = [
             Message.text("system", prompts.executor_system(secrets=prompts.mentions_secrets(task))),
-            Message.text("user", prompts.executor_user(task, intent, verify, history, feedback, page, text_mode=not self.native)),
+            Message.text("user", prompts.executor_user(task, intent, verify, history, feedback, page, text_mode=not self.native, allowed=allowed)),
         ]
         messages = first
         temperature = self.temperature
         answers: list[str] = []
-        tools = executor_tools(snapshot) if self.native else []
+        tools = executor_tools(snapshot, allowed) if self.native else []
         # In text mode, a server that constrains output to a schema cannot answer unparseable JSON.
-        schema = constrained_decision_schema(snapshot) if not self.native and self.provider.capabilities().json_schema else None
+        schema = constrained_decision_schema(snapshot, allowed) if not self.native and self.provider.capabilities().json_schema else None
         snapshot_json = snapshot.model_dump(exclude={"screenshot_b64"})
         problems: list[ParseProblem] = []
         tokens_in = tokens_out = 0
@@ -127,6 +129,9 @@ class Executor:
                 else:
                     decision = parse_decision(completion.text or "", coercions)
                 typed = validate_decision(decision, snapshot)
+                if typed.action.type not in allowed:
+                    raise DecisionRejected("not_offered", f"{typed.action.type} is not possible now (this task has one tab); "
+                                           f"choose one of: {', '.join(allowed)}")
             except ParseFailure as failure:
                 reminder = retry_reminder(failure)
                 problems.append(ParseProblem(kind=failure.kind, detail=failure.detail, reminder=reminder))

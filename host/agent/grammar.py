@@ -104,7 +104,7 @@ def _plain(schema: dict[str, Any]) -> dict[str, Any]:
     return plain if plain.get("type") != "object" else {"type": "object"}
 
 
-def constrained_decision_schema(snapshot: Snapshot) -> dict[str, Any]:
+def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = ACTION_TYPES) -> dict[str, Any]:
     """The decision for servers that constrain text to a JSON Schema (llama.cpp, vLLM, LM
     Studio, Ollama): `action` is any of one plain object per action type, with its own required
     fields, and refs limited to the snapshot while they are few. The grammar's own schema (a
@@ -114,6 +114,8 @@ def constrained_decision_schema(snapshot: Snapshot) -> dict[str, Any]:
     ref = {"type": "integer", "enum": refs} if refs and len(refs) <= ENUM_LIMIT else {"type": "integer"}
     variants = []
     for kind, spec in _action_schemas().items():
+        if kind not in allowed:
+            continue
         props: dict[str, Any] = {"type": {"type": "string", "enum": [kind]}}
         for name, sub in spec["parameters"]["properties"].items():
             props[name] = ref if name == "ref" else _plain(sub)

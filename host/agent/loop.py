@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from host.actions import MUTATING, absolute_url
+from host.actions import ACTION_TYPES, MUTATING, SINGLE_TAB_ACTIONS, absolute_url
 from host.agent import repair as repairs
 from host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from host.agent.confirm import Policy, destructive_reason, domain_refusal
@@ -178,7 +178,11 @@ class AgentRun:
         return self.redactor.snapshot(snapshot.model_copy(update={"screenshot_b64": None}))
 
     def _page(self, snapshot: Snapshot) -> str:
-        return snapshot_block(snapshot.url, snapshot.title, snapshot.text, self.session.tab_id)
+        return snapshot_block(snapshot.url, snapshot.title, snapshot.text, self.session.tab_id if len(self.task_tabs) > 1 else None)
+
+    def _allowed(self) -> tuple[str, ...]:
+        """The actions offered this turn: tab switching and closing only when the task has tabs to switch."""
+        return ACTION_TYPES if len(self.task_tabs) > 1 else SINGLE_TAB_ACTIONS
 
     def _timeout(self, call: CallSettings) -> float:
         return max(1.0, min(call.timeout_s, self.budget.remaining_s()))
@@ -411,6 +415,7 @@ class AgentRun:
             task=self.options.task, intent=step.intent, verify=step.verify, history=self.history, feedback=feedback,
             page=self._page(safe), snapshot=safe, step_index=index, attempt=attempt,
             reminders=self.options.budgets.retries_per_step, timeout=self._timeout(self.options.executor_call),
+            allowed=self._allowed(),
         )
         timing["model_ms"] = (time.perf_counter() - t0) * 1000
         self._take_tokens(turn.tokens_in, turn.tokens_out)

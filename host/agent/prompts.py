@@ -9,6 +9,7 @@ import json
 import re
 from typing import Any
 
+from host.actions import ACTION_TYPES
 from host.agent.verifier import PREDICATE_NAMES
 
 UNTRUSTED_TAG = "untrusted_page_content"
@@ -77,12 +78,22 @@ def executor_system(secrets: bool) -> str:
     return _EXECUTOR_TEMPLATE.replace("\n{secrets}", "\n" + _EXECUTOR_SECRETS if secrets else "")
 
 
-DECISION_FORMAT = """Answer with exactly one JSON object and nothing else:
-{"thought": "one short sentence", "action": {"type": "<action>", ...the action's fields}}
-Actions: click{ref}, double_click{ref}, hover{ref}, type{ref,text}, fill{ref,text}, press{key,ref?},
-select{ref,value}, check{ref}, uncheck{ref}, scroll{direction,ref?,amount?}, navigate{url}, back, forward,
-reload, new_tab{url?}, switch_tab{tab_id}, close_tab{tab_id?}, wait{ms? | until,timeout_ms}, extract{ref?,max_chars?},
-ask_user{question}, done{result,success}."""
+#: How each action is written in the text-mode answer format.
+_SIGNATURES: dict[str, str] = {
+    "click": "click{ref}", "double_click": "double_click{ref}", "hover": "hover{ref}", "type": "type{ref,text}",
+    "fill": "fill{ref,text}", "press": "press{key,ref?}", "select": "select{ref,value}", "check": "check{ref}",
+    "uncheck": "uncheck{ref}", "scroll": "scroll{direction,ref?,amount?}", "navigate": "navigate{url}", "back": "back",
+    "forward": "forward", "reload": "reload", "new_tab": "new_tab{url?}", "switch_tab": "switch_tab{tab_id}",
+    "close_tab": "close_tab{tab_id?}", "wait": "wait{ms? | until,timeout_ms}", "extract": "extract{ref?,max_chars?}",
+    "ask_user": "ask_user{question}", "done": "done{result,success}",
+}
+
+
+def decision_format(allowed: tuple[str, ...]) -> str:
+    """The text-mode answer format, listing the actions offered this turn."""
+    return ('Answer with exactly one JSON object and nothing else:\n'
+            '{"thought": "one short sentence", "action": {"type": "<action>", ...the action\'s fields}}\n'
+            "Actions: " + ", ".join(_SIGNATURES[a] for a in allowed) + ".")
 
 
 def wrap_untrusted(content: str, source: str) -> str:
@@ -93,7 +104,8 @@ def wrap_untrusted(content: str, source: str) -> str:
 
 
 def snapshot_block(url: str, title: str, text: str, tab_id: int | None) -> str:
-    """The page as the model reads it: where it is, then the wrapped snapshot text."""
+    """The page as the model reads it: where it is, then the wrapped snapshot text. The tab id is
+    shown only when the task has several tabs (pass None otherwise)."""
     header = f"Current tab {tab_id}: {url}" if tab_id is not None else f"Current page: {url}"
     return f"{header}\n" + wrap_untrusted(f"title: {title}\n{text}", url)
 
@@ -112,7 +124,8 @@ def planner_user(task: str, page: str, evidence: dict[str, Any] | None = None, d
     return "\n\n".join(parts)
 
 
-def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], history: list[str], feedback: str | None, page: str, text_mode: bool) -> str:
+def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], history: list[str], feedback: str | None, page: str,
+                  text_mode: bool, allowed: tuple[str, ...] = ACTION_TYPES) -> str:
     """The executor's user message for one turn."""
     parts = [f"Task: {task}", f"Current step: {step_intent}"]
     if verify:
@@ -124,5 +137,5 @@ def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], his
         parts.append(f"Your last attempt at this step did not work: {feedback}")
     parts.append(page)
     if text_mode:
-        parts.append(DECISION_FORMAT)
+        parts.append(decision_format(allowed))
     return "\n\n".join(parts)

@@ -125,16 +125,16 @@ async def test_a_url_check_no_link_leads_to_is_replanned_after_one_attempt(sw, s
 # ------------------------------------------------------------------ nothing strands a run
 
 
-async def test_close_tab_without_an_id_is_refused_for_the_last_task_tab(sw, site_url, serve):
+async def test_close_tab_is_not_offered_with_one_tab_and_an_answer_that_uses_it_is_refused_before_dispatch(sw, site_url, serve):
     plan = [{"intent": "Close the popup", "actions": [{"type": "close_tab"}, {"type": "click", "target": {"role": "button", "name": "Open panel"}}],
              "verify": [{"text_present": "Opened the first panel"}]}]
     model = await serve(plan)
     summary = await _run(sw, model, "Open the panel", f"{site_url}/agent/menu.html")
     assert summary["success"] is True, summary
-    refused, passed = trace_events(summary["trace_dir"], "step")
-    assert refused["verdict"] == "refused" and "is the last tab of this task and stays open" in refused["reason"]
-    assert passed["verdict"] == "passed"
-    assert "is the last tab of this task and stays open" in _executor_prompts(model)[1], "the model was told why"
+    (step,) = trace_events(summary["trace_dir"], "step")
+    assert step["verdict"] == "passed" and [p["kind"] for p in step["parse_failures"]] == ["not_offered"]
+    prompts = _executor_prompts(model)
+    assert "close_tab" not in prompts[0] and "this task has one tab" in prompts[1], "the model was told why"
     tabs = await sw.evaluate("() => chrome.tabs.query({}).then((t) => t.map((x) => x.url))")
     assert any(url.endswith("/agent/menu.html") for url in tabs)
 

@@ -78,3 +78,29 @@ async def test_the_executor_sends_no_schema_to_a_server_that_takes_none():
     model = SchemaModel(json_schema=False)
     await _decide(model)
     assert model.requests[0].response_schema is None
+
+
+async def test_with_one_tab_the_executor_offers_no_tab_switching_or_closing():
+    from host.actions import SINGLE_TAB_ACTIONS
+
+    model = SchemaModel(json_schema=True)
+    await Executor(model).decide(task="t", intent="i", verify=[], history=[], feedback=None, page="p", snapshot=PAGE,
+                                 step_index=0, attempt=1, reminders=0, allowed=SINGLE_TAB_ACTIONS)
+    offered = {v["properties"]["type"]["enum"][0] for v in model.requests[0].response_schema["properties"]["action"]["anyOf"]}
+    assert "close_tab" not in offered and "switch_tab" not in offered and "click" in offered
+
+
+async def test_an_action_that_is_not_offered_is_refused_with_what_is():
+    from host.actions import SINGLE_TAB_ACTIONS
+
+    class ClosesTabs(SchemaModel):
+        async def complete(self, request: CompletionRequest) -> Completion:
+            self.requests.append(request)
+            return Completion(text='{"thought": "close the popup", "action": {"type": "close_tab", "tab_id": 7}}')
+
+    model = ClosesTabs(json_schema=False)
+    turn = await Executor(model).decide(task="t", intent="i", verify=[], history=[], feedback=None, page="p", snapshot=PAGE,
+                                        step_index=0, attempt=1, reminders=0, allowed=SINGLE_TAB_ACTIONS)
+    assert turn.decision is None
+    assert turn.problems[0].kind == "not_offered" and "this task has one tab" in turn.problems[0].detail
+    assert "close_tab" not in model.requests[0].messages[-1].plain_text().split("Actions:")[-1]
