@@ -29,6 +29,10 @@ class SnapshotElement(BaseModel):
     doc: str = ""
     #: The first options of a select (labels), when the element is one.
     options: list[str] | None = None
+    #: A form field's `name` attribute, when the field has no accessible name (never the name).
+    field: str | None = None
+    #: A field's placeholder, when it is not already its name.
+    placeholder: str | None = None
 
 
 class Snapshot(BaseModel):

@@ -65,26 +65,74 @@
   }
 
   /**
-   * Text of a subtree as a person reads it (with image alts), bounded by `cap`.
-   * @param {Node} node @param {number} cap
+   * CSS generated content (`::before`/`::after`) that is text, as Chrome adds it to names.
+   * @param {Element} el @param {string} which
    */
-  function textOf(node, cap) {
+  function generated(el, which) {
+    const content = getComputedStyle(el, which).content;
+    if (!content || content === "none" || content === "normal" || content[0] !== '"') return "";
+    return content.slice(1, -1).replace(/\\(.)/g, "$1");
+  }
+
+  /**
+   * What an embedded control adds to the name of the element around it (a textbox its text, a
+   * select its chosen option), or null for an element that is not a control.
+   * @param {Element} el @param {string} tag
+   * @returns {string|null}
+   */
+  function embeddedValue(el, tag) {
+    if (tag === "select") return Array.from(/** @type {HTMLSelectElement} */ (el).selectedOptions, (o) => o.label || o.text).join(" ");
+    if (tag === "textarea") return /** @type {HTMLTextAreaElement} */ (el).value;
+    if (tag !== "input") return null;
+    const input = /** @type {HTMLInputElement} */ (el);
+    if (input.type === "checkbox" || input.type === "radio" || input.type === "file" || input.type === "hidden") return "";
+    return input.type === "password" ? "" : input.value;
+  }
+
+  /**
+   * Text of a subtree as a person reads it, bounded by `cap`: text, image alts, descendants'
+   * aria-labels, CSS generated content. When the text names an element (`naming`), embedded
+   * controls add their value and `exclude` (the control a label names) adds nothing. Hidden and
+   * aria-hidden parts are skipped unless `hidden` (the text of a hidden node that
+   * aria-labelledby points at still counts, as in Chrome).
+   * @param {Node} node @param {number} cap @param {{naming?: boolean, exclude?: Element|null, hidden?: boolean}=} opts
+   */
+  function textOf(node, cap, opts = {}) {
     let out = "";
-    // An explicit stack, not recursion: a page may nest thousands of levels deep.
-    /** @type {(Node|null)[]} */
+    // An explicit stack, not recursion: a page may nest thousands of levels deep. Strings on it
+    // are ::after content, written once the element's children are done.
+    /** @type {(Node|string|null)[]} */
     const stack = [node.firstChild];
+    if (opts.naming && node.nodeType === 1) {
+      out += generated(/** @type {Element} */ (node), "::before");
+      stack.unshift(generated(/** @type {Element} */ (node), "::after"));
+    }
     while (stack.length && out.length < cap) {
       const c = stack.pop();
-      if (!c) continue;
+      if (c === null || c === undefined) continue;
+      if (typeof c === "string") {
+        out += c;
+        continue;
+      }
       stack.push(c.nextSibling);
       if (c.nodeType === 3) {
         out += /** @type {Text} */ (c).data;
       } else if (c.nodeType === 1) {
         const el = /** @type {Element} */ (c);
         const tag = el.localName;
-        if (SKIP.has(tag) || el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true") continue;
+        if (SKIP.has(tag) || el === opts.exclude) continue;
+        if (!opts.hidden && (el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true")) continue;
+        if (opts.naming) {
+          const value = embeddedValue(el, tag);
+          if (value !== null) {
+            out += ` ${value} `;
+            continue;
+          }
+        }
         if (tag === "img" || tag === "area") {
-          out += ` ${el.getAttribute("alt") || ""} `;
+          // An image inside a name has its own name: alt, or its title when it has no alt at all.
+          const alt = el.getAttribute("alt") ?? (opts.naming ? el.getAttribute("title") || "" : "");
+          out += ` ${alt} `;
           continue;
         }
         if (tag === "svg") {
@@ -96,7 +144,12 @@
           out += ` ${label} `;
           continue;
         }
-        if (tag === "br" || tag === "p" || tag === "div" || tag === "li") out += " ";
+        const block = tag === "br" || tag === "p" || tag === "div" || tag === "li";
+        if (block) out += " ";
+        if (opts.naming) {
+          out += generated(el, "::before");
+          stack.push(generated(el, "::after") + (block ? " " : ""));
+        }
         stack.push((shadowOf(el) || el).firstChild);
       }
     }
@@ -111,7 +164,9 @@
     const parts = [];
     for (const id of ids.split(/\s+/)) {
       const target = root.getElementById ? root.getElementById(id) : null;
-      if (target) parts.push(target.getAttribute("aria-label") || textOf(target, NAME_CAP));
+      if (!target) continue;
+      const hidden = typeof target.checkVisibility === "function" && !target.checkVisibility();
+      parts.push(target.getAttribute("aria-label") || textOf(target, NAME_CAP, { naming: true, hidden }));
     }
     return clean(parts.join(" "), NAME_CAP);
   }
@@ -123,30 +178,35 @@
   }
 
   /**
-   * The accessible name, in the order aria-labelledby, aria-label, label, alt, text, title,
-   * placeholder (a simplified accname computation).
+   * The accessible name as Chrome computes it (accname 1.2 with HTML-AAM's native rules, for
+   * the elements the snapshot lists): aria-labelledby, aria-label, then the host language
+   * (input buttons' value or their default "Submit"/"Reset", image inputs' alt, labels with
+   * embedded controls read by value), then the content for roles named by it (with CSS
+   * generated content), then title, then placeholder. A form field's `name` attribute is not a
+   * name: the snapshot shows it as `field=` instead.
    * @param {Element} el @param {string} role
    */
   function nameOf(el, role) {
-    let n = labelledBy(el) || clean(el.getAttribute("aria-label"), NAME_CAP);
+    const n = labelledBy(el) || clean(el.getAttribute("aria-label"), NAME_CAP);
     if (n) return n;
-    const field = isField(el);
-    if (field) {
-      const labels = /** @type {any} */ (el).labels;
-      if (labels && labels.length) n = clean(Array.from(labels, (l) => textOf(/** @type {Node} */ (l), NAME_CAP)).join(" "), NAME_CAP);
-      if (!n && el.localName === "input") {
-        const type = /** @type {HTMLInputElement} */ (el).type;
-        if (type === "image") n = clean(el.getAttribute("alt"), NAME_CAP);
-        else if (type === "submit" || type === "button" || type === "reset") {
-          n = clean(/** @type {HTMLInputElement} */ (el).value, NAME_CAP) || (type === "submit" ? "Submit" : type === "reset" ? "Reset" : "");
-        }
-      }
-    } else if (role !== "textbox") {
-      n = textOf(el, NAME_CAP);
+    const tag = el.localName;
+    const title = () => clean(el.getAttribute("title"), NAME_CAP);
+    if (tag === "input") {
+      const input = /** @type {HTMLInputElement} */ (el);
+      if (input.type === "image") return clean(el.getAttribute("alt") || el.getAttribute("value") || "", NAME_CAP) || title() || "Submit";
+      if (input.type === "submit" || input.type === "reset") return clean(input.value, NAME_CAP) || (input.type === "submit" ? "Submit" : "Reset");
+      if (input.type === "button") return clean(input.value, NAME_CAP) || title();
     }
-    if (!n) n = clean(el.getAttribute("title") || el.getAttribute("placeholder") || "", NAME_CAP);
-    if (!n && field) n = clean(el.getAttribute("name"), NAME_CAP);
-    return n;
+    if (isField(el)) {
+      const labels = /** @type {any} */ (el).labels;
+      const labelled = labels && labels.length
+        ? clean(Array.from(labels, (l) => textOf(/** @type {Node} */ (l), NAME_CAP, { naming: true, exclude: el })).join(" "), NAME_CAP) : "";
+      const fallback = tag === "input" && /** @type {HTMLInputElement} */ (el).type === "file" ? "Choose File" : "";
+      return labelled || title() || clean(el.getAttribute("placeholder"), NAME_CAP) || fallback;
+    }
+    if (tag === "img") return clean(el.getAttribute("alt"), NAME_CAP) || title();
+    const content = role !== "textbox" ? textOf(el, NAME_CAP, { naming: true }) : "";
+    return content || title();
   }
 
   /** Whether the page registered any pointer listener on an element (asked once per walk). */
@@ -452,6 +512,13 @@
       const { value, states, options } = valueAndStates(el, role, active);
       /** @type {Record<string, any>} */
       const item = { t: "e", l: core.refFor(el), role, name: nameOf(el, role), box: boxOf(r) };
+      if (isField(el)) {
+        // Not the name, but what a model may still go by when a field has none.
+        const field = el.getAttribute("name");
+        const placeholder = clean(el.getAttribute("placeholder"), NAME_CAP);
+        if (field && !item.name) item.field = clean(field, 60);
+        if (placeholder && placeholder !== item.name) item.placeholder = placeholder;
+      }
       if (value !== null && value !== "") item.value = value;
       if (Object.keys(states).length) item.states = states;
       if (options) item.options = options;

@@ -183,6 +183,8 @@ function stitch(tabId, answers) {
         };
         if (it.href !== undefined) el.href = sanitizeUrl(it.href);
         if (it.options) el.options = it.options;
+        if (it.field) el.field = it.field;
+        if (it.placeholder) el.placeholder = it.placeholder;
         items.push(el);
       } else if (it.t === "h") {
         items.push({ kind: "heading", level: it.level, text: it.text, in_viewport: isInside(toTopLevel(it.box, offset), clip) });
@@ -403,6 +405,11 @@ export const snapshotDiagnostics = {
     const { groups, dead } = await forRefs(tabId, "wm:refinfo", refs);
     return dead.concat(groups.flatMap((g) => (Array.isArray(g.data) ? g.data : [])));
   },
+  /** Where each global ref lives: its frame and the frame-local ref that markRefs writes. @param {number} tabId @param {number[]} refs */
+  localRefs: (tabId, refs) => refs.map((ref) => {
+    const t = resolveRef(tabId, ref);
+    return t ? { ref, frameId: t.frameId, localRef: t.localRef } : { ref, frameId: null, localRef: null };
+  }),
   /** Tag the elements of these global refs with `attribute` (benchmark recall). @param {number} tabId @param {number[]} refs @param {string} attribute */
   markRefs: async (tabId, refs, attribute) => {
     const { groups } = await forRefs(tabId, "wm:mark-refs", refs, { attribute });

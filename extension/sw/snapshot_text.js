@@ -8,7 +8,7 @@
  * quoted with escapes and capped, so no page can forge a line of its own (`[12] button`).
  */
 
-/** @typedef {{kind: "element", ref: number, role: string, name: string, value: string|null, states: Record<string, any>, bbox: number[], frame: number, doc: string, in_viewport: boolean, href?: string|null, options?: string[]}} ElementItem */
+/** @typedef {{kind: "element", ref: number, role: string, name: string, value: string|null, states: Record<string, any>, bbox: number[], frame: number, doc: string, in_viewport: boolean, href?: string|null, options?: string[], field?: string, placeholder?: string}} ElementItem */
 /** @typedef {{kind: "heading", level: number, text: string, in_viewport: boolean}} HeadingItem */
 /** @typedef {{kind: "frame", origin: string, in_viewport: boolean, frame: number|null}} FrameItem */
 /** @typedef {ElementItem|HeadingItem|FrameItem} Item */
@@ -112,6 +112,9 @@ export function renderItem(item, pageOrigin) {
   for (const [k, v] of Object.entries(item.states)) line += ` ${k}=${stateValue(v)}`;
   if (item.options && item.options.length) line += ` options=${quote(item.options.join("|"), 200)}`;
   if (item.href && !item.name) line += ` href=${quote(shortHref(item.href, pageOrigin), 100)}`;
+  // A field's own keys, never passed off as its accessible name.
+  if (item.field) line += ` field=${quote(item.field, 60)}`;
+  if (item.placeholder) line += ` placeholder=${quote(item.placeholder)}`;
   return line;
 }
 
