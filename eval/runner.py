@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 
 #: Wall-clock bound of one e2e task (the agent's own budgets usually end it sooner).
 TASK_TIMEOUT_S = 300.0
+#: A model on this machine's CPU needs a minute or more per call: its tasks get longer.
+LOCAL_TASK_TIMEOUT_S = 1200.0
 #: Raw model answers kept in an e2e row's details (the trace keeps all of them).
 MODEL_ANSWERS_KEPT = 12
 
@@ -82,6 +84,11 @@ class RunConfig(BaseModel):
         if self.shard:
             tasks = shard(tasks, *self.shard)
         return tasks
+
+    def task_timeout(self) -> float:
+        """Seconds one e2e task may run: longer when a role runs on a local model."""
+        local = any(c is not None and c.is_local() for c in (self.executor, self.planner))
+        return LOCAL_TASK_TIMEOUT_S if local else TASK_TIMEOUT_S
 
     def scripted(self) -> bool:
         return self.executor.provider == "scripted" or (self.planner is not None and self.planner.provider == "scripted")
@@ -218,7 +225,7 @@ def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict
     params: dict[str, Any] = {
         "task": goal,
         "tab_id": tab_id,
-        "budgets": {"max_steps": task.max_steps, "wall_clock_s": TASK_TIMEOUT_S},
+        "budgets": {"max_steps": task.max_steps, "wall_clock_s": config.task_timeout()},
         "policy": {"destructive": "allow"},
         "screenshots": True,
     }
@@ -294,7 +301,7 @@ async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Serve
         started = time.perf_counter()
         try:
             summary = await controller.call("agent.run", _agent_params(config, task, goal, tab_id), on_notify=events,
-                                            timeout=TASK_TIMEOUT_S + 30)
+                                            timeout=config.task_timeout() + 30)
         except Exception as exc:
             log.exception("e2e task %s: the agent run failed", task.id)
             return Row(**base, verdict="error", reason=f"the agent run failed: {type(exc).__name__}: {exc}", latency_ms=_ms(started),

@@ -58,14 +58,18 @@ async def compare(sw: Any, page: Any, tab_id: int, snapshot: dict[str, Any]) -> 
     try:
         await cdp.send("DOM.enable")
         await cdp.send("Accessibility.enable")
-        root = (await cdp.send("DOM.getDocument", {"depth": 0}))["root"]["nodeId"]
-        node_ids = (await cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": f"[{MARK}]"}))["nodeIds"]
+        # One walk of the whole DOM (shadow roots included) finds every marked node's backend id.
+        document = (await cdp.send("DOM.getDocument", {"depth": -1, "pierce": True}))["root"]
         backend_of: dict[int, int] = {}
-        for node_id in node_ids:
-            attrs = (await cdp.send("DOM.getAttributes", {"nodeId": node_id}))["attributes"]
-            local = int(dict(zip(attrs[::2], attrs[1::2]))[MARK])
-            if local in top:
-                backend_of[top[local]] = (await cdp.send("DOM.describeNode", {"nodeId": node_id}))["node"]["backendNodeId"]
+        stack = [document]
+        while stack:
+            node = stack.pop()
+            attrs = node.get("attributes") or []
+            marks = dict(zip(attrs[::2], attrs[1::2]))
+            if MARK in marks and int(marks[MARK]) in top:
+                backend_of[top[int(marks[MARK])]] = node["backendNodeId"]
+            stack.extend(node.get("children") or [])
+            stack.extend(node.get("shadowRoots") or [])
         ax = {n["backendDOMNodeId"]: n for n in (await cdp.send("Accessibility.getFullAXTree"))["nodes"] if "backendDOMNodeId" in n}
     finally:
         await cdp.detach()

@@ -36,6 +36,7 @@ def _misses(agreement: Agreement, page: str) -> tuple[list[str], list[str]]:
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside this checkout")
+@pytest.mark.timeout(1500)
 async def test_names_and_roles_agree_with_chrome_on_every_corpus_page(sw, page):
     limit = int(os.environ.get("WAYMARK_AX_PAGES", "0")) or None
     pages = sorted(p.parent.name for p in CORPUS.glob("*/index.html"))[:limit]

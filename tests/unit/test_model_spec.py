@@ -114,3 +114,13 @@ def test_the_settings_saved_for_a_role_give_its_spec_with_the_call_options():
     executor = role_spec("executor", settings)
     assert (executor.options, executor.call_temperature()) == ({"preset": "llamacpp", "context_tokens": 16384}, 0.1)
     assert role_spec("planner", settings).label() == "gemini:gemini-2.5-flash"
+
+
+def test_an_eval_task_on_a_local_model_gets_a_longer_wall_clock(tmp_path):
+    from eval.runner import LOCAL_TASK_TIMEOUT_S, TASK_TIMEOUT_S, RunConfig
+
+    local = RunConfig.from_cli(suite="sites", specs=specs_from_args(_args("--model", "llamacpp:qwen")), tasks=None, workers=1,
+                               shard=None, out=tmp_path / "a.jsonl")
+    cloud = RunConfig.from_cli(suite="sites", specs=specs_from_args(_args("--model", "gemini:gemini-2.5-flash")), tasks=None, workers=1,
+                               shard=None, out=tmp_path / "b.jsonl")
+    assert (local.task_timeout(), cloud.task_timeout()) == (LOCAL_TASK_TIMEOUT_S, TASK_TIMEOUT_S)
