@@ -4,13 +4,18 @@ from tests.conftest import wait_connected
 from tests.e2e.dispatch_helpers import act, ref, snapshot, tab_id_of
 
 
-async def open_frames(sw, page, site_url, other_origin):
+async def _open_with_two_frames(sw, page, url):
+    """Open `url` and wait until both of its iframes have loaded; returns the tab id."""
     await wait_connected(sw)
-    await page.goto(f"{site_url}/dispatch/frames.html?other={other_origin}")
-    await page.wait_for_function("() => document.getElementById('cross').contentWindow && window.frames.length === 2")
+    await page.goto(url)
+    await page.wait_for_function("() => window.frames.length === 2 && Array.from(window.frames).every((f) => f)")
     for frame in page.frames[1:]:
         await frame.wait_for_load_state()
-    tab = await tab_id_of(sw, page)
+    return await tab_id_of(sw, page)
+
+
+async def open_frames(sw, page, site_url, other_origin):
+    tab = await _open_with_two_frames(sw, page, f"{site_url}/dispatch/frames.html?other={other_origin}")
     return tab, await snapshot(sw, tab)
 
 
@@ -72,12 +77,7 @@ async def test_a_click_in_a_frame_covered_by_a_banner_of_the_page_fails_as_occlu
 
 
 async def _open_checkout(sw, page, site_url, other_origin):
-    await wait_connected(sw)
-    await page.goto(f"{site_url}/dispatch/frame_text.html?other={other_origin}")
-    await page.wait_for_function("() => window.frames.length === 2")
-    for frame in page.frames[1:]:
-        await frame.wait_for_load_state()
-    return await tab_id_of(sw, page)
+    return await _open_with_two_frames(sw, page, f"{site_url}/dispatch/frame_text.html?other={other_origin}")
 
 
 async def test_the_text_of_a_page_includes_its_cross_origin_frames_in_order_labelled_by_origin(sw, page, site_url, other_origin):
