@@ -108,6 +108,13 @@ class OpenAICompatBackend(HTTPBackend):
 class AnthropicBackend(HTTPBackend):
     name = "anthropic"
 
+    def expected_usage(self, reply: Reply) -> Usage | None:
+        """The Messages API always reports usage (it is required in its Message)."""
+        from tests.contract.fake_server import ANTHROPIC_DEFAULT_USAGE
+
+        usage = reply.usage or ANTHROPIC_DEFAULT_USAGE
+        return Usage(input_tokens=usage[0], output_tokens=usage[1])
+
 
 class GeminiBackend(HTTPBackend):
     name = "gemini"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import AsyncIterator
+from typing import AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
@@ -28,8 +28,11 @@ def mlx_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(params=registry.names())
-def backend(request: pytest.FixtureRequest, fake_server: FakeServer, mlx_models: Path) -> Backend:
-    """Each registered provider in turn (a provider without a contract backend fails here)."""
+def backend(request: pytest.FixtureRequest, fake_server: FakeServer, mlx_models: Path) -> Iterator[Backend]:
+    """Each registered provider in turn (a provider without a contract backend fails here).
+    A scripted reply the official SDK types refuse fails the test with their reason."""
     if request.param == "mlx":
         pytest.importorskip("mlx_lm", reason="mlx-lm is not installed (the test extra installs it)")
-    return backend_for(request.param, fake_server, mlx_models)
+    fake_server.unrealistic.clear()
+    yield backend_for(request.param, fake_server, mlx_models)
+    assert not fake_server.unrealistic, f"a fake answer no real API would send: {fake_server.unrealistic[0]}"

@@ -1,6 +1,10 @@
 """A loopback HTTP server that speaks the three cloud wire protocols (OpenAI chat completions,
 Anthropic messages, Gemini generateContent / streamGenerateContent), scripted per test with
-protocol-neutral `Reply` objects. Plain asyncio streams, bound to 127.0.0.1."""
+protocol-neutral `Reply` objects. Plain asyncio streams, bound to 127.0.0.1.
+
+Every answer and stream event is built through the official SDK's own types (openai,
+anthropic, google-genai) before it is sent: a field the real API never sends, or a required
+one it always sends left out, fails the test instead of teaching the providers a fake shape."""
 
 from __future__ import annotations
 
@@ -54,6 +58,54 @@ def pieces(text: str, n: int) -> list[str]:
     return [text[i:i + size] for i in range(0, len(text), size)]
 
 
+def _no_extras(value: Any, path: str) -> None:
+    """The SDKs accept unknown fields quietly: here they are an error."""
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
+        extra = getattr(value, "model_extra", None) or {}
+        if extra:
+            raise AssertionError(f"{path} ({type(value).__name__}) has fields the API never sends: {sorted(extra)}")
+        for name in type(value).model_fields:
+            _no_extras(getattr(value, name), f"{path}.{name}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _no_extras(item, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _no_extras(item, f"{path}.{key}")
+
+
+def wire(sdk_type: Any, data: dict[str, Any]) -> dict[str, Any]:
+    """`data` read by the official SDK's type (a model class or a TypeAdapter) and written back
+    as the JSON the API sends; raises when the SDK would not accept it as a real answer."""
+    from pydantic import TypeAdapter
+
+    adapter = sdk_type if isinstance(sdk_type, TypeAdapter) else TypeAdapter(sdk_type)
+    value = adapter.validate_python(data)
+    _no_extras(value, getattr(sdk_type, "__name__", "answer"))
+    return adapter.dump_python(value, mode="json", exclude_unset=True, by_alias=True)
+
+
+def _openai(kind: str) -> Any:
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+    return {"whole": ChatCompletion, "chunk": ChatCompletionChunk}[kind]
+
+
+def _anthropic(kind: str) -> Any:
+    from anthropic.types import Message, RawMessageStreamEvent
+    from pydantic import TypeAdapter
+
+    return Message if kind == "whole" else TypeAdapter(RawMessageStreamEvent)
+
+
+def _gemini() -> Any:
+    from google.genai import types
+
+    return types.GenerateContentResponse
+
+
 _GOOGLE_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
 _ANTHROPIC_TYPE = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
 
@@ -89,14 +141,14 @@ class OpenAI(Protocol):
                 {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
                 for i, (n, a) in enumerate(reply.tool_calls)
             ]
-        out: dict[str, Any] = {"id": "chatcmpl-fake", "object": "chat.completion", "model": model,
+        out: dict[str, Any] = {"id": "chatcmpl-fake", "object": "chat.completion", "created": 1700000000, "model": model,
                                "choices": [{"index": 0, "message": message, "finish_reason": self._finish(reply)}]}
         if reply.usage:
             out["usage"] = self._usage(reply)
-        return out
+        return wire(_openai("whole"), out)
 
     def events(self, reply: Reply, model: str) -> list[tuple[str | None, str]]:
-        base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": model}
+        base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1700000000, "model": model}
         chunks: list[dict[str, Any]] = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}]}]
         for piece in pieces(reply.text or "", reply.chunks):
             chunks.append({**base, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
@@ -108,8 +160,13 @@ class OpenAI(Protocol):
                     {"index": i, "function": {"arguments": frag}}]}, "finish_reason": None}]})
         chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": self._finish(reply)}]})
         if reply.usage:
+            # With include_usage, the last chunk carries the usage and no choices.
             chunks.append({**base, "choices": [], "usage": self._usage(reply)})
-        return [(None, json.dumps(c)) for c in chunks] + [(None, "[DONE]")]
+        return [(None, json.dumps(wire(_openai("chunk"), c))) for c in chunks] + [(None, "[DONE]")]
+
+
+#: What the Messages API counts when a test scripts no usage: it always reports some.
+ANTHROPIC_DEFAULT_USAGE = (9, 3)
 
 
 class Anthropic(Protocol):
@@ -126,17 +183,17 @@ class Anthropic(Protocol):
         if reply.text is not None:
             content.append({"type": "text", "text": reply.text})
         content += [{"type": "tool_use", "id": f"toolu_{i}", "name": n, "input": a} for i, (n, a) in enumerate(reply.tool_calls)]
+        usage = reply.usage or ANTHROPIC_DEFAULT_USAGE
         out: dict[str, Any] = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
-                               "content": content, "stop_reason": self._stop(reply), "stop_sequence": None}
-        if reply.usage:
-            out["usage"] = {"input_tokens": reply.usage[0], "output_tokens": reply.usage[1]}
-        return out
+                               "content": content, "stop_reason": self._stop(reply), "stop_sequence": None,
+                               "usage": {"input_tokens": usage[0], "output_tokens": usage[1]}}
+        return wire(_anthropic("whole"), out)
 
     def events(self, reply: Reply, model: str) -> list[tuple[str | None, str]]:
         message: dict[str, Any] = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": [],
-                                   "stop_reason": None}
-        if reply.usage:
-            message["usage"] = {"input_tokens": reply.usage[0], "output_tokens": 1}
+                                   "stop_reason": None, "stop_sequence": None}
+        usage = reply.usage or ANTHROPIC_DEFAULT_USAGE
+        message["usage"] = {"input_tokens": usage[0], "output_tokens": 1}
         evs: list[dict[str, Any]] = [{"type": "message_start", "message": message}]
         index = 0
         if reply.text is not None:
@@ -152,11 +209,11 @@ class Anthropic(Protocol):
                 evs.append({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": frag}})
             evs.append({"type": "content_block_stop", "index": index})
             index += 1
-        delta: dict[str, Any] = {"type": "message_delta", "delta": {"stop_reason": self._stop(reply), "stop_sequence": None}}
-        if reply.usage:
-            delta["usage"] = {"output_tokens": reply.usage[1]}
+        delta: dict[str, Any] = {"type": "message_delta", "delta": {"stop_reason": self._stop(reply), "stop_sequence": None},
+                                 "usage": {"output_tokens": usage[1]}}
         evs += [delta, {"type": "message_stop"}]
-        return [(e["type"], json.dumps(e)) for e in evs]
+        # `ping` is an SSE keep-alive of the API, not one of the SDK's stream event types.
+        return [(e["type"], json.dumps(e if e["type"] == "ping" else wire(_anthropic("event"), e))) for e in evs]
 
 
 class Gemini(Protocol):
@@ -170,7 +227,7 @@ class Gemini(Protocol):
         out: dict[str, Any] = {"candidates": [cand], "modelVersion": model}
         if usage:
             out["usageMetadata"] = {"promptTokenCount": usage[0], "candidatesTokenCount": usage[1], "totalTokenCount": sum(usage)}
-        return out
+        return wire(_gemini(), out)
 
     def _finish(self, reply: Reply) -> str:
         # Gemini labels a function call "STOP" itself.
@@ -198,6 +255,8 @@ class FakeServer:
         self.seen: list[Seen] = []
         self.aborted = 0
         self.completed = 0
+        #: Scripted replies the official SDK types refused to take as a real answer.
+        self.unrealistic: list[str] = []
         self._server: asyncio.base_events.Server | None = None
         self.port = 0
 
@@ -220,6 +279,8 @@ class FakeServer:
         self.seen.clear()
         self.aborted = 0
         self.completed = 0
+        #: Scripted replies the official SDK types refused to take as a real answer.
+        self.unrealistic: list[str] = []
 
     def _next(self) -> Reply:
         return self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
@@ -263,10 +324,17 @@ class FakeServer:
             if reply.status != 200:
                 extra = {"Retry-After": reply.retry_after} if reply.retry_after is not None else {}
                 await self._send_json(writer, reply.status, protocol.error(reply), extra)
-            elif ":streamGenerateContent" in parts.path or (isinstance(body, dict) and body.get("stream")):
-                await self._send_events(writer, protocol.events(reply, model)[:reply.cut_after], reply.chunk_delay)
             else:
-                await self._send_json(writer, 200, protocol.whole(reply, model), {})
+                try:
+                    streamed = ":streamGenerateContent" in parts.path or (isinstance(body, dict) and body.get("stream"))
+                    answer: Any = protocol.events(reply, model)[:reply.cut_after] if streamed else protocol.whole(reply, model)
+                except Exception as exc:  # a fake answer the SDK's types refuse: say why, loudly
+                    self.unrealistic.append(f"{type(exc).__name__}: {exc}")
+                    raise
+                if streamed:
+                    await self._send_events(writer, answer, reply.chunk_delay)
+                else:
+                    await self._send_json(writer, 200, answer, {})
             self.completed += 1
         except (ConnectionError, asyncio.IncompleteReadError):
             self.aborted += 1
