@@ -81,10 +81,12 @@ def executor_tools(snapshot: Snapshot, allowed: tuple[str, ...] = ACTION_TYPES) 
         if kind not in allowed:
             continue
         params = copy.deepcopy(spec["parameters"])
-        params["properties"]["thought"] = {"type": "string", "description": "One short sentence: why this action."}
+        # No per-property descriptions: the system prompt says once what a ref and a thought are,
+        # and repeated in every tool they cost about 500 tokens a call.
+        params["properties"]["thought"] = {"type": "string"}
         ref = params["properties"].get("ref")
         if ref is not None:
-            base = {"type": "integer", "description": "The [number] of an element in the current snapshot."}
+            base: dict[str, Any] = {"type": "integer"}
             if refs and len(refs) <= ENUM_LIMIT:
                 base["enum"] = refs
             # Optional refs (press, scroll, extract) stay optional.

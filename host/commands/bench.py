@@ -21,6 +21,7 @@ from typing import Any
 #: Section name -> module under eval.bench, in the order they run.
 SECTIONS: dict[str, str] = {
     "snapshot": "eval.bench.snapshot",
+    "prompt": "eval.bench.prompt",
     "native": "eval.bench.native",
     "host": "eval.bench.host_overhead",
     "dispatch": "eval.bench.dispatch",
@@ -34,7 +35,7 @@ SECTION_TIMEOUT_S = 3600.0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("bench", help="measure snapshot, native-messaging, host, dispatch and memory costs beside a peer")
+    p = sub.add_parser("bench", help="measure snapshot, prompt, native-messaging, host, dispatch and memory costs beside a peer")
     p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="folder of NAME/index.html pages for the snapshot section")
     p.add_argument("--out", type=Path, help="write the results as JSON to this file")
     p.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated subset of: {', '.join(SECTIONS)}")
@@ -99,10 +100,10 @@ def _run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"unknown section(s): {', '.join(unknown)}; choose from {', '.join(SECTIONS)}", file=sys.stderr)
         return 2
-    if {"snapshot", "host", "memory"} & set(names) and not args.corpus.is_dir():
+    if {"snapshot", "prompt", "host", "memory"} & set(names) and not args.corpus.is_dir():
         print(f"corpus folder not found: {args.corpus} (pass --corpus DIR, a folder of NAME/index.html pages)", file=sys.stderr)
         return 2
-    if "snapshot" in names and not args.tokenizer.is_file():
+    if {"snapshot", "prompt"} & set(names) and not args.tokenizer.is_file():
         print(f"tokenizer not found: {args.tokenizer} (the snapshot section counts tokens with it; pass --tokenizer FILE.json)",
               file=sys.stderr)
         return 2
