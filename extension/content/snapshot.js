@@ -75,6 +75,19 @@
   }
 
   /**
+   * Text as rendered under its element's CSS text-transform (Chrome's names say "GIFT
+   * RESOURCES" when a stylesheet upper-cases "Gift Resources").
+   * @param {string} text @param {Element} parent
+   */
+  function transformed(text, parent) {
+    const transform = getComputedStyle(parent).textTransform;
+    if (transform === "uppercase") return text.toUpperCase();
+    if (transform === "lowercase") return text.toLowerCase();
+    if (transform === "capitalize") return text.replace(/(^|[\s\-–—(/"'])(\p{L})/gu, (_m, before, letter) => before + letter.toUpperCase());
+    return text;
+  }
+
+  /**
    * What an embedded control adds to the name of the element around it (a textbox its text, a
    * select its chosen option), or null for an element that is not a control.
    * @param {Element} el @param {string} tag
@@ -116,12 +129,16 @@
       }
       stack.push(c.nextSibling);
       if (c.nodeType === 3) {
-        out += /** @type {Text} */ (c).data;
+        const data = /** @type {Text} */ (c).data;
+        out += opts.naming && c.parentElement ? transformed(data, c.parentElement) : data;
       } else if (c.nodeType === 1) {
         const el = /** @type {Element} */ (c);
         const tag = el.localName;
         if (SKIP.has(tag) || el === opts.exclude) continue;
         if (!opts.hidden && (el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true")) continue;
+        // A name is what is rendered: nothing of a display:none or invisible part.
+        const style = opts.naming ? getComputedStyle(el) : null;
+        if (style && !opts.hidden && (style.display === "none" || style.visibility === "hidden")) continue;
         if (opts.naming) {
           const value = embeddedValue(el, tag);
           if (value !== null) {
@@ -144,7 +161,8 @@
           out += ` ${label} `;
           continue;
         }
-        const block = tag === "br" || tag === "p" || tag === "div" || tag === "li";
+        // Parts laid out as blocks (or flex and grid items) are words apart, as Chrome reads them.
+        const block = tag === "br" || (style ? !style.display.startsWith("inline") && style.display !== "contents" : tag === "p" || tag === "div" || tag === "li");
         if (block) out += " ";
         if (opts.naming) {
           out += generated(el, "::before");

@@ -17,9 +17,10 @@ from tests.e2e.perception_helpers import snapshot
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "pages"
 #: Differences with Chrome that are understood and kept, page -> {ref-independent key: reason}.
 ALLOWED = json.loads((Path(__file__).with_name("chrome_ax_allowed.json")).read_text(encoding="utf-8"))
-#: The goal is 99.97% of names and 99.9% of roles; names stand at 98.2% (most misses: links whose
-#: content Chrome reads further than we do), so this holds the line where it is, never lower.
-NAME_FLOOR, ROLE_FLOOR = 0.981, 0.999
+#: The goal is 99.97% of names and 99.9% of roles; names stand at 98.8% (the misses left: links
+#: whose content Chrome reads further than we do, label texts given twice), so this holds the
+#: line where it is, never lower.
+NAME_FLOOR, ROLE_FLOOR = 0.987, 0.999
 
 
 async def _agreement(sw, page, url: str) -> Agreement:
@@ -53,7 +54,7 @@ async def test_names_and_roles_agree_with_chrome_on_every_corpus_page(sw, page):
             role_ok += len(counted) - len(bad_roles)
             report += [f"{name}: {m}" for m in bad_names + bad_roles]
     print(f"\nnames agree {name_ok}/{named} ({name_ok / max(1, named):.4%}); roles {role_ok}/{roles} ({role_ok / max(1, roles):.4%})")
-    print("\n".join(report[:80]))
+    print("\n".join(report[: int(os.environ.get("WAYMARK_AX_REPORT_LINES", "80"))]))
     assert name_ok / max(1, named) >= NAME_FLOOR and role_ok / max(1, roles) >= ROLE_FLOOR, "\n".join(report[:40])
 
 
