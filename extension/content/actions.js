@@ -486,7 +486,63 @@
     return { reaches: false, docId: core.docId, occluder_local_ref: occluder ? core.refFor(occluder) : null, occluder: occluder ? describe(occluder) : "nothing (outside the page)" };
   }
 
+  // ------------------------------------------------------------------ press guard
+
+  /** The events of a press (and of a double click): the first one decides for all of them. */
+  const PRESS_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "auxclick", "dblclick", "contextmenu"];
+  /** @type {{el: Element, reached: boolean|null, stale: boolean, hit: Element|null, listener: (ev: Event) => void}|null} */
+  let guard = null;
+
+  /**
+   * Hold back a trusted press that would land on something other than its target. Between the
+   * hit test and the press the page can draw something over the target (a suggestion menu that
+   * opens 300 ms after typing, a menu that opens on hover): the press's first event is hit-tested
+   * again at its own point, and when it no longer reaches the target, that event and the rest of
+   * the press are cancelled before the page's own listeners see them, so nothing else is clicked
+   * (Playwright's hit-target interception does the same).
+   * @param {{localRef: number, mode: "pointer"|"edit"|"check"}} msg
+   */
+  function armGuard(msg) {
+    disarmGuard();
+    const resolved = resolve(msg.localRef);
+    const el = msg.mode === "check" ? checkTarget(resolved) : resolved;
+    /** @type {NonNullable<typeof guard>} */
+    const state = {
+      el, reached: null, stale: false, hit: null,
+      listener: (ev) => {
+        if (!ev.isTrusted) return;
+        if (state.reached === null) {
+          const { clientX, clientY } = /** @type {MouseEvent} */ (ev);
+          state.hit = deepElementFromPoint(clientX, clientY);
+          state.stale = !el.isConnected;
+          state.reached = !state.stale && reaches(state.hit, el);
+        }
+        if (state.reached) return;
+        ev.preventDefault();
+        ev.stopImmediatePropagation();
+      },
+    };
+    for (const type of PRESS_EVENTS) window.addEventListener(type, state.listener, { capture: true });
+    guard = state;
+    return { armed: true };
+  }
+
+  /** End the guard and say whether the press was held back, and by what it would have hit. */
+  function disarmGuard() {
+    const state = guard;
+    guard = null;
+    if (!state) return { intercepted: false };
+    for (const type of PRESS_EVENTS) window.removeEventListener(type, state.listener, { capture: true });
+    if (state.reached !== false) return { intercepted: false };
+    // Re-rendered under the pointer: whatever is there now is a look-alike, never clicked in its place.
+    if (state.stale) return { intercepted: true, stale: true };
+    const occluder = state.hit ? topmostOccluder(state.hit, state.el) : null;
+    return { intercepted: true, occluder_local_ref: occluder ? core.refFor(occluder) : null, occluder: occluder ? describe(occluder) : "another element" };
+  }
+
   core.handle("wm:act:prepare", prepare);
+  core.handle("wm:act:guard", armGuard);
+  core.handle("wm:act:guard-result", disarmGuard);
   core.handle("wm:act:hit-frame", hitFrame);
   core.handle("wm:act:perform", perform);
   core.handle("wm:act:caret", caret);

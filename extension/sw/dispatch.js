@@ -296,13 +296,37 @@ async function synthetic(ctx, t, message) {
   }
 }
 
+/**
+ * A trusted click that lands on its target or not at all: the frame holds back a press whose
+ * first event no longer reaches the target (something was drawn over it after the hit test),
+ * and the action fails as `occluded` with what took its place, having clicked nothing, so it
+ * can be tried again safely.
+ * @param {Ctx} ctx @param {RefTarget} t @param {{x: number, y: number}} p
+ * @param {"pointer"|"edit"|"check"} mode @param {number=} clickCount
+ */
+async function guardedClick(ctx, t, p, mode, clickCount = 1) {
+  await toFrame(ctx, t, { kind: "wm:act:guard", mode });
+  /** @type {{intercepted: boolean, stale?: boolean, occluder_local_ref?: number|null, occluder?: string}|null} */
+  let verdict = null;
+  try {
+    await cdp.click(ctx.tabId, p.x, p.y, { clickCount });
+  } finally {
+    // A press that navigated the frame away has landed: its document, and the guard, are gone.
+    verdict = await toFrame(ctx, t, { kind: "wm:act:guard-result" }).catch(() => null);
+  }
+  if (!verdict?.intercepted) return;
+  if (verdict.stale) throw new WaymarkError("stale_ref", `ref ${ctx.req.action.ref} was replaced by a new element as the pointer reached it; the press was held back, nothing was clicked`);
+  const data = { occluder: verdict.occluder, intercepted: true, ...(verdict.occluder_local_ref ? { occluder_ref: globalRef(ctx.tabId, t.frameId, t.docId, verdict.occluder_local_ref) } : {}) };
+  throw new WaymarkError("occluded", `ref ${ctx.req.action.ref} was covered by ${verdict.occluder} between the check and the press; the press was held back, nothing was clicked`, data);
+}
+
 /** @param {Ctx} ctx @param {Record<string, any>} a */
 async function pointer(ctx, a) {
   const t = target(ctx.tabId, a.ref);
   const p = await prepare(ctx, t, "pointer");
   if (await trusted(ctx, p)) {
     if (a.type === "hover") await cdp.hover(ctx.tabId, p.x, p.y);
-    else await cdp.click(ctx.tabId, p.x, p.y, { clickCount: a.type === "double_click" ? 2 : 1 });
+    else await guardedClick(ctx, t, p, "pointer", a.type === "double_click" ? 2 : 1);
   } else {
     await synthetic(ctx, t, { kind: "wm:act:perform", action: { type: a.type }, x: p.local.x, y: p.local.y });
   }
@@ -325,7 +349,7 @@ async function text(ctx, a) {
     return;
   }
   // Click to focus as a person would (it also focuses the right frame), then place the caret.
-  await cdp.click(ctx.tabId, p.x, p.y);
+  await guardedClick(ctx, t, p, "edit");
   const caret = await toFrame(ctx, t, { kind: "wm:act:caret", replace: a.type === "fill" });
   notLeaving(ctx, "focusing the field");
   if (caret.needsEnd) await cdp.press(ctx.tabId, cdp.parseCombo("End"));
@@ -384,7 +408,7 @@ async function check(ctx, a) {
     ctx.result.already = true;
     return;
   }
-  if (await trusted(ctx, p)) await cdp.click(ctx.tabId, p.x, p.y);
+  if (await trusted(ctx, p)) await guardedClick(ctx, t, p, "check");
   else await synthetic(ctx, t, { kind: "wm:act:perform", action: { type: a.type } });
   const after = await toFrame(ctx, t, { kind: "wm:act:checked" });
   if (after.checked !== want) throw new WaymarkError("not_checkable", `clicking did not make the element ${want ? "checked" : "unchecked"}${!want ? " (a radio button cannot be unchecked by clicking it)" : ""}`);

@@ -75,6 +75,29 @@ async def test_a_covered_button_fails_as_occluded_and_names_the_cover(sw, page, 
     assert await page.text_content("#clicks") == "0"
 
 
+async def test_a_menu_drawn_over_the_target_as_the_pointer_arrives_takes_no_click(sw, page, site_url):
+    tab, snap = await open_buttons(sw, page, site_url)
+    await page.evaluate("() => window.suggestOnPointer()")
+    result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Submit order")})
+    assert not result.ok
+    assert result.error.code == "occluded", result.error
+    assert result.error.data["intercepted"] is True
+    assert isinstance(result.error.data["occluder_ref"], int)
+    assert "Suggestions" in result.error.message
+    assert await page.text_content("#picked") == "0", "the menu that appeared took no click"
+    assert await page.text_content("#submitted") == "0"
+
+
+async def test_a_button_re_rendered_as_the_pointer_arrives_is_a_stale_ref_and_its_copy_is_not_clicked(sw, page, site_url):
+    tab, snap = await open_buttons(sw, page, site_url)
+    await page.evaluate("() => window.rerenderOnPointer()")
+    result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Save")})
+    assert not result.ok
+    assert result.error.code == "stale_ref", result.error
+    assert result.snapshot is not None, "a stale ref always carries a fresh snapshot"
+    assert await page.text_content("#clicks") == "0"
+
+
 async def test_a_disabled_button_fails_as_disabled(sw, page, site_url):
     tab, snap = await open_buttons(sw, page, site_url)
     result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Disabled")})

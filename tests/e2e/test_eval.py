@@ -38,13 +38,10 @@ async def test_scripted_run_passes_the_miniwob_suite(tmp_path):
     config = _config(tmp_path, "miniwob", workers=2)
     summary = await run_suite(config)
     assert summary.tasks >= 43
-    # Not 100%: use-autocomplete lost its Submit click once in a repeated run, to the suggestion
-    # menu that opens 300 ms after typing, between the click's hit test and the press (a race
-    # the dispatcher has to close; until then the suite may lose that one task).
-    assert summary.pass_rate >= 0.95, _failures(config.out)
-    # The task types whose controls are clickable only through script listeners.
-    rows = {row.task: row for row in read_rows(config.out)}
-    assert rows["miniwob/phone-book"].verdict == rows["miniwob/multi-orderings"].verdict == "pass"
+    # Every task type, use-autocomplete included: its suggestion menu opens 300 ms after typing
+    # and once took the Submit click between the hit test and the press; the press guard holds
+    # such a click back and the step is repaired (the menu closed, the click tried again).
+    assert summary.pass_rate == 1.0, _failures(config.out)
 
 
 async def test_a_report_row_carries_the_runs_numbers_and_its_trace(tmp_path):
