@@ -56,8 +56,10 @@ class ActRequest(BaseModel):
     tab_id: int | None = None
     #: One action of host.actions (as JSON); ask_user and done never reach the extension.
     action: dict[str, Any]
-    #: Settle: at least this long after the action, then a DOM-quiet window, bounded by settle_timeout_ms.
-    settle_min_ms: int = Field(default=50, ge=0)
+    #: Settle: at least this long after the action, then until nothing the action started is pending
+    #: (requests, short timers: seen by the page-world tracker) and the DOM is quiet, bounded by
+    #: settle_timeout_ms. Where the tracker cannot see the page, the extension waits at least 50 ms.
+    settle_min_ms: int = Field(default=0, ge=0)
     settle_timeout_ms: int = Field(default=3000, ge=0)
     #: Attach the settled snapshot to the result (and always to a stale_ref error).
     snapshot: SnapshotOptions | None = Field(default_factory=SnapshotOptions)
@@ -76,6 +78,9 @@ class ActionResult(BaseModel):
     action: str
     path: Literal["cdp", "synthetic", "browser"] | None = None
     settle_ms: float = 0.0
+    #: The page came to rest after the action (false: the settle deadline ended the wait); None
+    #: for actions that do not settle.
+    settled: bool | None = None
     #: URL of the tab acted in, before; URL of the tab the agent continues in (`tab_id`), after.
     url_before: str = ""
     url_after: str = ""

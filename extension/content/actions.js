@@ -444,33 +444,64 @@
     };
   }
 
+  /** Work the page started since a moment (performance.now() here) and has not finished: see activity.js. */
+  function pageBusy(/** @type {number} */ since) {
+    const ask = new CustomEvent("__waymark_busy", { cancelable: true, detail: since });
+    document.dispatchEvent(ask);
+    return ask.defaultPrevented;
+  }
+
+  /** True when the page-world activity tracker runs in this document (not in pages loaded before the extension). */
+  function activityTracked() {
+    const ask = new Event("__waymark_activity_here", { cancelable: true });
+    document.dispatchEvent(ask);
+    return ask.defaultPrevented;
+  }
+
   /**
-   * Resolve once at least `minMs` passed and the document has had no DOM mutation for
-   * `quietMs`, or after `maxMs`.
-   * @param {{quietMs: number, minMs?: number, maxMs: number}} msg
+   * Resolve once the page has settled, or after `maxMs`. With the page's activity in view
+   * (activity.js), settled = no request or short timer started by the action still pending, a
+   * frame rendered and no DOM mutation for `quietMs`; without it, at least `fallbackMinMs` must
+   * pass as well. `sinceMsAgo` is when the action began, so work it started is waited for.
+   * @param {{quietMs: number, minMs?: number, fallbackMinMs?: number, maxMs: number, sinceMsAgo?: number}} msg
    */
   function quiet(msg) {
     return new Promise((done) => {
       const start = performance.now();
+      // A margin for the message's own travel: work started just before the action counts too.
+      const since = start - (msg.sinceMsAgo ?? 0) - 20;
+      const tracked = activityTracked();
+      const minMs = Math.max(msg.minMs || 0, tracked ? 0 : msg.fallbackMinMs || 0);
       let last = start;
       let mutations = 0;
+      let rendered = false;
+      nextFrame().then(() => { rendered = true; check(); });
       const observer = new MutationObserver((records) => {
         mutations += records.length;
         last = performance.now();
       });
       observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-      const check = () => {
+      /** @type {ReturnType<typeof setTimeout>|undefined} */
+      let timer;
+      let finished = false;
+      function check() {
+        if (finished) return;
+        clearTimeout(timer);
         const now = performance.now();
         const quietFor = now - last, waited = now - start;
-        const minLeft = (msg.minMs || 0) - waited;
-        if ((quietFor >= msg.quietMs && minLeft <= 0) || waited >= msg.maxMs) {
+        const minLeft = minMs - waited;
+        const busy = tracked && pageBusy(since);
+        if ((rendered && !busy && quietFor >= msg.quietMs && minLeft <= 0) || waited >= msg.maxMs) {
+          finished = true;
           observer.disconnect();
-          done({ quiet: quietFor >= msg.quietMs, mutations, waited_ms: waited });
-        } else {
-          setTimeout(check, Math.max(1, Math.min(Math.max(msg.quietMs - quietFor, minLeft), msg.maxMs - waited)));
+          done({ quiet: quietFor >= msg.quietMs && !busy, mutations, waited_ms: waited, tracked });
+          return;
         }
-      };
-      setTimeout(check, Math.min(Math.max(msg.quietMs, msg.minMs || 0), msg.maxMs));
+        // Pending work ends without a signal we can see: look again soon while it lasts.
+        const wait = busy ? 10 : Math.max(msg.quietMs - quietFor, minLeft, 1);
+        timer = setTimeout(check, Math.max(1, Math.min(wait, msg.maxMs - waited)));
+      }
+      timer = setTimeout(check, Math.min(Math.max(msg.quietMs, minMs), msg.maxMs));
     });
   }
 

@@ -92,11 +92,13 @@ export async function act(req) {
     if (SETTLING.has(result.action)) {
       const settled = await watcher.settle({
         startedAt: acted,
-        minMs: req.settle_min_ms ?? 50,
+        beganAt: ctx.preparedAt || started,
+        minMs: req.settle_min_ms ?? 0,
         timeoutMs: req.settle_timeout_ms ?? 3000,
         frameIds: ctx.frameId ? [ctx.frameId] : [],
       });
       result.settle_ms = settled.settle_ms;
+      result.settled = settled.quiet;
       result.navigated = result.navigated || settled.navigated;
       if (settled.new_tab) {
         result.new_tab = settled.new_tab;

@@ -9,8 +9,10 @@
 import { ensureInjected, sendToFrame } from "./inject.js";
 import { WaymarkError } from "./native.js";
 
-/** The DOM counts as settled after this long without a mutation. */
-export const QUIET_MS = 40;
+/** The DOM counts as settled after this long without a mutation (and nothing the action started pending). */
+export const QUIET_MS = 25;
+/** In a document whose pending work cannot be seen (loaded before the extension), wait at least this long. */
+export const FALLBACK_MIN_MS = 50;
 
 /**
  * @typedef {{settle_ms: number, navigated: boolean, new_tab: {tab_id: number, url: string}|null, tab_id: number, quiet: boolean}} SettleResult
@@ -109,8 +111,9 @@ export class TabWatcher {
 
   /**
    * Wait for the page to settle after the action.
-   * @param {{startedAt: number, minMs: number, timeoutMs: number, frameIds?: number[], quietMs?: number}} opts
-   *   startedAt: performance.now() when the action finished; frameIds: frames whose DOM must be quiet
+   * @param {{startedAt: number, beganAt?: number, minMs: number, timeoutMs: number, frameIds?: number[], quietMs?: number}} opts
+   *   startedAt: performance.now() when the action finished; beganAt: when its input began (work the
+   *   page started from then on is waited for); frameIds: frames whose DOM must be quiet
    * @returns {Promise<SettleResult>}
    */
   async settle(opts) {
@@ -144,7 +147,10 @@ export class TabWatcher {
       const before = this.navigation(tabId)?.started || 0;
       // The minimum and the quiet window run together: settled = minimum passed and DOM quiet.
       const minMs = Math.max(0, minUntil - performance.now());
-      const answers = await Promise.all(frames.map((frameId) => sendToFrame(tabId, frameId, { kind: "wm:settle:quiet", quietMs, minMs, maxMs: remaining }).catch(() => null)));
+      // In a document the action navigated to, everything pending is the new page's own loading.
+      const sinceMsAgo = nav?.committed ? 0 : performance.now() - (opts.beganAt ?? opts.startedAt);
+      const message = { kind: "wm:settle:quiet", quietMs, minMs, fallbackMinMs: FALLBACK_MIN_MS, maxMs: remaining, sinceMsAgo };
+      const answers = await Promise.all(frames.map((frameId) => sendToFrame(tabId, frameId, message).catch(() => null)));
       const after = this.navigation(tabId);
       // A navigation that began during the quiet window: follow it too.
       if (after && after.started !== before && !after.failed) continue;

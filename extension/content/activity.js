@@ -1,0 +1,143 @@
+// @ts-check
+/**
+ * What the page still has under way after an action, for settle.
+ *
+ * Runs in the page's own world (manifest content script, world MAIN) at document_start in every
+ * frame, before the page's scripts: it wraps `setTimeout`, `fetch` and `XMLHttpRequest` and
+ * notes work started since a given moment that has not finished — a request not yet answered,
+ * a short timer not yet run. Settle (isolated world) asks with a cancelable event on the
+ * document whose detail is that moment; the event comes back cancelled while such work is
+ * pending, and a second event tells whether this script is here at all. So a click whose
+ * effect lands from a 120 ms timer or after a fetch settles when the effect has landed, and a
+ * click with no such work settles at once instead of after a fixed window.
+ *
+ * A page's polling loop must not hold settle forever: a timer set from inside a timer callback
+ * set from inside another one is a loop and is not waited for, nor are timers over a second or
+ * requests older than two seconds. Nothing of the page's is read: a page can at most make the
+ * agent wait, and settle is bounded by its own deadline.
+ */
+(() => {
+  const BUSY = "__waymark_busy";
+  const HERE = "__waymark_activity_here";
+  const g = /** @type {any} */ (globalThis);
+  if (g[HERE]) return;
+  Object.defineProperty(g, HERE, { value: true });
+
+  /** Timers longer than this are schedules, not an action's effect. */
+  const SHORT_TIMER_MS = 1000;
+  /** A request open longer than this is a long poll or a stalled call, not an action's effect. */
+  const REQUEST_MS = 2000;
+  /** Timer generations waited for: set by an event (0) or by such a timer (1); deeper is a loop. */
+  const MAX_GENERATION = 1;
+  /** An answered request stays pending this long: reading the body and acting on it come next. */
+  const ANSWERED_TAIL_MS = 50;
+
+  /** Pending work: when it started and until when it matters. @type {Set<{start: number, until: number}>} */
+  const pending = new Set();
+  let generation = 0;
+
+  const native = { setTimeout: g.setTimeout, clearTimeout: g.clearTimeout, fetch: g.fetch, send: XMLHttpRequest.prototype.send };
+  /** @type {Map<number, {start: number, until: number}>} */
+  const timers = new Map();
+
+  /**
+   * Keep a wrapper's native face (name, length, toString) so pages that check it see nothing new.
+   * @template {Function} F @param {F} wrapper @param {Function} original @returns {F}
+   */
+  function disguise(wrapper, original) {
+    Object.defineProperty(wrapper, "toString", { value: () => original.toString() });
+    return wrapper;
+  }
+
+  g.setTimeout = disguise({
+    /** @param {any} handler @param {number=} delay @param {any[]} args */
+    setTimeout(handler, delay, ...args) {
+      const ms = Number(delay) || 0;
+      if (typeof handler !== "function" || ms > SHORT_TIMER_MS || generation > MAX_GENERATION) return native.setTimeout.call(g, handler, delay, ...args);
+      const now = performance.now();
+      const work = { start: now, until: now + ms + REQUEST_MS };
+      const mine = generation + 1;
+      /** @type {number} */
+      const id = native.setTimeout.call(g, /** @this {any} @param {any[]} a */ function (...a) {
+        timers.delete(id);
+        pending.delete(work);
+        const outer = generation;
+        generation = mine;
+        try {
+          return handler.apply(this, a);
+        } finally {
+          generation = outer;
+        }
+      }, delay, ...args);
+      track(work);
+      timers.set(id, work);
+      return id;
+    },
+  }.setTimeout, native.setTimeout);
+
+  g.clearTimeout = disguise({
+    /** @param {any} id */
+    clearTimeout(id) {
+      const work = timers.get(id);
+      if (work) {
+        timers.delete(id);
+        pending.delete(work);
+      }
+      return native.clearTimeout.call(g, id);
+    },
+  }.clearTimeout, native.clearTimeout);
+
+  /** Note a request from now until a little after it is answered. */
+  function request() {
+    const now = performance.now();
+    const work = { start: now, until: now + REQUEST_MS };
+    track(work);
+    return () => {
+      work.until = Math.min(work.until, performance.now() + ANSWERED_TAIL_MS);
+    };
+  }
+
+  /** Add pending work, forgetting what no longer matters so the set stays small. @param {{start: number, until: number}} work */
+  function track(work) {
+    if (pending.size > 64) {
+      const now = performance.now();
+      for (const old of pending) if (old.until <= now) pending.delete(old);
+    }
+    pending.add(work);
+  }
+
+  if (typeof native.fetch === "function") {
+    g.fetch = disguise({
+      /** @param {any[]} args */
+      fetch(...args) {
+        const done = request();
+        const answer = native.fetch.apply(g, args);
+        // The body's own read is the page's next step: the effect follows the promise's callbacks.
+        answer.then(done, done);
+        return answer;
+      },
+    }.fetch, native.fetch);
+  }
+
+  XMLHttpRequest.prototype.send = disguise({
+    /** @this {XMLHttpRequest} @param {any} body */
+    send(body) {
+      const done = request();
+      this.addEventListener("loadend", done, { once: true });
+      return native.send.call(this, body);
+    },
+  }.send, native.send);
+
+  document.addEventListener(BUSY, (/** @type {Event} */ e) => {
+    const since = Number(/** @type {CustomEvent} */ (e).detail);
+    if (!Number.isFinite(since)) return;
+    const now = performance.now();
+    for (const work of pending) {
+      if (work.start >= since && now < work.until) {
+        e.preventDefault();
+        return;
+      }
+    }
+  });
+  document.addEventListener(HERE, (/** @type {Event} */ e) => e.preventDefault());
+})();

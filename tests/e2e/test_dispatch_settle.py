@@ -1,0 +1,51 @@
+"""Settling after an action: the settled snapshot shows the action's effect, however it arrives
+(at once, from a timer, after a request), and a page that never rests does not hold the agent."""
+
+from tests.conftest import wait_connected
+from tests.e2e.dispatch_helpers import act, ref, snapshot, tab_id_of
+
+
+async def click_delayed(sw, page, site_url, label: str, **request):
+    await wait_connected(sw)
+    await page.goto(f"{site_url}/dispatch/delayed.html")
+    tab = await tab_id_of(sw, page)
+    snap = await snapshot(sw, tab)
+    return await act(sw, tab, {"type": "click", "ref": ref(snap, label)}, **request)
+
+
+async def test_a_synchronous_effect_is_in_the_settled_snapshot(sw, page, site_url):
+    result = await click_delayed(sw, page, site_url, "Show now")
+    assert result.ok, result.error
+    assert result.settled is True
+    assert "Result 1" in result.snapshot.text
+
+
+async def test_an_effect_from_a_120_ms_timer_is_in_the_settled_snapshot(sw, page, site_url):
+    result = await click_delayed(sw, page, site_url, "Show after 120 ms")
+    assert result.ok, result.error
+    assert "Result 1" in result.snapshot.text
+
+
+async def test_an_effect_from_a_timer_set_by_a_timer_is_in_the_settled_snapshot(sw, page, site_url):
+    result = await click_delayed(sw, page, site_url, "Show after two timers")
+    assert result.ok, result.error
+    assert "Result 1" in result.snapshot.text
+
+
+async def test_an_effect_after_a_fetch_is_in_the_settled_snapshot(sw, page, site_url):
+    result = await click_delayed(sw, page, site_url, "Show after a fetch")
+    assert result.ok, result.error
+    assert "Result 1" in result.snapshot.text
+
+
+async def test_a_polling_loop_the_click_started_does_not_hold_settle_to_its_deadline(sw, page, site_url):
+    result = await click_delayed(sw, page, site_url, "Start polling", settle_timeout_ms=20_000)
+    assert result.ok, result.error
+    assert result.settled is True, "settle ended at its deadline: the poll held it"
+    assert await page.text_content("#polls") != "0"
+
+
+async def test_the_page_sees_its_own_timer_functions_unchanged(page, site_url):
+    await page.goto(f"{site_url}/dispatch/delayed.html")
+    faces = await page.evaluate("() => [setTimeout, clearTimeout, fetch, XMLHttpRequest.prototype.send].map(String)")
+    assert all("[native code]" in face for face in faces), faces
