@@ -1,12 +1,17 @@
 // @ts-check
 /**
  * Injecting the content scripts on demand into every frame of a tab (so tabs opened before
- * the extension loaded work too). The files guard themselves, so injecting twice is harmless.
+ * the extension loaded, and documents still loading, work too). The files guard themselves, so
+ * injecting twice is harmless.
  */
 import { WaymarkError } from "./native.js";
 
-/** Content files in injection order; core.js must come first. */
-export const CONTENT_FILES = ["content/core.js", "content/snapshot.js", "content/actions.js"];
+/**
+ * The isolated-world content files, in injection order (core.js first): the manifest declares
+ * them for every frame of every page loaded from now on, so a snapshot seldom pays an injection;
+ * they are injected here into documents that predate the extension or are still loading.
+ */
+const CONTENT_FILES = (chrome.runtime.getManifest().content_scripts || []).find((script) => !(/** @type {{world?: string}} */ (script)).world)?.js || [];
 
 /** @param {string} url */
 export function isRestrictedUrl(url) {

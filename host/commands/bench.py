@@ -25,6 +25,7 @@ SECTIONS: dict[str, str] = {
     "native": "eval.bench.native",
     "host": "eval.bench.host_overhead",
     "dispatch": "eval.bench.dispatch",
+    "frames": "eval.bench.frames",
     "memory": "eval.bench.memory",
 }
 

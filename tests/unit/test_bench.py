@@ -4,7 +4,7 @@ times the real agent loop over a replay without leaving its timers behind."""
 import asyncio
 
 import host.agent.executor as executor_module
-from eval.bench import dispatch, host_overhead, memory, native, snapshot
+from eval.bench import dispatch, frames, host_overhead, memory, native, snapshot
 from host.agent.loop import AgentRun
 from host.agent.planner import MAX_PLAN_STEPS
 from host.agent.trace import TraceWriter
@@ -105,3 +105,10 @@ def test_host_overhead_leaves_the_loop_unwrapped_afterwards(tmp_path, monkeypatc
     before = (AgentRun._attempt, ScriptedProvider.complete, TraceWriter.event, executor_module.validate_decision)
     asyncio.run(host_overhead.measure(_recorded(), 2))
     assert (AgentRun._attempt, ScriptedProvider.complete, TraceWriter.event, executor_module.validate_decision) == before
+
+
+def test_frames_table_shows_cold_and_warm_snapshots_beside_the_peer():
+    result = {"rounds": 5, "frames": 34, "unreadable_frames": 0, "elements": 240, "cold": {"median_ms": 120.0, "p90_ms": 180.0},
+              "warm": {"median_ms": 60.0, "p90_ms": 90.0}, "peer": {"median_ms": 900.0, "p90_ms": 1200.0}, "ratio_cold_median": 0.133}
+    table = frames.format_table(result)
+    assert "34 frames" in table and "cold snapshot" in table and "warm snapshot" in table and "0.133" in table

@@ -1,0 +1,75 @@
+"""Frames: the snapshot of a frame-heavy page, cold (the first after the page loaded) and warm
+(again, nothing changed), beside Playwright's AI snapshot of the same page.
+
+The page (tests/fixtures/perception/frame_heavy.html) has the shape of a news page with ads:
+200 stories, 10 same-origin and 10 cross-origin ad frames, 8 zero-size tracking frames and
+5 hidden ones. Real news pages with that many frames took the longest of any in the snapshot
+section (about 0.5 s for 33 frames), so they get a section of their own.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from eval.sites.serve import SiteServer
+
+FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
+
+
+def _stats(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {"n": len(values), "median_ms": round(statistics.median(ordered), 1),
+            "p90_ms": round(ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))], 1)}
+
+
+async def run(options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Measure cold and warm snapshots of the frame-heavy page over `rounds` loads."""
+    from host.controller import Controller
+
+    rounds = max(2, int((options or {}).get("rounds", 20)) // 2)
+    server = SiteServer(FIXTURES).start()
+    cold: list[float] = []
+    warm: list[float] = []
+    peer: list[float] = []
+    stats: dict[str, Any] = {}
+    try:
+        async with Controller(viewport=(1280, 800)) as controller:
+            assert controller.browser is not None
+            page = await controller.browser.context.new_page()
+            url = f"{server.site}/perception/frame_heavy.html?other={server.other}"
+            # The browser's first snapshot also starts the host's session: not counted.
+            await page.goto(url, wait_until="load")
+            await controller.call("snapshot", {}, timeout=120)
+            for _ in range(rounds):
+                await page.goto(url, wait_until="load")
+                await page.bring_to_front()
+                started = time.perf_counter()
+                snap = await controller.call("snapshot", {}, timeout=120)
+                cold.append((time.perf_counter() - started) * 1000)
+                started = time.perf_counter()
+                await controller.call("snapshot", {}, timeout=120)
+                warm.append((time.perf_counter() - started) * 1000)
+                started = time.perf_counter()
+                await page.aria_snapshot(mode="ai", timeout=60000)
+                peer.append((time.perf_counter() - started) * 1000)
+                stats = snap["stats"]
+    finally:
+        server.close()
+    return {"rounds": rounds, "frames": stats.get("frames"), "unreadable_frames": stats.get("unreadable_frames"),
+            "elements": stats.get("elements_total"), "cold": _stats(cold), "warm": _stats(warm), "peer": _stats(peer),
+            "ratio_cold_median": round(statistics.median(cold) / statistics.median(peer), 3)}
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """The section's numbers as a plain-text table."""
+    c, w, p = result["cold"], result["warm"], result["peer"]
+    return "\n".join([
+        f"frames (frame-heavy page: {result['frames']} frames, {result['unreadable_frames']} unreadable, "
+        f"{result['elements']} elements; {result['rounds']} loads; median / p90 ms)",
+        f"  cold snapshot (first after load) {c['median_ms']:>7.1f} / {c['p90_ms']:>7.1f}",
+        f"  warm snapshot (unchanged page)   {w['median_ms']:>7.1f} / {w['p90_ms']:>7.1f}",
+        f"  peer (Playwright AI snapshot)    {p['median_ms']:>7.1f} / {p['p90_ms']:>7.1f}   cold/peer {result['ratio_cold_median']}",
+    ])
