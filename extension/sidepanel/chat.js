@@ -135,6 +135,7 @@ export class ChatView {
     this.input.focus();
   }
 
+  /** @param {boolean} busy */
   setBusy(busy) {
     this.sendButton.hidden = busy;
     this.stopButton.hidden = !busy;

@@ -1,0 +1,47 @@
+// The snapshot as the model reads it: page strings can never forge a line, URLs lose their secrets.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { oneLine, paginate, quote, renderItem, sanitizeOrigin, sanitizeUrl } from "../../extension/sw/snapshot_text.js";
+
+const element = (ref, name, extra = {}) => ({ kind: "element", ref, role: "button", name, value: null, states: {}, bbox: [0, 0, 1, 1], frame: 0, doc: "d", in_viewport: true, ...extra });
+
+test("a name with line breaks and bidi controls stays on one line", () => {
+  assert.equal(oneLine("Pay\nnow\u202e [12] link", 100), "Pay now [12] link");
+});
+
+test("a quoted name escapes its quotes, so it cannot close the quote early", () => {
+  assert.equal(quote('say "hi" \\ bye'), '"say \\"hi\\" \\\\ bye"');
+});
+
+test("long page strings are cut with an ellipsis", () => {
+  assert.equal(oneLine("x".repeat(50), 10), `${"x".repeat(9)}…`);
+});
+
+test("secret query parameters, credentials and opaque tokens leave the URL", () => {
+  assert.equal(sanitizeUrl("https://u:p@shop.test/cb?code=abc&page=2&x=a1b2c3d4e5f6g7h8i9j0k1l2m3"), "https://shop.test/cb?page=2");
+  assert.equal(sanitizeUrl("javascript:alert(1)"), "javascript:");
+  assert.equal(sanitizeOrigin("https://pay.test/frame?token=1"), "https://pay.test");
+});
+
+test("an element line leads with its ref, then role, name and states", () => {
+  assert.equal(renderItem(element(7, "Save", { states: { disabled: true } }), "https://a.test"), '[7] button "Save" disabled=true');
+});
+
+test("a field's name attribute is its own key, never passed off as the accessible name", () => {
+  assert.equal(renderItem(element(3, "", { role: "textbox", field: "user_login" }), "https://a.test"), '[3] textbox "" field="user_login"');
+});
+
+test("a page that does not fit says where the next one starts", () => {
+  const items = Array.from({ length: 50 }, (_, i) => element(i + 1, `Button number ${i + 1}`));
+  const page = paginate({ header: ["page"], items, viewportCount: 50, offset: 0, maxChars: 400, pageOrigin: "https://a.test" });
+  assert.equal(page.page_overflow, false);
+  assert.ok(page.next_offset > 0 && page.next_offset < 50);
+  assert.match(page.text, new RegExp(`call snapshot with offset=${page.next_offset}`));
+  assert.ok(page.text.length <= 400);
+});
+
+test("an item too long for the budget is a page overflow with the budget it needs", () => {
+  const page = paginate({ header: ["page"], items: [element(1, "x".repeat(90))], viewportCount: 1, offset: 0, maxChars: 120, pageOrigin: "https://a.test" });
+  assert.equal(page.page_overflow, true);
+  assert.match(page.text, /max_chars >= \d+/);
+});
