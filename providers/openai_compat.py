@@ -43,10 +43,12 @@ class Preset:
 
 
 #: vLLM and llama.cpp answer tool calls only when started with extra flags, so they default to JSON-in-text.
+#: Ollama (0.5 and later) reads `response_format` json_schema on its OpenAI-compatible endpoint
+#: as its own `format` (grammar-constrained output); a top-level `format` there is ignored.
 PRESETS: dict[str, Preset] = {
     "openai": Preset("https://api.openai.com/v1", True, True, True, 128_000, True),
     "openrouter": Preset("https://openrouter.ai/api/v1", True, True, True, 128_000, True),
-    "ollama": Preset("http://127.0.0.1:11434/v1", True, False, False, 8_192, False),
+    "ollama": Preset("http://127.0.0.1:11434/v1", True, True, False, 8_192, False),
     "lmstudio": Preset("http://127.0.0.1:1234/v1", True, True, False, 8_192, False),
     "vllm": Preset("http://127.0.0.1:8000/v1", False, True, False, 8_192, False),
     "llamacpp": Preset("http://127.0.0.1:8080/v1", False, True, False, 8_192, False),

@@ -35,6 +35,17 @@ def test_llamacpp_constrains_output_with_the_schema_form_its_server_accepts() ->
     assert body["response_format"] == {"type": "json_object", "schema": schema}
 
 
+def test_ollama_constrains_output_with_response_format_which_its_openai_endpoint_reads_as_format() -> None:
+    # Ollama's /v1 endpoint turns response_format json_schema into its native `format` (the
+    # schema itself) and ignores a top-level `format`: the schema goes where it is read.
+    schema = {"type": "object", "properties": {"steps": {"type": "array"}}, "required": ["steps"]}
+    ollama = provider("ollama")
+    body = ollama.body(REQUEST.model_copy(update={"response_schema": schema}), stream=False)
+    assert ollama.capabilities().json_schema
+    assert body["response_format"] == {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
+    assert "format" not in body
+
+
 async def test_a_refusal_is_a_blocked_answer_that_keeps_its_text() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json={
