@@ -114,7 +114,7 @@ class Executor:
                 timeout=timeout or self.timeout, temperature=temperature,
                 metadata={"role": "executor", "snapshot": snapshot_json, "step_index": step_index, "attempt": attempt, "task": task},
             )
-            completion = await self.provider.complete(request)
+            completion = (await self.provider.complete(request)).unless_refused(self.provider.name)
             if completion.usage:
                 tokens_in += completion.usage.input_tokens
                 tokens_out += completion.usage.output_tokens

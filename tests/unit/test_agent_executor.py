@@ -7,6 +7,7 @@ import pytest
 from host.agent.executor import Executor
 from host.agent.planner import Planner, PlannerFailed
 from host.snapshot import Snapshot
+from providers import errors
 from providers.base import Capabilities, Completion, CompletionRequest, LLMProvider
 from providers.scripted import ScriptedProvider
 
@@ -106,6 +107,23 @@ class _BadPlanner(LLMProvider):
 
     async def stream(self, request):  # pragma: no cover - not used
         yield
+
+
+class _Refusing(_BadPlanner):
+    """Declines every request, as a model's refusal arrives: a blocked answer with its text."""
+
+    async def complete(self, request: CompletionRequest):
+        return Completion(text="I can't help with buying that.", finish_reason="blocked")
+
+
+async def test_a_refused_decision_ends_the_turn_as_blocked_with_the_refusals_text():
+    with pytest.raises(errors.Blocked, match="I can't help with buying that"):
+        await decide(_Refusing("m"))
+
+
+async def test_a_refused_plan_is_blocked_with_the_refusals_text():
+    with pytest.raises(errors.Blocked, match="I can't help with buying that"):
+        await Planner(_Refusing("m")).plan("t", "page", {})
 
 
 async def test_a_plan_with_an_unknown_predicate_is_refused_after_reminders():
