@@ -76,6 +76,25 @@ async def test_inline_reasoning_is_cut_before_the_answer_is_read():
     assert parse_decision(answer) == {"action": {"type": "click", "ref": 5}}
 
 
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])  # vLLM and DeepSeek; Ollama
+async def test_reasoning_a_server_sends_in_its_own_field_is_not_the_answer(field):
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+    # The openai types keep fields they do not know, as the SDK does with these servers' answers.
+    whole = ChatCompletion.model_validate({
+        "id": "c1", "object": "chat.completion", "created": 1, "model": "m",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Link 5.", field: "Maybe {4}."}}],
+    }).model_dump(mode="json", exclude_unset=True)
+    chunks = [ChatCompletionChunk.model_validate({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                                                  "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).model_dump(mode="json", exclude_unset=True)
+              for delta, finish in (({field: "Maybe {4}."}, None), ({"content": "Link 5."}, None), ({}, "stop"))]
+    sse = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    transport, _ = mock(httpx.Response(200, json=whole), httpx.Response(200, headers={"content-type": "text/event-stream"}, content=sse.encode()))
+    provider = openai(transport, "vllm")
+    assert (await provider.complete(REQUEST)).text == "Link 5."
+    assert "".join([d.text async for d in provider.stream(REQUEST)]) == "Link 5."
+
+
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 8])
 def test_reasoning_cut_from_a_stream_in_any_pieces_reads_as_the_whole_answer(size):
     from providers.textmode import ReasoningCutter, strip_reasoning
