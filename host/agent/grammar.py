@@ -94,8 +94,9 @@ def _tools(allowed: tuple[str, ...]) -> tuple[Tool, ...]:
 
 
 def executor_tools(allowed: tuple[str, ...] = ACTION_TYPES) -> list[Tool]:
-    """The tools of one executor turn: one per allowed action type, the same for every snapshot."""
-    return list(_tools(tuple(allowed)))
+    """The tools of one executor turn: one per allowed action type, the same for every snapshot
+    (copies: a provider's SDK may change the schemas it is given)."""
+    return [t.model_copy(deep=True) for t in _tools(tuple(allowed))]
 
 
 def _tool_property(schema: dict[str, Any]) -> dict[str, Any]:
