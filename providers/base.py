@@ -7,6 +7,8 @@ from typing import Any, AsyncIterator, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from providers.errors import Blocked
+
 
 class TextPart(BaseModel):
     type: Literal["text"] = "text"
@@ -91,6 +93,13 @@ class Completion(BaseModel):
     usage: Usage | None = None
     model: str = ""
     latency_ms: float = 0.0
+
+    def unless_refused(self, provider: str = "") -> "Completion":
+        """This completion, or errors.Blocked carrying the refusal's text when the backend
+        declined to answer (for callers that need an answer: the agent's planner and executor)."""
+        if self.finish_reason == "blocked":
+            raise Blocked(f"the model refused: {self.text or 'no reason given'}"[:500], provider=provider)
+        return self
 
 
 class Delta(BaseModel):

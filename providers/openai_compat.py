@@ -24,10 +24,10 @@ from providers.base import (
     Usage,
 )
 from providers.config import resolve_key
-from providers.http import Deadline, HTTPProvider
+from providers.http import Deadline, HTTPProvider, error_for_status
 from providers.parsing import RAW_ARGUMENTS_KEY
 from providers.retry import RetryPolicy
-from providers.textmode import flatten_messages, strip_reasoning
+from providers.textmode import ReasoningCutter, flatten_messages, strip_reasoning
 
 
 @dataclass(frozen=True)
@@ -43,10 +43,12 @@ class Preset:
 
 
 #: vLLM and llama.cpp answer tool calls only when started with extra flags, so they default to JSON-in-text.
+#: Ollama (0.5 and later) reads `response_format` json_schema on its OpenAI-compatible endpoint
+#: as its own `format` (grammar-constrained output); a top-level `format` there is ignored.
 PRESETS: dict[str, Preset] = {
     "openai": Preset("https://api.openai.com/v1", True, True, True, 128_000, True),
     "openrouter": Preset("https://openrouter.ai/api/v1", True, True, True, 128_000, True),
-    "ollama": Preset("http://127.0.0.1:11434/v1", True, False, False, 8_192, False),
+    "ollama": Preset("http://127.0.0.1:11434/v1", True, True, False, 8_192, False),
     "lmstudio": Preset("http://127.0.0.1:1234/v1", True, True, False, 8_192, False),
     "vllm": Preset("http://127.0.0.1:8000/v1", False, True, False, 8_192, False),
     "llamacpp": Preset("http://127.0.0.1:8080/v1", False, True, False, 8_192, False),
@@ -85,6 +87,20 @@ def _usage(raw: Any) -> Usage | None:
     if not isinstance(raw, dict) or raw.get("prompt_tokens") is None or raw.get("completion_tokens") is None:
         return None
     return Usage(input_tokens=int(raw["prompt_tokens"]), output_tokens=int(raw["completion_tokens"]))
+
+
+#: An error inside a stream has no HTTP status: its code or type says which one it stands for.
+_STREAM_ERROR_STATUS = {"rate_limit_exceeded": 429, "requests": 429, "tokens": 429, "invalid_api_key": 401,
+                        "context_length_exceeded": 400, "invalid_request_error": 400}
+
+
+def _stream_error(err: Any, provider: str) -> errors.ProviderError:
+    """The typed error for `{"error": {...}}` sent after a stream began (a server failure unless it says otherwise)."""
+    if not isinstance(err, dict):
+        return errors.Unavailable(f"the stream failed: {err}"[:300], provider=provider)
+    code, kind = str(err.get("code") or ""), str(err.get("type") or "")
+    status = _STREAM_ERROR_STATUS.get(code) or _STREAM_ERROR_STATUS.get(kind) or 500
+    return error_for_status(status, f"the stream failed: {err.get('message') or kind or 'error'}"[:300], provider=provider, code=code or kind)
 
 
 class OpenAICompatProvider(HTTPProvider):
@@ -226,6 +242,7 @@ class OpenAICompatProvider(HTTPProvider):
         usage: Usage | None = None
         done = False
         refused = False
+        reasoning = ReasoningCutter()
         async with contextlib.aclosing(self.events(response, deadline)) as events:
             async for _event, data in events:
                 if data.strip() == "[DONE]":
@@ -236,7 +253,7 @@ class OpenAICompatProvider(HTTPProvider):
                 except ValueError:
                     raise errors.Unavailable("the stream sent something that is not JSON", provider=self.name) from None
                 if isinstance(chunk, dict) and "error" in chunk:
-                    raise errors.Unavailable(f"the stream failed: {chunk['error']}"[:300], provider=self.name)
+                    raise _stream_error(chunk["error"], self.name)
                 usage = _usage(chunk.get("usage")) or usage
                 for choice in chunk.get("choices") or []:
                     delta = choice.get("delta") or {}
@@ -249,8 +266,9 @@ class OpenAICompatProvider(HTTPProvider):
                         slot["arguments"] += args if isinstance(args, str) else (json.dumps(args) if args else "")
                     if choice.get("finish_reason"):
                         raw_finish = choice["finish_reason"]
-                    if delta.get("content"):
-                        yield Delta(text=delta["content"])
+                    visible = reasoning.feed(delta.get("content") or "")
+                    if visible:
+                        yield Delta(text=visible)
                     if delta.get("refusal"):
                         refused = True
                         yield Delta(text=delta["refusal"])
@@ -260,4 +278,7 @@ class OpenAICompatProvider(HTTPProvider):
             ToolCall(id=slot["id"] or f"call_{i}", name=slot["name"], arguments=_arguments(slot["arguments"]))
             for i, slot in sorted(pending.items())
         ]
+        held = reasoning.end()
+        if held:
+            yield Delta(text=held)
         yield Delta(tool_calls=calls, finish_reason="blocked" if refused else _finish(raw_finish, bool(calls)), usage=usage)

@@ -5,7 +5,6 @@ providers.parsing.parse_decision reads."""
 from __future__ import annotations
 
 import json
-import re
 
 from providers.base import Message, TextPart, Tool
 
@@ -54,10 +53,64 @@ def flatten_messages(messages: list[Message], tools: list[Tool], tool_choice: st
     return out
 
 
-_THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL | re.IGNORECASE)
+_OPEN, _CLOSE = "<think>", "</think>"
+
+
+def _partial_tag(text: str, tag: str) -> int:
+    """How many characters at the end of `text` could begin `tag` (held back until the next piece)."""
+    lowered = text.lower()
+    return next((n for n in range(min(len(tag) - 1, len(text)), 0, -1) if tag.startswith(lowered[-n:])), 0)
+
+
+class ReasoningCutter:
+    """Cuts the reasoning some models write before their answer (`<think>...</think>` of
+    DeepSeek-R1 and Qwen3 style models) out of text that arrives in pieces, so a streamed answer
+    and a whole one read the same. An unclosed block runs to the end; the blank space after a
+    block goes with it."""
+
+    def __init__(self) -> None:
+        self._held = ""
+        self._inside = False
+        self._after = False
+
+    def feed(self, piece: str) -> str:
+        """The visible text this piece completes."""
+        text, out = self._held + piece, []
+        self._held = ""
+        while text:
+            if self._inside:
+                end = text.lower().find(_CLOSE)
+                if end < 0:
+                    keep = _partial_tag(text, _CLOSE)
+                    self._held = text[len(text) - keep:] if keep else ""
+                    break
+                text, self._inside, self._after = text[end + len(_CLOSE):], False, True
+                continue
+            if self._after:
+                text = text.lstrip()
+                if not text:
+                    break
+                self._after = False
+            start = text.lower().find(_OPEN)
+            if start >= 0:
+                out.append(text[:start])
+                text, self._inside = text[start + len(_OPEN):], True
+                continue
+            keep = _partial_tag(text, _OPEN)
+            out.append(text[:len(text) - keep])
+            self._held = text[len(text) - keep:] if keep else ""
+            break
+        return "".join(out)
+
+    def end(self) -> str:
+        """What was held back, once the text is complete (nothing when it ended inside a block)."""
+        held, self._held = self._held, ""
+        return "" if self._inside else held
 
 
 def strip_reasoning(text: str) -> str:
-    """The answer without the reasoning some models write before it (`<think>...</think>` of
-    DeepSeek-R1 and Qwen3 style models; an unclosed block runs to the end of the text)."""
-    return _THINK.sub("", text).strip() if "<think>" in text.lower() else text
+    """The answer without its `<think>` reasoning (see ReasoningCutter)."""
+    if _OPEN not in text.lower():
+        return text
+    cutter = ReasoningCutter()
+    return cutter.feed(text) + cutter.end()

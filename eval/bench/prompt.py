@@ -1,7 +1,7 @@
 """Prompt tokens per decision: the real executor and planner requests, built by the agent's own
 prompt code for every corpus page's first snapshot (the page as the agent first sees it), and
 counted with the bench tokenizer. The executor is counted in both answer modes: native tools
-(the tool schemas the provider sends, with refs limited to the snapshot) and JSON in text (the
+(the tool schemas the provider sends) and JSON in text (the
 answer format in the user message). Goal: a median executor call of at most 2,500 tokens."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def requests_for(snapshot: Any) -> dict[str, str]:
     page = prompts.snapshot_block(snapshot.url, snapshot.title, snapshot.text, None)
     system = prompts.executor_system(secrets=False)
     tools = [{"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
-             for t in executor_tools(snapshot, SINGLE_TAB_ACTIONS)]
+             for t in executor_tools(SINGLE_TAB_ACTIONS)]
     args = (TASK, TASK, [], [], None, page)
     return {
         "executor_native": "\n".join([system, prompts.executor_user(*args, text_mode=False), json.dumps(tools)]),

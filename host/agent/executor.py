@@ -1,10 +1,11 @@
 """The executor: one typed action per turn against the current snapshot.
 
-Native tool calls where the provider has them (one tool per action type, refs limited to the
-snapshot); JSON in text otherwise, through the one hardened parser. A reply that cannot be
-used is answered with a reminder that names what was wrong, a bounded number of times; when
-the same unusable reply comes back twice, the model is asked afresh (without its own answer
-to copy) at a higher temperature, since repeating the reminder only gets the same answer.
+Native tool calls where the provider has them (one tool per action type, the same for every
+snapshot; a reply naming a ref the snapshot lacks is refused); JSON in text otherwise, through
+the one hardened parser. A reply that cannot be used is answered with a reminder that names
+what was wrong, a bounded number of times; when the same unusable reply comes back twice, the
+model is asked afresh (without its own answer to copy) at a higher temperature, since repeating
+the reminder only gets the same answer.
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ class Executor:
         messages = first
         temperature = self.temperature
         answers: list[str] = []
-        tools = executor_tools(snapshot, allowed) if self.native else []
+        tools = executor_tools(allowed) if self.native else []
         # In text mode, a server that constrains output to a schema cannot answer unparseable JSON.
         schema = constrained_decision_schema(snapshot, allowed) if not self.native and self.provider.capabilities().json_schema else None
         snapshot_json = snapshot.model_dump(exclude={"screenshot_b64"})
@@ -113,7 +114,7 @@ class Executor:
                 timeout=timeout or self.timeout, temperature=temperature,
                 metadata={"role": "executor", "snapshot": snapshot_json, "step_index": step_index, "attempt": attempt, "task": task},
             )
-            completion = await self.provider.complete(request)
+            completion = (await self.provider.complete(request)).unless_refused(self.provider.name)
             if completion.usage:
                 tokens_in += completion.usage.input_tokens
                 tokens_out += completion.usage.output_tokens

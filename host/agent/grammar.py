@@ -1,14 +1,15 @@
-"""The executor's grammar for one turn: one tool per action type whose `ref` can only name a ref
-of the current snapshot, and the check every decision passes before it is dispatched.
+"""The executor's grammar for one turn: one tool per action type, the schema a server that
+constrains text to JSON is given, and the check every decision passes before it is dispatched.
 
-While the snapshot is small the refs are an `enum` in the tool schema, so a provider with
-constrained decoding cannot even produce a wrong one; above ENUM_LIMIT refs the schema says
-"integer" and the same check runs on the reply instead.
+The tools are the same for every snapshot: the refs a decision may name are said once, by the
+snapshot the model reads, and the check below refuses any other (a ref enum in each of the
+dozen tools that take a ref cost up to 1,100 tokens a call and changed the prompt's prefix at
+every step, so local servers could not reuse their cache). The constrained-output schema keeps
+the refs as an enum while they are few: that schema becomes a grammar, not prompt tokens.
 """
 
 from __future__ import annotations
 
-import copy
 from functools import lru_cache
 from typing import Any
 
@@ -19,8 +20,8 @@ from host.actions import ACTION_TYPES, Decision, action_adapter, decision_json_s
 from host.snapshot import Snapshot
 from providers.base import Tool
 
-#: Most refs listed as an enum in a tool schema. The list is repeated in every tool that takes
-#: a ref (a dozen), so beyond this the tokens cost more than the constraint is worth.
+#: Most refs listed as an enum in the constrained-output schema (once per action variant that
+#: takes a ref); beyond this the grammar grows more than the constraint is worth.
 ENUM_LIMIT = 50
 
 
@@ -73,26 +74,35 @@ def snapshot_refs(snapshot: Snapshot) -> list[int]:
     return [e.ref for e in snapshot.elements]
 
 
-def executor_tools(snapshot: Snapshot, allowed: tuple[str, ...] = ACTION_TYPES) -> list[Tool]:
-    """The tools of one executor turn: one per action type, `ref` limited to this snapshot."""
-    refs = snapshot_refs(snapshot)
+@lru_cache(maxsize=8)
+def _tools(allowed: tuple[str, ...]) -> tuple[Tool, ...]:
     tools = []
     for kind, spec in _action_schemas().items():
         if kind not in allowed:
             continue
-        params = copy.deepcopy(spec["parameters"])
-        # No per-property descriptions: the system prompt says once what a ref and a thought are,
-        # and repeated in every tool they cost about 500 tokens a call.
-        params["properties"]["thought"] = {"type": "string"}
-        ref = params["properties"].get("ref")
-        if ref is not None:
-            base: dict[str, Any] = {"type": "integer"}
-            if refs and len(refs) <= ENUM_LIMIT:
-                base["enum"] = refs
-            # Optional refs (press, scroll, extract) stay optional.
-            params["properties"]["ref"] = base if "ref" in params["required"] else {"anyOf": [base, {"type": "null"}], "default": None}
-        tools.append(Tool(name=kind, description=spec["description"], parameters=params))
-    return tools
+        params = spec["parameters"]
+        # Each property cut to its type, choices and default: bounds are checked on the reply,
+        # and an optional field is left out rather than null. No per-property descriptions: the
+        # system prompt says once what a ref and a thought are.
+        props = {name: _tool_property(sub) for name, sub in params["properties"].items()}
+        props["thought"] = {"type": "string"}
+        schema = {**params, "properties": props}
+        if not schema["required"]:
+            del schema["required"]
+        tools.append(Tool(name=kind, description=spec["description"], parameters=schema))
+    return tuple(tools)
+
+
+def executor_tools(allowed: tuple[str, ...] = ACTION_TYPES) -> list[Tool]:
+    """The tools of one executor turn: one per allowed action type, the same for every snapshot
+    (copies: a provider's SDK may change the schemas it is given)."""
+    return [t.model_copy(deep=True) for t in _tools(tuple(allowed))]
+
+
+def _tool_property(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool property as a model needs it to fill it in: `_plain`, and its default when it has one."""
+    default = schema.get("default")
+    return {**_plain(schema), **({"default": default} if default is not None else {})}
 
 
 def _plain(schema: dict[str, Any]) -> dict[str, Any]:

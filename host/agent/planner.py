@@ -163,7 +163,7 @@ class Planner:
                 timeout=timeout or self.timeout, temperature=temperature,
                 metadata={"role": "planner", "snapshot": snapshot_json, "task": task, "attempt": attempt, "replan": evidence is not None},
             )
-            completion = await self.provider.complete(request)
+            completion = (await self.provider.complete(request)).unless_refused(self.provider.name)
             if completion.usage:
                 tokens_in += completion.usage.input_tokens
                 tokens_out += completion.usage.output_tokens

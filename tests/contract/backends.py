@@ -79,6 +79,14 @@ class Backend:
         return Usage(input_tokens=reply.usage[0], output_tokens=reply.usage[1]) if reply.usage else None
 
 
+def needs_http(backend: Backend) -> None:
+    """Skip a test of what only a backend behind HTTP can answer."""
+    if not backend.http:
+        import pytest
+
+        pytest.skip(f"{backend.name} runs in-process: there is no HTTP status, header or port to test")
+
+
 class HTTPBackend(Backend):
     http = True
     model = "fake-model"

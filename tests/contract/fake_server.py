@@ -38,6 +38,19 @@ class Reply:
     chunks: int = 3
     #: Close the connection after this many streamed events (a stream that breaks off).
     cut_after: int | None = None
+    #: The model declines, saying this (OpenAI's `refusal`, Anthropic's "refusal" stop, Gemini's
+    #: SAFETY stop with no content). `finish="blocked"` is a safety filter stopping the answer.
+    refusal: str | None = None
+    #: Reasoning written before the answer: Anthropic thinking and redacted_thinking blocks,
+    #: Gemini thought parts (and thoughtSignature on its function calls), inline <think> on
+    #: OpenAI-compatible servers.
+    thinking: str | None = None
+    #: After the streamed text, the stream carries an error of this HTTP status's kind.
+    stream_error: int | None = None
+    #: Google's RetryInfo delay ("7s") in a 429's body; the other protocols have no such field.
+    retry_delay: str | None = None
+    #: Gemini: the prompt itself is blocked (promptFeedback.blockReason, no candidates).
+    prompt_blocked: bool = False
 
 
 @dataclass
@@ -113,8 +126,13 @@ _ANTHROPIC_TYPE = {400: "invalid_request_error", 401: "authentication_error", 40
 class Protocol:
     """Renders a Reply in one wire protocol."""
 
-    def error(self, reply: Reply) -> dict[str, Any]:
+    def error(self, reply: Reply, status: int | None = None) -> dict[str, Any]:
+        """The error body for the reply's status (or `status`, for an error inside a stream)."""
         raise NotImplementedError
+
+    def status(self, reply: Reply) -> int:
+        """The HTTP status the API answers the reply's failure with."""
+        return reply.status
 
     def whole(self, reply: Reply, model: str) -> dict[str, Any]:
         raise NotImplementedError
@@ -123,19 +141,39 @@ class Protocol:
         raise NotImplementedError
 
 
+#: Each status as OpenAI's error object says it: (type, code).
+_OPENAI_ERROR = {401: ("invalid_request_error", "invalid_api_key"), 429: ("requests", "rate_limit_exceeded"),
+                 400: ("invalid_request_error", None), 500: ("server_error", None)}
+
+
 class OpenAI(Protocol):
-    def error(self, reply: Reply) -> dict[str, Any]:
-        return {"error": {"message": reply.message or f"fake error {reply.status}", "type": "fake", "code": reply.status}}
+    def error(self, reply: Reply, status: int | None = None) -> dict[str, Any]:
+        from openai.types.shared import ErrorObject
+
+        status = status or reply.status
+        kind, code = _OPENAI_ERROR.get(status, ("server_error", None))
+        return {"error": wire(ErrorObject, {"message": reply.message or f"fake error {status}", "type": kind, "param": None, "code": code})}
 
     def _finish(self, reply: Reply) -> str:
+        if reply.finish == "blocked":
+            return "content_filter"
         return "tool_calls" if reply.tool_calls and not reply.label_tool_calls_as_stop else reply.finish
 
     def _usage(self, reply: Reply) -> dict[str, int]:
         assert reply.usage is not None
         return {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1], "total_tokens": sum(reply.usage)}
 
+    @staticmethod
+    def _content(reply: Reply) -> str | None:
+        """The text as a local reasoning model writes it: its thinking inline before the answer."""
+        if reply.thinking is None:
+            return reply.text
+        return f"<think>{reply.thinking}</think>\n{reply.text or ''}"
+
     def whole(self, reply: Reply, model: str) -> dict[str, Any]:
-        message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+        message: dict[str, Any] = {"role": "assistant", "content": self._content(reply)}
+        if reply.refusal is not None:
+            message["refusal"] = reply.refusal
         if reply.tool_calls:
             message["tool_calls"] = [
                 {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
@@ -148,21 +186,29 @@ class OpenAI(Protocol):
         return wire(_openai("whole"), out)
 
     def events(self, reply: Reply, model: str) -> list[tuple[str | None, str]]:
-        base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1700000000, "model": model}
-        chunks: list[dict[str, Any]] = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}]}]
-        for piece in pieces(reply.text or "", reply.chunks):
-            chunks.append({**base, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
+        base: dict[str, Any] = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1700000000, "model": model}
+        if reply.usage:
+            # Asked to include usage, the API sends `usage: null` on every chunk but the last.
+            base["usage"] = None
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+        chunks = [chunk({"role": "assistant"})]
+        chunks += [chunk({"content": piece}) for piece in pieces(self._content(reply) or "", reply.chunks)]
+        chunks += [chunk({"refusal": piece}) for piece in pieces(reply.refusal or "", reply.chunks)]
         for i, (name, args) in enumerate(reply.tool_calls):
-            chunks.append({**base, "choices": [{"index": 0, "delta": {"tool_calls": [
-                {"index": i, "id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": ""}}]}, "finish_reason": None}]})
-            for frag in pieces(json.dumps(args), 3):
-                chunks.append({**base, "choices": [{"index": 0, "delta": {"tool_calls": [
-                    {"index": i, "function": {"arguments": frag}}]}, "finish_reason": None}]})
-        chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": self._finish(reply)}]})
+            chunks.append(chunk({"tool_calls": [{"index": i, "id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": ""}}]}))
+            chunks += [chunk({"tool_calls": [{"index": i, "function": {"arguments": frag}}]}) for frag in pieces(json.dumps(args), 3)]
+        typed = [(None, json.dumps(wire(_openai("chunk"), c))) for c in chunks]
+        if reply.stream_error:
+            # The API reports a failure after the stream began as a data line of its own.
+            return typed + [(None, json.dumps(self.error(reply, reply.stream_error)))]
+        last = [chunk({}, self._finish(reply))]
         if reply.usage:
             # With include_usage, the last chunk carries the usage and no choices.
-            chunks.append({**base, "choices": [], "usage": self._usage(reply)})
-        return [(None, json.dumps(wire(_openai("chunk"), c))) for c in chunks] + [(None, "[DONE]")]
+            last.append({**base, "choices": [], "usage": self._usage(reply)})
+        return typed + [(None, json.dumps(wire(_openai("chunk"), c))) for c in last] + [(None, "[DONE]")]
 
 
 #: What the Messages API counts when a test scripts no usage: it always reports some.
@@ -170,18 +216,35 @@ ANTHROPIC_DEFAULT_USAGE = (9, 3)
 
 
 class Anthropic(Protocol):
-    def error(self, reply: Reply) -> dict[str, Any]:
-        return {"type": "error", "error": {"type": _ANTHROPIC_TYPE.get(reply.status, "api_error"), "message": reply.message or f"fake error {reply.status}"}}
+    def error(self, reply: Reply, status: int | None = None) -> dict[str, Any]:
+        from anthropic.types import ErrorResponse
+
+        status = status or reply.status
+        return wire(ErrorResponse, {"type": "error", "request_id": "req_fake",
+                                    "error": {"type": _ANTHROPIC_TYPE.get(status, "api_error"), "message": reply.message or f"fake error {status}"}})
 
     def _stop(self, reply: Reply) -> str:
+        if reply.refusal is not None or reply.finish == "blocked":
+            return "refusal"
         if reply.tool_calls and not reply.label_tool_calls_as_stop:
             return "tool_use"
         return {"stop": "end_turn", "length": "max_tokens"}[reply.finish]
 
+    @staticmethod
+    def _text(reply: Reply) -> str | None:
+        return reply.refusal if reply.refusal is not None else reply.text
+
+    @staticmethod
+    def _thinking_blocks(reply: Reply) -> list[dict[str, Any]]:
+        if reply.thinking is None:
+            return []
+        return [{"type": "thinking", "thinking": reply.thinking, "signature": "c2lnbmF0dXJl"},
+                {"type": "redacted_thinking", "data": "ZW5jcnlwdGVk"}]
+
     def whole(self, reply: Reply, model: str) -> dict[str, Any]:
-        content: list[dict[str, Any]] = []
-        if reply.text is not None:
-            content.append({"type": "text", "text": reply.text})
+        content = self._thinking_blocks(reply)
+        if self._text(reply) is not None:
+            content.append({"type": "text", "text": self._text(reply)})
         content += [{"type": "tool_use", "id": f"toolu_{i}", "name": n, "input": a} for i, (n, a) in enumerate(reply.tool_calls)]
         usage = reply.usage or ANTHROPIC_DEFAULT_USAGE
         out: dict[str, Any] = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
@@ -195,33 +258,71 @@ class Anthropic(Protocol):
         usage = reply.usage or ANTHROPIC_DEFAULT_USAGE
         message["usage"] = {"input_tokens": usage[0], "output_tokens": 1}
         evs: list[dict[str, Any]] = [{"type": "message_start", "message": message}]
-        index = 0
-        if reply.text is not None:
-            evs.append({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}})
-            evs.append({"type": "ping"})
-            for piece in pieces(reply.text, reply.chunks):
-                evs.append({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}})
+
+        def block(start: dict[str, Any], deltas: list[dict[str, Any]]) -> None:
+            index = sum(1 for e in evs if e["type"] == "content_block_start")
+            evs.append({"type": "content_block_start", "index": index, "content_block": start})
+            evs.extend({"type": "content_block_delta", "index": index, "delta": d} for d in deltas)
             evs.append({"type": "content_block_stop", "index": index})
-            index += 1
+
+        if reply.thinking is not None:
+            block({"type": "thinking", "thinking": "", "signature": ""},
+                  [{"type": "thinking_delta", "thinking": p} for p in pieces(reply.thinking, reply.chunks)]
+                  + [{"type": "signature_delta", "signature": "c2lnbmF0dXJl"}])
+            block({"type": "redacted_thinking", "data": "ZW5jcnlwdGVk"}, [])
+        if self._text(reply) is not None:
+            block({"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in pieces(self._text(reply) or "", reply.chunks)])
         for i, (name, args) in enumerate(reply.tool_calls):
-            evs.append({"type": "content_block_start", "index": index, "content_block": {"type": "tool_use", "id": f"toolu_{i}", "name": name, "input": {}}})
-            for frag in pieces(json.dumps(args), 3):
-                evs.append({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": frag}})
-            evs.append({"type": "content_block_stop", "index": index})
-            index += 1
-        delta: dict[str, Any] = {"type": "message_delta", "delta": {"stop_reason": self._stop(reply), "stop_sequence": None},
-                                 "usage": {"output_tokens": usage[1]}}
-        evs += [delta, {"type": "message_stop"}]
-        # `ping` is an SSE keep-alive of the API, not one of the SDK's stream event types.
-        return [(e["type"], json.dumps(e if e["type"] == "ping" else wire(_anthropic("event"), e))) for e in evs]
+            # The API's first input_json_delta of a tool call carries an empty partial_json.
+            block({"type": "tool_use", "id": f"toolu_{i}", "name": name, "input": {}},
+                  [{"type": "input_json_delta", "partial_json": p} for p in ["", *pieces(json.dumps(args), 3)]])
+        if reply.stream_error:
+            # Over SSE the error event has no request_id (that is an HTTP error body's).
+            evs.append({k: v for k, v in self.error(reply, reply.stream_error).items() if k != "request_id"})
+        else:
+            evs += [{"type": "message_delta", "delta": {"stop_reason": self._stop(reply), "stop_sequence": None},
+                     "usage": {"output_tokens": usage[1]}}, {"type": "message_stop"}]
+        if len(evs) > 2:
+            evs.insert(2, {"type": "ping"})  # where the API sends it: after the first block starts
+        # `ping` is an SSE keep-alive and `error` an ErrorResponse (typed above): neither is one
+        # of the SDK's stream event types.
+        return [(e["type"], json.dumps(e if e["type"] in ("ping", "error") else wire(_anthropic("event"), e))) for e in evs]
+
+
+def google_error(status: int, body: dict[str, Any]) -> dict[str, Any]:
+    """A Google error body, read back by the google-genai SDK's own error class: its status and
+    message must come through as the API's would."""
+    from google.genai import errors as genai_errors
+
+    read = genai_errors.APIError(status, body)
+    assert (read.code, read.status, read.message) == (body["error"]["code"], body["error"]["status"], body["error"]["message"]), read
+    return body
 
 
 class Gemini(Protocol):
-    def error(self, reply: Reply) -> dict[str, Any]:
-        return {"error": {"code": reply.status, "message": reply.message or f"fake error {reply.status}", "status": _GOOGLE_STATUS.get(reply.status, "UNKNOWN")}}
+    def error(self, reply: Reply, status: int | None = None) -> dict[str, Any]:
+        status = status or reply.status
+        details: list[dict[str, Any]] = []
+        message = reply.message or f"fake error {status}"
+        if status == 401:
+            # Google answers a wrong API key with 400 INVALID_ARGUMENT and ErrorInfo API_KEY_INVALID.
+            status, message = 400, reply.message or "API key not valid. Please pass a valid API key."
+            details.append({"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID",
+                            "domain": "googleapis.com", "metadata": {"service": "generativelanguage.googleapis.com"}})
+        if reply.retry_delay is not None:
+            details.append({"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": reply.retry_delay})
+        err: dict[str, Any] = {"code": status, "message": message, "status": _GOOGLE_STATUS.get(status, "UNKNOWN")}
+        if details:
+            err["details"] = details
+        return google_error(status, {"error": err})
 
-    def _response(self, parts: list[dict[str, Any]], finish: str | None, usage: tuple[int, int] | None, model: str) -> dict[str, Any]:
-        cand: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    def status(self, reply: Reply) -> int:
+        return 400 if reply.status == 401 else reply.status
+
+    def _response(self, parts: list[dict[str, Any]] | None, finish: str | None, usage: tuple[int, int] | None, model: str) -> dict[str, Any]:
+        cand: dict[str, Any] = {"index": 0}
+        if parts is not None:
+            cand["content"] = {"role": "model", "parts": parts}
         if finish:
             cand["finishReason"] = finish
         out: dict[str, Any] = {"candidates": [cand], "modelVersion": model}
@@ -229,21 +330,43 @@ class Gemini(Protocol):
             out["usageMetadata"] = {"promptTokenCount": usage[0], "candidatesTokenCount": usage[1], "totalTokenCount": sum(usage)}
         return wire(_gemini(), out)
 
+    def _blocked_prompt(self, reply: Reply, model: str) -> dict[str, Any]:
+        out: dict[str, Any] = {"promptFeedback": {"blockReason": "SAFETY"}, "modelVersion": model}
+        if reply.usage:
+            out["usageMetadata"] = {"promptTokenCount": reply.usage[0], "totalTokenCount": reply.usage[0]}
+        return wire(_gemini(), out)
+
     def _finish(self, reply: Reply) -> str:
-        # Gemini labels a function call "STOP" itself.
+        # Gemini labels a function call "STOP" itself; a refusal or a filtered answer is a SAFETY stop.
+        if reply.refusal is not None or reply.finish == "blocked":
+            return "SAFETY"
         return {"stop": "STOP", "length": "MAX_TOKENS"}[reply.finish]
 
     def _calls(self, reply: Reply) -> list[dict[str, Any]]:
-        return [{"functionCall": {"id": f"fc_{i}", "name": n, "args": a}} for i, (n, a) in enumerate(reply.tool_calls)]
+        # The Gemini API gives function calls no id; after thinking, each carries a thought signature.
+        signature = {"thoughtSignature": "c2lnbmF0dXJl"} if reply.thinking is not None else {}
+        return [{"functionCall": {"name": n, "args": a}, **signature} for n, a in reply.tool_calls]
+
+    def _thought(self, reply: Reply) -> list[dict[str, Any]]:
+        return [{"text": reply.thinking, "thought": True}] if reply.thinking is not None else []
 
     def whole(self, reply: Reply, model: str) -> dict[str, Any]:
-        parts = ([{"text": reply.text}] if reply.text is not None else []) + self._calls(reply)
+        if reply.prompt_blocked:
+            return self._blocked_prompt(reply, model)
+        if reply.refusal is not None:
+            return self._response(None, self._finish(reply), reply.usage, model)
+        parts = self._thought(reply) + ([{"text": reply.text}] if reply.text is not None else []) + self._calls(reply)
         return self._response(parts, self._finish(reply), reply.usage, model)
 
     def events(self, reply: Reply, model: str) -> list[tuple[str | None, str]]:
-        texts = pieces(reply.text or "", reply.chunks)
-        chunks = [self._response([{"text": t}], None, None, model) for t in texts]
-        chunks.append(self._response(self._calls(reply), self._finish(reply), reply.usage, model))
+        if reply.prompt_blocked:
+            return [(None, json.dumps(self._blocked_prompt(reply, model)))]
+        chunks = [self._response(self._thought(reply), None, None, model)] if reply.thinking is not None else []
+        chunks += [self._response([{"text": t}], None, None, model) for t in pieces(reply.text or "", reply.chunks)]
+        if reply.stream_error:
+            return [(None, json.dumps(c)) for c in chunks] + [(None, json.dumps(self.error(reply, reply.stream_error)))]
+        last = None if reply.refusal is not None else self._calls(reply)
+        chunks.append(self._response(last, self._finish(reply), reply.usage, model))
         return [(None, json.dumps(c)) for c in chunks]
 
 
@@ -295,6 +418,13 @@ class FakeServer:
             return Gemini()
         raise ValueError(f"no protocol serves {path}")
 
+    @staticmethod
+    def _lister(path: str, headers: dict[str, str]) -> Protocol:
+        """The protocol of a model listing: Gemini's under /v1beta, Anthropic's by its key header."""
+        if "/v1beta/" in path:
+            return Gemini()
+        return Anthropic() if "x-api-key" in headers else OpenAI()
+
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             request_line = (await reader.readline()).decode()
@@ -312,7 +442,8 @@ class FakeServer:
             reply = self._next()
             if method == "GET":  # a model listing: what `ping` asks for
                 if reply.status != 200:
-                    await self._send_json(writer, reply.status, {"error": {"message": f"fake error {reply.status}"}}, {})
+                    lister = self._lister(parts.path, headers)
+                    await self._send_json(writer, lister.status(reply), lister.error(reply), {})
                 else:
                     await self._send_json(writer, 200, {"object": "list", "data": [], "models": []}, {})
                 self.completed += 1
@@ -323,7 +454,7 @@ class FakeServer:
                 await asyncio.sleep(reply.delay)
             if reply.status != 200:
                 extra = {"Retry-After": reply.retry_after} if reply.retry_after is not None else {}
-                await self._send_json(writer, reply.status, protocol.error(reply), extra)
+                await self._send_json(writer, protocol.status(reply), protocol.error(reply), extra)
             else:
                 try:
                     streamed = ":streamGenerateContent" in parts.path or (isinstance(body, dict) and body.get("stream"))

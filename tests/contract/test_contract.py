@@ -14,7 +14,7 @@ from providers.base import Delta
 from providers.parsing import ParseFailure, parse_decision
 from providers.retry import RetryPolicy
 from providers.streaming import join_deltas
-from tests.contract.backends import TINY_JPEG, Backend, HTTPBackend
+from tests.contract.backends import TINY_JPEG, Backend, HTTPBackend, needs_http
 from tests.contract.checks import check_joined, check_plain_text, check_tool_and_text, check_tool_only, check_usage
 from tests.contract.fake_server import Reply
 
@@ -28,11 +28,6 @@ MALFORMED = {
     "multi_root": '{"action": {"type": "click", "ref": 3}} {"action": {"type": "done"}}',
     "shape": '{"action": {"type": "fly", "ref": 3}}',
 }
-
-
-def needs_http(backend: Backend) -> None:
-    if not backend.http:
-        pytest.skip(f"{backend.name} runs in-process: there is no HTTP status, header or port to test")
 
 
 # ------------------------------------------------------------------ answers

@@ -1,10 +1,13 @@
 """The planner and the executor against the scripted provider, in-process (no browser)."""
 
+import json
+
 import pytest
 
 from host.agent.executor import Executor
 from host.agent.planner import Planner, PlannerFailed
 from host.snapshot import Snapshot
+from providers import errors
 from providers.base import Capabilities, Completion, CompletionRequest, LLMProvider
 from providers.scripted import ScriptedProvider
 
@@ -25,6 +28,40 @@ async def decide(provider, reminders=2, **kw):
 async def test_a_native_tool_call_becomes_a_decision_whose_ref_is_in_the_snapshot():
     turn = await decide(scripted({"intent": "search", "action": {"type": "click", "target": {"name": "Search"}}}))
     assert turn.native and turn.decision.action.ref == 4 and turn.problems == []
+
+
+class _Recording(ScriptedProvider):
+    """The scripted provider, keeping every request it was sent."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.requests: list[CompletionRequest] = []
+
+    async def complete(self, request):
+        self.requests.append(request)
+        return await super().complete(request)
+
+
+async def test_the_tools_are_the_same_for_every_snapshot_so_a_server_can_reuse_its_prompt_cache():
+    step = {"intent": "search", "action": {"type": "click", "target": {"name": "Search"}}}
+    provider = _Recording(script={"steps": [step]})
+    other = Snapshot(url="http://shop.test/b", elements=[{"ref": 40 + i, "role": "button", "name": "Search"} for i in range(30)])
+    for snapshot in (PAGE, other):
+        await Executor(provider).decide(task="t", intent="i", verify=[], history=[], feedback=None, page="p", snapshot=snapshot,
+                                        step_index=0, attempt=1, reminders=0)
+    first, second = (r.tools for r in provider.requests)
+    assert first and first == second
+
+
+def test_tool_schemas_carry_no_ref_lists_bounds_or_null_branches_and_stay_small():
+    from host.agent.grammar import executor_tools
+
+    tools = executor_tools()
+    sent = json.dumps([{"name": t.name, "description": t.description, "parameters": t.parameters} for t in tools])
+    assert not any(word in sent for word in ('"anyOf"', '"maxLength"', '"minimum"', '"maximum"', '"default": null'))
+    assert all("enum" not in t.parameters["properties"].get("ref", {}) for t in tools)
+    # 21 tools were 9,587 characters with 50 refs listed in each ref-taking tool, 7,310 without.
+    assert len(sent) < 6000
 
 
 async def test_each_unusable_answer_gets_a_reminder_naming_its_kind():
@@ -70,6 +107,23 @@ class _BadPlanner(LLMProvider):
 
     async def stream(self, request):  # pragma: no cover - not used
         yield
+
+
+class _Refusing(_BadPlanner):
+    """Declines every request, as a model's refusal arrives: a blocked answer with its text."""
+
+    async def complete(self, request: CompletionRequest):
+        return Completion(text="I can't help with buying that.", finish_reason="blocked")
+
+
+async def test_a_refused_decision_ends_the_turn_as_blocked_with_the_refusals_text():
+    with pytest.raises(errors.Blocked, match="I can't help with buying that"):
+        await decide(_Refusing("m"))
+
+
+async def test_a_refused_plan_is_blocked_with_the_refusals_text():
+    with pytest.raises(errors.Blocked, match="I can't help with buying that"):
+        await Planner(_Refusing("m")).plan("t", "page", {})
 
 
 async def test_a_plan_with_an_unknown_predicate_is_refused_after_reminders():

@@ -1,6 +1,7 @@
-"""Gemini against answers built from google-genai's own types and Google's error bodies, served
-on loopback: a wrong key, a 429 that says when to retry only in its body, thinking tokens, and
-a connection that breaks while the SDK runs on aiohttp."""
+"""Gemini against answers built from google-genai's own types, served on loopback: thinking
+tokens, a usage without a candidates count, and a connection that breaks while the SDK runs on
+aiohttp. (A wrong key's 400 API_KEY_INVALID and a 429 whose RetryInfo says when to retry are in
+the contract suite.)"""
 
 from __future__ import annotations
 
@@ -50,24 +51,6 @@ class Loopback:
 
 def gemini(url: str) -> GeminiProvider:
     return GeminiProvider("gemini-fake", api_key="test-key", base_url=url, retry=ONE_TRY)
-
-
-async def test_a_wrong_key_is_an_auth_error_not_a_bad_request():
-    body = {"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.", "status": "INVALID_ARGUMENT",
-                      "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID",
-                                   "domain": "googleapis.com", "metadata": {"service": "generativelanguage.googleapis.com"}}]}}
-    async with Loopback(400, body) as server:
-        with pytest.raises(errors.AuthError, match="API key not valid"):
-            await gemini(server.url).complete(REQUEST)
-
-
-async def test_a_429_whose_body_says_when_to_retry_carries_that_delay():
-    body = {"error": {"code": 429, "message": "Resource has been exhausted", "status": "RESOURCE_EXHAUSTED",
-                      "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "7s"}]}}
-    async with Loopback(429, body) as server:
-        with pytest.raises(errors.RateLimited) as limited:
-            await gemini(server.url).complete(REQUEST)
-    assert limited.value.retry_after == 7.0
 
 
 async def test_thinking_tokens_count_as_output_tokens():

@@ -58,8 +58,10 @@ def claude_message(content: list[dict[str, Any]], stop_reason: str, output_token
 
 
 async def test_an_openai_account_out_of_quota_is_a_quota_error_asked_once():
-    body = {"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
-                      "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}}
+    from openai.types.shared import ErrorObject
+
+    body = {"error": ErrorObject(message="You exceeded your current quota, please check your plan and billing details.",
+                                 type="insufficient_quota", param=None, code="insufficient_quota").model_dump(mode="json", exclude_unset=True)}
     transport, seen = mock(httpx.Response(429, json=body))
     with pytest.raises(errors.QuotaExceeded, match="billing"):
         await openai(transport).complete(REQUEST)
@@ -72,6 +74,35 @@ async def test_inline_reasoning_is_cut_before_the_answer_is_read():
     completion = await openai(transport, "vllm").complete(REQUEST)
     assert completion.text == '{"action": {"type": "click", "ref": 5}}'
     assert parse_decision(answer) == {"action": {"type": "click", "ref": 5}}
+
+
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])  # vLLM and DeepSeek; Ollama
+async def test_reasoning_a_server_sends_in_its_own_field_is_not_the_answer(field):
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+    # The openai types keep fields they do not know, as the SDK does with these servers' answers.
+    whole = ChatCompletion.model_validate({
+        "id": "c1", "object": "chat.completion", "created": 1, "model": "m",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Link 5.", field: "Maybe {4}."}}],
+    }).model_dump(mode="json", exclude_unset=True)
+    chunks = [ChatCompletionChunk.model_validate({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                                                  "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).model_dump(mode="json", exclude_unset=True)
+              for delta, finish in (({field: "Maybe {4}."}, None), ({"content": "Link 5."}, None), ({}, "stop"))]
+    sse = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    transport, _ = mock(httpx.Response(200, json=whole), httpx.Response(200, headers={"content-type": "text/event-stream"}, content=sse.encode()))
+    provider = openai(transport, "vllm")
+    assert (await provider.complete(REQUEST)).text == "Link 5."
+    assert "".join([d.text async for d in provider.stream(REQUEST)]) == "Link 5."
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8])
+def test_reasoning_cut_from_a_stream_in_any_pieces_reads_as_the_whole_answer(size):
+    from providers.textmode import ReasoningCutter, strip_reasoning
+
+    answer = '<think>Maybe <b>4</b>, or {"ref": 4}?</think>\n\n{"action": {"type": "click", "ref": 5}} <'
+    cutter = ReasoningCutter()
+    streamed = "".join(cutter.feed(answer[i:i + size]) for i in range(0, len(answer), size)) + cutter.end()
+    assert streamed == strip_reasoning(answer) == '{"action": {"type": "click", "ref": 5}} <'
 
 
 async def test_reasoning_tokens_are_counted_in_the_output_tokens():
@@ -119,8 +150,11 @@ def test_an_empty_tool_result_is_sent_without_an_empty_text_block():
     ("rate_limit_error", errors.RateLimited), ("authentication_error", errors.AuthError),
 ])
 async def test_an_sse_error_event_is_the_typed_error_it_names(kind, error):
+    from anthropic.types import ErrorResponse
+
+    failure = ErrorResponse.model_validate({"type": "error", "error": {"type": kind, "message": "stream failed"}}).model_dump(mode="json", exclude_unset=True)
     events = (f'event: message_start\ndata: {json.dumps({"type": "message_start", "message": claude_message([], "end_turn") | {"stop_reason": None}})}\n\n'
-              f'event: error\ndata: {json.dumps({"type": "error", "error": {"type": kind, "message": "stream failed"}})}\n\n')
+              f'event: error\ndata: {json.dumps(failure)}\n\n')
     transport, _ = mock(httpx.Response(200, headers={"content-type": "text/event-stream"}, content=events.encode()))
     with pytest.raises(error):
         async for _ in anthropic(transport).stream(REQUEST.model_copy(update={"timeout": 5})):
