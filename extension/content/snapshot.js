@@ -162,13 +162,17 @@
   const HTML_SPACE = /[ \t\n\r\f]/;
   const HTML_SPACES_ONLY = /^[ \t\n\r\f]*$/;
 
+  /** Elements drawn as one box whatever their display (replaced and form controls). */
+  const REPLACED = new Set(["img", "svg", "video", "audio", "canvas", "iframe", "object", "embed", "input", "button", "select", "textarea"]);
+  /** Roles read as cells: apart from their neighbours with or without a space. */
+  const CELL_ROLES = new Set(["cell", "gridcell", "columnheader", "rowheader"]);
+
   /** Elements with no box of their own that lay out inline (Chrome's LayoutInline). @param {Element} el */
   function laysOutInline(el) {
     if (REPLACED.has(el.localName)) return false;
     const style = getComputedStyle(el);
     return style.display === "inline" && style.float === "none" && style.position !== "absolute" && style.position !== "fixed";
   }
-  const REPLACED = new Set(["img", "svg", "video", "audio", "canvas", "iframe", "object", "embed", "input", "button", "select", "textarea"]);
 
   /**
    * The node before (or after) `node` in document order, skipping its own subtree: its sibling,
@@ -207,9 +211,11 @@
     if (tag === "br") return !after || !el.hasAttribute("role");
     if (tag === "img" || (tag === "input" && /** @type {HTMLInputElement} */ (el).type === "image")) return false;
     if (SKIP.has(tag) || !laysOutInline(el)) return true;
-    if (["cell", "gridcell", "columnheader", "rowheader"].includes(firstRole(el))) return true;
+    if (CELL_ROLES.has(firstRole(el))) return true;
     const child = after ? el.firstChild : el.lastChild;
-    return child ? spaceNeedless(child, after, depth + 1) : Boolean(adjacentNode(el, after)) && spaceNeedless(adjacentNode(el, after), after, depth + 1);
+    if (child) return spaceNeedless(child, after, depth + 1);
+    const beyond = adjacentNode(el, after); // an empty inline element: judged by what follows it
+    return Boolean(beyond) && spaceNeedless(beyond, after, depth + 1);
   }
 
   /**
@@ -239,7 +245,7 @@
     let out = "";
     /**
      * Whitespace runs collapse as they come, so `cap` bounds the text a person reads and not a
-     * page's source indentation (which used to end names before their second part).
+     * page's source indentation.
      * @param {string} s
      */
     const add = (s) => {
@@ -366,7 +372,8 @@
     if (isField(el)) {
       // A hidden label names nothing (a page that repeats a form in a closed panel labels one
       // field twice, once out of sight).
-      const labels = Array.from(/** @type {any} */ (el).labels || [], (/** @type {Element} */ l) => l).filter((l) => l.checkVisibility({ visibilityProperty: true }));
+      const labels = /** @type {HTMLLabelElement[]} */ (Array.from(/** @type {any} */ (el).labels || []))
+        .filter((l) => typeof l.checkVisibility !== "function" || l.checkVisibility({ visibilityProperty: true }));
       const labelled = clean(labels.map((l) => textOf(l, NAME_CAP, { naming: true, exclude: el })).join(" "), NAME_CAP);
       const fallback = tag === "input" && /** @type {HTMLInputElement} */ (el).type === "file" ? "Choose File" : "";
       return labelled || title() || clean(el.getAttribute("placeholder"), NAME_CAP) || fallback;
@@ -390,11 +397,8 @@
    * @param {Element} el @param {string} tag
    */
   function interactiveRole(el, tag) {
-    const explicit = el.getAttribute("role");
-    if (explicit) {
-      const first = explicit.trim().split(/\s+/)[0].toLowerCase();
-      if (WIDGET_ROLES.has(first)) return first;
-    }
+    const explicit = firstRole(el);
+    if (WIDGET_ROLES.has(explicit)) return explicit;
     switch (tag) {
       case "a":
       case "area":
