@@ -31,6 +31,8 @@
   /** autocomplete tokens whose values are secrets: never read them. */
   const SECRET_AUTOCOMPLETE = /(current-password|new-password|one-time-code|cc-number|cc-csc)/i;
   const NAME_CAP = 100;
+  /** The elements of a name whose ::before/::after content is read. */
+  const PSEUDO_BUDGET = 200;
   const VALUE_CAP = 100;
   const HEADING_CAP = 100;
   const OPTIONS_CAP = 12;
@@ -243,6 +245,9 @@
    */
   function textOf(node, cap, opts = {}) {
     let out = "";
+    // Generated content costs a style resolution per element, slow on a deep subtree (a button
+    // under 5,000 wrappers); Chrome itself stops reading a name after 100 descendants.
+    let pseudoBudget = PSEUDO_BUDGET;
     /**
      * Whitespace runs collapse as they come, so `cap` bounds the text a person reads and not a
      * page's source indentation.
@@ -319,8 +324,9 @@
         const block = tag === "br" || (style ? style.display !== "inline" && style.display !== "contents" : tag === "p" || tag === "div" || tag === "li");
         if (block) add(" ");
         if (opts.naming) {
-          add(generated(el, "::before"));
-          stack.push(generated(el, "::after") + (block ? " " : ""));
+          const pseudo = pseudoBudget-- > 0;
+          if (pseudo) add(generated(el, "::before"));
+          stack.push((pseudo ? generated(el, "::after") : "") + (block ? " " : ""));
         }
         stack.push((shadowOf(el) || el).firstChild);
       }
