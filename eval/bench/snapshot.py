@@ -27,7 +27,9 @@ MARK_ATTRIBUTE = "data-wm-bench-ref"
 #: The independent count, run in the page's main world: links, buttons, inputs, selects,
 #: textareas, summary, [onclick], contenteditable and ARIA widget roles, through open shadow
 #: roots and same-origin iframes, visible by checkVisibility (display, visibility, opacity)
-#: and of non-zero size. Returns how many of them carry the mark our snapshot's refs left.
+#: and of non-zero size. Returns how many of them carry the mark our snapshot's refs left
+#: (recall), and how many marked elements in the same documents it does not count (extra:
+#: what precision is measured by).
 BASELINE_JS = r"""
 (attr) => {
   const ROLES = ["button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
@@ -36,8 +38,10 @@ BASELINE_JS = r"""
   const SELECTOR = ["a[href]", "area[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary",
     "[onclick]", "[contenteditable]:not([contenteditable=false])", ...ROLES.map((r) => `[role=${r}]`)].join(",");
   const found = new Set();
+  const ours = [];
   const visitRoot = (root) => {
     for (const el of root.querySelectorAll(SELECTOR)) found.add(el);
+    for (const el of root.querySelectorAll(`[${attr}]`)) ours.push(el);
     for (const el of root.querySelectorAll("*")) {
       if (el.shadowRoot) visitRoot(el.shadowRoot);
       if (el.localName === "iframe") {
@@ -48,17 +52,25 @@ BASELINE_JS = r"""
   visitRoot(document);
   let total = 0, marked = 0;
   const missed = [];
+  const counted = new Set();
   for (const el of found) {
     if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true})) continue;
     const r = el.getBoundingClientRect();
     if (!(r.width > 0 && r.height > 0)) continue;
     total++;
+    counted.add(el);
     if (el.hasAttribute(attr)) marked++;
     else if (missed.length < 5) missed.push(el.outerHTML.slice(0, 160));
   }
-  return {total, marked, missed};
+  const extras = ours.filter((el) => !counted.has(el));
+  return {total, marked, missed, listed: ours.length, extra: extras.length, extras: extras.slice(0, 5).map((el) => el.outerHTML.slice(0, 160))};
 }
 """
+
+
+def _precision(row: dict[str, Any]) -> float:
+    """The share of a page's listed elements that the independent count counts too."""
+    return 1 - row["extra"] / row["listed"]
 
 
 def _p90(values: list[float]) -> float:
@@ -112,6 +124,7 @@ async def _measure_page(controller: Any, page: Any, url: str, count_tokens: Any)
         "ours": {"ms": ours_ms, "sw_ms": first["stats"].get("ms"), "chars": len(ours_text), "tokens": count_tokens(ours_text), "pages": len(texts)},
         "peer": {"ms": peer_ms, "chars": len(peer_text), "tokens": count_tokens(peer_text)},
         "baseline": baseline["total"], "recalled": baseline["marked"], "missed": baseline["missed"],
+        "listed": baseline["listed"], "extra": baseline["extra"], "extras": baseline["extras"],
         "occluded": first["stats"].get("occluded", 0),
     }
 
@@ -164,7 +177,8 @@ async def run(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def summarise(rows: list[dict[str, Any]], errors: dict[str, str] | None = None) -> dict[str, Any]:
-    """Medians, p90s, ratios ours/peer and overall recall of per-page rows."""
+    """Medians, p90s, ratios ours/peer, overall recall and precision of per-page rows, and the
+    pages worst at each."""
     if not rows:
         return {"pages": 0, "errors": errors or {}, "rows": []}
 
@@ -177,6 +191,9 @@ def summarise(rows: list[dict[str, Any]], errors: dict[str, str] | None = None) 
     recalled = sum(r["recalled"] for r in rows)
     per_page_recall = [r["recalled"] / r["baseline"] for r in rows if r["baseline"]]
     worst = min((r for r in rows if r["baseline"]), key=lambda r: r["recalled"] / r["baseline"], default=None)
+    listed = sum(r["listed"] for r in rows)
+    extra = sum(r["extra"] for r in rows)
+    worst_precision = min((r for r in rows if r["listed"]), key=_precision, default=None)
     return {
         "pages": len(rows),
         "ours": ours,
@@ -186,6 +203,11 @@ def summarise(rows: list[dict[str, Any]], errors: dict[str, str] | None = None) 
         "recall_page_median": round(statistics.median(per_page_recall), 4) if per_page_recall else None,
         "recall_page_min": round(min(per_page_recall), 4) if per_page_recall else None,
         "recall_worst_page": worst["page"] if worst else None,
+        "precision": round(1 - extra / listed, 4) if listed else None,
+        "precision_page_min": round(_precision(worst_precision), 4) if worst_precision else None,
+        "precision_worst_page": worst_precision["page"] if worst_precision else None,
+        "listed_elements": listed,
+        "extra_elements": extra,
         "baseline_elements": baseline,
         "recalled_elements": recalled,
         "occluded_elements": sum(r["occluded"] for r in rows),
@@ -216,6 +238,11 @@ def format_table(result: dict[str, Any]) -> str:
         f" per page median {result['recall_page_median']:.2%}, min {result['recall_page_min']:.2%} on {result['recall_worst_page']});"
         f" occluded {result['occluded_elements']}"
     )
+    if result.get("precision") is not None:
+        lines.append(
+            f"  precision {result['precision']:.2%} ({result['extra_elements']} of {result['listed_elements']} listed elements are extra, not in the"
+            f" independent count; per page min {result['precision_page_min']:.2%} on {result['precision_worst_page']})"
+        )
     lines.append("  targets: " + ", ".join(f"{k} {'met' if v else 'MISSED'}" for k, v in result["targets"].items()))
     if result.get("errors"):
         lines.append(f"  pages that failed: {len(result['errors'])}: " + "; ".join(f"{k}: {v}" for k, v in list(result["errors"].items())[:3]))

@@ -31,6 +31,8 @@
   /** autocomplete tokens whose values are secrets: never read them. */
   const SECRET_AUTOCOMPLETE = /(current-password|new-password|one-time-code|cc-number|cc-csc)/i;
   const NAME_CAP = 100;
+  /** The elements of a name whose ::before/::after content is read. */
+  const PSEUDO_BUDGET = 200;
   const VALUE_CAP = 100;
   const HEADING_CAP = 100;
   const OPTIONS_CAP = 12;
@@ -40,10 +42,14 @@
     ? (el) => /** @type {any} */ (chrome.dom).openOrClosedShadowRoot(el) || null
     : null;
 
+  /** Zero-width characters render as nothing: they join what is around them, never part it. */
+  const ZERO_WIDTH = /[\u200b\ufeff]/g;
+  const WHITESPACE = /[\s\u0085]+/g;
+
   /** @param {string|null|undefined} s @param {number} cap */
   function clean(s, cap) {
     if (!s) return "";
-    const t = s.replace(/[\s\u0085\u200b]+/g, " ").trim();
+    const t = s.replace(ZERO_WIDTH, "").replace(WHITESPACE, " ").trim();
     return t.length > cap ? `${t.slice(0, cap - 1)}…` : t;
   }
 
@@ -75,6 +81,23 @@
   }
 
   /**
+   * The titles of the symbols an icon draws with `<use href="#id">`: Chrome reads the used
+   * copy, so a sprite's `<symbol><title>search</title>` names an icon-only link "search".
+   * @param {Element} svg
+   */
+  function usedTitles(svg) {
+    const root = /** @type {Document|ShadowRoot} */ (svg.getRootNode());
+    const titles = [];
+    for (const use of svg.querySelectorAll("use")) {
+      const href = use.getAttribute("href") || use.getAttribute("xlink:href") || "";
+      const symbol = href.startsWith("#") && root.getElementById ? root.getElementById(href.slice(1)) : null;
+      const title = symbol && Array.from(symbol.children).find((c) => c.localName === "title");
+      if (title) titles.push(title.textContent);
+    }
+    return titles.join(" ");
+  }
+
+  /**
    * Text as rendered under its element's CSS text-transform (Chrome's names say "GIFT
    * RESOURCES" when a stylesheet upper-cases "Gift Resources").
    * @param {string} text @param {Element} parent
@@ -83,23 +106,133 @@
     const transform = getComputedStyle(parent).textTransform;
     if (transform === "uppercase") return text.toUpperCase();
     if (transform === "lowercase") return text.toLowerCase();
-    if (transform === "capitalize") return text.replace(/(^|[\s\-–—(/"'])(\p{L})/gu, (_m, before, letter) => before + letter.toUpperCase());
+    if (transform === "capitalize") return text.replace(/(^|[\s\-–—(/"])(\p{L})/gu, (_m, before, letter) => before + letter.toUpperCase());
     return text;
   }
 
+  /** ARIA range widgets: inside a name they say their value, not their label (accname 2C). */
+  const RANGE_ROLES = new Set(["slider", "spinbutton", "scrollbar", "progressbar", "meter"]);
+
   /**
    * What an embedded control adds to the name of the element around it (a textbox its text, a
-   * select its chosen option), or null for an element that is not a control.
+   * select its chosen option, a slider its value), or null for an element that is not a control.
    * @param {Element} el @param {string} tag
    * @returns {string|null}
    */
   function embeddedValue(el, tag) {
+    const role = firstRole(el);
+    if (role && RANGE_ROLES.has(role)) return el.getAttribute("aria-valuetext") ?? el.getAttribute("aria-valuenow") ?? "";
     if (tag === "select") return Array.from(/** @type {HTMLSelectElement} */ (el).selectedOptions, (o) => o.label || o.text).join(" ");
     if (tag === "textarea") return /** @type {HTMLTextAreaElement} */ (el).value;
     if (tag !== "input") return null;
     const input = /** @type {HTMLInputElement} */ (el);
     if (input.type === "checkbox" || input.type === "radio" || input.type === "file" || input.type === "hidden") return "";
     return input.type === "password" ? "" : input.value;
+  }
+
+  /** The first token of an element's explicit role, lower-cased, or "". @param {Element} el */
+  function firstRole(el) {
+    const role = el.getAttribute("role");
+    return role ? role.trim().split(/\s+/)[0].toLowerCase() : "";
+  }
+
+  /**
+   * Containers whose content never enters the name of an element around them (Chrome's roles
+   * without name from content: figures, landmarks, groups, images, tables of data, tab lists...):
+   * inside a name they say only their own name. Implicit roles by tag, explicit ones by role.
+   */
+  const NAME_ONLY_TAGS = new Set(["figure", "nav", "aside", "article", "main", "header", "footer", "dialog", "fieldset", "blockquote", "progress", "meter", "search", "video", "audio"]);
+  const NAME_ONLY_ROLES = new Set([
+    "alert", "alertdialog", "application", "article", "banner", "blockquote", "complementary", "contentinfo", "dialog",
+    "document", "feed", "figure", "form", "graphics-document", "graphics-object", "graphics-symbol", "grid", "group", "img",
+    "image", "listbox", "log", "main", "marquee", "menu", "menubar", "navigation", "note", "radiogroup", "search", "status",
+    "table", "tablist", "tabpanel", "term", "timer", "toolbar", "tree", "treegrid",
+  ]);
+
+  /**
+   * The name a name-only container gives the name around it: aria-labelledby, its caption
+   * (figcaption, legend), its title.
+   * @param {Element} el @param {string} tag
+   */
+  function ownName(el, tag) {
+    const caption = tag === "figure" ? "figcaption" : tag === "fieldset" ? "legend" : "";
+    const captionEl = caption ? Array.from(el.children).find((c) => c.localName === caption) : null;
+    return labelledBy(el) || (captionEl ? textOf(captionEl, NAME_CAP, { naming: true }) : "") || el.getAttribute("title") || "";
+  }
+
+  /** The spaces HTML collapses (a no-break space is text). */
+  const HTML_SPACE = /[ \t\n\r\f]/;
+  const HTML_SPACES_ONLY = /^[ \t\n\r\f]*$/;
+
+  /** Elements drawn as one box whatever their display (replaced and form controls). */
+  const REPLACED = new Set(["img", "svg", "video", "audio", "canvas", "iframe", "object", "embed", "input", "button", "select", "textarea"]);
+  /** Roles read as cells: apart from their neighbours with or without a space. */
+  const CELL_ROLES = new Set(["cell", "gridcell", "columnheader", "rowheader"]);
+
+  /** Elements with no box of their own that lay out inline (Chrome's LayoutInline). @param {Element} el */
+  function laysOutInline(el) {
+    if (REPLACED.has(el.localName)) return false;
+    const style = getComputedStyle(el);
+    return style.display === "inline" && style.float === "none" && style.position !== "absolute" && style.position !== "fixed";
+  }
+
+  /**
+   * The node before (or after) `node` in document order, skipping its own subtree: its sibling,
+   * else its parent's. Null when that would leave an element laid out as a box: what is outside
+   * the box is apart from it anyway.
+   * @param {Node} node @param {boolean} after
+   * @returns {Node|null}
+   */
+  function adjacentNode(node, after) {
+    for (let n = /** @type {Node|null} */ (node); n; n = n.parentNode) {
+      const sibling = after ? n.nextSibling : n.previousSibling;
+      if (sibling) return sibling;
+      const parent = n.parentNode;
+      if (!parent || parent.nodeType !== 1 || !laysOutInline(/** @type {Element} */ (parent))) return null;
+    }
+    return null;
+  }
+
+  /**
+   * Whether a space beside `node` separates nothing (Chrome's CanIgnoreSpaceNextTo): it is
+   * absent or unrendered, a block or replaced box, a line break, or text already spaced there.
+   * An image keeps its space; an inline element is judged by its first (or last) child.
+   * @param {Node|null} node @param {boolean} after @param {number} depth
+   * @returns {boolean}
+   */
+  function spaceNeedless(node, after, depth) {
+    if (!node) return true;
+    if (depth > 3) return false;
+    if (node.nodeType === 3) {
+      const data = /** @type {Text} */ (node).data;
+      return HTML_SPACES_ONLY.test(data) || HTML_SPACE.test(after ? data[0] : data[data.length - 1]);
+    }
+    if (node.nodeType !== 1) return true; // comments and the like have no box
+    const el = /** @type {Element} */ (node);
+    const tag = el.localName;
+    if (tag === "br") return !after || !el.hasAttribute("role");
+    if (tag === "img" || (tag === "input" && /** @type {HTMLInputElement} */ (el).type === "image")) return false;
+    if (SKIP.has(tag) || !laysOutInline(el)) return true;
+    if (CELL_ROLES.has(firstRole(el))) return true;
+    const child = after ? el.firstChild : el.lastChild;
+    if (child) return spaceNeedless(child, after, depth + 1);
+    const beyond = adjacentNode(el, after); // an empty inline element: judged by what follows it
+    return Boolean(beyond) && spaceNeedless(beyond, after, depth + 1);
+  }
+
+  /**
+   * Whether Chrome leaves a whitespace-only text node out of names (its CanIgnoreSpace): a space
+   * at the edge of a box, or beside something that is apart without it (a block, an SVG icon,
+   * a comment, a positioned label), reads as nothing: "Abrir sidebar menu" + icon + "Menu" is
+   * "Abrir sidebar menuMenu" to Chrome.
+   * @param {Text} text
+   */
+  function spaceDropped(text) {
+    const parent = text.parentElement;
+    if (parent && /^(pre|break-spaces)/.test(getComputedStyle(parent).whiteSpace)) return false;
+    const before = adjacentNode(text, false);
+    const after = adjacentNode(text, true);
+    return !before || !after || spaceNeedless(before, false, 0) || spaceNeedless(after, true, 0);
   }
 
   /**
@@ -112,29 +245,48 @@
    */
   function textOf(node, cap, opts = {}) {
     let out = "";
+    // Generated content costs a style resolution per element, slow on a deep subtree (a button
+    // under 5,000 wrappers); Chrome itself stops reading a name after 100 descendants.
+    let pseudoBudget = PSEUDO_BUDGET;
+    /**
+     * Whitespace runs collapse as they come, so `cap` bounds the text a person reads and not a
+     * page's source indentation.
+     * @param {string} s
+     */
+    const add = (s) => {
+      const t = s.replace(ZERO_WIDTH, "").replace(WHITESPACE, " ");
+      out += (out === "" || out.endsWith(" ")) && t.startsWith(" ") ? t.slice(1) : t;
+    };
     // An explicit stack, not recursion: a page may nest thousands of levels deep. Strings on it
     // are ::after content, written once the element's children are done.
     /** @type {(Node|string|null)[]} */
     const stack = [node.firstChild];
     if (opts.naming && node.nodeType === 1) {
-      out += generated(/** @type {Element} */ (node), "::before");
+      add(generated(/** @type {Element} */ (node), "::before"));
       stack.unshift(generated(/** @type {Element} */ (node), "::after"));
     }
-    while (stack.length && out.length < cap) {
+    // Past the cap (a trailing space aside) the rest is cut, and clean() says so with an ellipsis.
+    while (stack.length && out.length <= cap + 1) {
       const c = stack.pop();
       if (c === null || c === undefined) continue;
       if (typeof c === "string") {
-        out += c;
+        add(c);
         continue;
       }
       stack.push(c.nextSibling);
       if (c.nodeType === 3) {
         const data = /** @type {Text} */ (c).data;
-        out += opts.naming && c.parentElement ? transformed(data, c.parentElement) : data;
+        // A space after nothing or after a space adds nothing: only the others are worth asking about.
+        if (opts.naming && HTML_SPACES_ONLY.test(data) && (out === "" || out.endsWith(" ") || (!opts.hidden && spaceDropped(/** @type {Text} */ (c))))) continue;
+        add(opts.naming && c.parentElement ? transformed(data, c.parentElement) : data);
       } else if (c.nodeType === 1) {
         const el = /** @type {Element} */ (c);
         const tag = el.localName;
-        if (SKIP.has(tag) || el === opts.exclude) continue;
+        if (SKIP.has(tag)) continue;
+        if (el === opts.exclude) {
+          add(" "); // the labelled control adds nothing to its label's text, but parts what is around it
+          continue;
+        }
         if (!opts.hidden && (el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true")) continue;
         // A name is what is rendered: nothing of a display:none or invisible part.
         const style = opts.naming ? getComputedStyle(el) : null;
@@ -142,31 +294,39 @@
         if (opts.naming) {
           const value = embeddedValue(el, tag);
           if (value !== null) {
-            out += ` ${value} `;
+            add(` ${value} `);
             continue;
           }
         }
         if (tag === "img" || tag === "area") {
           // An image inside a name has its own name: alt, or its title when it has no alt at all.
           const alt = el.getAttribute("alt") ?? (opts.naming ? el.getAttribute("title") || "" : "");
-          out += ` ${alt} `;
+          add(` ${alt} `);
           continue;
         }
+        const role = firstRole(el);
         if (tag === "svg") {
-          out += ` ${el.getAttribute("aria-label") || el.querySelector("title")?.textContent || ""} `;
+          // An icon with a role of its own (role=img) is named only by itself; a bare one by what it draws.
+          add(` ${el.getAttribute("aria-label") || el.querySelector("title")?.textContent || (role ? "" : usedTitles(el))} `);
           continue;
         }
         const label = el.getAttribute("aria-label");
         if (label) {
-          out += ` ${label} `;
+          add(` ${label} `);
           continue;
         }
-        // Parts laid out as blocks (or flex and grid items) are words apart, as Chrome reads them.
-        const block = tag === "br" || (style ? !style.display.startsWith("inline") && style.display !== "contents" : tag === "p" || tag === "div" || tag === "li");
-        if (block) out += " ";
+        if (opts.naming && (role ? NAME_ONLY_ROLES.has(role) : NAME_ONLY_TAGS.has(tag))) {
+          add(` ${ownName(el, tag)} `);
+          continue;
+        }
+        // Parts laid out as boxes of their own (blocks, inline-blocks, flex and grid items) are
+        // words apart, as Chrome reads them; only plain inline parts run together.
+        const block = tag === "br" || (style ? style.display !== "inline" && style.display !== "contents" : tag === "p" || tag === "div" || tag === "li");
+        if (block) add(" ");
         if (opts.naming) {
-          out += generated(el, "::before");
-          stack.push(generated(el, "::after") + (block ? " " : ""));
+          const pseudo = pseudoBudget-- > 0;
+          if (pseudo) add(generated(el, "::before"));
+          stack.push((pseudo ? generated(el, "::after") : "") + (block ? " " : ""));
         }
         stack.push((shadowOf(el) || el).firstChild);
       }
@@ -216,9 +376,11 @@
       if (input.type === "button") return clean(input.value, NAME_CAP) || title();
     }
     if (isField(el)) {
-      const labels = /** @type {any} */ (el).labels;
-      const labelled = labels && labels.length
-        ? clean(Array.from(labels, (l) => textOf(/** @type {Node} */ (l), NAME_CAP, { naming: true, exclude: el })).join(" "), NAME_CAP) : "";
+      // A hidden label names nothing (a page that repeats a form in a closed panel labels one
+      // field twice, once out of sight).
+      const labels = /** @type {HTMLLabelElement[]} */ (Array.from(/** @type {any} */ (el).labels || []))
+        .filter((l) => typeof l.checkVisibility !== "function" || l.checkVisibility({ visibilityProperty: true }));
+      const labelled = clean(labels.map((l) => textOf(l, NAME_CAP, { naming: true, exclude: el })).join(" "), NAME_CAP);
       const fallback = tag === "input" && /** @type {HTMLInputElement} */ (el).type === "file" ? "Choose File" : "";
       return labelled || title() || clean(el.getAttribute("placeholder"), NAME_CAP) || fallback;
     }
@@ -241,11 +403,8 @@
    * @param {Element} el @param {string} tag
    */
   function interactiveRole(el, tag) {
-    const explicit = el.getAttribute("role");
-    if (explicit) {
-      const first = explicit.trim().split(/\s+/)[0].toLowerCase();
-      if (WIDGET_ROLES.has(first)) return first;
-    }
+    const explicit = firstRole(el);
+    if (WIDGET_ROLES.has(explicit)) return explicit;
     switch (tag) {
       case "a":
       case "area":
@@ -467,6 +626,9 @@
     }
   }
 
+  /** Implicit roles of the elements a page builds layers from (HTML-AAM). */
+  const LAYER_ROLES = /** @type {Record<string, string>} */ ({ aside: "complementary", nav: "navigation", section: "region", form: "form", header: "banner", footer: "contentinfo" });
+
   /** The index of a child frame's window in this window's `frames`. @param {Window} win */
   function childFrameIndex(win) {
     for (let i = 0; i < window.frames.length; i++) if (window.frames[i] === win) return i;
@@ -597,8 +759,8 @@
     const layers = [];
     for (const [el, count] of occluders) {
       const r = el.getBoundingClientRect();
-      const explicit = (el.getAttribute("role") || "").split(/\s+/)[0];
-      const role = explicit || (el.localName === "dialog" || el.getAttribute("aria-modal") === "true" ? "dialog" : "region");
+      // The layer's own role as Chrome gives it (a plain div is generic); `occluding` says what it does.
+      const role = firstRole(el) || (el.localName === "dialog" || el.getAttribute("aria-modal") === "true" ? "dialog" : LAYER_ROLES[el.localName] || "generic");
       const name = clean(el.getAttribute("aria-label"), NAME_CAP) || labelledBy(el) || textOf(el, 60);
       layers.push({ t: "e", l: core.refFor(el), role, name, box: boxOf(r), states: { occluding: count } });
     }

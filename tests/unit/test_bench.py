@@ -15,17 +15,19 @@ def _stats(median, p90):
     return {"n": 10, "median_ms": median, "p90_ms": p90, "min_ms": median / 2, "max_ms": p90 * 2}
 
 
-def _page_row(name, ours_ms, peer_ms, ours_chars, peer_chars, baseline, recalled):
+def _page_row(name, ours_ms, peer_ms, ours_chars, peer_chars, baseline, recalled, extra=0):
     return {"page": name, "ours": {"ms": ours_ms, "chars": ours_chars, "tokens": ours_chars // 4, "pages": 1},
             "peer": {"ms": peer_ms, "chars": peer_chars, "tokens": peer_chars // 4},
-            "baseline": baseline, "recalled": recalled, "missed": [], "occluded": 0}
+            "baseline": baseline, "recalled": recalled, "missed": [], "occluded": 0,
+            "listed": recalled + extra, "extra": extra, "extras": []}
 
 
-def test_snapshot_table_shows_medians_ratios_and_recall():
-    result = snapshot.summarise([_page_row("a", 40.0, 80.0, 2000, 8000, 50, 50), _page_row("b", 60.0, 100.0, 4000, 10000, 50, 48)])
+def test_snapshot_table_shows_medians_ratios_recall_and_precision_with_the_worst_pages():
+    result = snapshot.summarise([_page_row("a", 40.0, 80.0, 2000, 8000, 50, 50, extra=10), _page_row("b", 60.0, 100.0, 4000, 10000, 50, 48)])
     table = snapshot.format_table(result)
     assert "2 corpus pages" in table
-    assert "recall 98.00% (98/100" in table
+    assert "recall 98.00% (98/100" in table and "min 96.00% on b" in table
+    assert "precision 90.74% (10 of 108 listed elements are extra" in table and "min 83.33% on a" in table
     assert str(result["ratio_median"]["chars"]) in table
 
 
