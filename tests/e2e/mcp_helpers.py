@@ -22,8 +22,9 @@ PASSED_ENV = ("WAYMARK_STATE_DIR", "WAYMARK_CONFIG_DIR", "WAYMARK_RUNS_DIR", "WA
 class McpClient:
     """One `waymark mcp ARGS` process and an initialised ClientSession to it."""
 
-    def __init__(self, *args: str, name: str = "waymark-tests", elicit: Any = None) -> None:
+    def __init__(self, *args: str, name: str = "waymark-tests", elicit: Any = None, env: dict[str, str] | None = None) -> None:
         self.args = list(args)
+        self.env = dict(env or {})
         self.name = name
         self.elicit = elicit
         self.session: ClientSession | None = None
@@ -47,7 +48,7 @@ class McpClient:
             await asyncio.wait_for(self._task, 60)
 
     async def _main(self) -> None:
-        env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
+        env = {**{k: os.environ[k] for k in PASSED_ENV if k in os.environ}, **self.env}
         params = StdioServerParameters(command=str(WAYMARK), args=["mcp", *self.args], env=env, cwd=str(ROOT))
         self.stderr_path = Path(os.environ.get("WAYMARK_STATE_DIR", "/tmp")) / f"mcp-stderr-{id(self)}.txt"
         self.stderr_path.parent.mkdir(parents=True, exist_ok=True)
