@@ -1,19 +1,25 @@
-"""The host's side of the control socket: terminal tools (`waymark run`, the eval harness)
-call host methods exactly as the side panel does, over a local Unix socket.
+"""The host's side of the control socket: terminal tools (`waymark run`, the eval harness,
+`waymark mcp`) call host methods exactly as the side panel does, over a local Unix socket.
 
 The controller (host.controller) listens on the path in $WAYMARK_CONTROL and launches the
 browser with that variable set; Chrome passes its environment to the host it starts, and
-the host connects back once the extension's handshake is done.
+the host connects back once the extension's handshake is done. A host the user's own Chrome
+started has no controller: it listens on its user-only control socket instead
+(host.paths.control_socket_path), where `waymark mcp` attaches.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from host import PROTOCOL_VERSION, __version__
 from host.framing import HEADER, MAX_INBOUND_BYTES, FrameDecodeError, decode_body, dumps, encode_frame
+from host.paths import private_dir
 from host.protocol import Call, Cancel, ErrorReply, HelloFromHost, ProtocolError, outbound, parse_inbound
 
 if TYPE_CHECKING:
@@ -51,6 +57,38 @@ async def serve_control(path: str, server: "HostServer", handshake_done: asyncio
         log.warning("no controller at %s: %s", path, exc)
         return
     log.info("connected to controller at %s", path)
+    await serve_connection(reader, writer, server)
+
+
+async def listen_control(path: Path, server: "HostServer", handshake_done: asyncio.Event) -> None:
+    """Serve the control socket at `path` for `waymark mcp` to attach to, once the browser's
+    handshake is done, until cancelled. The folder is user-only and the socket 0600: another
+    user on the machine cannot connect. The newest host of the user's browsers owns the path."""
+    await handshake_done.wait()
+    private_dir(path.parent)
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()  # a socket left by a host that died, or the one of an older browser session
+    try:
+        listener = await asyncio.start_unix_server(
+            lambda r, w: serve_connection(r, w, server), path=str(path), limit=MAX_INBOUND_BYTES)
+    except OSError as exc:
+        log.warning("cannot listen on the control socket %s: %s", path, exc)
+        return
+    os.chmod(path, 0o600)
+    mine = path.stat().st_ino
+    log.info("listening for MCP clients on %s", path)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        listener.close()
+        with contextlib.suppress(OSError):
+            if path.stat().st_ino == mine:
+                path.unlink()
+
+
+async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, server: "HostServer") -> None:
+    """Say hello on a control connection, then run its calls until it closes; calls it started
+    are cancelled when it goes."""
 
     def send(message: dict) -> None:
         if not writer.is_closing():
@@ -82,4 +120,4 @@ async def serve_control(path: str, server: "HostServer", handshake_done: asyncio
         for call_id in started:
             server.calls.cancel(call_id)
         writer.close()
-        log.info("controller disconnected")
+        log.info("control connection closed")

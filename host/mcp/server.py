@@ -74,6 +74,7 @@ def build_server(session: McpSession, models: dict[str, Any]) -> Server[Any]:
 
         log.info("tool %s", tool.name)
         try:
+            await session.connected()
             content: list[Content] = await tool.run(arguments, ToolCall(session, confirm, progress, models))
         except ToolError as exc:
             log.info("tool %s failed: %s", tool.name, exc.code)

@@ -45,6 +45,10 @@ class McpSession:
         #: The URL before the last action, for `url_changed` checks.
         self.url_before = ""
 
+    async def connected(self) -> None:
+        """Raise NoBrowser unless a browser's host is reachable: said before anything else."""
+        await self._get_link()
+
     async def call(self, method: str, params: dict[str, Any], timeout: float | None = None,
                    on_notify: Notification | None = None) -> dict[str, Any]:
         """A host method; a host or browser that went away is NoBrowser, a typed failure a ToolError."""
@@ -72,6 +76,19 @@ class McpSession:
         if self.own_tabs is not None:
             self.own_tabs &= {t["tab_id"] for t in tabs}
         return [{**t, "current": t.get("tab_id") == self.tab_id} for t in tabs]
+
+    async def open_tab(self, url: str) -> Snapshot:
+        """Open `url` in a new tab of the client's, wait until it has loaded, and continue there
+        (the `new_tab` action settles on the old tab's terms and can snapshot a page still loading)."""
+        url = absolute_url(url, self.last.url if self.last else "")
+        refusal = domain_refusal(url, self.policy)
+        if refusal:
+            raise Refused("blocked_domain", f"{url} may not be visited: {refusal}")
+        data = await self.call("browser.request", {"method": "tabs.open", "params": {"url": url}}, timeout=50.0)
+        self.tab_id = int(data["data"]["tab_id"])
+        if self.own_tabs is not None:
+            self.own_tabs.add(self.tab_id)
+        return await self.snapshot()
 
     # ------------------------------------------------------------ perception
 

@@ -30,7 +30,6 @@ ACTION_TOOLS: dict[str, type[BaseModel]] = {
     "browser_navigate_back": grammar.Back,
     "browser_navigate_forward": grammar.Forward,
     "browser_reload": grammar.Reload,
-    "browser_tab_new": grammar.NewTab,
     "browser_tab_select": grammar.SwitchTab,
     "browser_tab_close": grammar.CloseTab,
 }
@@ -59,6 +58,14 @@ async def run_extract(params: grammar.Extract, call: ToolCall) -> list[Content]:
     return [text(wrap_untrusted(result.text or "", source))]
 
 
+async def run_tab_new(params: grammar.NewTab, call: ToolCall) -> list[Content]:
+    """A new tab, loaded before it is shown: on `url` when given, else blank."""
+    if params.url is None:
+        return await run_action(params, call)
+    snapshot = await call.session.open_tab(params.url)
+    return [text(f"opened tab {snapshot.tab_id}, now current\n\n{page_text(snapshot)}")]
+
+
 async def run_wait(params: grammar.Wait, call: ToolCall) -> list[Content]:
     """Wait a time, or until a verifier predicate holds (checked over fresh snapshots)."""
     if params.until is None:
@@ -77,6 +84,7 @@ async def run_wait(params: grammar.Wait, call: ToolCall) -> list[Content]:
 def action_tools() -> list[Tool]:
     """The action tools, each announced with its grammar model's schema (minus the fixed `type`)."""
     tools = [Tool(name, _doc(model), model, run_action, fixed=("type",)) for name, model in ACTION_TOOLS.items()]
+    tools.append(Tool("browser_tab_new", _doc(grammar.NewTab), grammar.NewTab, run_tab_new, fixed=("type",)))
     tools.append(Tool("browser_extract", _doc(grammar.Extract), grammar.Extract, run_extract, fixed=("type",)))
     tools.append(Tool("browser_wait_for", _doc(grammar.Wait) + " `until` is one predicate, as for browser_verify.",
                       grammar.Wait, run_wait, fixed=("type",)))

@@ -1,0 +1,72 @@
+"""`waymark mcp` attached to a browser started separately: the host of that browser serves a
+user-only control socket, and the MCP client acts only in tabs it opened itself."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from host.paths import control_socket_path
+from tests.conftest import wait_connected
+from tests.e2e.mcp_helpers import McpClient, ref_of, text_of
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def client(browser: Any) -> Any:
+    await wait_connected(browser.service_worker)
+    async with McpClient() as c:
+        yield c
+
+
+async def test_the_hosts_control_socket_is_a_socket_only_its_user_can_reach(browser):
+    await wait_connected(browser.service_worker)
+    path = control_socket_path()
+    info = path.stat()
+    assert stat.S_ISSOCK(info.st_mode)
+    assert stat.S_IMODE(info.st_mode) == 0o600
+    assert info.st_uid == os.getuid()
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+async def test_an_attached_client_may_not_act_in_the_users_own_tabs(client, browser, site_url):
+    users_tab = await browser.context.new_page()
+    await users_tab.goto(f"{site_url}/agent/menu.html")
+    await users_tab.bring_to_front()
+    result = await client.call("browser_snapshot")
+    assert result.is_error
+    assert text_of(result).startswith("not_shared: the user's current tab was not opened by this client")
+    await users_tab.close()
+
+
+async def test_an_attached_client_acts_in_the_tab_it_opened(client, browser, site_url):
+    opened = await client.text("browser_tab_new", {"url": f"{site_url}/agent/menu.html"})
+    clicked = await client.text("browser_click", {"ref": ref_of(opened, "Open panel")})
+    assert ": ok" in clicked
+    verdict = await client.text("browser_verify", {"predicates": [{"text_present": "Opened the first panel"}]})
+    assert verdict.startswith("PASS")
+    pages = [p for p in browser.context.pages if p.url == f"{site_url}/agent/menu.html"]
+    assert pages, "the tab is in the user's browser"
+
+
+async def test_the_tab_list_of_an_attached_client_holds_only_its_own_tabs(client, browser, site_url):
+    users_tab = await browser.context.new_page()
+    await users_tab.goto(f"{site_url}/agent/menu-b.html")
+    listing = await client.text("browser_tab_list")
+    assert "menu-b.html" not in listing
+    await users_tab.close()
+
+
+async def test_with_no_browser_connected_every_tool_says_what_to_do(tmp_path: Path):
+    async with McpClient(env={"WAYMARK_CONTROL_SOCKET": str(tmp_path / "control.sock")}) as lonely:
+        result = await lonely.call("browser_snapshot")
+    assert result.is_error
+    message = text_of(result)
+    assert message.startswith("no_browser: no browser is connected")
+    assert "Open Chrome with the Waymark extension" in message and "waymark doctor" in message
