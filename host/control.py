@@ -15,17 +15,21 @@ import contextlib
 import logging
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from host import PROTOCOL_VERSION, __version__
 from host.framing import HEADER, MAX_INBOUND_BYTES, FrameDecodeError, decode_body, dumps, encode_frame
 from host.paths import private_dir
-from host.protocol import Call, Cancel, ErrorReply, HelloFromHost, ProtocolError, outbound, parse_inbound
+from host.mcp_access import ACCESS, ClientConnection, ConsentDenied
+from host.protocol import Call, Cancel, ErrorInfo, ErrorReply, HelloFromHost, ProtocolError, Reply, outbound, parse_inbound
 
 if TYPE_CHECKING:
     from host.server import HostServer
 
 log = logging.getLogger(__name__)
+
+#: The first call of an attached MCP client: asks the user to allow it.
+MCP_CONNECT = "mcp.connect"
 
 
 async def read_socket_frame(reader: asyncio.StreamReader) -> bytes | None:
@@ -70,7 +74,7 @@ async def listen_control(path: Path, server: "HostServer", handshake_done: async
         path.unlink()  # a socket left by a host that died, or the one of an older browser session
     try:
         listener = await asyncio.start_unix_server(
-            lambda r, w: serve_connection(r, w, server), path=str(path), limit=MAX_INBOUND_BYTES)
+            lambda r, w: serve_connection(r, w, server, gated=True), path=str(path), limit=MAX_INBOUND_BYTES)
     except OSError as exc:
         log.warning("cannot listen on the control socket %s: %s", path, exc)
         return
@@ -86,13 +90,18 @@ async def listen_control(path: Path, server: "HostServer", handshake_done: async
                 path.unlink()
 
 
-async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, server: "HostServer") -> None:
+async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, server: "HostServer",
+                           gated: bool = False) -> None:
     """Say hello on a control connection, then run its calls until it closes; calls it started
-    are cancelled when it goes."""
+    are cancelled when it goes. A `gated` connection (an MCP client attached to the user's own
+    browser) may call nothing until its `mcp.connect` is allowed by the user (host.mcp_access)."""
 
     def send(message: dict) -> None:
         if not writer.is_closing():
             write_socket_frame(writer, message)
+
+    def refuse(call_id: str, code: str, message: str) -> None:
+        send(outbound(Reply(id=call_id, ok=False, error=ErrorInfo(code=code, message=message))))
 
     bridge = server.bridge
     send(
@@ -101,7 +110,15 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
             "extension_version": bridge.extension_version,
         }
     )
+    def cut_off() -> None:
+        send(outbound(ErrorReply(code="stopped", message="the user stopped MCP clients in the side panel")))
+        writer.close()
+
+    client = ClientConnection(close=cut_off) if gated else None
+    if client is not None:
+        ACCESS.opened(client)
     started: list[str] = []
+    asking: set[asyncio.Task[None]] = set()
     try:
         while (body := await read_socket_frame(reader)) is not None:
             try:
@@ -109,7 +126,13 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
             except (FrameDecodeError, ProtocolError) as exc:
                 send(outbound(ErrorReply(id=getattr(exc, "message_id", None), code=exc.code, message=str(exc))))
                 continue
-            if isinstance(message, Call):
+            if isinstance(message, Call) and client is not None and message.method == MCP_CONNECT:
+                task = asyncio.get_running_loop().create_task(_admit(client, message, send))
+                asking.add(task)
+                task.add_done_callback(asking.discard)
+            elif isinstance(message, Call) and client is not None and not client.allowed:
+                refuse(message.id, "consent_required", f"call {MCP_CONNECT} first: the user allows MCP clients in the side panel")
+            elif isinstance(message, Call):
                 started.append(message.id)
                 server.calls.start(message, send)
             elif isinstance(message, Cancel):
@@ -119,5 +142,20 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
     finally:
         for call_id in started:
             server.calls.cancel(call_id)
+        for task in asking:
+            task.cancel()
+        if client is not None:
+            ACCESS.closed(client)
         writer.close()
         log.info("control connection closed")
+
+
+async def _admit(client: ClientConnection, call: Call, send: Callable[[dict], None]) -> None:
+    """Answer an `mcp.connect` once the user allowed the client (or denied it)."""
+    name = str(call.params.get("client") or "an unnamed MCP client")[:100]
+    try:
+        await ACCESS.admit(client, name)
+    except ConsentDenied as exc:
+        send(outbound(Reply(id=call.id, ok=False, error=ErrorInfo(code=exc.code, message=exc.message))))
+        return
+    send(outbound(Reply(id=call.id, ok=True, data={"client": name, "allowed": True})))

@@ -43,6 +43,8 @@ class ControlConnection:
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host_hello: dict[str, Any]) -> None:
         self.host_hello = host_hello
+        #: Why the host closed the connection, when it said (the user pressed Stop in the side panel).
+        self.close_reason: str | None = None
         self._writer = writer
         self._pending: dict[str, tuple[asyncio.Future[dict], Notification | None]] = {}
         self._ids = itertools.count(1)
@@ -75,6 +77,9 @@ class ControlConnection:
                 message = decode_body(body)
                 if not isinstance(message, dict):
                     continue
+                if message.get("type") == "error" and not message.get("id"):
+                    self.close_reason = str(message.get("message", ""))
+                    continue
                 entry = self._pending.get(message.get("id") or "")
                 if entry is None:
                     continue
@@ -86,13 +91,13 @@ class ControlConnection:
         finally:
             for future, _ in self._pending.values():
                 if not future.done():
-                    future.set_exception(HostNotConnected("the host closed the control socket"))
+                    future.set_exception(HostNotConnected(self.close_reason or "the host closed the control socket"))
 
     async def call(self, method: str, params: dict[str, Any] | None = None, on_notify: Notification | None = None,
                    timeout: float | None = None) -> dict[str, Any]:
         """Call a host method and return its data; raises HostCallError for a typed failure."""
         if self.closed:
-            raise HostNotConnected("the host closed the control socket")
+            raise HostNotConnected(self.close_reason or "the host closed the control socket")
         call_id = f"c{next(self._ids)}"
         future: asyncio.Future[dict] = asyncio.get_running_loop().create_future()
         self._pending[call_id] = (future, on_notify)
@@ -140,6 +145,11 @@ class Controller:
         self.playwright: Any = None
         self.browser: LaunchedBrowser | None = None
         self.host_hello: dict[str, Any] = {}
+
+    @property
+    def close_reason(self) -> str | None:
+        """Why the host closed the control connection, when it said."""
+        return self._connection.close_reason if self._connection else None
 
     async def __aenter__(self) -> "Controller":
         from playwright.async_api import async_playwright

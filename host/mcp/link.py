@@ -9,15 +9,19 @@ import logging
 from pathlib import Path
 from typing import Any, Protocol
 
-from host.controller import Controller, ControlConnection, HostNotConnected, Notification
+from host.control import MCP_CONNECT
+from host.controller import Controller, ControlConnection, HostCallError, HostNotConnected, Notification
 from host.framing import MAX_INBOUND_BYTES
-from host.mcp.errors import NoBrowser
+from host.mcp.errors import NoBrowser, Refused
+from host.mcp_access import CONSENT_TIMEOUT_S
 
 log = logging.getLogger(__name__)
 
 
 class HostLink(Protocol):
     """What tools need of a host: its methods, called by name."""
+
+    close_reason: str | None
 
     async def call(self, method: str, params: dict[str, Any] | None = None, on_notify: Notification | None = None,
                    timeout: float | None = None) -> dict[str, Any]: ...
@@ -45,8 +49,9 @@ class LaunchedLink:
         if not self._started.cancelled() and self._started.exception() is None:
             await self._controller.__aexit__(None, None, None)
 
-    async def get(self) -> HostLink:
-        """The launched browser's host, once it is up; NoBrowser when the launch failed."""
+    async def get(self, client: str) -> HostLink:
+        """The launched browser's host, once it is up; NoBrowser when the launch failed. The
+        browser is the client's own: no consent to ask."""
         assert self._started is not None, "use LaunchedLink as an async context manager"
         try:
             return await asyncio.shield(self._started)
@@ -73,11 +78,18 @@ class AttachedLink:
         if self._connection is not None:
             self._connection.close()
 
-    async def get(self) -> HostLink:
-        """The connected host; NoBrowser when no browser's host is listening."""
+    async def get(self, client: str) -> HostLink:
+        """The connected host, once the user allowed `client` in the side panel; NoBrowser when no
+        browser's host is listening, Refused when the user denied the client."""
         async with self._lock:
             if self._connection is None or self._connection.closed:
-                self._connection = await self._connect()
+                connection = await self._connect()
+                try:
+                    await connection.call(MCP_CONNECT, {"client": client}, timeout=CONSENT_TIMEOUT_S + 10)
+                except HostCallError as exc:
+                    connection.close()
+                    raise Refused(exc.code, exc.message) from None
+                self._connection = connection
             return self._connection
 
     async def _connect(self) -> ControlConnection:

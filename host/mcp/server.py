@@ -73,6 +73,8 @@ def build_server(session: McpSession, models: dict[str, Any]) -> Server[Any]:
             await ctx.session.report_progress(done, total, message)
 
         log.info("tool %s", tool.name)
+        if ctx.session.client_params is not None:
+            session.client = ctx.session.client_params.client_info.name
         try:
             await session.connected()
             content: list[Content] = await tool.run(arguments, ToolCall(session, confirm, progress, models))

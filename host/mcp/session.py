@@ -22,8 +22,9 @@ log = logging.getLogger(__name__)
 
 #: Asks the person behind the client to allow a destructive action; True when they did.
 Confirm = Callable[[str], Awaitable[bool]]
-#: The session's way to its host (resolved per call: an attached browser may come and go).
-GetLink = Callable[[], Awaitable[HostLink]]
+#: The session's way to its host for a named client (resolved per call: an attached browser may
+#: come and go, and the user allows each client by name).
+GetLink = Callable[[str], Awaitable[HostLink]]
 
 DEFAULT_MAX_CHARS = 20_000
 #: Actions that act on a tab of the session and so must stay within its scope.
@@ -39,6 +40,8 @@ class McpSession:
         self.policy = policy
         self.own_tabs = own_tabs
         self.tab_id: int | None = None
+        #: The MCP client's name (from its initialize request): what the user allows.
+        self.client = "an MCP client"
         self.redactor = Redactor()
         #: The last snapshot the client was shown: the refs it chooses from.
         self.last: Snapshot | None = None
@@ -47,15 +50,17 @@ class McpSession:
 
     async def connected(self) -> None:
         """Raise NoBrowser unless a browser's host is reachable: said before anything else."""
-        await self._get_link()
+        await self._get_link(self.client)
 
     async def call(self, method: str, params: dict[str, Any], timeout: float | None = None,
                    on_notify: Notification | None = None) -> dict[str, Any]:
         """A host method; a host or browser that went away is NoBrowser, a typed failure a ToolError."""
-        link = await self._get_link()
+        link = await self._get_link(self.client)
         try:
             return await link.call(method, params, on_notify=on_notify, timeout=timeout)
         except HostNotConnected as exc:
+            if link.close_reason:
+                raise Refused("stopped", f"{link.close_reason}; the next call asks the user again") from None
             raise NoBrowser(f"the browser went away ({exc})") from None
         except HostCallError as exc:
             raise ToolError(exc.code, exc.message) from None

@@ -85,3 +85,40 @@ def ref_of(snapshot_text: str, name: str, role: str | None = None) -> int:
     match = re.search(rf'^\[(\d+)\] {role_part} "{re.escape(name)}"', snapshot_text, re.MULTILINE)
     assert match, f"no element {role or ''} {name!r} in:\n{snapshot_text}"
     return int(match.group(1))
+
+
+class SidePanel:
+    """The extension's side panel, opened as a tab of the test browser: where the user allows,
+    denies and stops MCP clients."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+
+    @classmethod
+    async def open(cls, browser: Any) -> "SidePanel":
+        page = await browser.context.new_page()
+        await page.goto(f"chrome-extension://{browser.extension_id}/sidepanel/sidepanel.html")
+        return cls(page)
+
+    def request(self, client: str) -> Any:
+        """The panel's request to allow `client`."""
+        return self.page.get_by_role("alertdialog", name=f"MCP client {client}")
+
+    async def answer(self, client: str, allow: bool) -> None:
+        """Wait for the request of `client`, then allow or deny it."""
+        await self.request(client).get_by_role("button", name="Allow for this session" if allow else "Deny").click(timeout=30_000)
+
+    def in_control(self) -> Any:
+        """The line that says which clients are in control, with its Stop button."""
+        return self.page.locator(".mcp-active")
+
+    async def close(self) -> None:
+        await self.page.close()
+
+
+async def admitted(client: McpClient, panel: SidePanel) -> None:
+    """The first call of an attached client, allowed by the user in the side panel."""
+    first = asyncio.ensure_future(client.call("browser_tab_list"))
+    await panel.answer(client.name, allow=True)
+    result = await asyncio.wait_for(first, 30)
+    assert not result.is_error, text_of(result)

@@ -1,5 +1,6 @@
 """`waymark mcp` attached to a browser started separately: the host of that browser serves a
-user-only control socket, and the MCP client acts only in tabs it opened itself."""
+user-only control socket, and the MCP client, once the user allowed it in the side panel,
+acts only in tabs it opened itself."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest_asyncio
 
 from host.paths import control_socket_path
 from tests.conftest import wait_connected
-from tests.e2e.mcp_helpers import McpClient, ref_of, text_of
+from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, ref_of, text_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -21,7 +22,10 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def client(browser: Any) -> Any:
     await wait_connected(browser.service_worker)
-    async with McpClient() as c:
+    panel = await SidePanel.open(browser)
+    async with McpClient(name="attach-tests") as c:
+        await admitted(c, panel)
+        await panel.close()
         yield c
 
 

@@ -1,0 +1,129 @@
+"""The host's authority over MCP clients attached through its control socket: the user allows
+each client by name in the side panel (for this browser session, i.e. this host process), sees
+which clients are in control, and cuts them all off with Stop.
+
+`waymark mcp` asks with `mcp.connect {client}` as the first call on its connection; until the
+user allows it, every other call on that connection is refused (`consent_required`). The side
+panel follows the state with the streaming method `mcp.watch` and answers with `mcp.decide`
+and `mcp.stop` (host/rpc/mcp_access.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+log = logging.getLogger(__name__)
+
+#: How long a connecting client waits for the user's answer in the side panel.
+CONSENT_TIMEOUT_S = 120.0
+
+Watcher = Callable[[dict[str, Any]], None]
+
+
+class ConsentDenied(Exception):
+    """The user denied the client, or nobody answered in time; `code` says which."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class ClientConnection:
+    """One attached MCP server process: its client's name once it asked, and how to cut it off."""
+
+    close: Callable[[], None]
+    id: int = field(default_factory=lambda: next(_connection_ids))
+    client: str = ""
+    allowed: bool = False
+
+
+_connection_ids = itertools.count(1)
+
+
+class Access:
+    """Grants, pending requests and connected clients of one host process."""
+
+    def __init__(self) -> None:
+        self.grants: set[str] = set()
+        self.connections: dict[int, ClientConnection] = {}
+        self.pending: dict[str, tuple[str, asyncio.Future[bool]]] = {}
+        self.watchers: set[Watcher] = set()
+        self._request_ids = itertools.count(1)
+
+    def state(self) -> dict[str, Any]:
+        """What the side panel shows: requests waiting for an answer, and the clients in control."""
+        return {
+            "pending": [{"request_id": rid, "client": client} for rid, (client, _) in self.pending.items()],
+            "active": sorted({c.client for c in self.connections.values() if c.allowed}),
+        }
+
+    def _changed(self) -> None:
+        state = self.state()
+        for watcher in list(self.watchers):
+            try:
+                watcher(state)
+            except Exception:  # a watcher that went away must not stop the others
+                log.exception("an MCP state watcher failed")
+
+    def opened(self, connection: ClientConnection) -> None:
+        self.connections[connection.id] = connection
+
+    def closed(self, connection: ClientConnection) -> None:
+        if self.connections.pop(connection.id, None) is not None and connection.allowed:
+            self._changed()
+
+    async def admit(self, connection: ClientConnection, client: str, timeout: float = CONSENT_TIMEOUT_S) -> None:
+        """Let the connection act once its client is allowed: at once when the user allowed that
+        name earlier in this browser session, else after they answer in the side panel."""
+        connection.client = client
+        if client not in self.grants:
+            request_id = f"m{next(self._request_ids)}"
+            future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+            self.pending[request_id] = (client, future)
+            self._changed()
+            try:
+                allowed = await asyncio.wait_for(future, timeout)
+            except asyncio.TimeoutError:
+                raise ConsentDenied("consent_timeout", f"nobody answered in the side panel within {timeout:g} s: "
+                                    "open the Waymark side panel and allow the client") from None
+            finally:
+                self.pending.pop(request_id, None)
+                self._changed()
+            if not allowed:
+                raise ConsentDenied("consent_denied", f"the user did not allow {client!r} in the side panel")
+            self.grants.add(client)
+        connection.allowed = True
+        log.info("MCP client %r is in control", client)
+        self._changed()
+
+    def decide(self, request_id: str, allow: bool) -> bool:
+        """The user's answer to a pending request; False when nothing waits under that id."""
+        entry = self.pending.get(request_id)
+        if entry is None or entry[1].done():
+            return False
+        entry[1].set_result(allow)
+        return True
+
+    def stop(self) -> int:
+        """Cut every MCP client off at once (their running calls are cancelled) and forget the
+        grants: a client must be allowed again. Returns how many connections were closed."""
+        self.grants.clear()
+        for _, future in self.pending.values():
+            if not future.done():
+                future.set_result(False)
+        victims = list(self.connections.values())
+        for connection in victims:
+            connection.close()
+        log.info("stopped %d MCP client connection(s)", len(victims))
+        self._changed()
+        return len(victims)
+
+
+#: The host process's one authority: a host lives as long as its browser's native port.
+ACCESS = Access()

@@ -1,0 +1,68 @@
+"""Consent for attached MCP clients: the side panel asks the user to allow each client by name,
+shows which clients are in control, and Stop cuts them off at once."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import expect
+
+from tests.conftest import wait_connected
+from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, text_of
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def panel(browser: Any) -> Any:
+    await wait_connected(browser.service_worker)
+    opened = await SidePanel.open(browser)
+    yield opened
+    await opened.close()
+
+
+async def test_a_new_client_waits_until_the_user_allows_it_by_name_in_the_side_panel(panel):
+    async with McpClient(name="Claude Desktop") as client:
+        first = asyncio.ensure_future(client.call("browser_tab_list"))
+        await expect(panel.request("Claude Desktop")).to_contain_text("Claude Desktop wants to control this browser through MCP")
+        assert not first.done(), "nothing runs before the user answers"
+        await panel.answer("Claude Desktop", allow=True)
+        result = await asyncio.wait_for(first, 30)
+        assert not result.is_error, text_of(result)
+        await expect(panel.in_control()).to_contain_text("Claude Desktop is in control through MCP")
+
+
+async def test_a_client_the_user_denies_can_do_nothing(panel):
+    async with McpClient(name="Nosy client") as client:
+        first = asyncio.ensure_future(client.call("browser_snapshot"))
+        await panel.answer("Nosy client", allow=False)
+        result = await asyncio.wait_for(first, 30)
+    assert result.is_error
+    assert text_of(result) == "consent_denied: the user did not allow 'Nosy client' in the side panel"
+
+
+async def test_stop_in_the_side_panel_cuts_off_a_call_in_flight(panel, site_url):
+    async with McpClient(name="Busy client") as client:
+        await admitted(client, panel)
+        await client.text("browser_tab_new", {"url": f"{site_url}/agent/menu.html"})
+        waiting = asyncio.ensure_future(client.call("browser_wait_for", {"ms": 20000}))
+        await asyncio.sleep(0.5)
+        await panel.in_control().get_by_role("button", name="Stop").click()
+        result = await asyncio.wait_for(waiting, 10)
+        assert result.is_error
+        assert text_of(result).startswith("stopped: the user stopped MCP clients in the side panel")
+        await expect(panel.in_control()).to_have_count(0)
+
+
+async def test_after_stop_a_client_must_be_allowed_again(panel):
+    async with McpClient(name="Returning client") as client:
+        await admitted(client, panel)
+        await panel.in_control().get_by_role("button", name="Stop").click()
+        await expect(panel.in_control()).to_have_count(0)
+        again = asyncio.ensure_future(client.call("browser_tab_list"))
+        await panel.answer("Returning client", allow=False)
+        result = await asyncio.wait_for(again, 30)
+    assert text_of(result).startswith("consent_denied")
