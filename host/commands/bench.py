@@ -26,6 +26,7 @@ SECTIONS: dict[str, str] = {
     "host": "eval.bench.host_overhead",
     "dispatch": "eval.bench.dispatch",
     "memory": "eval.bench.memory",
+    "mcp": "eval.bench.mcp",
 }
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "pages"

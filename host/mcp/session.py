@@ -157,9 +157,10 @@ class McpSession:
             # A link or redirect took the tab somewhere the user does not allow: show nothing of it.
             raise Refused("blocked_domain", f"{line} led to {result.url_after}, which is not allowed ({refusal}); "
                           "go back with browser_navigate_back")
-        if result.snapshot is not None:
-            result.snapshot = self._seen(result.snapshot)
-        return ActionResult.model_validate(self.redactor.obj(result.model_dump(mode="json"))), self.redactor.text(line)
+        seen_after = self._seen(result.snapshot) if result.snapshot is not None else None
+        safe = ActionResult.model_validate(self.redactor.obj(result.model_dump(mode="json", exclude={"snapshot"})))
+        safe.snapshot = seen_after
+        return safe, self.redactor.text(line)
 
     async def _snapshot_with(self, ref: Any) -> Snapshot | None:
         """The snapshot a ref was chosen from: the last one shown, or a fresh one when it lacks the ref."""
