@@ -15,7 +15,7 @@ import contextlib
 import logging
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from host import PROTOCOL_VERSION, __version__
 from host.framing import HEADER, MAX_INBOUND_BYTES, FrameDecodeError, decode_body, dumps, encode_frame
@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 
 #: The first call of an attached MCP client: asks the user to allow it.
 MCP_CONNECT = "mcp.connect"
+#: An allowed client's question before a destructive action, answered by the user in the side panel.
+MCP_CONFIRM = "mcp.confirm"
 
 
 async def read_socket_frame(reader: asyncio.StreamReader) -> bytes | None:
@@ -132,6 +134,10 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
                 task.add_done_callback(asking.discard)
             elif isinstance(message, Call) and client is not None and not client.allowed:
                 refuse(message.id, "consent_required", f"call {MCP_CONNECT} first: the user allows MCP clients in the side panel")
+            elif isinstance(message, Call) and client is not None and message.method == MCP_CONFIRM:
+                task = asyncio.get_running_loop().create_task(_confirm(client, message, send))
+                asking.add(task)
+                task.add_done_callback(asking.discard)
             elif isinstance(message, Call):
                 started.append(message.id)
                 server.calls.start(message, send)
@@ -153,9 +159,19 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
 async def _admit(client: ClientConnection, call: Call, send: Callable[[dict], None]) -> None:
     """Answer an `mcp.connect` once the user allowed the client (or denied it)."""
     name = str(call.params.get("client") or "an unnamed MCP client")[:100]
+    await _answer(call, send, lambda: ACCESS.admit(client, name), lambda _: {"client": name, "allowed": True})
+
+
+async def _confirm(client: ClientConnection, call: Call, send: Callable[[dict], None]) -> None:
+    """Answer an `mcp.confirm` with the user's yes or no from the side panel."""
+    line, reason = (str(call.params.get(k, ""))[:300] for k in ("action_line", "reason"))
+    await _answer(call, send, lambda: ACCESS.confirm(client, line, reason), lambda allowed: {"allowed": allowed})
+
+
+async def _answer(call: Call, send: Callable[[dict], None], ask: Callable[[], Awaitable[Any]], data: Callable[[Any], dict]) -> None:
     try:
-        await ACCESS.admit(client, name)
+        answer = await ask()
     except ConsentDenied as exc:
         send(outbound(Reply(id=call.id, ok=False, error=ErrorInfo(code=exc.code, message=exc.message))))
         return
-    send(outbound(Reply(id=call.id, ok=True, data={"client": name, "allowed": True})))
+    send(outbound(Reply(id=call.id, ok=True, data=data(answer))))

@@ -3,9 +3,10 @@ each client by name in the side panel (for this browser session, i.e. this host 
 which clients are in control, and cuts them all off with Stop.
 
 `waymark mcp` asks with `mcp.connect {client}` as the first call on its connection; until the
-user allows it, every other call on that connection is refused (`consent_required`). The side
-panel follows the state with the streaming method `mcp.watch` and answers with `mcp.decide`
-and `mcp.stop` (host/rpc/mcp_access.py).
+user allows it, every other call on that connection is refused (`consent_required`). An allowed
+client asks before a destructive action with `mcp.confirm {action_line, reason}`: the user, who
+is at this browser, answers in the side panel. The side panel follows the state with the
+streaming method `mcp.watch` and answers with `mcp.decide` and `mcp.stop` (host/rpc/mcp_access.py).
 """
 
 from __future__ import annotations
@@ -52,14 +53,15 @@ class Access:
     def __init__(self) -> None:
         self.grants: set[str] = set()
         self.connections: dict[int, ClientConnection] = {}
-        self.pending: dict[str, tuple[str, asyncio.Future[bool]]] = {}
+        #: Questions waiting for the user: request id -> what the panel shows, and the answer to come.
+        self.pending: dict[str, tuple[dict[str, str], asyncio.Future[bool]]] = {}
         self.watchers: set[Watcher] = set()
         self._request_ids = itertools.count(1)
 
     def state(self) -> dict[str, Any]:
         """What the side panel shows: requests waiting for an answer, and the clients in control."""
         return {
-            "pending": [{"request_id": rid, "client": client} for rid, (client, _) in self.pending.items()],
+            "pending": [{"request_id": rid, **question} for rid, (question, _) in self.pending.items()],
             "active": sorted({c.client for c in self.connections.values() if c.allowed}),
         }
 
@@ -83,24 +85,30 @@ class Access:
         name earlier in this browser session, else after they answer in the side panel."""
         connection.client = client
         if client not in self.grants:
-            request_id = f"m{next(self._request_ids)}"
-            future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-            self.pending[request_id] = (client, future)
-            self._changed()
-            try:
-                allowed = await asyncio.wait_for(future, timeout)
-            except asyncio.TimeoutError:
-                raise ConsentDenied("consent_timeout", f"nobody answered in the side panel within {timeout:g} s: "
-                                    "open the Waymark side panel and allow the client") from None
-            finally:
-                self.pending.pop(request_id, None)
-                self._changed()
-            if not allowed:
+            if not await self._ask({"kind": "connect", "client": client}, timeout):
                 raise ConsentDenied("consent_denied", f"the user did not allow {client!r} in the side panel")
             self.grants.add(client)
         connection.allowed = True
         log.info("MCP client %r is in control", client)
         self._changed()
+
+    async def confirm(self, connection: ClientConnection, action_line: str, reason: str, timeout: float = CONSENT_TIMEOUT_S) -> bool:
+        """The user's yes or no, in the side panel, to a destructive action of an allowed client."""
+        return await self._ask({"kind": "confirm", "client": connection.client, "action_line": action_line, "reason": reason}, timeout)
+
+    async def _ask(self, question: dict[str, str], timeout: float) -> bool:
+        request_id = f"m{next(self._request_ids)}"
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.pending[request_id] = (question, future)
+        self._changed()
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            raise ConsentDenied("consent_timeout", f"nobody answered in the side panel within {timeout:g} s: "
+                                "open the Waymark side panel to answer") from None
+        finally:
+            self.pending.pop(request_id, None)
+            self._changed()
 
     def decide(self, request_id: str, allow: bool) -> bool:
         """The user's answer to a pending request; False when nothing waits under that id."""

@@ -4,10 +4,16 @@
  * allowed by the user here first, by name, for this browser session; while clients are in
  * control the section says so, and Stop cuts every one of them off at once. The host holds
  * the state (host/mcp_access.py); the panel follows it with the streaming call `mcp.watch`.
+ * Destructive actions of an allowed client ("Place order") are confirmed here too.
  */
 import { byId, h } from "./dom.js";
 
-/** @typedef {{pending: {request_id: string, client: string}[], active: string[]}} McpState */
+/**
+ * A question waiting for the user: a client asking to connect, or an allowed client asking
+ * before a destructive action.
+ * @typedef {{request_id: string, kind: "connect"|"confirm", client: string, action_line?: string, reason?: string}} McpQuestion
+ * @typedef {{pending: McpQuestion[], active: string[]}} McpState
+ */
 
 export class McpView {
   /** @param {{client: import("./host_client.js").HostClient}} deps */
@@ -33,12 +39,7 @@ export class McpView {
   render(state) {
     const pending = state.pending || [];
     const active = state.active || [];
-    const requests = pending.map((request) => h("div", { class: "mcp-request", role: "alertdialog", "aria-label": `MCP client ${request.client}` },
-      h("p", {}, h("strong", { text: request.client }), " wants to control this browser through MCP. It can act only in tabs it opens; destructive actions still ask you."),
-      h("div", { class: "row" },
-        h("span", { class: "spacer" }),
-        h("button", { type: "button", class: "secondary", text: "Deny", onclick: () => this.decide(request.request_id, false) }),
-        h("button", { type: "button", text: "Allow for this session", onclick: () => this.decide(request.request_id, true) }))));
+    const requests = pending.map((question) => (question.kind === "confirm" ? this.confirmation(question) : this.connection(question)));
     const control = active.length
       ? h("div", { class: "mcp-active row", role: "status" },
         h("span", { text: `${active.join(", ")} ${active.length > 1 ? "are" : "is"} in control through MCP` }),
@@ -47,6 +48,29 @@ export class McpView {
       : null;
     this.box.replaceChildren(...requests, ...(control ? [control] : []));
     this.box.hidden = !requests.length && !control;
+  }
+
+  /** @param {McpQuestion} request  a client asking to control the browser */
+  connection(request) {
+    return h("div", { class: "mcp-request", role: "alertdialog", "aria-label": `MCP client ${request.client}` },
+      h("p", {}, h("strong", { text: request.client }), " wants to control this browser through MCP. It can act only in tabs it opens; destructive actions still ask you."),
+      this.buttons(request, "Deny", "Allow for this session"));
+  }
+
+  /** @param {McpQuestion} request  an allowed client about to do something destructive */
+  confirmation(request) {
+    return h("div", { class: "mcp-request", role: "alertdialog", "aria-label": `Confirm for ${request.client}` },
+      h("p", {}, h("strong", { text: request.client }), " wants to: ", h("code", { text: request.action_line || "" })),
+      h("p", { class: "muted", text: request.reason || "" }),
+      this.buttons(request, "Decline", "Allow once"));
+  }
+
+  /** @param {McpQuestion} request @param {string} no @param {string} yes */
+  buttons(request, no, yes) {
+    return h("div", { class: "row" },
+      h("span", { class: "spacer" }),
+      h("button", { type: "button", class: "secondary", text: no, onclick: () => this.decide(request.request_id, false) }),
+      h("button", { type: "button", text: yes, onclick: () => this.decide(request.request_id, true) }));
   }
 
   /** @param {string} requestId @param {boolean} allow */

@@ -60,13 +60,15 @@ def build_server(session: McpSession, models: dict[str, Any]) -> Server[Any]:
         except ValidationError as exc:
             return _failed(f"bad_arguments: {_errors(exc)}")
 
-        async def confirm(message: str) -> bool:
+        async def confirm(line: str, reason: str) -> bool:
+            if session.attached:
+                return await session.confirm_in_panel(line, reason)
             caps = ctx.session.client_capabilities
             if caps is None or caps.elicitation is None:
                 raise Refused("confirmation_unavailable", "this action needs the user's confirmation and this MCP client cannot "
                               "ask for it (no elicitation); allow destructive actions in the side panel's settings, "
                               "or start the server with --confirm approve")
-            answer = await ctx.session.elicit_form(message, CONFIRM_SCHEMA, related_request_id=ctx.request_id)
+            answer = await ctx.session.elicit_form(f"Waymark: allow {line}?\n{reason}", CONFIRM_SCHEMA, related_request_id=ctx.request_id)
             return answer.action == "accept" and bool((answer.content or {}).get("allow"))
 
         async def progress(done: float, total: float | None, message: str) -> None:

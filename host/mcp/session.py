@@ -13,15 +13,17 @@ from host.agent.loop import action_line
 from host.agent.secrets import Redactor, SecretMissing, protect_typed_text, resolve_action
 from host.agent.verifier import Expectation, Predicate, Verification, VerifyContext
 from host.browser import ActionResult, ActRequest, SnapshotOptions
+from host.control import MCP_CONFIRM
 from host.controller import HostCallError, HostNotConnected, Notification
 from host.mcp.errors import NoBrowser, Refused, ToolError
 from host.mcp.link import HostLink
+from host.mcp_access import CONSENT_TIMEOUT_S
 from host.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 
-#: Asks the person behind the client to allow a destructive action; True when they did.
-Confirm = Callable[[str], Awaitable[bool]]
+#: Asks the user to allow a destructive action (its line, why it looks destructive); True when they did.
+Confirm = Callable[[str, str], Awaitable[bool]]
 #: The session's way to its host for a named client (resolved per call: an attached browser may
 #: come and go, and the user allows each client by name).
 GetLink = Callable[[str], Awaitable[HostLink]]
@@ -64,6 +66,16 @@ class McpSession:
             raise NoBrowser(f"the browser went away ({exc})") from None
         except HostCallError as exc:
             raise ToolError(exc.code, exc.message) from None
+
+    @property
+    def attached(self) -> bool:
+        """The browser is the user's own (not one launched for this client)."""
+        return self.own_tabs is not None
+
+    async def confirm_in_panel(self, line: str, reason: str) -> bool:
+        """Ask the user at the browser, in the side panel, to allow a destructive action."""
+        data = await self.call(MCP_CONFIRM, {"action_line": line, "reason": reason}, timeout=CONSENT_TIMEOUT_S + 10)
+        return data.get("allowed") is True
 
     # ------------------------------------------------------------ tabs and scope
 
@@ -173,7 +185,7 @@ class McpSession:
             return
         if self.policy.destructive == "block":
             raise Refused("blocked_destructive", f"{line} was blocked by policy ({reason})")
-        if not await confirm(f"Waymark: allow {line}?\n{reason}"):
+        if not await confirm(line, reason):
             raise Refused("declined", f"the user declined {line} ({reason})")
 
     async def _dispatch(self, action: dict[str, Any], *, snapshot: bool = True, max_chars: int = DEFAULT_MAX_CHARS) -> ActionResult:

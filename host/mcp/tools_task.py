@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import ConfigDict, create_model
 
 from host.agent.timeline import event_text, summary_lines
-from host.mcp.errors import Refused
+from host.mcp.errors import ToolError
 from host.mcp.registry import Content, Tool, ToolCall, text
 from host.mcp.tools_page import fields_of
 from host.rpc.agent import RunParams
@@ -71,13 +71,13 @@ async def run_task(params: Any, call: ToolCall) -> list[Content]:
 
 
 async def _answer(name: str, data: dict[str, Any], call: ToolCall) -> None:
-    """A confirmation goes to the person behind the client; questions go unanswered (the agent
-    then decides without the answer)."""
+    """A confirmation goes to the user (the side panel when attached, else the client's user);
+    one that cannot be asked is declined. Questions go unanswered (the agent decides without)."""
     answer: Any = None
     if name == "confirm":
         try:
-            answer = await call.confirm(f"Waymark: allow {data.get('action_line', '')}?\n{data.get('reason', '')}")
-        except Refused:
+            answer = await call.confirm(str(data.get("action_line", "")), str(data.get("reason", "")))
+        except ToolError:
             answer = False
     await call.session.call("agent.answer", {"run_id": data["run_id"], "request_id": data["request_id"], "answer": answer})
 

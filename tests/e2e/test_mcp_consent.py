@@ -11,7 +11,7 @@ import pytest_asyncio
 from playwright.async_api import expect
 
 from tests.conftest import wait_connected
-from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, text_of
+from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, ref_of, text_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -66,3 +66,17 @@ async def test_after_stop_a_client_must_be_allowed_again(panel):
         await panel.answer("Returning client", allow=False)
         result = await asyncio.wait_for(again, 30)
     assert text_of(result).startswith("consent_denied")
+
+
+async def test_a_destructive_action_of_an_attached_client_is_confirmed_in_the_side_panel(panel, site_url):
+    async with McpClient("--confirm", "ask", name="Shopping client") as client:
+        await admitted(client, panel)
+        page = await client.text("browser_tab_new", {"url": f"{site_url}/dispatch/form.html"})
+        clicking = asyncio.ensure_future(client.call("browser_click", {"ref": ref_of(page, "Place order")}))
+        question = panel.page.get_by_role("alertdialog", name="Confirm for Shopping client")
+        await expect(question).to_contain_text('Shopping client wants to: click [')
+        await expect(question).to_contain_text('button "Place order" looks destructive (place order)')
+        await question.get_by_role("button", name="Decline").click()
+        result = await asyncio.wait_for(clicking, 30)
+        assert result.is_error and text_of(result).startswith("declined: the user declined click")
+        assert (await client.text("browser_verify", {"predicates": [{"url_contains": "form.html"}]})).startswith("PASS")
