@@ -4,6 +4,7 @@ acts only in tabs it opened itself."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import stat
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from host.controller import ControlConnection, HostCallError
 from host.paths import control_socket_path
 from tests.conftest import wait_connected
 from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, ref_of, text_of
@@ -74,3 +76,15 @@ async def test_with_no_browser_connected_every_tool_says_what_to_do(tmp_path: Pa
     message = text_of(result)
     assert message.startswith("no_browser: no browser is connected")
     assert "Open Chrome with the Waymark extension" in message and "waymark doctor" in message
+
+
+async def test_a_program_on_the_control_socket_can_call_nothing_before_the_user_allows_it(browser):
+    await wait_connected(browser.service_worker)
+    reader, writer = await asyncio.open_unix_connection(str(control_socket_path()))
+    connection = await ControlConnection.handshake(reader, writer, 10)
+    try:
+        with pytest.raises(HostCallError) as refused:
+            await connection.call("snapshot", {}, timeout=10)
+        assert refused.value.code == "consent_required"
+    finally:
+        connection.close()
