@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 MCP_CONNECT = "mcp.connect"
 #: An allowed client's question before a destructive action, answered by the user in the side panel.
 MCP_CONFIRM = "mcp.confirm"
+#: What an allowed MCP client may call: the browser and the agent, never the side panel's own
+#: methods (it must not answer its own questions, share tabs, change settings or read secrets).
+CLIENT_METHODS = frozenset({"snapshot", "act", "browser.request", "agent.run", "agent.answer", "mcp.shared", "host.info"})
 
 
 async def read_socket_frame(reader: asyncio.StreamReader) -> bytes | None:
@@ -138,6 +141,8 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
                 task = asyncio.get_running_loop().create_task(_confirm(client, message, send))
                 asking.add(task)
                 task.add_done_callback(asking.discard)
+            elif isinstance(message, Call) and client is not None and message.method not in CLIENT_METHODS:
+                refuse(message.id, "not_for_clients", f"MCP clients may not call {message.method[:64]!r}")
             elif isinstance(message, Call):
                 started.append(message.id)
                 server.calls.start(message, send)

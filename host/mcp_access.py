@@ -5,7 +5,8 @@ which clients are in control, and cuts them all off with Stop.
 `waymark mcp` asks with `mcp.connect {client}` as the first call on its connection; until the
 user allows it, every other call on that connection is refused (`consent_required`). An allowed
 client asks before a destructive action with `mcp.confirm {action_line, reason}`: the user, who
-is at this browser, answers in the side panel. The side panel follows the state with the
+is at this browser, answers in the side panel. Clients act in the tabs they opened and in the
+tabs the user shares with them from the side panel (`mcp.share`; `mcp.shared` lists them). The side panel follows the state with the
 streaming method `mcp.watch` and answers with `mcp.decide` and `mcp.stop` (host/rpc/mcp_access.py).
 """
 
@@ -56,6 +57,8 @@ class Access:
         #: Questions waiting for the user: request id -> what the panel shows, and the answer to come.
         self.pending: dict[str, tuple[dict[str, str], asyncio.Future[bool]]] = {}
         self.watchers: set[Watcher] = set()
+        #: Tabs of the user's that MCP clients may act in too.
+        self.shared: set[int] = set()
         self._request_ids = itertools.count(1)
 
     def state(self) -> dict[str, Any]:
@@ -63,6 +66,7 @@ class Access:
         return {
             "pending": [{"request_id": rid, **question} for rid, (question, _) in self.pending.items()],
             "active": sorted({c.client for c in self.connections.values() if c.allowed}),
+            "shared": sorted(self.shared),
         }
 
     def _changed(self) -> None:
@@ -118,10 +122,19 @@ class Access:
         entry[1].set_result(allow)
         return True
 
+    def share(self, tab_id: int, shared: bool) -> None:
+        """Share one of the user's tabs with the MCP clients, or take it back."""
+        if shared:
+            self.shared.add(tab_id)
+        else:
+            self.shared.discard(tab_id)
+        self._changed()
+
     def stop(self) -> int:
         """Cut every MCP client off at once (their running calls are cancelled) and forget the
-        grants: a client must be allowed again. Returns how many connections were closed."""
+        grants and shared tabs: a client must be allowed again. Returns how many connections were closed."""
         self.grants.clear()
+        self.shared.clear()
         for _, future in self.pending.values():
             if not future.done():
                 future.set_result(False)

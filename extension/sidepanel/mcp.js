@@ -4,7 +4,8 @@
  * allowed by the user here first, by name, for this browser session; while clients are in
  * control the section says so, and Stop cuts every one of them off at once. The host holds
  * the state (host/mcp_access.py); the panel follows it with the streaming call `mcp.watch`.
- * Destructive actions of an allowed client ("Place order") are confirmed here too.
+ * Destructive actions of an allowed client ("Place order") are confirmed here too, and the user
+ * shares the panel's tab with the clients (they otherwise act only in tabs they opened).
  */
 import { byId, h } from "./dom.js";
 
@@ -12,14 +13,18 @@ import { byId, h } from "./dom.js";
  * A question waiting for the user: a client asking to connect, or an allowed client asking
  * before a destructive action.
  * @typedef {{request_id: string, kind: "connect"|"confirm", client: string, action_line?: string, reason?: string}} McpQuestion
- * @typedef {{pending: McpQuestion[], active: string[]}} McpState
+ * @typedef {{pending: McpQuestion[], active: string[], shared: number[]}} McpState
  */
 
 export class McpView {
-  /** @param {{client: import("./host_client.js").HostClient}} deps */
-  constructor({ client }) {
+  /** @param {{client: import("./host_client.js").HostClient, tab: import("./current_tab.js").CurrentTab}} deps */
+  constructor({ client, tab }) {
     this.client = client;
+    this.tab = tab;
     this.box = byId("mcp-clients");
+    /** @type {McpState} */
+    this.state = { pending: [], active: [], shared: [] };
+    tab.onChange(() => this.render(this.state));
     /** @type {import("./host_client.js").CallHandle|null} */
     this.watch = null;
   }
@@ -32,11 +37,12 @@ export class McpView {
     });
     this.watch = handle;
     // The host went away (or the worker restarted): nothing is pending from a host that is gone.
-    handle.done.catch(() => { if (this.watch === handle) this.render({ pending: [], active: [] }); });
+    handle.done.catch(() => { if (this.watch === handle) this.render({ pending: [], active: [], shared: [] }); });
   }
 
   /** @param {McpState} state */
   render(state) {
+    this.state = state;
     const pending = state.pending || [];
     const active = state.active || [];
     const requests = pending.map((question) => (question.kind === "confirm" ? this.confirmation(question) : this.connection(question)));
@@ -44,6 +50,7 @@ export class McpView {
       ? h("div", { class: "mcp-active row", role: "status" },
         h("span", { text: `${active.join(", ")} ${active.length > 1 ? "are" : "is"} in control through MCP` }),
         h("span", { class: "spacer" }),
+        this.shareButton(state.shared || []),
         h("button", { type: "button", class: "danger small", text: "Stop", onclick: () => this.stop() }))
       : null;
     this.box.replaceChildren(...requests, ...(control ? [control] : []));
@@ -71,6 +78,17 @@ export class McpView {
       h("span", { class: "spacer" }),
       h("button", { type: "button", class: "secondary", text: no, onclick: () => this.decide(request.request_id, false) }),
       h("button", { type: "button", text: yes, onclick: () => this.decide(request.request_id, true) }));
+  }
+
+  /** @param {number[]} shared  the button that shares the panel's tab with the clients, or takes it back */
+  shareButton(shared) {
+    const tabId = this.tab.tabId;
+    if (tabId === null) return null;
+    const isShared = shared.includes(tabId);
+    return h("button", {
+      type: "button", class: "secondary small", text: isShared ? "Stop sharing this tab" : "Share this tab",
+      onclick: () => this.client.call("mcp.share", { tab_id: tabId, shared: !isShared }).catch(() => {}),
+    });
   }
 
   /** @param {string} requestId @param {boolean} allow */

@@ -53,7 +53,7 @@ const status = new HostStatus({ openSettings: () => selectTab("settings") });
 const chat = new ChatView({ client, status, tab });
 const agent = new AgentView({ client, status, tab });
 const diagnostics = new DiagnosticsView({ client });
-const mcp = new McpView({ client });
+const mcp = new McpView({ client, tab });
 const settings = new SettingsView({
   client,
   onSaved: (view) => {

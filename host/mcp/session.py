@@ -79,19 +79,32 @@ class McpSession:
 
     # ------------------------------------------------------------ tabs and scope
 
-    def check_scope(self, tab_id: int | None) -> None:
-        """Refuse a tab the client did not open (attach mode: the user's other tabs are off limits)."""
-        if self.own_tabs is not None and (tab_id is None or tab_id not in self.own_tabs):
-            which = f"tab {tab_id}" if tab_id is not None else "the user's current tab"
-            raise Refused("not_shared", f"{which} was not opened by this client: open one with browser_tab_new "
-                          "(the client acts only in tabs it opened)")
+    async def check_scope(self, tab_id: int | None) -> None:
+        """Refuse a tab the client neither opened nor was given by the user (attach mode: the
+        user's other tabs are off limits). Shared tabs are asked for each time: the user may
+        take one back at any moment."""
+        if self.own_tabs is None or (tab_id is not None and tab_id in self.own_tabs):
+            return
+        if tab_id is not None and tab_id in await self.shared_tabs():
+            return
+        which = f"tab {tab_id}" if tab_id is not None else "the user's current tab"
+        raise Refused("not_shared", f"{which} was not opened by this client and the user has not shared it: open one with "
+                      "browser_tab_new, or ask the user to share a tab from the Waymark side panel")
+
+    async def shared_tabs(self) -> set[int]:
+        """The tabs the user shares with MCP clients from the side panel (none for a launched browser: every tab is the client's)."""
+        if self.own_tabs is None:
+            return set()
+        return set((await self.call("mcp.shared", {})).get("tabs", []))
 
     async def tabs(self) -> list[dict[str, Any]]:
         """The tabs this client may act in (all of them when the browser is its own), current marked."""
         data = await self.call("browser.request", {"method": "tabs.list", "params": {}})
-        tabs = [t for t in data.get("data", {}).get("tabs", []) if self.own_tabs is None or t.get("tab_id") in self.own_tabs]
+        tabs = data.get("data", {}).get("tabs", [])
         if self.own_tabs is not None:
             self.own_tabs &= {t["tab_id"] for t in tabs}
+            allowed = self.own_tabs | await self.shared_tabs()
+            tabs = [t for t in tabs if t.get("tab_id") in allowed]
         return [{**t, "current": t.get("tab_id") == self.tab_id} for t in tabs]
 
     async def open_tab(self, url: str) -> Snapshot:
@@ -111,7 +124,7 @@ class McpSession:
 
     async def snapshot(self, *, max_chars: int = DEFAULT_MAX_CHARS, offset: int = 0, screenshot: bool = False) -> Snapshot:
         """A fresh snapshot of the current tab, redacted; it becomes the refs the client chooses from."""
-        self.check_scope(self.tab_id)
+        await self.check_scope(self.tab_id)
         options = SnapshotOptions(tab_id=self.tab_id, max_chars=max_chars, offset=offset, screenshot=screenshot)
         snap = Snapshot.model_validate(await self.call("snapshot", options.model_dump(), timeout=60.0))
         return self._seen(snap)
@@ -142,7 +155,7 @@ class McpSession:
         the settled snapshot, or the fresh one of a stale ref) and the action's human line."""
         kind = action["type"]
         if kind not in _TAB_FREE:
-            self.check_scope(action.get("tab_id", self.tab_id))
+            await self.check_scope(action.get("tab_id", self.tab_id))
         if kind in ("navigate", "new_tab") and action.get("url"):
             action = {**action, "url": absolute_url(action["url"], self.last.url if self.last else "")}
             refusal = domain_refusal(action["url"], self.policy)

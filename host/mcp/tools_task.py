@@ -37,7 +37,7 @@ async def run_task(params: Any, call: ToolCall) -> list[Content]:
     if params.start_url:
         run["start_url"] = params.start_url
     else:
-        session.check_scope(session.tab_id)
+        await session.check_scope(session.tab_id)
         run["tab_id"] = session.tab_id
     events = _Events()
     running = asyncio.ensure_future(session.call("agent.run", run, on_notify=events))

@@ -1,5 +1,6 @@
 """Host methods of the side panel's MCP section: follow the clients (`mcp.watch`), answer a
-client's request (`mcp.decide`), and cut every client off (`mcp.stop`)."""
+client's request (`mcp.decide`), share a tab (`mcp.share`) and cut every client off
+(`mcp.stop`); and the one an MCP client reads, the tabs shared with it (`mcp.shared`)."""
 
 from __future__ import annotations
 
@@ -42,3 +43,19 @@ async def mcp_decide(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]
 async def mcp_stop(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     """Disconnect every MCP client now; each must be allowed again to come back."""
     return {"stopped": ACCESS.stop()}
+
+
+@method("mcp.share")
+async def mcp_share(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Share a tab of the user's with the MCP clients (`shared` true) or take it back."""
+    tab_id, shared = params.get("tab_id"), params.get("shared")
+    if not isinstance(tab_id, int) or not isinstance(shared, bool):
+        raise MethodError("bad_params", "give tab_id (a number) and shared (true or false)")
+    ACCESS.share(tab_id, shared)
+    return {"shared": sorted(ACCESS.shared)}
+
+
+@method("mcp.shared")
+async def mcp_shared(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """The tabs the user shares with MCP clients."""
+    return {"tabs": sorted(ACCESS.shared)}

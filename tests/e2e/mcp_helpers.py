@@ -95,9 +95,11 @@ class SidePanel:
         self.page = page
 
     @classmethod
-    async def open(cls, browser: Any) -> "SidePanel":
+    async def open(cls, browser: Any, tab_id: int | None = None) -> "SidePanel":
+        """The panel page; about the tab `tab_id` (pinned) when given."""
         page = await browser.context.new_page()
-        await page.goto(f"chrome-extension://{browser.extension_id}/sidepanel/sidepanel.html")
+        query = f"?tab={tab_id}" if tab_id is not None else ""
+        await page.goto(f"chrome-extension://{browser.extension_id}/sidepanel/sidepanel.html{query}")
         return cls(page)
 
     def request(self, client: str) -> Any:

@@ -1,5 +1,6 @@
 """Consent for attached MCP clients: the side panel asks the user to allow each client by name,
-shows which clients are in control, and Stop cuts them off at once."""
+confirms their destructive actions, shares tabs with them, shows which clients are in control,
+and Stop cuts them off at once."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import expect
 
+from host.controller import ControlConnection, HostCallError
+from host.paths import control_socket_path
 from tests.conftest import wait_connected
+from tests.e2e.dispatch_helpers import tab_id_of
 from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, ref_of, text_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -80,3 +84,40 @@ async def test_a_destructive_action_of_an_attached_client_is_confirmed_in_the_si
         result = await asyncio.wait_for(clicking, 30)
         assert result.is_error and text_of(result).startswith("declined: the user declined click")
         assert (await client.text("browser_verify", {"predicates": [{"url_contains": "form.html"}]})).startswith("PASS")
+
+
+async def test_a_tab_the_user_shares_from_the_side_panel_is_the_clients_until_taken_back(browser, site_url):
+    await wait_connected(browser.service_worker)
+    users_page = await browser.context.new_page()
+    await users_page.goto(f"{site_url}/agent/menu.html")
+    tab = await tab_id_of(browser.service_worker, users_page)
+    pinned = await SidePanel.open(browser, tab_id=tab)
+    try:
+        async with McpClient(name="Sharing client") as client:
+            await admitted(client, pinned)
+            assert f"tab {tab}:" not in await client.text("browser_tab_list")
+            await pinned.in_control().get_by_role("button", name="Share this tab").click()
+            await expect(pinned.in_control().get_by_role("button", name="Stop sharing this tab")).to_be_visible()
+            assert f"tab {tab}:" in await client.text("browser_tab_list")
+            assert ref_of(await client.text("browser_tab_select", {"tab_id": tab}), "Open panel")
+            await pinned.in_control().get_by_role("button", name="Stop sharing this tab").click()
+            await expect(pinned.in_control().get_by_role("button", name="Share this tab")).to_be_visible()
+            taken_back = await client.call("browser_snapshot")
+            assert taken_back.is_error and text_of(taken_back).startswith(f"not_shared: tab {tab} was not opened by this client")
+    finally:
+        await pinned.close()
+        await users_page.close()
+
+
+async def test_an_allowed_client_may_not_answer_its_own_questions(panel, browser):
+    reader, writer = await asyncio.open_unix_connection(str(control_socket_path()))
+    connection = await ControlConnection.handshake(reader, writer, 10)
+    try:
+        connecting = asyncio.ensure_future(connection.call("mcp.connect", {"client": "Raw program"}, timeout=30))
+        await panel.answer("Raw program", allow=True)
+        await connecting
+        with pytest.raises(HostCallError) as refused:
+            await connection.call("mcp.decide", {"request_id": "m1", "allow": True}, timeout=10)
+        assert refused.value.code == "not_for_clients"
+    finally:
+        connection.close()
