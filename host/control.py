@@ -145,7 +145,7 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
                 refuse(message.id, "not_for_clients", f"MCP clients may not call {message.method[:64]!r}")
             elif isinstance(message, Call):
                 started.append(message.id)
-                server.calls.start(message, send)
+                server.calls.start(message, _recording(send, client, message) if client is not None else send)
             elif isinstance(message, Cancel):
                 server.calls.cancel(message.id)
             else:
@@ -159,6 +159,21 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
             ACCESS.closed(client)
         writer.close()
         log.info("control connection closed")
+
+
+def _recording(send: Callable[[dict], None], client: ClientConnection, call: Call) -> Callable[[dict], None]:
+    """`send` for a client's call; an `act` reply is noted in the panel's activity list on its way out."""
+    if call.method != "act" or not isinstance(call.params.get("action"), dict):
+        return send
+
+    def send_and_note(message: dict) -> None:
+        if message.get("type") == "reply" and message.get("id") == call.id:
+            data = message.get("data") or {}
+            error = (data.get("error") or message.get("error") or {}).get("code", "")
+            ACCESS.did(client.client, call.params["action"], bool(message.get("ok") and data.get("ok")), error)
+        send(message)
+
+    return send_and_note
 
 
 async def _admit(client: ClientConnection, call: Call, send: Callable[[dict], None]) -> None:

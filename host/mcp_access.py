@@ -6,7 +6,8 @@ which clients are in control, and cuts them all off with Stop.
 user allows it, every other call on that connection is refused (`consent_required`). An allowed
 client asks before a destructive action with `mcp.confirm {action_line, reason}`: the user, who
 is at this browser, answers in the side panel. Clients act in the tabs they opened and in the
-tabs the user shares with them from the side panel (`mcp.share`; `mcp.shared` lists them). The side panel follows the state with the
+tabs the user shares with them from the side panel (`mcp.share`; `mcp.shared` lists them).
+What they did is kept as a short activity list the panel shows (`did`, recorded by the host). The side panel follows the state with the
 streaming method `mcp.watch` and answers with `mcp.decide` and `mcp.stop` (host/rpc/mcp_access.py).
 """
 
@@ -15,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -22,6 +25,10 @@ log = logging.getLogger(__name__)
 
 #: How long a connecting client waits for the user's answer in the side panel.
 CONSENT_TIMEOUT_S = 120.0
+#: How many of the clients' latest actions the side panel lists.
+ACTIVITY_ITEMS = 12
+#: Fields of an action shown in the activity list; typed text never is (it may be a filled-in secret).
+_SHOWN_FIELDS = ("ref", "url", "key", "value", "direction", "tab_id", "ms")
 
 Watcher = Callable[[dict[str, Any]], None]
 
@@ -59,6 +66,8 @@ class Access:
         self.watchers: set[Watcher] = set()
         #: Tabs of the user's that MCP clients may act in too.
         self.shared: set[int] = set()
+        #: The clients' latest actions, newest last.
+        self.activity: deque[dict[str, Any]] = deque(maxlen=ACTIVITY_ITEMS)
         self._request_ids = itertools.count(1)
 
     def state(self) -> dict[str, Any]:
@@ -67,6 +76,7 @@ class Access:
             "pending": [{"request_id": rid, **question} for rid, (question, _) in self.pending.items()],
             "active": sorted({c.client for c in self.connections.values() if c.allowed}),
             "shared": sorted(self.shared),
+            "activity": list(self.activity),
         }
 
     def _changed(self) -> None:
@@ -121,6 +131,13 @@ class Access:
             return False
         entry[1].set_result(allow)
         return True
+
+    def did(self, client: str, action: dict[str, Any], ok: bool, error: str = "") -> None:
+        """Note an action a client carried out (or tried), for the side panel's activity list."""
+        shown = " ".join(f"{k}={action[k]}" for k in _SHOWN_FIELDS if action.get(k) not in (None, ""))
+        line = f"{action.get('type', '?')} {shown}".strip()
+        self.activity.append({"client": client, "line": line[:200], "ok": ok, "error": error[:80], "at": time.time()})
+        self._changed()
 
     def share(self, tab_id: int, shared: bool) -> None:
         """Share one of the user's tabs with the MCP clients, or take it back."""

@@ -13,7 +13,9 @@ import { byId, h } from "./dom.js";
  * A question waiting for the user: a client asking to connect, or an allowed client asking
  * before a destructive action.
  * @typedef {{request_id: string, kind: "connect"|"confirm", client: string, action_line?: string, reason?: string}} McpQuestion
- * @typedef {{pending: McpQuestion[], active: string[], shared: number[]}} McpState
+ * An action a client carried out, as the host noted it.
+ * @typedef {{client: string, line: string, ok: boolean, error: string, at: number}} McpActivity
+ * @typedef {{pending: McpQuestion[], active: string[], shared: number[], activity?: McpActivity[]}} McpState
  */
 
 export class McpView {
@@ -23,7 +25,7 @@ export class McpView {
     this.tab = tab;
     this.box = byId("mcp-clients");
     /** @type {McpState} */
-    this.state = { pending: [], active: [], shared: [] };
+    this.state = { pending: [], active: [], shared: [], activity: [] };
     tab.onChange(() => this.render(this.state));
     /** @type {import("./host_client.js").CallHandle|null} */
     this.watch = null;
@@ -53,7 +55,12 @@ export class McpView {
         this.shareButton(state.shared || []),
         h("button", { type: "button", class: "danger small", text: "Stop", onclick: () => this.stop() }))
       : null;
-    this.box.replaceChildren(...requests, ...(control ? [control] : []));
+    const activity = active.length && state.activity?.length
+      ? h("ol", { class: "mcp-log", "aria-label": "What MCP clients did" },
+        state.activity.slice().reverse().map((item) => h("li", { class: item.ok ? "ok" : "bad" },
+          `${item.ok ? "✓" : "✗"} ${item.line}${item.error ? ` (${item.error})` : ""} — ${item.client}`)))
+      : null;
+    this.box.replaceChildren(...requests, ...(control ? [control] : []), ...(activity ? [activity] : []));
     this.box.hidden = !requests.length && !control;
   }
 

@@ -121,3 +121,16 @@ async def test_an_allowed_client_may_not_answer_its_own_questions(panel, browser
         assert refused.value.code == "not_for_clients"
     finally:
         connection.close()
+
+
+async def test_the_side_panel_lists_what_an_attached_client_did_without_the_text_it_typed(panel, site_url):
+    async with McpClient(name="Busy bee") as client:
+        await admitted(client, panel)
+        page = await client.text("browser_tab_new", {"url": f"{site_url}/dispatch/form.html"})
+        name_ref = ref_of(page, "Full name")
+        await client.text("browser_fill", {"ref": name_ref, "text": "typed words stay private"})
+        await client.call("browser_click", {"ref": 9999})
+        log = panel.page.get_by_role("list", name="What MCP clients did")
+        await expect(log).to_contain_text(f"✓ fill ref={name_ref} — Busy bee")
+        await expect(log).to_contain_text("✗ click ref=9999 (not_found) — Busy bee")
+        await expect(log).not_to_contain_text("typed words stay private")
