@@ -21,6 +21,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from host.methods import MethodError
+
 log = logging.getLogger(__name__)
 
 #: How long a connecting client waits for the user's answer in the side panel.
@@ -33,13 +35,8 @@ _SHOWN_FIELDS = ("ref", "url", "key", "value", "direction", "tab_id", "ms")
 Watcher = Callable[[dict[str, Any]], None]
 
 
-class ConsentDenied(Exception):
+class ConsentDenied(MethodError):
     """The user denied the client, or nobody answered in time; `code` says which."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass
