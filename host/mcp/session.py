@@ -110,10 +110,7 @@ class McpSession:
     async def open_tab(self, url: str) -> Snapshot:
         """Open `url` in a new tab of the client's, wait until it has loaded, and continue there
         (the `new_tab` action settles on the old tab's terms and can snapshot a page still loading)."""
-        url = absolute_url(url, self.last.url if self.last else "")
-        refusal = domain_refusal(url, self.policy)
-        if refusal:
-            raise Refused("blocked_domain", f"{url} may not be visited: {refusal}")
+        url = self._allowed_url(url)
         data = await self.call("browser.request", {"method": "tabs.open", "params": {"url": url}}, timeout=50.0)
         self.tab_id = int(data["data"]["tab_id"])
         if self.own_tabs is not None:
@@ -157,10 +154,7 @@ class McpSession:
         if kind not in _TAB_FREE:
             await self.check_scope(action.get("tab_id", self.tab_id))
         if kind in ("navigate", "new_tab") and action.get("url"):
-            action = {**action, "url": absolute_url(action["url"], self.last.url if self.last else "")}
-            refusal = domain_refusal(action["url"], self.policy)
-            if refusal:
-                raise Refused("blocked_domain", f"{action['url']} may not be visited: {refusal}")
+            action = {**action, "url": self._allowed_url(action["url"])}
         seen = await self._snapshot_with(action.get("ref"))
         line = action_line(action, seen)
         reason = destructive_reason(action, seen)
@@ -186,6 +180,15 @@ class McpSession:
         safe = ActionResult.model_validate(self.redactor.obj(result.model_dump(mode="json", exclude={"snapshot"})))
         safe.snapshot = seen_after
         return safe, self.redactor.text(line)
+
+    def _allowed_url(self, url: str) -> str:
+        """The URL resolved against the current page as a link would be; Refused when the domain
+        lists forbid it (checked before the browser goes there)."""
+        url = absolute_url(url, self.last.url if self.last else "")
+        refusal = domain_refusal(url, self.policy)
+        if refusal:
+            raise Refused("blocked_domain", f"{url} may not be visited: {refusal}")
+        return url
 
     async def _snapshot_with(self, ref: Any) -> Snapshot | None:
         """The snapshot a ref was chosen from: the last one shown, or a fresh one when it lacks the ref."""
