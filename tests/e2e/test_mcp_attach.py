@@ -16,6 +16,7 @@ import pytest_asyncio
 from host.controller import ControlConnection, HostCallError
 from host.paths import control_socket_path
 from tests.conftest import wait_connected
+from tests.e2e.dispatch_helpers import tab_id_of
 from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, ref_of, text_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -44,11 +45,19 @@ async def test_the_hosts_control_socket_is_a_socket_only_its_user_can_reach(brow
 async def test_an_attached_client_may_not_act_in_the_users_own_tabs(client, browser, site_url):
     users_tab = await browser.context.new_page()
     await users_tab.goto(f"{site_url}/agent/menu.html")
-    await users_tab.bring_to_front()
-    result = await client.call("browser_snapshot")
+    tab = await tab_id_of(browser.service_worker, users_tab)
+    result = await client.call("browser_tab_select", {"tab_id": tab})
+    assert result.is_error
+    assert text_of(result).startswith(f"not_shared: tab {tab} was not opened by this client")
+    await users_tab.close()
+
+
+async def test_a_new_attached_client_works_in_no_tab_until_it_opens_one(client):
+    # The same name as the module's client, which the user allowed: no second question.
+    async with McpClient(name="attach-tests") as fresh:
+        result = await fresh.call("browser_snapshot")
     assert result.is_error
     assert text_of(result).startswith("not_shared: the user's current tab was not opened by this client")
-    await users_tab.close()
 
 
 async def test_an_attached_client_acts_in_the_tab_it_opened(client, browser, site_url):
