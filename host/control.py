@@ -1,25 +1,40 @@
-"""The host's side of the control socket: terminal tools (`waymark run`, the eval harness)
-call host methods exactly as the side panel does, over a local Unix socket.
+"""The host's side of the control socket: terminal tools (`waymark run`, the eval harness,
+`waymark mcp`) call host methods exactly as the side panel does, over a local Unix socket.
 
 The controller (host.controller) listens on the path in $WAYMARK_CONTROL and launches the
 browser with that variable set; Chrome passes its environment to the host it starts, and
-the host connects back once the extension's handshake is done.
+the host connects back once the extension's handshake is done. A host the user's own Chrome
+started has no controller: it listens on its user-only control socket instead
+(host.paths.control_socket_path), where `waymark mcp` attaches.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from typing import TYPE_CHECKING
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from host import PROTOCOL_VERSION, __version__
 from host.framing import HEADER, MAX_INBOUND_BYTES, FrameDecodeError, decode_body, dumps, encode_frame
-from host.protocol import Call, Cancel, ErrorReply, HelloFromHost, ProtocolError, outbound, parse_inbound
+from host.paths import private_dir
+from host.mcp_access import ACCESS, ClientConnection, ConsentDenied
+from host.protocol import Call, Cancel, ErrorInfo, ErrorReply, HelloFromHost, ProtocolError, Reply, outbound, parse_inbound
 
 if TYPE_CHECKING:
     from host.server import HostServer
 
 log = logging.getLogger(__name__)
+
+#: The first call of an attached MCP client: asks the user to allow it.
+MCP_CONNECT = "mcp.connect"
+#: An allowed client's question before a destructive action, answered by the user in the side panel.
+MCP_CONFIRM = "mcp.confirm"
+#: What an allowed MCP client may call: the browser and the agent, never the side panel's own
+#: methods (it must not answer its own questions, share tabs, change settings or read secrets).
+CLIENT_METHODS = frozenset({"snapshot", "act", "browser.request", "agent.run", "agent.answer", "mcp.shared", "host.info"})
 
 
 async def read_socket_frame(reader: asyncio.StreamReader) -> bytes | None:
@@ -51,10 +66,47 @@ async def serve_control(path: str, server: "HostServer", handshake_done: asyncio
         log.warning("no controller at %s: %s", path, exc)
         return
     log.info("connected to controller at %s", path)
+    await serve_connection(reader, writer, server)
+
+
+async def listen_control(path: Path, server: "HostServer", handshake_done: asyncio.Event) -> None:
+    """Serve the control socket at `path` for `waymark mcp` to attach to, once the browser's
+    handshake is done, until cancelled. The folder is user-only and the socket 0600: another
+    user on the machine cannot connect. The newest host of the user's browsers owns the path."""
+    await handshake_done.wait()
+    private_dir(path.parent)
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()  # a socket left by a host that died, or the one of an older browser session
+    try:
+        listener = await asyncio.start_unix_server(
+            lambda r, w: serve_connection(r, w, server, gated=True), path=str(path), limit=MAX_INBOUND_BYTES)
+    except OSError as exc:
+        log.warning("cannot listen on the control socket %s: %s", path, exc)
+        return
+    os.chmod(path, 0o600)
+    mine = path.stat().st_ino
+    log.info("listening for MCP clients on %s", path)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        listener.close()
+        with contextlib.suppress(OSError):
+            if path.stat().st_ino == mine:
+                path.unlink()
+
+
+async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, server: "HostServer",
+                           gated: bool = False) -> None:
+    """Say hello on a control connection, then run its calls until it closes; calls it started
+    are cancelled when it goes. A `gated` connection (an MCP client attached to the user's own
+    browser) may call nothing until its `mcp.connect` is allowed by the user (host.mcp_access)."""
 
     def send(message: dict) -> None:
         if not writer.is_closing():
             write_socket_frame(writer, message)
+
+    def refuse(call_id: str, code: str, message: str) -> None:
+        send(outbound(Reply(id=call_id, ok=False, error=ErrorInfo(code=code, message=message))))
 
     bridge = server.bridge
     send(
@@ -63,7 +115,15 @@ async def serve_control(path: str, server: "HostServer", handshake_done: asyncio
             "extension_version": bridge.extension_version,
         }
     )
+    def cut_off() -> None:
+        send(outbound(ErrorReply(code="stopped", message="the user stopped MCP clients in the side panel")))
+        writer.close()
+
+    client = ClientConnection(close=cut_off) if gated else None
+    if client is not None:
+        ACCESS.opened(client)
     started: list[str] = []
+    asking: set[asyncio.Task[None]] = set()
     try:
         while (body := await read_socket_frame(reader)) is not None:
             try:
@@ -71,9 +131,21 @@ async def serve_control(path: str, server: "HostServer", handshake_done: asyncio
             except (FrameDecodeError, ProtocolError) as exc:
                 send(outbound(ErrorReply(id=getattr(exc, "message_id", None), code=exc.code, message=str(exc))))
                 continue
-            if isinstance(message, Call):
+            if isinstance(message, Call) and client is not None and message.method == MCP_CONNECT:
+                task = asyncio.get_running_loop().create_task(_admit(client, message, send))
+                asking.add(task)
+                task.add_done_callback(asking.discard)
+            elif isinstance(message, Call) and client is not None and not client.allowed:
+                refuse(message.id, "consent_required", f"call {MCP_CONNECT} first: the user allows MCP clients in the side panel")
+            elif isinstance(message, Call) and client is not None and message.method == MCP_CONFIRM:
+                task = asyncio.get_running_loop().create_task(_confirm(client, message, send))
+                asking.add(task)
+                task.add_done_callback(asking.discard)
+            elif isinstance(message, Call) and client is not None and message.method not in CLIENT_METHODS:
+                refuse(message.id, "not_for_clients", f"MCP clients may not call {message.method[:64]!r}")
+            elif isinstance(message, Call):
                 started.append(message.id)
-                server.calls.start(message, send)
+                server.calls.start(message, _recording(send, client, message) if client is not None else send)
             elif isinstance(message, Cancel):
                 server.calls.cancel(message.id)
             else:
@@ -81,5 +153,45 @@ async def serve_control(path: str, server: "HostServer", handshake_done: asyncio
     finally:
         for call_id in started:
             server.calls.cancel(call_id)
+        for task in asking:
+            task.cancel()
+        if client is not None:
+            ACCESS.closed(client)
         writer.close()
-        log.info("controller disconnected")
+        log.info("control connection closed")
+
+
+def _recording(send: Callable[[dict], None], client: ClientConnection, call: Call) -> Callable[[dict], None]:
+    """`send` for a client's call; an `act` reply is noted in the panel's activity list on its way out."""
+    if call.method != "act" or not isinstance(call.params.get("action"), dict):
+        return send
+
+    def send_and_note(message: dict) -> None:
+        if message.get("type") == "reply" and message.get("id") == call.id:
+            data = message.get("data") or {}
+            error = (data.get("error") or message.get("error") or {}).get("code", "")
+            ACCESS.did(client.client, call.params["action"], bool(message.get("ok") and data.get("ok")), error)
+        send(message)
+
+    return send_and_note
+
+
+async def _admit(client: ClientConnection, call: Call, send: Callable[[dict], None]) -> None:
+    """Answer an `mcp.connect` once the user allowed the client (or denied it)."""
+    name = str(call.params.get("client") or "an unnamed MCP client")[:100]
+    await _answer(call, send, lambda: ACCESS.admit(client, name), lambda _: {"client": name, "allowed": True})
+
+
+async def _confirm(client: ClientConnection, call: Call, send: Callable[[dict], None]) -> None:
+    """Answer an `mcp.confirm` with the user's yes or no from the side panel."""
+    line, reason = (str(call.params.get(k, ""))[:300] for k in ("action_line", "reason"))
+    await _answer(call, send, lambda: ACCESS.confirm(client, line, reason), lambda allowed: {"allowed": allowed})
+
+
+async def _answer(call: Call, send: Callable[[dict], None], ask: Callable[[], Awaitable[Any]], data: Callable[[Any], dict]) -> None:
+    try:
+        answer = await ask()
+    except ConsentDenied as exc:
+        send(outbound(Reply(id=call.id, ok=False, error=ErrorInfo(code=exc.code, message=exc.message))))
+        return
+    send(outbound(Reply(id=call.id, ok=True, data=data(answer))))

@@ -34,6 +34,92 @@ class HostNotConnected(RuntimeError):
     """The host did not connect back: the extension, the registration or the host is broken."""
 
 
+class ControlConnection:
+    """One control-socket connection to a host: calls by id, their replies and notifications.
+
+    The controller reaches the host it launched through one; `waymark mcp` in attach mode
+    reaches the host the user's own Chrome started through another.
+    """
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host_hello: dict[str, Any]) -> None:
+        self.host_hello = host_hello
+        #: Why the host closed the connection, when it said (the user pressed Stop in the side panel).
+        self.close_reason: str | None = None
+        self._writer = writer
+        self._pending: dict[str, tuple[asyncio.Future[dict], Notification | None]] = {}
+        self._ids = itertools.count(1)
+        self._reader_task = asyncio.get_running_loop().create_task(self._read_replies(reader))
+
+    @classmethod
+    async def handshake(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, timeout: float) -> "ControlConnection":
+        """Read the host's hello, then serve calls over the connection."""
+        try:
+            body = await asyncio.wait_for(read_socket_frame(reader), timeout)
+        except asyncio.TimeoutError:
+            raise HostNotConnected(f"the host sent no hello within {timeout:g} s") from None
+        if body is None:
+            raise HostNotConnected("the host closed the control socket before its hello")
+        return cls(reader, writer, decode_body(body))  # type: ignore[arg-type]
+
+    @property
+    def closed(self) -> bool:
+        """The host closed the connection (its browser went away)."""
+        return self._reader_task.done()
+
+    def close(self) -> None:
+        """Stop reading and close the socket; calls still waiting fail with HostNotConnected."""
+        self._reader_task.cancel()
+        self._writer.close()
+
+    async def _read_replies(self, reader: asyncio.StreamReader) -> None:
+        try:
+            while (body := await read_socket_frame(reader)) is not None:
+                message = decode_body(body)
+                if not isinstance(message, dict):
+                    continue
+                if message.get("type") == "error" and not message.get("id"):
+                    self.close_reason = str(message.get("message", ""))
+                    continue
+                entry = self._pending.get(message.get("id") or "")
+                if entry is None:
+                    continue
+                future, on_notify = entry
+                if message.get("type") == "notify" and on_notify is not None:
+                    on_notify(message.get("name", ""), message.get("data") or {})
+                elif message.get("type") in ("reply", "error") and not future.done():
+                    future.set_result(message)
+        finally:
+            for future, _ in self._pending.values():
+                if not future.done():
+                    future.set_exception(HostNotConnected(self.close_reason or "the host closed the control socket"))
+
+    async def call(self, method: str, params: dict[str, Any] | None = None, on_notify: Notification | None = None,
+                   timeout: float | None = None) -> dict[str, Any]:
+        """Call a host method and return its data; raises HostCallError for a typed failure."""
+        if self.closed:
+            raise HostNotConnected(self.close_reason or "the host closed the control socket")
+        call_id = f"c{next(self._ids)}"
+        future: asyncio.Future[dict] = asyncio.get_running_loop().create_future()
+        self._pending[call_id] = (future, on_notify)
+        try:
+            write_socket_frame(self._writer, {"v": 1, "type": "call", "id": call_id, "method": method, "params": params or {}})
+            await self._writer.drain()
+            try:
+                reply = await asyncio.wait_for(asyncio.shield(future), timeout)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                with contextlib.suppress(Exception):
+                    write_socket_frame(self._writer, {"v": 1, "type": "cancel", "id": call_id})
+                raise
+        finally:
+            self._pending.pop(call_id, None)
+        if reply.get("type") == "error":
+            raise HostCallError(reply.get("code", "error"), reply.get("message", ""))
+        if not reply.get("ok"):
+            error = reply.get("error") or {}
+            raise HostCallError(error.get("code", "error"), error.get("message", ""), reply.get("data"))
+        return reply.get("data") or {}
+
+
 class Controller:
     """Owns one browser and the control connection to its host. Use as an async context manager."""
 
@@ -54,14 +140,16 @@ class Controller:
         self._tmp: str | None = None
         self._server: asyncio.AbstractServer | None = None
         self._connected: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = asyncio.Queue()
-        self._writer: asyncio.StreamWriter | None = None
-        self._reader_task: asyncio.Task[None] | None = None
-        self._pending: dict[str, tuple[asyncio.Future[dict], Notification | None]] = {}
-        self._ids = itertools.count(1)
+        self._connection: ControlConnection | None = None
         self._playwright_cm: Any = None
         self.playwright: Any = None
         self.browser: LaunchedBrowser | None = None
         self.host_hello: dict[str, Any] = {}
+
+    @property
+    def close_reason(self) -> str | None:
+        """Why the host closed the control connection, when it said."""
+        return self._connection.close_reason if self._connection else None
 
     async def __aenter__(self) -> "Controller":
         from playwright.async_api import async_playwright
@@ -85,10 +173,8 @@ class Controller:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._reader_task:
-            self._reader_task.cancel()
-        if self._writer:
-            self._writer.close()
+        if self._connection:
+            self._connection.close()
         if self.browser:
             with contextlib.suppress(Exception):
                 await self.browser.close()
@@ -106,58 +192,16 @@ class Controller:
     async def _await_host(self) -> None:
         try:
             reader, writer = await asyncio.wait_for(self._connected.get(), self._connect_timeout)
-            body = await asyncio.wait_for(read_socket_frame(reader), self._connect_timeout)
         except asyncio.TimeoutError:
             raise HostNotConnected(
                 f"the host did not connect within {self._connect_timeout:g} s; run `waymark doctor` and see the host log"
             ) from None
-        if body is None:
-            raise HostNotConnected("the host closed the control socket before its hello")
-        self.host_hello = decode_body(body)  # type: ignore[assignment]
-        self._writer = writer
-        self._reader_task = asyncio.get_running_loop().create_task(self._read_replies(reader))
-
-    async def _read_replies(self, reader: asyncio.StreamReader) -> None:
-        try:
-            while (body := await read_socket_frame(reader)) is not None:
-                message = decode_body(body)
-                if not isinstance(message, dict):
-                    continue
-                entry = self._pending.get(message.get("id") or "")
-                if entry is None:
-                    continue
-                future, on_notify = entry
-                if message.get("type") == "notify" and on_notify is not None:
-                    on_notify(message.get("name", ""), message.get("data") or {})
-                elif message.get("type") in ("reply", "error") and not future.done():
-                    future.set_result(message)
-        finally:
-            for future, _ in self._pending.values():
-                if not future.done():
-                    future.set_exception(HostNotConnected("the host closed the control socket"))
+        self._connection = await ControlConnection.handshake(reader, writer, self._connect_timeout)
+        self.host_hello = self._connection.host_hello
 
     async def call(self, method: str, params: dict[str, Any] | None = None, on_notify: Notification | None = None,
                    timeout: float | None = None) -> dict[str, Any]:
         """Call a host method and return its data; raises HostCallError for a typed failure."""
-        if self._writer is None:
+        if self._connection is None:
             raise HostNotConnected("not connected")
-        call_id = f"c{next(self._ids)}"
-        future: asyncio.Future[dict] = asyncio.get_running_loop().create_future()
-        self._pending[call_id] = (future, on_notify)
-        try:
-            write_socket_frame(self._writer, {"v": 1, "type": "call", "id": call_id, "method": method, "params": params or {}})
-            await self._writer.drain()
-            try:
-                reply = await asyncio.wait_for(asyncio.shield(future), timeout)
-            except (asyncio.TimeoutError, asyncio.CancelledError):
-                with contextlib.suppress(Exception):
-                    write_socket_frame(self._writer, {"v": 1, "type": "cancel", "id": call_id})
-                raise
-        finally:
-            self._pending.pop(call_id, None)
-        if reply.get("type") == "error":
-            raise HostCallError(reply.get("code", "error"), reply.get("message", ""))
-        if not reply.get("ok"):
-            error = reply.get("error") or {}
-            raise HostCallError(error.get("code", "error"), error.get("message", ""), reply.get("data"))
-        return reply.get("data") or {}
+        return await self._connection.call(method, params, on_notify, timeout)

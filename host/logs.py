@@ -14,11 +14,12 @@ from host.paths import private_dir, state_dir
 LOG_FILE_NAME = "host.log"
 
 
-def configure_logging(level: int = logging.INFO) -> logging.Handler:
-    """Send every log record to a rotating file in the state directory, never to stdout."""
+def configure_logging(level: int = logging.INFO, file_name: str = LOG_FILE_NAME) -> logging.Handler:
+    """Send every log record to a rotating file in the state directory, never to stdout (the host's
+    `host.log`; the MCP server, whose stdout is its MCP channel, writes `mcp.log`)."""
     folder = private_dir(state_dir())
     handler = logging.handlers.RotatingFileHandler(
-        folder / LOG_FILE_NAME, maxBytes=2 * 1024 * 1024, backupCount=3, encoding="utf-8"
+        folder / file_name, maxBytes=2 * 1024 * 1024, backupCount=3, encoding="utf-8"
     )
     handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()

@@ -42,3 +42,12 @@ def private_dir(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(path, 0o700)
     return path
+
+
+def control_socket_path() -> Path:
+    """The control socket of the host the user's own Chrome started: `waymark mcp` attaches
+    through it. In the state folder, which is user-only; the socket itself is 0600."""
+    override = os.environ.get("WAYMARK_CONTROL_SOCKET")
+    if override:
+        return Path(override)
+    return state_dir() / "control.sock"

@@ -11,7 +11,9 @@ from typing import BinaryIO
 from host import PROTOCOL_VERSION, __version__
 from host.bridge import BrowserBridge
 from host.calls import CallRunner
+from host.control import listen_control, serve_control
 from host.framing import FrameDecodeError, FrameTooLarge, FrameWriter, TruncatedFrame, decode_body, read_frame
+from host.paths import control_socket_path
 from host.protocol import (
     BrowserEvent,
     Call,
@@ -51,12 +53,11 @@ class HostServer:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[str, object]] = asyncio.Queue()
         threading.Thread(target=self._read_loop, args=(loop, queue), name="frame-reader", daemon=True).start()
-        control_task = None
         control_path = os.environ.get(CONTROL_ENV)
         if control_path:
-            from host.control import serve_control
-
             control_task = loop.create_task(serve_control(control_path, self, self._handshake_done))
+        else:
+            control_task = loop.create_task(listen_control(control_socket_path(), self, self._handshake_done))
         try:
             while True:
                 kind, payload = await queue.get()
@@ -83,8 +84,7 @@ class HostServer:
             self.bridge.disconnect()
             self.calls.cancel_all()
             await self.calls.drain()
-            if control_task is not None:
-                control_task.cancel()
+            control_task.cancel()
 
     def _read_loop(self, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[tuple[str, object]]) -> None:
         def put(item: tuple[str, object]) -> None:

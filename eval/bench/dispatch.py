@@ -22,19 +22,21 @@ PAGES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "dispatch"
 DELAYS = {"Show now": "synchronous", "Show after 30 ms": "30 ms timer", "Show after a fetch": "fetch", "Show after 120 ms": "120 ms timer"}
 
 
-def _pct(values: list[float], q: float) -> float:
+def pct(values: list[float], q: float) -> float:
+    """The q-quantile of values (nearest rank)."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def _stats(values: list[float]) -> dict[str, float]:
+def stats(values: list[float]) -> dict[str, float]:
+    """n, median, p90, min and max of timings in ms."""
     if not values:
         return {"n": 0}
-    return {"n": len(values), "median_ms": round(statistics.median(values), 1), "p90_ms": round(_pct(values, 0.9), 1),
+    return {"n": len(values), "median_ms": round(statistics.median(values), 1), "p90_ms": round(pct(values, 0.9), 1),
             "min_ms": round(min(values), 1), "max_ms": round(max(values), 1)}
 
 
-class _Bench:
+class Bench:
     """One browser, one host, one fixture server; helpers to open pages and act through the host."""
 
     def __init__(self, controller: Any, site: str) -> None:
@@ -69,7 +71,8 @@ def _has(snapshot: dict[str, Any] | None, name: str) -> bool:
     return bool(snapshot) and any(e["name"] == name for e in snapshot["elements"])
 
 
-async def _click_to_snapshot(b: _Bench, rounds: int) -> dict[str, Any]:
+async def click_to_snapshot(b: Bench, rounds: int) -> dict[str, Any]:
+    """Clicks on a static page through the host: to the settled snapshot, its phases, and without a snapshot."""
     page, tab = await b.open("bench.html")
     ref = _ref(await b.snapshot(tab), "Add to cart")
     first, first_ms = await b.act(tab, {"type": "click", "ref": ref})  # attaches the debugger
@@ -91,13 +94,13 @@ async def _click_to_snapshot(b: _Bench, rounds: int) -> dict[str, Any]:
     return {
         "path": first["path"], "first_click_ms": round(first_ms, 1), "clicks_landed": clicks, "clicks_sent": 2 * rounds + 1,
         "elements": len(first["snapshot"]["elements"]) if first.get("snapshot") else 0,
-        "click_to_settled_snapshot": _stats(total), "prepare": _stats(prepare), "input": _stats(sent), "settle": _stats(settle),
-        "snapshot_in_browser": _stats(snap),
-        "click_without_snapshot": _stats(bare),
+        "click_to_settled_snapshot": stats(total), "prepare": stats(prepare), "input": stats(sent), "settle": stats(settle),
+        "snapshot_in_browser": stats(snap),
+        "click_without_snapshot": stats(bare),
     }
 
 
-async def _scroll_ablation(b: _Bench) -> dict[str, Any]:
+async def _scroll_ablation(b: Bench) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for scroll in (True, False):
         landed, codes = 0, {}
@@ -115,7 +118,7 @@ async def _scroll_ablation(b: _Bench) -> dict[str, Any]:
     return out
 
 
-async def _settle_ablation(b: _Bench, rounds: int) -> dict[str, Any]:
+async def _settle_ablation(b: Bench, rounds: int) -> dict[str, Any]:
     rows = []
     settle_all: list[float] = []
     for label, kind in DELAYS.items():
@@ -134,12 +137,12 @@ async def _settle_ablation(b: _Bench, rounds: int) -> dict[str, Any]:
                 # Let a late effect land before the next click so results stay numbered in order.
                 await page.wait_for_function(f"() => document.querySelectorAll('#out button').length >= {i}")
             await page.close()
-            row[mode] = {"effect_in_snapshot": seen, "rounds": rounds, **_stats(times)}
+            row[mode] = {"effect_in_snapshot": seen, "rounds": rounds, **stats(times)}
         rows.append(row)
-    return {"rows": rows, "settle_ms": _stats(settle_all)}
+    return {"rows": rows, "settle_ms": stats(settle_all)}
 
 
-async def _stale_ablation(b: _Bench, rounds: int) -> dict[str, Any]:
+async def _stale_ablation(b: Bench, rounds: int) -> dict[str, Any]:
     inline, separate = [], []
     for _ in range(rounds):
         page, tab = await b.open("buttons.html")
@@ -153,7 +156,7 @@ async def _stale_ablation(b: _Bench, rounds: int) -> dict[str, Any]:
         await b.snapshot(tab)
         separate.append(ms - result["snapshot"]["stats"]["ms"] + (time.perf_counter() - started) * 1000)
         await page.close()
-    return {"round_trips_inline": 1, "round_trips_without": 2, "inline": _stats(inline), "without": _stats(separate),
+    return {"round_trips_inline": 1, "round_trips_without": 2, "inline": stats(inline), "without": stats(separate),
             "saved_median_ms": round(statistics.median(separate) - statistics.median(inline), 1)}
 
 
@@ -165,8 +168,8 @@ async def run(options: dict[str, Any] | None = None) -> dict[str, Any]:
     server = SiteServer(PAGES).start()
     try:
         async with Controller() as controller:
-            b = _Bench(controller, server.site)
-            click = await _click_to_snapshot(b, max(rounds, 10))
+            b = Bench(controller, server.site)
+            click = await click_to_snapshot(b, max(rounds, 10))
             scroll = await _scroll_ablation(b)
             settle = await _settle_ablation(b, max(3, rounds // 4))
             stale = await _stale_ablation(b, max(3, rounds // 4))

@@ -7,6 +7,7 @@ import { DiagnosticsView } from "./diagnostics.js";
 import { byId } from "./dom.js";
 import { HostClient } from "./host_client.js";
 import { HostStatus } from "./host_status.js";
+import { McpView } from "./mcp.js";
 import { applySavedTheme, SettingsView } from "./settings.js";
 
 const TABS = ["chat", "agent", "settings", "diagnostics"];
@@ -52,6 +53,7 @@ const status = new HostStatus({ openSettings: () => selectTab("settings") });
 const chat = new ChatView({ client, status, tab });
 const agent = new AgentView({ client, status, tab });
 const diagnostics = new DiagnosticsView({ client });
+const mcp = new McpView({ client, tab });
 const settings = new SettingsView({
   client,
   onSaved: (view) => {
@@ -70,8 +72,11 @@ client.onState((state) => {
   chat.renderModelLabel();
   const connected = state.status === "connected";
   // (Re)load the host's settings whenever a host (re)connects: it may be a new host process.
-  if (connected && !wasConnected) void settings.load();
+  if (connected && !wasConnected) {
+    void settings.load();
+    mcp.start();
+  }
   wasConnected = connected;
 });
 void tab.start().then(() => chat.start());
-/** @type {any} */ (globalThis).waymarkPanel = { client, chat, agent, settings, diagnostics, status, tab, selectTab };
+/** @type {any} */ (globalThis).waymarkPanel = { client, chat, agent, settings, diagnostics, mcp, status, tab, selectTab };

@@ -105,7 +105,7 @@ def _clipped(answers: list[str]) -> list[str]:
     return [a if len(a) <= ANSWER_CHARS else a[:ANSWER_CHARS] + " [...]" for a in answers]
 
 
-def _action_line(action: dict[str, Any], snapshot: Snapshot | None) -> str:
+def action_line(action: dict[str, Any], snapshot: Snapshot | None) -> str:
     """A short human line for an action: `click [12] button "Add to cart"`."""
     kind = action.get("type", "?")
     parts = [kind]
@@ -432,7 +432,7 @@ class AgentRun:
             finish("failed", f"no usable decision ({kinds})")
             return None, snap, f"your answers could not be used ({kinds}); answer with one valid action"
         action = turn.decision.action.model_dump(mode="json", exclude_none=True)
-        record.update(action=action, action_line=_action_line(action, safe), thought=turn.decision.thought)
+        record.update(action=action, action_line=action_line(action, safe), thought=turn.decision.thought)
         kind = action["type"]
 
         if kind == "done":
@@ -496,7 +496,7 @@ class AgentRun:
         if refusal:
             # A link or redirect took the tab somewhere the user does not allow: stop acting there.
             finish("blocked", refusal)
-            raise RunStopped("blocked", f"{_action_line(action, safe)} led to a page that is not allowed: {refusal}")
+            raise RunStopped("blocked", f"{action_line(action, safe)} led to a page that is not allowed: {refusal}")
         if result.text is not None and kind == "extract":
             self.result = result.text[:4000]
 
@@ -518,7 +518,7 @@ class AgentRun:
                 return None, fresh, f"the action failed with {code}: {message}"
             result = fixed.result
 
-        self.history.append(f"- did: {_action_line(action, safe)}")
+        self.history.append(f"- did: {action_line(action, safe)}")
         return await self._verify(result, expectation, timing, finish, record, open_ended=step is self.open_step)
 
     async def _close_refusal(self, action: dict[str, Any]) -> str | None:
@@ -537,7 +537,7 @@ class AgentRun:
     async def _gate(self, action: dict[str, Any], reason: str, safe: Snapshot, record: dict[str, Any], finish: Callable[..., None]) -> None:
         """Confirmation of a destructive action by policy; raises RunStopped when it may not happen."""
         policy = self.options.policy
-        line = _action_line(action, safe)
+        line = action_line(action, safe)
         record["destructive"] = reason
         if policy.destructive == "allow":
             return

@@ -4,6 +4,8 @@ model-spec syntax (providers.spec) so both commands, `agent.run` and the setting
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 from typing import Any
 
 from providers.spec import ModelSpec, SpecError
@@ -60,3 +62,16 @@ def specs_from_args(args: argparse.Namespace) -> tuple[ModelSpec, ModelSpec] | N
     if extra:
         planner, executor = planner.with_options(extra), executor.with_options(extra)
     return planner, executor
+
+
+def models_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The models of an `agent.run` call: the scripted provider with `--script FILE`, else the
+    specs on the command line, else nothing (the providers saved per role in the settings apply).
+    Raises ValueError for a usage error."""
+    if args.script:
+        try:
+            return {"script": json.loads(Path(args.script).read_text(encoding="utf-8"))}
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"cannot read the script {args.script}: {exc}") from None
+    specs = specs_from_args(args)
+    return {"planner": specs[0].label(), "executor": specs[1].label()} if specs else {}

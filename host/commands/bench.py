@@ -27,6 +27,7 @@ SECTIONS: dict[str, str] = {
     "dispatch": "eval.bench.dispatch",
     "frames": "eval.bench.frames",
     "memory": "eval.bench.memory",
+    "mcp": "eval.bench.mcp",
 }
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "pages"

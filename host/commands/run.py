@@ -6,10 +6,9 @@ import argparse
 import asyncio
 import json
 import sys
-from pathlib import Path
 from typing import Any, TextIO
 
-from host.commands._model_args import add_model_arguments, specs_from_args
+from host.commands._model_args import add_model_arguments, models_from_args
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -34,16 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_params(args: argparse.Namespace) -> dict[str, Any]:
     """agent.run params from the command line; raises ValueError for a usage error."""
-    if args.script:
-        try:
-            script = json.loads(Path(args.script).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"cannot read the script {args.script}: {exc}") from None
-        models: dict[str, Any] = {"script": script}
-    else:
-        specs = specs_from_args(args)
-        # Without a model on the command line, the ones saved per role in the settings apply.
-        models = {"planner": specs[0].label(), "executor": specs[1].label()} if specs else {}
+    models = models_from_args(args)
     budgets = {k: v for k, v in (("max_steps", args.max_steps), ("max_tokens", args.max_tokens), ("wall_clock_s", args.timeout)) if v}
     policy: dict[str, Any] = {"allow_domains": args.allow_domain, "block_domains": args.block_domain}
     if args.confirm == "approve":

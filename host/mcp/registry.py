@@ -1,0 +1,66 @@
+"""The tool table: each MCP tool is a name, a short description, a pydantic model of its
+arguments (the input schema is generated from it) and the coroutine that runs it."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
+
+import mcp_types as types
+from pydantic import BaseModel
+
+from host.mcp.session import Confirm, McpSession
+
+Content = types.TextContent | types.ImageContent
+Progress = Callable[[float, float | None, str], Awaitable[None]]
+
+
+@dataclass
+class ToolCall:
+    """What a running tool may use besides its arguments."""
+
+    session: McpSession
+    confirm: Confirm
+    progress: Progress
+    #: The models of delegated tasks, as `agent.run` takes them (empty: the saved settings per role).
+    models: dict[str, Any]
+
+
+Run = Callable[[Any, ToolCall], Awaitable[list[Content]]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One MCP tool."""
+
+    name: str
+    description: str
+    params: type[BaseModel]
+    run: Run
+    #: Fields of `params` the client does not give (an action's `type`, fixed by the tool).
+    fixed: tuple[str, ...] = ()
+
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the arguments, from the model, without the fixed fields."""
+        schema = copy.deepcopy(self.params.model_json_schema())
+        schema.pop("title", None)
+        schema.pop("description", None)
+        for field in schema.get("properties", {}).values():
+            field.pop("title", None)  # the property's own name says it: fewer tokens per tool list
+        for name in self.fixed:
+            schema.get("properties", {}).pop(name, None)
+            if name in schema.get("required", []):
+                schema["required"].remove(name)
+        schema.setdefault("properties", {})
+        schema["type"] = "object"
+        return schema
+
+    def definition(self) -> types.Tool:
+        """The tool as `tools/list` announces it."""
+        return types.Tool(name=self.name, description=self.description, input_schema=self.input_schema())
+
+
+def text(value: str) -> types.TextContent:
+    """A text content block."""
+    return types.TextContent(type="text", text=value)

@@ -1,0 +1,210 @@
+"""One MCP client's browser session: the tab it works in, the tabs it may touch, and the
+agent's rules applied to every action it asks for (domain lists, destructive-action
+confirmation, secrets filled in only at dispatch, sensitive values redacted from results)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Awaitable, Callable
+
+from host.actions import absolute_url
+from host.agent.confirm import Policy, destructive_reason, domain_refusal
+from host.agent.loop import action_line
+from host.agent.secrets import Redactor, SecretMissing, protect_typed_text, resolve_action
+from host.agent.verifier import Expectation, Predicate, Verification, VerifyContext
+from host.browser import ActionResult, ActRequest, SnapshotOptions
+from host.control import MCP_CONFIRM
+from host.controller import HostCallError, HostNotConnected, Notification
+from host.mcp.errors import NoBrowser, Refused, ToolError
+from host.mcp.link import HostLink
+from host.mcp_access import CONSENT_TIMEOUT_S
+from host.snapshot import Snapshot
+
+log = logging.getLogger(__name__)
+
+#: Asks the user to allow a destructive action (its line, why it looks destructive); True when they did.
+Confirm = Callable[[str, str], Awaitable[bool]]
+#: The session's way to its host for a named client (resolved per call: an attached browser may
+#: come and go, and the user allows each client by name).
+GetLink = Callable[[str], Awaitable[HostLink]]
+
+DEFAULT_MAX_CHARS = 20_000
+#: Actions that act on a tab of the session and so must stay within its scope.
+_TAB_FREE = frozenset({"new_tab"})
+
+
+class McpSession:
+    """The browser as one MCP client sees it. `own_tabs` None: every tab is the client's (a
+    browser the server launched for it); otherwise only the tabs it opened itself."""
+
+    def __init__(self, get_link: GetLink, policy: Policy, *, own_tabs: set[int] | None = None) -> None:
+        self._get_link = get_link
+        self.policy = policy
+        self.own_tabs = own_tabs
+        self.tab_id: int | None = None
+        #: The MCP client's name (from its initialize request): what the user allows.
+        self.client = "an MCP client"
+        self.redactor = Redactor()
+        #: The last snapshot the client was shown: the refs it chooses from.
+        self.last: Snapshot | None = None
+        #: The URL before the last action, for `url_changed` checks.
+        self.url_before = ""
+
+    async def connected(self) -> None:
+        """Raise NoBrowser unless a browser's host is reachable: said before anything else."""
+        await self._get_link(self.client)
+
+    async def call(self, method: str, params: dict[str, Any], timeout: float | None = None,
+                   on_notify: Notification | None = None) -> dict[str, Any]:
+        """A host method; a host or browser that went away is NoBrowser, a typed failure a ToolError."""
+        link = await self._get_link(self.client)
+        try:
+            return await link.call(method, params, on_notify=on_notify, timeout=timeout)
+        except HostNotConnected as exc:
+            if link.close_reason:
+                raise Refused("stopped", f"{link.close_reason}; the next call asks the user again") from None
+            raise NoBrowser(f"the browser went away ({exc})") from None
+        except HostCallError as exc:
+            raise ToolError(exc.code, exc.message) from None
+
+    @property
+    def attached(self) -> bool:
+        """The browser is the user's own (not one launched for this client)."""
+        return self.own_tabs is not None
+
+    async def confirm_in_panel(self, line: str, reason: str) -> bool:
+        """Ask the user at the browser, in the side panel, to allow a destructive action."""
+        data = await self.call(MCP_CONFIRM, {"action_line": line, "reason": reason}, timeout=CONSENT_TIMEOUT_S + 10)
+        return data.get("allowed") is True
+
+    # ------------------------------------------------------------ tabs and scope
+
+    async def check_scope(self, tab_id: int | None) -> None:
+        """Refuse a tab the client neither opened nor was given by the user (attach mode: the
+        user's other tabs are off limits). Shared tabs are asked for each time: the user may
+        take one back at any moment."""
+        if self.own_tabs is None or (tab_id is not None and tab_id in self.own_tabs):
+            return
+        if tab_id is not None and tab_id in await self.shared_tabs():
+            return
+        which = f"tab {tab_id}" if tab_id is not None else "the user's current tab"
+        raise Refused("not_shared", f"{which} was not opened by this client and the user has not shared it: open one with "
+                      "browser_tab_new, or ask the user to share a tab from the Waymark side panel")
+
+    async def shared_tabs(self) -> set[int]:
+        """The tabs the user shares with MCP clients from the side panel (none for a launched browser: every tab is the client's)."""
+        if self.own_tabs is None:
+            return set()
+        return set((await self.call("mcp.shared", {})).get("tabs", []))
+
+    async def tabs(self) -> list[dict[str, Any]]:
+        """The tabs this client may act in (all of them when the browser is its own), current marked."""
+        data = await self.call("browser.request", {"method": "tabs.list", "params": {}})
+        tabs = data.get("data", {}).get("tabs", [])
+        if self.own_tabs is not None:
+            self.own_tabs &= {t["tab_id"] for t in tabs}
+            allowed = self.own_tabs | await self.shared_tabs()
+            tabs = [t for t in tabs if t.get("tab_id") in allowed]
+        return [{**t, "current": t.get("tab_id") == self.tab_id} for t in tabs]
+
+    async def open_tab(self, url: str) -> Snapshot:
+        """Open `url` in a new tab of the client's, wait until it has loaded, and continue there
+        (the `new_tab` action settles on the old tab's terms and can snapshot a page still loading)."""
+        url = self._allowed_url(url)
+        data = await self.call("browser.request", {"method": "tabs.open", "params": {"url": url}}, timeout=50.0)
+        self.tab_id = int(data["data"]["tab_id"])
+        if self.own_tabs is not None:
+            self.own_tabs.add(self.tab_id)
+        return await self.snapshot()
+
+    # ------------------------------------------------------------ perception
+
+    async def snapshot(self, *, max_chars: int = DEFAULT_MAX_CHARS, offset: int = 0, screenshot: bool = False) -> Snapshot:
+        """A fresh snapshot of the current tab, redacted; it becomes the refs the client chooses from."""
+        await self.check_scope(self.tab_id)
+        options = SnapshotOptions(tab_id=self.tab_id, max_chars=max_chars, offset=offset, screenshot=screenshot)
+        snap = Snapshot.model_validate(await self.call("snapshot", options.model_dump(), timeout=60.0))
+        return self._seen(snap)
+
+    def _seen(self, snap: Snapshot) -> Snapshot:
+        if snap.tab_id is not None:
+            self.tab_id = snap.tab_id
+        shot = snap.screenshot_b64
+        safe = self.redactor.snapshot(snap.model_copy(update={"screenshot_b64": None}))
+        self.last = safe
+        return safe.model_copy(update={"screenshot_b64": shot})
+
+    async def page_text(self) -> str:
+        """The readable text of every frame of the current tab (for text_present and extract)."""
+        result = await self._dispatch({"type": "extract", "max_chars": 20_000}, snapshot=False)
+        return result.text or "" if result.ok else ""
+
+    async def verify(self, predicates: list[Predicate], timeout_s: float | None) -> Verification:
+        """The predicates over fresh snapshots, `.eventually` (backoff, bounded by `timeout_s`)."""
+        expectation = Expectation(predicates, VerifyContext(url_before=self.url_before), page_text=self.page_text)
+        first = await self.snapshot()
+        return await expectation.eventually(first, self.snapshot, timeout=timeout_s, max_tries=20 if timeout_s else 5)
+
+    # ------------------------------------------------------------ actions
+
+    async def act(self, action: dict[str, Any], confirm: Confirm, *, max_chars: int = DEFAULT_MAX_CHARS) -> tuple[ActionResult, str]:
+        """Carry out one grammar action under the user's policy; returns the redacted result (with
+        the settled snapshot, or the fresh one of a stale ref) and the action's human line."""
+        kind = action["type"]
+        if kind not in _TAB_FREE:
+            await self.check_scope(action.get("tab_id", self.tab_id))
+        if kind in ("navigate", "new_tab") and action.get("url"):
+            action = {**action, "url": self._allowed_url(action["url"])}
+        seen = await self._snapshot_with(action.get("ref"))
+        line = action_line(action, seen)
+        reason = destructive_reason(action, seen)
+        if reason:
+            await self._gate(line, reason, confirm)
+        try:
+            dispatched = resolve_action(action, self.redactor)
+        except SecretMissing as exc:
+            raise ToolError("secret_missing", str(exc)) from None
+        protect_typed_text(action, seen, self.redactor)
+        self.url_before = seen.url if seen else ""
+        result = await self._dispatch(dispatched, max_chars=max_chars)
+        if result.new_tab is not None and self.own_tabs is not None:
+            self.own_tabs.add(result.new_tab.tab_id)
+        if result.tab_id is not None:
+            self.tab_id = result.tab_id
+        refusal = domain_refusal(result.url_after, self.policy) if result.url_after else None
+        if refusal:
+            # A link or redirect took the tab somewhere the user does not allow: show nothing of it.
+            raise Refused("blocked_domain", f"{line} led to {result.url_after}, which is not allowed ({refusal}); "
+                          "go back with browser_navigate_back")
+        seen_after = self._seen(result.snapshot) if result.snapshot is not None else None
+        safe = ActionResult.model_validate(self.redactor.obj(result.model_dump(mode="json", exclude={"snapshot"})))
+        safe.snapshot = seen_after
+        return safe, self.redactor.text(line)
+
+    def _allowed_url(self, url: str) -> str:
+        """The URL resolved against the current page as a link would be; Refused when the domain
+        lists forbid it (checked before the browser goes there)."""
+        url = absolute_url(url, self.last.url if self.last else "")
+        refusal = domain_refusal(url, self.policy)
+        if refusal:
+            raise Refused("blocked_domain", f"{url} may not be visited: {refusal}")
+        return url
+
+    async def _snapshot_with(self, ref: Any) -> Snapshot | None:
+        """The snapshot a ref was chosen from: the last one shown, or a fresh one when it lacks the ref."""
+        if not isinstance(ref, int) or (self.last is not None and self.last.find(ref) is not None and self.last.tab_id == self.tab_id):
+            return self.last
+        return await self.snapshot()
+
+    async def _gate(self, line: str, reason: str, confirm: Confirm) -> None:
+        if self.policy.destructive == "allow":
+            return
+        if self.policy.destructive == "block":
+            raise Refused("blocked_destructive", f"{line} was blocked by policy ({reason})")
+        if not await confirm(line, reason):
+            raise Refused("declined", f"the user declined {line} ({reason})")
+
+    async def _dispatch(self, action: dict[str, Any], *, snapshot: bool = True, max_chars: int = DEFAULT_MAX_CHARS) -> ActionResult:
+        request = ActRequest(tab_id=self.tab_id, action=action, snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None)
+        timeout = 30.0 + (request.settle_timeout_ms + (action.get("ms") or 0)) / 1000
+        return ActionResult.model_validate(await self.call("act", request.model_dump(mode="json"), timeout=timeout + 5))

@@ -1,0 +1,91 @@
+"""Tools for the actions of the grammar (host/actions.py): one tool per action, its arguments
+the action model's fields. Each answers with the ActionResult in one line and the fresh
+snapshot, so a client needs no separate snapshot call (a stale ref comes with the fresh one)."""
+
+from __future__ import annotations
+
+
+from pydantic import BaseModel
+
+from host import actions as grammar
+from host.agent.prompts import wrap_untrusted
+from host.agent.verifier import PredicateError, parse_predicate
+from host.mcp.errors import ToolError
+from host.mcp.registry import Content, Tool, ToolCall, text
+from host.mcp.results import page_text, result_line
+
+#: Tool name -> the grammar's action model; the description is the model's docstring.
+ACTION_TOOLS: dict[str, type[BaseModel]] = {
+    "browser_click": grammar.Click,
+    "browser_double_click": grammar.DoubleClick,
+    "browser_hover": grammar.Hover,
+    "browser_type": grammar.Type,
+    "browser_fill": grammar.Fill,
+    "browser_press_key": grammar.Press,
+    "browser_select_option": grammar.Select,
+    "browser_check": grammar.Check,
+    "browser_uncheck": grammar.Uncheck,
+    "browser_scroll": grammar.Scroll,
+    "browser_navigate": grammar.Navigate,
+    "browser_navigate_back": grammar.Back,
+    "browser_navigate_forward": grammar.Forward,
+    "browser_reload": grammar.Reload,
+    "browser_tab_select": grammar.SwitchTab,
+    "browser_tab_close": grammar.CloseTab,
+}
+
+
+def _doc(model: type[BaseModel]) -> str:
+    return " ".join((model.__doc__ or "").split())
+
+
+async def run_action(params: BaseModel, call: ToolCall) -> list[Content]:
+    """Dispatch one action; the result line and the settled (or, for a stale ref, fresh) snapshot."""
+    action = params.model_dump(mode="json", exclude_none=True)
+    result, line = await call.session.act(action, call.confirm)
+    parts = [result_line(result, line)]
+    snapshot = result.snapshot or await call.session.snapshot()
+    parts.append(page_text(snapshot))
+    return [text("\n\n".join(parts))]
+
+
+async def run_extract(params: grammar.Extract, call: ToolCall) -> list[Content]:
+    """What the element (or the page's main content) says, fenced as page data."""
+    result, line = await call.session.act(params.model_dump(mode="json", exclude_none=True), call.confirm)
+    if not result.ok:
+        return [text(result_line(result, line))]
+    source = result.url_after or (call.session.last.url if call.session.last else "")
+    return [text(wrap_untrusted(result.text or "", source))]
+
+
+async def run_tab_new(params: grammar.NewTab, call: ToolCall) -> list[Content]:
+    """A new tab, loaded before it is shown: on `url` when given, else blank."""
+    if params.url is None:
+        return await run_action(params, call)
+    snapshot = await call.session.open_tab(params.url)
+    return [text(f"opened tab {snapshot.tab_id}, now current\n\n{page_text(snapshot)}")]
+
+
+async def run_wait(params: grammar.Wait, call: ToolCall) -> list[Content]:
+    """Wait a time, or until a verifier predicate holds (checked over fresh snapshots)."""
+    if params.until is None:
+        return await run_action(params, call)
+    try:
+        predicate = parse_predicate(params.until)
+    except PredicateError as exc:
+        raise ToolError("bad_predicate", str(exc)) from None
+    verdict = await call.session.verify([predicate], params.timeout_ms / 1000)
+    (check,) = verdict.results
+    said = "holds" if verdict.ok else f"did not hold within {params.timeout_ms} ms"
+    body = f"{check.predicate} {said} ({check.detail}; {verdict.tries} snapshot(s))"
+    return [text(body + "\n\n" + page_text(verdict.snapshot))] if verdict.snapshot else [text(body)]
+
+
+def action_tools() -> list[Tool]:
+    """The action tools, each announced with its grammar model's schema (minus the fixed `type`)."""
+    tools = [Tool(name, _doc(model), model, run_action, fixed=("type",)) for name, model in ACTION_TOOLS.items()]
+    tools.append(Tool("browser_tab_new", _doc(grammar.NewTab), grammar.NewTab, run_tab_new, fixed=("type",)))
+    tools.append(Tool("browser_extract", _doc(grammar.Extract), grammar.Extract, run_extract, fixed=("type",)))
+    tools.append(Tool("browser_wait_for", _doc(grammar.Wait) + " `until` is one predicate, as for browser_verify.",
+                      grammar.Wait, run_wait, fixed=("type",)))
+    return tools

@@ -1,0 +1,88 @@
+"""`browser_run_task`: a whole task delegated to Waymark's own planner, executor and verifier,
+streamed as progress notifications and stopped when the client cancels the call."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pydantic import ConfigDict, create_model
+
+from host.agent.timeline import event_text, summary_lines
+from host.mcp.errors import ToolError
+from host.mcp.registry import Content, Tool, ToolCall, text
+from host.mcp.tools_page import fields_of
+from host.rpc.agent import RunParams
+
+RunTaskParams = create_model(
+    "RunTaskParams", __config__=ConfigDict(extra="forbid"),
+    **fields_of(RunParams, task="what to do, in words", start_url="open this URL in a new tab first (default: the current tab)"),
+)
+
+
+class _Events:
+    """The run's notifications, queued by the control connection and handled in the tool's task."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
+
+    def __call__(self, name: str, data: dict[str, Any]) -> None:
+        self.queue.put_nowait((name, data))
+
+
+async def run_task(params: Any, call: ToolCall) -> list[Content]:
+    """Run the task to its summary; each step is a progress notification."""
+    session = call.session
+    run: dict[str, Any] = {"task": params.task, **call.models, "policy": session.policy.model_dump()}
+    if params.start_url:
+        run["start_url"] = params.start_url
+    else:
+        await session.check_scope(session.tab_id)
+        run["tab_id"] = session.tab_id
+    events = _Events()
+    running = asyncio.ensure_future(session.call("agent.run", run, on_notify=events))
+    steps = 0
+    try:
+        while True:
+            getter = asyncio.ensure_future(events.queue.get())
+            await asyncio.wait({running, getter}, return_when=asyncio.FIRST_COMPLETED)
+            if not getter.done():
+                getter.cancel()
+                break
+            name, data = getter.result()
+            if name in ("confirm", "ask_user"):
+                await _answer(name, data, call)
+                continue
+            if isinstance(data.get("tab_id"), int) and session.own_tabs is not None:
+                session.own_tabs.add(data["tab_id"])
+            steps += name == "step"
+            line = f"run {data.get('run_id', '')} started" if name == "run" else event_text({"event": name, **data})
+            if line:
+                await call.progress(steps, None, line.strip())
+        summary = running.result()
+    finally:
+        # A cancelled call cancels the host's run too (the control connection sends `cancel`).
+        running.cancel()
+    lines = [summary_lines(summary)]
+    if summary.get("result"):
+        lines.append(f"Result: {summary['result']}")
+    lines.append(f"Trace: waymark trace show {summary.get('run_id', '')}")
+    return [text("\n".join(lines))]
+
+
+async def _answer(name: str, data: dict[str, Any], call: ToolCall) -> None:
+    """A confirmation goes to the user (the side panel when attached, else the client's user);
+    one that cannot be asked is declined. Questions go unanswered (the agent decides without)."""
+    answer: Any = None
+    if name == "confirm":
+        try:
+            answer = await call.confirm(str(data.get("action_line", "")), str(data.get("reason", "")))
+        except ToolError:
+            answer = False
+    await call.session.call("agent.answer", {"run_id": data["run_id"], "request_id": data["request_id"], "answer": answer})
+
+
+def task_tools() -> list[Tool]:
+    """browser_run_task."""
+    return [Tool("browser_run_task", "Delegate a whole task to Waymark's agent: it plans, acts and proves each step "
+                 "with checks; progress is streamed, cancelling the call stops it.", RunTaskParams, run_task)]

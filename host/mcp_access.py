@@ -1,0 +1,164 @@
+"""The host's authority over MCP clients attached through its control socket: the user allows
+each client by name in the side panel (for this browser session, i.e. this host process), sees
+which clients are in control, and cuts them all off with Stop.
+
+`waymark mcp` asks with `mcp.connect {client}` as the first call on its connection; until the
+user allows it, every other call on that connection is refused (`consent_required`). An allowed
+client asks before a destructive action with `mcp.confirm {action_line, reason}`: the user, who
+is at this browser, answers in the side panel. Clients act in the tabs they opened and in the
+tabs the user shares with them from the side panel (`mcp.share`; `mcp.shared` lists them).
+What they did is kept as a short activity list the panel shows (`did`, recorded by the host). The side panel follows the state with the
+streaming method `mcp.watch` and answers with `mcp.decide` and `mcp.stop` (host/rpc/mcp_access.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from host.methods import MethodError
+
+log = logging.getLogger(__name__)
+
+#: How long a connecting client waits for the user's answer in the side panel.
+CONSENT_TIMEOUT_S = 120.0
+#: How many of the clients' latest actions the side panel lists.
+ACTIVITY_ITEMS = 12
+#: Fields of an action shown in the activity list; typed text never is (it may be a filled-in secret).
+_SHOWN_FIELDS = ("ref", "url", "key", "value", "direction", "tab_id", "ms")
+
+Watcher = Callable[[dict[str, Any]], None]
+
+
+class ConsentDenied(MethodError):
+    """The user denied the client, or nobody answered in time; `code` says which."""
+
+
+@dataclass
+class ClientConnection:
+    """One attached MCP server process: its client's name once it asked, and how to cut it off."""
+
+    close: Callable[[], None]
+    id: int = field(default_factory=lambda: next(_connection_ids))
+    client: str = ""
+    allowed: bool = False
+
+
+_connection_ids = itertools.count(1)
+
+
+class Access:
+    """Grants, pending requests and connected clients of one host process."""
+
+    def __init__(self) -> None:
+        self.grants: set[str] = set()
+        self.connections: dict[int, ClientConnection] = {}
+        #: Questions waiting for the user: request id -> what the panel shows, and the answer to come.
+        self.pending: dict[str, tuple[dict[str, str], asyncio.Future[bool]]] = {}
+        self.watchers: set[Watcher] = set()
+        #: Tabs of the user's that MCP clients may act in too.
+        self.shared: set[int] = set()
+        #: The clients' latest actions, newest last.
+        self.activity: deque[dict[str, Any]] = deque(maxlen=ACTIVITY_ITEMS)
+        self._request_ids = itertools.count(1)
+
+    def state(self) -> dict[str, Any]:
+        """What the side panel shows: requests waiting for an answer, and the clients in control."""
+        return {
+            "pending": [{"request_id": rid, **question} for rid, (question, _) in self.pending.items()],
+            "active": sorted({c.client for c in self.connections.values() if c.allowed}),
+            "shared": sorted(self.shared),
+            "activity": list(self.activity),
+        }
+
+    def _changed(self) -> None:
+        state = self.state()
+        for watcher in list(self.watchers):
+            try:
+                watcher(state)
+            except Exception:  # a watcher that went away must not stop the others
+                log.exception("an MCP state watcher failed")
+
+    def opened(self, connection: ClientConnection) -> None:
+        self.connections[connection.id] = connection
+
+    def closed(self, connection: ClientConnection) -> None:
+        if self.connections.pop(connection.id, None) is not None and connection.allowed:
+            self._changed()
+
+    async def admit(self, connection: ClientConnection, client: str, timeout: float = CONSENT_TIMEOUT_S) -> None:
+        """Let the connection act once its client is allowed: at once when the user allowed that
+        name earlier in this browser session, else after they answer in the side panel."""
+        connection.client = client
+        if client not in self.grants:
+            if not await self._ask({"kind": "connect", "client": client}, timeout):
+                raise ConsentDenied("consent_denied", f"the user did not allow {client!r} in the side panel")
+            self.grants.add(client)
+        connection.allowed = True
+        log.info("MCP client %r is in control", client)
+        self._changed()
+
+    async def confirm(self, connection: ClientConnection, action_line: str, reason: str, timeout: float = CONSENT_TIMEOUT_S) -> bool:
+        """The user's yes or no, in the side panel, to a destructive action of an allowed client."""
+        return await self._ask({"kind": "confirm", "client": connection.client, "action_line": action_line, "reason": reason}, timeout)
+
+    async def _ask(self, question: dict[str, str], timeout: float) -> bool:
+        request_id = f"m{next(self._request_ids)}"
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.pending[request_id] = (question, future)
+        self._changed()
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            raise ConsentDenied("consent_timeout", f"nobody answered in the side panel within {timeout:g} s: "
+                                "open the Waymark side panel to answer") from None
+        finally:
+            self.pending.pop(request_id, None)
+            self._changed()
+
+    def decide(self, request_id: str, allow: bool) -> bool:
+        """The user's answer to a pending request; False when nothing waits under that id."""
+        entry = self.pending.get(request_id)
+        if entry is None or entry[1].done():
+            return False
+        entry[1].set_result(allow)
+        return True
+
+    def did(self, client: str, action: dict[str, Any], ok: bool, error: str = "") -> None:
+        """Note an action a client carried out (or tried), for the side panel's activity list."""
+        shown = " ".join(f"{k}={action[k]}" for k in _SHOWN_FIELDS if action.get(k) not in (None, ""))
+        line = f"{action.get('type', '?')} {shown}".strip()
+        self.activity.append({"client": client, "line": line[:200], "ok": ok, "error": error[:80], "at": time.time()})
+        self._changed()
+
+    def share(self, tab_id: int, shared: bool) -> None:
+        """Share one of the user's tabs with the MCP clients, or take it back."""
+        if shared:
+            self.shared.add(tab_id)
+        else:
+            self.shared.discard(tab_id)
+        self._changed()
+
+    def stop(self) -> int:
+        """Cut every MCP client off at once (their running calls are cancelled) and forget the
+        grants and shared tabs: a client must be allowed again. Returns how many connections were closed."""
+        self.grants.clear()
+        self.shared.clear()
+        for _, future in self.pending.values():
+            if not future.done():
+                future.set_result(False)
+        victims = list(self.connections.values())
+        for connection in victims:
+            connection.close()
+        log.info("stopped %d MCP client connection(s)", len(victims))
+        self._changed()
+        return len(victims)
+
+
+#: The host process's one authority: a host lives as long as its browser's native port.
+ACCESS = Access()

@@ -1,0 +1,99 @@
+"""`waymark mcp` attached to a browser started separately: the host of that browser serves a
+user-only control socket, and the MCP client, once the user allowed it in the side panel,
+acts only in tabs it opened itself."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from host.controller import ControlConnection, HostCallError
+from host.paths import control_socket_path
+from tests.conftest import wait_connected
+from tests.e2e.dispatch_helpers import tab_id_of
+from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, ref_of, text_of
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def client(browser: Any) -> Any:
+    await wait_connected(browser.service_worker)
+    panel = await SidePanel.open(browser)
+    async with McpClient(name="attach-tests") as c:
+        await admitted(c, panel)
+        await panel.close()
+        yield c
+
+
+async def test_the_hosts_control_socket_is_a_socket_only_its_user_can_reach(browser):
+    await wait_connected(browser.service_worker)
+    path = control_socket_path()
+    info = path.stat()
+    assert stat.S_ISSOCK(info.st_mode)
+    assert stat.S_IMODE(info.st_mode) == 0o600
+    assert info.st_uid == os.getuid()
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+async def test_an_attached_client_may_not_act_in_the_users_own_tabs(client, browser, site_url):
+    users_tab = await browser.context.new_page()
+    await users_tab.goto(f"{site_url}/agent/menu.html")
+    tab = await tab_id_of(browser.service_worker, users_tab)
+    result = await client.call("browser_tab_select", {"tab_id": tab})
+    assert result.is_error
+    assert text_of(result).startswith(f"not_shared: tab {tab} was not opened by this client")
+    await users_tab.close()
+
+
+async def test_a_new_attached_client_works_in_no_tab_until_it_opens_one(client):
+    # The same name as the module's client, which the user allowed: no second question.
+    async with McpClient(name="attach-tests") as fresh:
+        result = await fresh.call("browser_snapshot")
+    assert result.is_error
+    assert text_of(result).startswith("not_shared: the user's current tab was not opened by this client")
+
+
+async def test_an_attached_client_acts_in_the_tab_it_opened(client, browser, site_url):
+    opened = await client.text("browser_tab_new", {"url": f"{site_url}/agent/menu.html"})
+    clicked = await client.text("browser_click", {"ref": ref_of(opened, "Open panel")})
+    assert ": ok" in clicked
+    verdict = await client.text("browser_verify", {"predicates": [{"text_present": "Opened the first panel"}]})
+    assert verdict.startswith("PASS")
+    pages = [p for p in browser.context.pages if p.url == f"{site_url}/agent/menu.html"]
+    assert pages, "the tab is in the user's browser"
+
+
+async def test_the_tab_list_of_an_attached_client_holds_only_its_own_tabs(client, browser, site_url):
+    users_tab = await browser.context.new_page()
+    await users_tab.goto(f"{site_url}/agent/menu-b.html")
+    listing = await client.text("browser_tab_list")
+    assert "menu-b.html" not in listing
+    await users_tab.close()
+
+
+async def test_with_no_browser_connected_every_tool_says_what_to_do(tmp_path: Path):
+    async with McpClient(env={"WAYMARK_CONTROL_SOCKET": str(tmp_path / "control.sock")}) as lonely:
+        result = await lonely.call("browser_snapshot")
+    assert result.is_error
+    message = text_of(result)
+    assert message.startswith("no_browser: no browser is connected")
+    assert "Open Chrome with the Waymark extension" in message and "waymark doctor" in message
+
+
+async def test_a_program_on_the_control_socket_can_call_nothing_before_the_user_allows_it(browser):
+    await wait_connected(browser.service_worker)
+    reader, writer = await asyncio.open_unix_connection(str(control_socket_path()))
+    connection = await ControlConnection.handshake(reader, writer, 10)
+    try:
+        with pytest.raises(HostCallError) as refused:
+            await connection.call("snapshot", {}, timeout=10)
+        assert refused.value.code == "consent_required"
+    finally:
+        connection.close()

@@ -1,0 +1,136 @@
+"""Consent for attached MCP clients: the side panel asks the user to allow each client by name,
+confirms their destructive actions, shares tabs with them, shows which clients are in control,
+and Stop cuts them off at once."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import expect
+
+from host.controller import ControlConnection, HostCallError
+from host.paths import control_socket_path
+from tests.conftest import wait_connected
+from tests.e2e.dispatch_helpers import tab_id_of
+from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, ref_of, text_of
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def panel(browser: Any) -> Any:
+    await wait_connected(browser.service_worker)
+    opened = await SidePanel.open(browser)
+    yield opened
+    await opened.close()
+
+
+async def test_a_new_client_waits_until_the_user_allows_it_by_name_in_the_side_panel(panel):
+    async with McpClient(name="Claude Desktop") as client:
+        first = asyncio.ensure_future(client.call("browser_tab_list"))
+        await expect(panel.request("Claude Desktop")).to_contain_text("Claude Desktop wants to control this browser through MCP")
+        assert not first.done(), "nothing runs before the user answers"
+        await panel.answer("Claude Desktop", allow=True)
+        result = await asyncio.wait_for(first, 30)
+        assert not result.is_error, text_of(result)
+        await expect(panel.in_control()).to_contain_text("Claude Desktop is in control through MCP")
+
+
+async def test_a_client_the_user_denies_can_do_nothing(panel):
+    async with McpClient(name="Nosy client") as client:
+        first = asyncio.ensure_future(client.call("browser_snapshot"))
+        await panel.answer("Nosy client", allow=False)
+        result = await asyncio.wait_for(first, 30)
+    assert result.is_error
+    assert text_of(result) == "consent_denied: the user did not allow 'Nosy client' in the side panel"
+
+
+async def test_stop_in_the_side_panel_cuts_off_a_call_in_flight(panel, site_url):
+    async with McpClient(name="Busy client") as client:
+        await admitted(client, panel)
+        await client.text("browser_tab_new", {"url": f"{site_url}/agent/menu.html"})
+        waiting = asyncio.ensure_future(client.call("browser_wait_for", {"ms": 20000}))
+        await asyncio.sleep(0.5)
+        await panel.in_control().get_by_role("button", name="Stop").click()
+        result = await asyncio.wait_for(waiting, 10)
+        assert result.is_error
+        assert text_of(result).startswith("stopped: the user stopped MCP clients in the side panel")
+        await expect(panel.in_control()).to_have_count(0)
+
+
+async def test_after_stop_a_client_must_be_allowed_again(panel):
+    async with McpClient(name="Returning client") as client:
+        await admitted(client, panel)
+        await panel.in_control().get_by_role("button", name="Stop").click()
+        await expect(panel.in_control()).to_have_count(0)
+        again = asyncio.ensure_future(client.call("browser_tab_list"))
+        await panel.answer("Returning client", allow=False)
+        result = await asyncio.wait_for(again, 30)
+    assert text_of(result).startswith("consent_denied")
+
+
+async def test_a_destructive_action_of_an_attached_client_is_confirmed_in_the_side_panel(panel, site_url):
+    async with McpClient("--confirm", "ask", name="Shopping client") as client:
+        await admitted(client, panel)
+        page = await client.text("browser_tab_new", {"url": f"{site_url}/dispatch/form.html"})
+        clicking = asyncio.ensure_future(client.call("browser_click", {"ref": ref_of(page, "Place order")}))
+        question = panel.page.get_by_role("alertdialog", name="Confirm for Shopping client")
+        await expect(question).to_contain_text('Shopping client wants to: click [')
+        await expect(question).to_contain_text('button "Place order" looks destructive (place order)')
+        await question.get_by_role("button", name="Decline").click()
+        result = await asyncio.wait_for(clicking, 30)
+        assert result.is_error and text_of(result).startswith("declined: the user declined click")
+        assert (await client.text("browser_verify", {"predicates": [{"url_contains": "form.html"}]})).startswith("PASS")
+
+
+async def test_a_tab_the_user_shares_from_the_side_panel_is_the_clients_until_taken_back(browser, site_url):
+    await wait_connected(browser.service_worker)
+    users_page = await browser.context.new_page()
+    await users_page.goto(f"{site_url}/agent/menu.html")
+    tab = await tab_id_of(browser.service_worker, users_page)
+    pinned = await SidePanel.open(browser, tab_id=tab)
+    try:
+        async with McpClient(name="Sharing client") as client:
+            await admitted(client, pinned)
+            assert f"tab {tab}:" not in await client.text("browser_tab_list")
+            await pinned.in_control().get_by_role("button", name="Share this tab").click()
+            await expect(pinned.in_control().get_by_role("button", name="Stop sharing this tab")).to_be_visible()
+            assert f"tab {tab}:" in await client.text("browser_tab_list")
+            assert ref_of(await client.text("browser_tab_select", {"tab_id": tab}), "Open panel")
+            await pinned.in_control().get_by_role("button", name="Stop sharing this tab").click()
+            await expect(pinned.in_control().get_by_role("button", name="Share this tab")).to_be_visible()
+            taken_back = await client.call("browser_snapshot")
+            assert taken_back.is_error and text_of(taken_back).startswith(f"not_shared: tab {tab} was not opened by this client")
+    finally:
+        await pinned.close()
+        await users_page.close()
+
+
+async def test_an_allowed_client_may_not_answer_its_own_questions(panel, browser):
+    reader, writer = await asyncio.open_unix_connection(str(control_socket_path()))
+    connection = await ControlConnection.handshake(reader, writer, 10)
+    try:
+        connecting = asyncio.ensure_future(connection.call("mcp.connect", {"client": "Raw program"}, timeout=30))
+        await panel.answer("Raw program", allow=True)
+        await connecting
+        with pytest.raises(HostCallError) as refused:
+            await connection.call("mcp.decide", {"request_id": "m1", "allow": True}, timeout=10)
+        assert refused.value.code == "not_for_clients"
+    finally:
+        connection.close()
+
+
+async def test_the_side_panel_lists_what_an_attached_client_did_without_the_text_it_typed(panel, site_url):
+    async with McpClient(name="Busy bee") as client:
+        await admitted(client, panel)
+        page = await client.text("browser_tab_new", {"url": f"{site_url}/dispatch/form.html"})
+        name_ref = ref_of(page, "Full name")
+        await client.text("browser_fill", {"ref": name_ref, "text": "typed words stay private"})
+        await client.call("browser_click", {"ref": 9999})
+        log = panel.page.get_by_role("list", name="What MCP clients did")
+        await expect(log).to_contain_text(f"✓ fill ref={name_ref} — Busy bee")
+        await expect(log).to_contain_text("✗ click ref=9999 (not_found) — Busy bee")
+        await expect(log).not_to_contain_text("typed words stay private")
