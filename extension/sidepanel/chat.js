@@ -18,6 +18,7 @@ import { renderMarkdown } from "./markdown.js";
  * @property {string} text
  * @property {boolean=} pending   still streaming
  * @property {boolean=} stopped   the user stopped it
+ * @property {boolean=} blocked   the model declined to answer (a refusal or a content filter); its words are the text
  * @property {string=} notice     a status line (e.g. the worker restarted and the question was asked again)
  * @property {{code: string, message: string}=} error
  * @property {string=} source     who answered: "provider/model" or the built-in label
@@ -216,6 +217,7 @@ export class ChatView {
         const data = await call.done;
         answer.text = String(data.text ?? answer.text);
         answer.source = `${data.provider}/${data.model}`;
+        answer.blocked = Boolean(data.blocked);
         if (data.usage) answer.usage = `${data.usage.input_tokens} in · ${data.usage.output_tokens} out`;
         if (data.page) answer.page = String(data.page.title || data.page.url || "this page");
         this.status.reportProvider(null);
@@ -286,8 +288,8 @@ function renderMessage(m) {
   if (m.role === "user") body.textContent = m.text;
   else if (m.text) body.append(renderMarkdown(m.text));
   else if (m.pending) body.append(h("span", { class: "thinking", text: "Thinking…" }));
-  const meta = [m.source, m.usage, m.page ? `page: ${m.page}` : "", m.stopped ? "stopped" : ""].filter(Boolean).join(" · ");
-  return h("article", { class: `msg msg-${m.role}`, dataset: { role: m.role, state: m.pending ? "pending" : m.error ? "error" : m.stopped ? "stopped" : "done" } },
+  const meta = [m.source, m.usage, m.page ? `page: ${m.page}` : "", m.stopped ? "stopped" : "", m.blocked ? "the model declined to answer" : ""].filter(Boolean).join(" · ");
+  return h("article", { class: `msg msg-${m.role}`, dataset: { role: m.role, state: m.pending ? "pending" : m.error ? "error" : m.stopped ? "stopped" : m.blocked ? "blocked" : "done" } },
     m.notice ? h("p", { class: "notice", role: "status", text: m.notice }) : null,
     (m.text || m.pending || m.role === "user") ? body : null,
     m.error ? h("p", { class: "msg-error", role: "alert", text: m.error.message, dataset: { code: m.error.code } }) : null,

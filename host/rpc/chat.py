@@ -70,7 +70,7 @@ async def _page_context(ctx: CallContext, params: ChatParams, want_screenshot: b
 
 @method("chat.send")
 async def chat_send(raw: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    """Stream an answer: `delta` notifications {text}, then {text, usage, provider, model, page}."""
+    """Stream an answer: `delta` notifications {text}, then {text, blocked, usage, provider, model, page}."""
     from providers.base import CompletionRequest, ImagePart, Message, TextPart
     from providers.errors import ProviderError
 
@@ -115,6 +115,7 @@ async def chat_send(raw: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         )
         text_parts: list[str] = []
         usage = None
+        finish = None
         start = time.perf_counter()
         try:
             with diagnostics.measure(conf.provider, "chat"):
@@ -124,11 +125,15 @@ async def chat_send(raw: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
                         ctx.notify("delta", {"text": delta.text})
                     if delta.usage is not None:
                         usage = delta.usage
+                    if delta.finish_reason is not None:
+                        finish = delta.finish_reason
         except ProviderError as exc:
             raise MethodError(provider_error_code(exc), str(exc)[:500]) from None
         log.info("chat answer from %s/%s in %.0f ms", conf.provider, conf.model, (time.perf_counter() - start) * 1000)
         return {
             "text": "".join(text_parts),
+            # The model declined (a refusal, a content filter): its words are the answer, said as such.
+            "blocked": finish == "blocked",
             "usage": usage.model_dump() if usage is not None else None,
             "provider": conf.provider,
             "model": provider.model or conf.model,

@@ -3,8 +3,10 @@ over real pipes exactly as Chrome calls them, with a config folder of the test's
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import stat
+import threading
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -14,6 +16,7 @@ from host.pipe_client import HostProcess
 from host.agent.prompts import UNTRUSTED_TAG as PAGE_TAG
 from host.rpc.chat import wrap_page
 from host.snapshot import Snapshot
+from tests.contract.fake_server import FakeServer, Reply
 
 SCRIPTED_CHAT = {"provider": "scripted", "model": "scripted", "options": {"script": {"steps": [], "chat": ["Tea is in stock."]}}}
 
@@ -62,6 +65,33 @@ def test_chat_streams_deltas_that_join_to_the_reply(host: Host):
     assert [n["name"] for n in notes] == ["delta"] * len(notes) and len(notes) > 1
     assert "".join(n["data"]["text"] for n in notes) == "Tea is in stock."
     assert reply["data"]["provider"] == "scripted"
+
+
+@pytest.fixture
+def openai_server() -> Iterator[FakeServer]:
+    """A loopback server speaking OpenAI's chat completions, built from the SDK's own types."""
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+    server = asyncio.run_coroutine_threadsafe(FakeServer().start(), loop).result(10)
+    yield server
+    asyncio.run_coroutine_threadsafe(server.stop(), loop).result(10)
+    loop.call_soon_threadsafe(loop.stop)
+
+
+def test_a_chat_answer_the_model_declined_keeps_its_words_and_says_it_was_declined(host: Host, openai_server: FakeServer):
+    openai_server.script(Reply(refusal="I can't help with that request."))
+    chat = {"provider": "openai_compat", "model": "local", "options": {"preset": "ollama", "base_url": f"{openai_server.url}/v1"}}
+    host.call("settings.set", {"settings": {"chat": chat}})
+    reply, _ = host.call("chat.send", {"messages": [{"role": "user", "text": "Write something harmful"}]})
+    assert reply["ok"], reply
+    assert reply["data"]["blocked"] is True
+    assert reply["data"]["text"] == "I can't help with that request."
+
+
+def test_an_ordinary_chat_answer_is_not_marked_declined(host: Host):
+    host.call("settings.set", {"settings": {"chat": SCRIPTED_CHAT}})
+    reply, _ = host.call("chat.send", {"messages": [{"role": "user", "text": "Is tea in stock?"}]})
+    assert reply["data"]["blocked"] is False
 
 
 def test_chat_without_a_provider_says_how_to_configure_one(host: Host):
