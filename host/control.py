@@ -69,12 +69,39 @@ async def serve_control(path: str, server: "HostServer", handshake_done: asyncio
     await serve_connection(reader, writer, server)
 
 
+#: How often a host checks that the control socket's path still leads to it.
+OWNER_CHECK_S = 1.0
+
+
 async def listen_control(path: Path, server: "HostServer", handshake_done: asyncio.Event) -> None:
     """Serve the control socket at `path` for `waymark mcp` to attach to, once the browser's
     handshake is done, until cancelled. The folder is user-only and the socket 0600: another
-    user on the machine cannot connect. The newest host of the user's browsers owns the path."""
+    user on the machine cannot connect. The newest host of the user's browsers owns the path;
+    when that host goes and takes its socket with it, this one binds the path again, so the
+    browser still running stays reachable."""
     await handshake_done.wait()
     private_dir(path.parent)
+    bound = await _bind(path, server)
+    try:
+        while True:
+            await asyncio.sleep(OWNER_CHECK_S)
+            if path.exists():
+                continue  # ours, or a newer host's: it owns the path while it lives
+            if bound is not None:
+                bound[0].close()
+            log.info("the control socket %s was gone (its newer owner left): listening again", path)
+            bound = await _bind(path, server)
+    finally:
+        if bound is not None:
+            bound[0].close()
+            with contextlib.suppress(OSError):
+                if path.stat().st_ino == bound[1]:
+                    path.unlink()
+
+
+async def _bind(path: Path, server: "HostServer") -> tuple[asyncio.AbstractServer, int] | None:
+    """Listen on `path` (replacing a socket left there), user-only; the listener and the inode it
+    bound, or None when the path cannot be bound."""
     with contextlib.suppress(FileNotFoundError):
         path.unlink()  # a socket left by a host that died, or the one of an older browser session
     try:
@@ -82,17 +109,10 @@ async def listen_control(path: Path, server: "HostServer", handshake_done: async
             lambda r, w: serve_connection(r, w, server, gated=True), path=str(path), limit=MAX_INBOUND_BYTES)
     except OSError as exc:
         log.warning("cannot listen on the control socket %s: %s", path, exc)
-        return
+        return None
     os.chmod(path, 0o600)
-    mine = path.stat().st_ino
     log.info("listening for MCP clients on %s", path)
-    try:
-        await asyncio.Event().wait()
-    finally:
-        listener.close()
-        with contextlib.suppress(OSError):
-            if path.stat().st_ino == mine:
-                path.unlink()
+    return listener, path.stat().st_ino
 
 
 async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, server: "HostServer",

@@ -19,6 +19,20 @@ WAYMARK = ROOT / ".venv" / "bin" / "waymark"
 PASSED_ENV = ("WAYMARK_STATE_DIR", "WAYMARK_CONFIG_DIR", "WAYMARK_RUNS_DIR", "WAYMARK_CHROMIUM", "WAYMARK_CONTROL_SOCKET", "DISPLAY")
 
 
+async def control_socket(timeout: float = 15.0) -> Path:
+    """The session browser's control socket, once its host listens there: a host of another
+    browser a test started may have held the path and taken it along when it left, and the
+    session's host binds it again within a second or so."""
+    from host.paths import control_socket_path
+
+    path = control_socket_path()
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not path.exists():
+        assert asyncio.get_running_loop().time() < deadline, f"no host listens on {path}"
+        await asyncio.sleep(0.1)
+    return path
+
+
 class McpClient:
     """One `waymark mcp ARGS` process and an initialised ClientSession to it."""
 
@@ -34,6 +48,8 @@ class McpClient:
         self._task: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> "McpClient":
+        if "--launch" not in self.args and "WAYMARK_CONTROL_SOCKET" not in self.env:
+            await control_socket()  # attach mode: to the session browser's host
         self._task = asyncio.get_running_loop().create_task(self._main())
         ready = asyncio.ensure_future(self._ready.wait())
         await asyncio.wait({ready, self._task}, return_when=asyncio.FIRST_COMPLETED, timeout=60)

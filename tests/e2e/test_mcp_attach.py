@@ -14,10 +14,9 @@ import pytest
 import pytest_asyncio
 
 from host.controller import ControlConnection, HostCallError
-from host.paths import control_socket_path
 from tests.conftest import wait_connected
 from tests.e2e.dispatch_helpers import tab_id_of
-from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, ref_of, text_of
+from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, control_socket, ref_of, text_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -34,7 +33,7 @@ async def client(browser: Any) -> Any:
 
 async def test_the_hosts_control_socket_is_a_socket_only_its_user_can_reach(browser):
     await wait_connected(browser.service_worker)
-    path = control_socket_path()
+    path = await control_socket()
     info = path.stat()
     assert stat.S_ISSOCK(info.st_mode)
     assert stat.S_IMODE(info.st_mode) == 0o600
@@ -89,7 +88,7 @@ async def test_with_no_browser_connected_every_tool_says_what_to_do(tmp_path: Pa
 
 async def test_a_program_on_the_control_socket_can_call_nothing_before_the_user_allows_it(browser):
     await wait_connected(browser.service_worker)
-    reader, writer = await asyncio.open_unix_connection(str(control_socket_path()))
+    reader, writer = await asyncio.open_unix_connection(str(await control_socket()))
     connection = await ControlConnection.handshake(reader, writer, 10)
     try:
         with pytest.raises(HostCallError) as refused:
@@ -97,3 +96,12 @@ async def test_a_program_on_the_control_socket_can_call_nothing_before_the_user_
         assert refused.value.code == "consent_required"
     finally:
         connection.close()
+
+
+async def test_when_a_newer_host_leaves_with_the_socket_the_running_browsers_host_listens_again(browser):
+    await wait_connected(browser.service_worker)
+    path = await control_socket()
+    path.unlink()  # what a newer browser's host does to the path when it leaves
+    reader, writer = await asyncio.open_unix_connection(str(await control_socket()))
+    connection = await ControlConnection.handshake(reader, writer, 10)
+    connection.close()

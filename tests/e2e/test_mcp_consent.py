@@ -12,10 +12,9 @@ import pytest_asyncio
 from playwright.async_api import expect
 
 from host.controller import ControlConnection, HostCallError
-from host.paths import control_socket_path
 from tests.conftest import wait_connected
 from tests.e2e.dispatch_helpers import tab_id_of
-from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, ref_of, text_of
+from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, control_socket, ref_of, text_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -110,7 +109,7 @@ async def test_a_tab_the_user_shares_from_the_side_panel_is_the_clients_until_ta
 
 
 async def test_an_allowed_client_may_not_answer_its_own_questions(panel, browser):
-    reader, writer = await asyncio.open_unix_connection(str(control_socket_path()))
+    reader, writer = await asyncio.open_unix_connection(str(await control_socket()))
     connection = await ControlConnection.handshake(reader, writer, 10)
     try:
         connecting = asyncio.ensure_future(connection.call("mcp.connect", {"client": "Raw program"}, timeout=30))
