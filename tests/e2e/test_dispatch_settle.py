@@ -1,6 +1,8 @@
 """Settling after an action: the settled snapshot shows the action's effect, however it arrives
 (at once, from a timer, after a request), and a page that never rests does not hold the agent."""
 
+import pytest
+
 from tests.conftest import wait_connected
 from tests.e2e.dispatch_helpers import act, ref, snapshot, tab_id_of
 
@@ -13,28 +15,12 @@ async def click_delayed(sw, page, site_url, label: str, **request):
     return await act(sw, tab, {"type": "click", "ref": ref(snap, label)}, **request)
 
 
-async def test_a_synchronous_effect_is_in_the_settled_snapshot(sw, page, site_url):
-    result = await click_delayed(sw, page, site_url, "Show now")
+@pytest.mark.parametrize("label", ["Show now", "Show after 120 ms", "Show after two timers", "Show after a fetch"],
+                         ids=["synchronous", "120 ms timer", "timer set by a timer", "after a fetch"])
+async def test_the_clicks_effect_is_in_the_settled_snapshot(sw, page, site_url, label):
+    result = await click_delayed(sw, page, site_url, label)
     assert result.ok, result.error
     assert result.settled is True
-    assert "Result 1" in result.snapshot.text
-
-
-async def test_an_effect_from_a_120_ms_timer_is_in_the_settled_snapshot(sw, page, site_url):
-    result = await click_delayed(sw, page, site_url, "Show after 120 ms")
-    assert result.ok, result.error
-    assert "Result 1" in result.snapshot.text
-
-
-async def test_an_effect_from_a_timer_set_by_a_timer_is_in_the_settled_snapshot(sw, page, site_url):
-    result = await click_delayed(sw, page, site_url, "Show after two timers")
-    assert result.ok, result.error
-    assert "Result 1" in result.snapshot.text
-
-
-async def test_an_effect_after_a_fetch_is_in_the_settled_snapshot(sw, page, site_url):
-    result = await click_delayed(sw, page, site_url, "Show after a fetch")
-    assert result.ok, result.error
     assert "Result 1" in result.snapshot.text
 
 
