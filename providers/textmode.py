@@ -109,8 +109,15 @@ class ReasoningCutter:
 
 
 def strip_reasoning(text: str) -> str:
-    """The answer without its `<think>` reasoning (see ReasoningCutter)."""
-    if _OPEN not in text.lower():
+    """The answer without its `<think>` reasoning (see ReasoningCutter). A close with no open
+    before it ends reasoning whose opening tag the chat template wrote into the prompt (Qwen3
+    and DeepSeek-R1 templates do): the answer is what follows it."""
+    lowered = text.lower()
+    close = lowered.find(_CLOSE)
+    if close >= 0 and _OPEN not in lowered[:close]:
+        text = text[close + len(_CLOSE):].lstrip()
+        lowered = text.lower()
+    if _OPEN not in lowered:
         return text
     cutter = ReasoningCutter()
     return cutter.feed(text) + cutter.end()

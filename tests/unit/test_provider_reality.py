@@ -76,6 +76,15 @@ async def test_inline_reasoning_is_cut_before_the_answer_is_read():
     assert parse_decision(answer) == {"action": {"type": "click", "ref": 5}}
 
 
+async def test_reasoning_whose_opening_tag_the_chat_template_wrote_is_cut_too():
+    # Qwen3 and DeepSeek-R1 templates end the prompt with <think>: the answer holds only the close.
+    answer = 'The cart is {probably} link 5.\n</think>\n\n{"action": {"type": "click", "ref": 5}}'
+    transport, _ = mock(httpx.Response(200, json=chat_completion(answer)))
+    completion = await openai(transport, "vllm").complete(REQUEST)
+    assert completion.text == '{"action": {"type": "click", "ref": 5}}'
+    assert parse_decision(answer) == {"action": {"type": "click", "ref": 5}}
+
+
 @pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])  # vLLM and DeepSeek; Ollama
 async def test_reasoning_a_server_sends_in_its_own_field_is_not_the_answer(field):
     from openai.types.chat import ChatCompletion, ChatCompletionChunk
