@@ -52,15 +52,19 @@
   g.setTimeout = disguise({
     /** @param {any} handler @param {number=} delay @param {any[]} args */
     setTimeout(handler, delay, ...args) {
-      const ms = Number(delay) || 0;
-      if (typeof handler !== "function" || ms > SHORT_TIMER_MS || generation > MAX_GENERATION) return native.setTimeout.call(g, handler, delay, ...args);
-      const now = performance.now();
-      const work = { start: now, until: now + ms + REQUEST_MS };
+      if (typeof handler !== "function") return native.setTimeout.call(g, handler, delay, ...args);
+      // Every function timer carries its generation down its chain, so a loop stays a loop
+      // however long it runs; only the first generations of short timers are waited for.
       const mine = generation + 1;
+      const now = performance.now();
+      const ms = Number(delay) || 0;
+      const work = ms <= SHORT_TIMER_MS && generation <= MAX_GENERATION ? { start: now, until: now + ms + REQUEST_MS } : null;
       /** @type {number} */
       const id = native.setTimeout.call(g, /** @this {any} @param {any[]} a */ function (...a) {
-        timers.delete(id);
-        pending.delete(work);
+        if (work) {
+          timers.delete(id);
+          pending.delete(work);
+        }
         const outer = generation;
         generation = mine;
         try {
@@ -69,8 +73,10 @@
           generation = outer;
         }
       }, delay, ...args);
-      track(work);
-      timers.set(id, work);
+      if (work) {
+        track(work);
+        timers.set(id, work);
+      }
       return id;
     },
   }.setTimeout, native.setTimeout);

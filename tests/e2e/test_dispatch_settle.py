@@ -35,3 +35,21 @@ async def test_the_page_sees_its_own_timer_functions_unchanged(page, site_url):
     await page.goto(f"{site_url}/dispatch/delayed.html")
     faces = await page.evaluate("() => [setTimeout, clearTimeout, fetch, XMLHttpRequest.prototype.send].map(String)")
     assert all("[native code]" in face for face in faces), faces
+
+
+async def test_a_polling_loop_is_not_pending_work_once_it_has_gone_round_twice(page, site_url):
+    await page.goto(f"{site_url}/dispatch/delayed.html")
+    await page.click("#poll")
+    await page.wait_for_function("() => Number(document.getElementById('polls').textContent) >= 3")
+    # Ask the page-world tracker (as settle does) over three rounds of the 100 ms poll.
+    busy = await page.evaluate("""async () => {
+      let busy = 0;
+      for (let i = 0; i < 30; i++) {
+        const ask = new CustomEvent("__waymark_busy", { cancelable: true, detail: 0 });
+        document.dispatchEvent(ask);
+        busy += ask.defaultPrevented ? 1 : 0;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      return busy;
+    }""")
+    assert busy == 0, f"the poll was pending work in {busy} of 30 looks"
