@@ -68,17 +68,12 @@ async def test_an_openai_account_out_of_quota_is_a_quota_error_asked_once():
     assert len(seen) == 1  # a billing problem is not retried
 
 
-async def test_inline_reasoning_is_cut_before_the_answer_is_read():
-    answer = '<think>The cart is {probably} link 5, or {maybe} 4.</think>\n{"action": {"type": "click", "ref": 5}}'
-    transport, _ = mock(httpx.Response(200, json=chat_completion(answer)))
-    completion = await openai(transport, "vllm").complete(REQUEST)
-    assert completion.text == '{"action": {"type": "click", "ref": 5}}'
-    assert parse_decision(answer) == {"action": {"type": "click", "ref": 5}}
-
-
-async def test_reasoning_whose_opening_tag_the_chat_template_wrote_is_cut_too():
+@pytest.mark.parametrize("answer", [
+    '<think>The cart is {probably} link 5, or {maybe} 4.</think>\n{"action": {"type": "click", "ref": 5}}',
     # Qwen3 and DeepSeek-R1 templates end the prompt with <think>: the answer holds only the close.
-    answer = 'The cart is {probably} link 5.\n</think>\n\n{"action": {"type": "click", "ref": 5}}'
+    'The cart is {probably} link 5.\n</think>\n\n{"action": {"type": "click", "ref": 5}}',
+], ids=["whole block", "opened by the chat template"])
+async def test_inline_reasoning_is_cut_before_the_answer_is_read(answer):
     transport, _ = mock(httpx.Response(200, json=chat_completion(answer)))
     completion = await openai(transport, "vllm").complete(REQUEST)
     assert completion.text == '{"action": {"type": "click", "ref": 5}}'
