@@ -444,16 +444,15 @@
     };
   }
 
-  /** Work the page started since a moment (performance.now() here) and has not finished: see activity.js. */
-  function pageBusy(/** @type {number} */ since) {
-    const ask = new CustomEvent("__waymark_busy", { cancelable: true, detail: since });
-    document.dispatchEvent(ask);
-    return ask.defaultPrevented;
-  }
-
-  /** True when the page-world activity tracker runs in this document (not in pages loaded before the extension). */
-  function activityTracked() {
-    const ask = new Event("__waymark_activity_here", { cancelable: true });
+  /**
+   * A yes-or-no question to the page-world tracker (activity.js): it answers yes by cancelling
+   * the event. `__waymark_activity_here`: is it running in this document (not in pages loaded
+   * before the extension); `__waymark_busy` with a moment (performance.now() here): is work the
+   * page started since then still pending.
+   * @param {string} type @param {number=} detail
+   */
+  function askActivity(type, detail) {
+    const ask = new CustomEvent(type, { cancelable: true, detail });
     document.dispatchEvent(ask);
     return ask.defaultPrevented;
   }
@@ -470,7 +469,7 @@
       const start = performance.now();
       // A margin for the message's own travel: work started just before the action counts too.
       const since = start - (msg.sinceMsAgo ?? 0) - 20;
-      const tracked = activityTracked();
+      const tracked = askActivity("__waymark_activity_here");
       const minMs = Math.max(msg.minMs || 0, tracked ? 0 : msg.fallbackMinMs || 0);
       let last = start;
       let mutations = 0;
@@ -490,7 +489,7 @@
         const now = performance.now();
         const quietFor = now - last, waited = now - start;
         const minLeft = minMs - waited;
-        const busy = tracked && pageBusy(since);
+        const busy = tracked && askActivity("__waymark_busy", since);
         if ((rendered && !busy && quietFor >= msg.quietMs && minLeft <= 0) || waited >= msg.maxMs) {
           finished = true;
           observer.disconnect();
