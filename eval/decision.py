@@ -51,10 +51,10 @@ def judge(expect: ExpectedCall, action: dict[str, Any], elements: list[dict[str,
 
 async def decide_and_judge(task: Task, spec: ModelSpec) -> DecisionOutcome:
     """Build the provider, run one executor turn on the task's snapshot, judge the call."""
-    from host.actions import SINGLE_TAB_ACTIONS
     from host.agent import prompts
     from host.agent.executor import Executor
-    from host.snapshot import Snapshot
+    from host.core.actions import SINGLE_TAB_ACTIONS
+    from host.core.snapshot import Snapshot
 
     assert task.expect is not None
     snapshot = Snapshot.model_validate(task.load_snapshot())

@@ -211,7 +211,7 @@ async def _tab_id_of(controller: Any, url: str) -> int:
 
 
 async def _final_snapshot(controller: Any, tab_id: int) -> Any:
-    from host.snapshot import Snapshot
+    from host.core.snapshot import Snapshot
 
     data = await controller.call("browser.request", {"method": "snapshot", "params": {"tab_id": tab_id}})
     return Snapshot.model_validate(data["data"])

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from host.bridge import BrowserBridge
-from host.snapshot import Snapshot
+from host.core.snapshot import Snapshot
 
 
 class SnapshotOptions(BaseModel):
@@ -54,7 +54,7 @@ class ActRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     tab_id: int | None = None
-    #: One action of host.actions (as JSON); ask_user and done never reach the extension.
+    #: One action of host.core.actions (as JSON); ask_user and done never reach the extension.
     action: dict[str, Any]
     #: Settle: at least this long after the action, then until nothing the action started is pending
     #: (requests, short timers: seen by the page-world tracker) and the DOM is quiet, bounded by

@@ -5,7 +5,7 @@ The controller (host.controller) listens on the path in $WAYMARK_CONTROL and lau
 browser with that variable set; Chrome passes its environment to the host it starts, and
 the host connects back once the extension's handshake is done. A host the user's own Chrome
 started has no controller: it listens on its user-only control socket instead
-(host.paths.control_socket_path), where `waymark mcp` attaches.
+(host.core.paths.control_socket_path), where `waymark mcp` attaches.
 """
 
 from __future__ import annotations
@@ -15,16 +15,32 @@ import contextlib
 import logging
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol
 
-from host import PROTOCOL_VERSION, __version__
-from host.framing import HEADER, MAX_INBOUND_BYTES, FrameDecodeError, decode_body, dumps, encode_frame
-from host.paths import private_dir
+from host.bridge import BrowserBridge
+from host.calls import CallRunner
+from host.core import PROTOCOL_VERSION, __version__
+from host.core.paths import private_dir
+from host.core.protocol import (
+    Call,
+    Cancel,
+    ErrorInfo,
+    ErrorReply,
+    HelloFromHost,
+    ProtocolError,
+    Reply,
+    outbound,
+    parse_inbound,
+)
+from host.framing import (
+    HEADER,
+    MAX_INBOUND_BYTES,
+    FrameDecodeError,
+    decode_body,
+    dumps,
+    encode_frame,
+)
 from host.mcp_access import ACCESS, ClientConnection, ConsentDenied
-from host.protocol import Call, Cancel, ErrorInfo, ErrorReply, HelloFromHost, ProtocolError, Reply, outbound, parse_inbound
-
-if TYPE_CHECKING:
-    from host.server import HostServer
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +51,14 @@ MCP_CONFIRM = "mcp.confirm"
 #: What an allowed MCP client may call: the browser and the agent, never the side panel's own
 #: methods (it must not answer its own questions, share tabs, change settings or read secrets).
 CLIENT_METHODS = frozenset({"snapshot", "act", "browser.request", "agent.run", "agent.answer", "mcp.shared", "host.info"})
+
+
+class ControlledHost(Protocol):
+    """What a control connection needs of the host (host.server.HostServer): its browser bridge
+    and the runner of its calls. Named here so this module does not import the server."""
+
+    bridge: BrowserBridge
+    calls: CallRunner
 
 
 async def read_socket_frame(reader: asyncio.StreamReader) -> bytes | None:
@@ -57,7 +81,7 @@ def write_socket_frame(writer: asyncio.StreamWriter, message: dict) -> None:
     writer.write(encode_frame(dumps(message)))
 
 
-async def serve_control(path: str, server: "HostServer", handshake_done: asyncio.Event) -> None:
+async def serve_control(path: str, server: ControlledHost, handshake_done: asyncio.Event) -> None:
     """Connect to the controller at `path` and serve its calls until either side closes."""
     await handshake_done.wait()
     try:
@@ -73,7 +97,7 @@ async def serve_control(path: str, server: "HostServer", handshake_done: asyncio
 OWNER_CHECK_S = 1.0
 
 
-async def listen_control(path: Path, server: "HostServer", handshake_done: asyncio.Event) -> None:
+async def listen_control(path: Path, server: ControlledHost, handshake_done: asyncio.Event) -> None:
     """Serve the control socket at `path` for `waymark mcp` to attach to, once the browser's
     handshake is done, until cancelled. The folder is user-only and the socket 0600: another
     user on the machine cannot connect. The newest host of the user's browsers owns the path;
@@ -99,7 +123,7 @@ async def listen_control(path: Path, server: "HostServer", handshake_done: async
                     path.unlink()
 
 
-async def _bind(path: Path, server: "HostServer") -> tuple[asyncio.AbstractServer, int] | None:
+async def _bind(path: Path, server: ControlledHost) -> tuple[asyncio.AbstractServer, int] | None:
     """Listen on `path` (replacing a socket left there), user-only; the listener and the inode it
     bound, or None when the path cannot be bound."""
     with contextlib.suppress(FileNotFoundError):
@@ -115,7 +139,7 @@ async def _bind(path: Path, server: "HostServer") -> tuple[asyncio.AbstractServe
     return listener, path.stat().st_ino
 
 
-async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, server: "HostServer",
+async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, server: ControlledHost,
                            gated: bool = False) -> None:
     """Say hello on a control connection, then run its calls until it closes; calls it started
     are cancelled when it goes. A `gated` connection (an MCP client attached to the user's own

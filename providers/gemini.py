@@ -184,9 +184,9 @@ class GeminiProvider(LLMProvider):
             choice = request.tool_choice
             if choice in ("auto", "none", "required"):
                 mode = {"auto": "AUTO", "none": "NONE", "required": "ANY"}[choice]
-                fcc = types.FunctionCallingConfig(mode=mode)
+                fcc = types.FunctionCallingConfig(mode=types.FunctionCallingConfigMode(mode))
             else:
-                fcc = types.FunctionCallingConfig(mode="ANY", allowed_function_names=[choice])
+                fcc = types.FunctionCallingConfig(mode=types.FunctionCallingConfigMode.ANY, allowed_function_names=[choice])
             cfg["tool_config"] = types.ToolConfig(function_calling_config=fcc)
         if request.response_schema is not None:
             cfg["response_mime_type"] = "application/json"

@@ -7,7 +7,7 @@ import asyncio
 import json
 import re
 import time
-from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
+from typing import Any, AsyncGenerator, AsyncIterator, Awaitable, Callable, TypeVar
 
 import httpx
 
@@ -205,7 +205,7 @@ class HTTPProvider(LLMProvider):
         """Open an SSE response with retries (nothing has been yielded yet, so retrying is safe)."""
         return await with_retries(self.retry, deadline, lambda: self._send(path, body, deadline, stream=True))
 
-    async def events(self, response: httpx.Response, deadline: Deadline) -> AsyncIterator[tuple[str, str]]:
+    async def events(self, response: httpx.Response, deadline: Deadline) -> AsyncGenerator[tuple[str, str], None]:
         """The response's SSE events, each read within what is left of the deadline."""
         iterator = sse_events(response).__aiter__()
         try:

@@ -37,8 +37,8 @@ from typing import Any, AsyncIterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from host.snapshot import Snapshot
-from host.targets import Target, find_elements
+from host.core.snapshot import Snapshot
+from host.core.targets import Target, find_elements
 from providers import errors
 from providers.base import (
     Capabilities,

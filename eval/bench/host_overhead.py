@@ -39,10 +39,10 @@ import host.agent.loop as loop_module
 import host.agent.session as session_module
 from host.agent.human import NobodyHome
 from host.agent.loop import AgentRun, RunOptions
+from host.agent.parsing import parse_decision
 from host.agent.planner import MAX_PLAN_STEPS
 from host.agent.trace import TraceWriter
 from host.agent.verifier import Expectation
-from providers.parsing import parse_decision
 from providers.scripted import ScriptedProvider
 
 #: Phases in table order; "model" is measured but not part of the host's total.

@@ -21,9 +21,9 @@ GOAL_MEDIAN_EXECUTOR_TOKENS = 2500
 
 def requests_for(snapshot: Any) -> dict[str, str]:
     """The text each request puts before a model for this snapshot, by kind."""
-    from host.actions import SINGLE_TAB_ACTIONS
     from host.agent import prompts
     from host.agent.grammar import executor_tools
+    from host.core.actions import SINGLE_TAB_ACTIONS
 
     page = prompts.snapshot_block(snapshot.url, snapshot.title, snapshot.text, None)
     system = prompts.executor_system(secrets=False)
@@ -48,7 +48,7 @@ async def run(options: dict[str, Any]) -> dict[str, Any]:
 
     from eval.sites.serve import SiteServer
     from host.controller import Controller
-    from host.snapshot import Snapshot
+    from host.core.snapshot import Snapshot
 
     tokenizer = Tokenizer.from_file(str(options.get("tokenizer") or DEFAULT_TOKENIZER))
     pages_dir = Path(options["corpus"])

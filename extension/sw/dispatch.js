@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The `act` request: one typed action (host/actions.py) in, one ActionResult (host/browser.py)
+ * The `act` request: one typed action (host/core/actions.py) in, one ActionResult (host/browser.py)
  * out. Element actions resolve the global ref in its frame, let the frame scroll the element
  * into view and check it can be acted on, then act with trusted CDP input at the element's
  * point in top-level coordinates (synthetic DOM events when the debugger cannot attach), and
@@ -516,7 +516,7 @@ function checkedUrl(url) {
   try {
     parsed = new URL(String(url));
   } catch {
-    // The host resolves relative URLs against the page (host/actions.py absolute_url); one that
+    // The host resolves relative URLs against the page (host/core/actions.py absolute_url); one that
     // arrives here unresolved is refused rather than guessed into a host name (`/a` -> https://a/).
     if (/^[/.?#]/.test(String(url))) throw new WaymarkError("bad_action", `${JSON.stringify(String(url).slice(0, 100))} is a relative URL; send an absolute one`);
     try {

@@ -6,7 +6,7 @@
  * and optionally attach the numbered-overlay screenshot.
  *
  * Public API (stable; dispatch attaches fresh snapshots with it):
- *   takeSnapshot(tabId, options) -> Snapshot JSON exactly as host/snapshot.py describes it
+ *   takeSnapshot(tabId, options) -> Snapshot JSON exactly as host/core/snapshot.py describes it
  *   frameOffsets(tabId) -> Map<frameId, {offset, clip}> for click points in child frames
  *   registerSnapshotHandler(channel) -> answers the host's `snapshot` request
  *   askAllFrames(tabId, message), childrenByParent(answers) -> one message to every frame's
@@ -239,7 +239,7 @@ function normaliseOptions(options) {
 }
 
 /**
- * Take a snapshot of a tab: the Snapshot JSON of host/snapshot.py (url, title, viewport,
+ * Take a snapshot of a tab: the Snapshot JSON of host/core/snapshot.py (url, title, viewport,
  * elements of this page with ref/role/name/value/states/bbox/frame/doc/in_viewport/href,
  * text, next_offset, page_overflow, stats, tab_id, screenshot_b64).
  * @param {number|null|undefined} tabId  null: the active tab of the last focused window

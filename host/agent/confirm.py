@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from host.snapshot import Snapshot, SnapshotElement
+from host.core.snapshot import Snapshot, SnapshotElement
 
 #: Words and phrases that make a button, link or menu item destructive.
 DESTRUCTIVE_PATTERN = re.compile(

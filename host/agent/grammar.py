@@ -16,8 +16,13 @@ from typing import Any
 import jsonschema
 from pydantic import ValidationError
 
-from host.actions import ACTION_TYPES, Decision, action_adapter, decision_json_schema
-from host.snapshot import Snapshot
+from host.core.actions import (
+    ACTION_TYPES,
+    Decision,
+    action_adapter,
+    decision_json_schema,
+)
+from host.core.snapshot import Snapshot
 from providers.base import Tool
 
 #: Most refs listed as an enum in the constrained-output schema (once per action variant that

@@ -25,23 +25,37 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from host.actions import ACTION_TYPES, MUTATING, SINGLE_TAB_ACTIONS, absolute_url
 from host.agent import repair as repairs
 from host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from host.agent.confirm import Policy, destructive_reason, domain_refusal
 from host.agent.executor import Executor, Turn
 from host.agent.human import Human
-from host.agent.planner import Plan, PlanStep, Planner, PlannerFailed, fallback_plan
+from host.agent.planner import Plan, Planner, PlannerFailed, PlanStep, fallback_plan
 from host.agent.prompts import snapshot_block
-from host.agent.secrets import Redactor, SecretMissing, protect_typed_text, redact_url, resolve_action
+from host.agent.secrets import (
+    Redactor,
+    SecretMissing,
+    protect_typed_text,
+    redact_url,
+    resolve_action,
+)
 from host.agent.session import BrowserSession
 from host.agent.trace import RunSummary, TraceWriter, digest, new_run_id
 from host.agent.verifier import (
-    Expectation, Predicate, PredicateError, Verification, VerifyContext, key, parse_predicate, parse_predicates, unreachable_by_link,
+    Expectation,
+    Predicate,
+    PredicateError,
+    Verification,
+    VerifyContext,
+    key,
+    parse_predicate,
+    parse_predicates,
+    unreachable_by_link,
 )
 from host.bridge import BrowserBridge, BrowserError
 from host.browser import ActionResult
-from host.snapshot import Snapshot
+from host.core.actions import ACTION_TYPES, SINGLE_TAB_ACTIONS, absolute_url
+from host.core.snapshot import Snapshot
 from providers.base import LLMProvider
 from providers.errors import ProviderError
 
@@ -113,9 +127,9 @@ def action_line(action: dict[str, Any], snapshot: Snapshot | None) -> str:
     if isinstance(ref, int):
         element = snapshot.find(ref) if snapshot else None
         parts.append(f'[{ref}] {element.role} "{element.name[:60]}"' if element else f"[{ref}]")
-    for key in ("text", "key", "value", "url", "direction", "question", "result", "ms"):
-        if action.get(key) not in (None, ""):
-            parts.append(f"{key}={str(action[key])[:80]!r}")
+    for field in ("text", "key", "value", "url", "direction", "question", "result", "ms"):
+        if action.get(field) not in (None, ""):
+            parts.append(f"{field}={str(action[field])[:80]!r}")
     return " ".join(parts)
 
 

@@ -9,8 +9,8 @@ import json
 import re
 from typing import Any
 
-from host.actions import ACTION_TYPES
 from host.agent.verifier import PREDICATE_NAMES
+from host.core.actions import ACTION_TYPES
 
 UNTRUSTED_TAG = "untrusted_page_content"
 

@@ -18,7 +18,7 @@ from host.agent.confirm import Policy
 from host.agent.session import BrowserSession
 from host.agent.verifier import Expectation, Verification
 from host.browser import ActionResult
-from host.snapshot import Snapshot
+from host.core.snapshot import Snapshot
 
 #: Names of controls that close an overlay without committing to anything.
 CLOSE_NAME = re.compile(

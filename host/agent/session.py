@@ -7,9 +7,15 @@ import logging
 from typing import Any
 
 from host.bridge import BrowserBridge, BrowserError
-from host.browser import ActionResult, ActRequest, SnapshotOptions, act, detach_debugger, snapshot
-from host.snapshot import Snapshot
-
+from host.browser import (
+    ActionResult,
+    ActRequest,
+    SnapshotOptions,
+    act,
+    detach_debugger,
+    snapshot,
+)
+from host.core.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from host.agent.secrets import Redactor
-from host.paths import private_dir, runs_dir
+from host.core.paths import private_dir, runs_dir
 
 TRACE_FILE = "trace.jsonl"
 SUMMARY_FILE = "summary.json"

@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from host.protocol import json_schema_text
+    from host.core.protocol import json_schema_text
 
     path = extension_dir() / SCHEMA_FILE
     text = json_schema_text()

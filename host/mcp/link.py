@@ -10,7 +10,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from host.control import MCP_CONNECT
-from host.controller import Controller, ControlConnection, HostCallError, HostNotConnected, Notification
+from host.controller import (
+    ControlConnection,
+    Controller,
+    HostCallError,
+    HostNotConnected,
+    Notification,
+)
 from host.framing import MAX_INBOUND_BYTES
 from host.mcp.errors import NoBrowser, Refused
 from host.mcp_access import CONSENT_TIMEOUT_S

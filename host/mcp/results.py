@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from host.agent.prompts import snapshot_block
 from host.browser import ActionResult
-from host.snapshot import Snapshot
+from host.core.snapshot import Snapshot
 
 
 def page_text(snapshot: Snapshot) -> str:

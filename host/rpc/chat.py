@@ -18,7 +18,12 @@ from host.bridge import BrowserError
 from host.browser import SnapshotOptions, snapshot
 from host.methods import CallContext, MethodError, method
 from host.rpc import diagnostics
-from host.rpc.settings import build_provider, effective_role, load_settings, provider_error_code
+from host.rpc.settings import (
+    build_provider,
+    effective_role,
+    load_settings,
+    provider_error_code,
+)
 
 log = logging.getLogger(__name__)
 

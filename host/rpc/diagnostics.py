@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Iterator
 
 from host.methods import CallContext, method
-from providers.base import Capabilities, Completion, CompletionRequest, Delta, LLMProvider
+from providers.base import (
+    Capabilities,
+    Completion,
+    CompletionRequest,
+    Delta,
+    LLMProvider,
+)
 
 #: Latencies kept per (provider, phase) for the percentiles.
 WINDOW = 500

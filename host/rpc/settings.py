@@ -2,7 +2,7 @@
 confirmation policy, screenshots, diagnostics; and the secret store's write side.
 
 Settings live in `<config_dir>/settings.json` (0600). API keys never do: they go to the secret
-store (host/secrets_store.py) under the names providers/config.py looks them up by
+store (host/core/secrets_store.py) under the names providers/config.py looks them up by
 (GEMINI_API_KEY, OPENROUTER_API_KEY, ...), where every provider finds them. The side panel
 reads and writes both through `settings.get`, `settings.set`, `secrets.set`, `secrets.list`
 and `secrets.delete`; no value ever travels back to the browser.
@@ -21,9 +21,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from host import secrets_store
+from host.core import secrets_store
+from host.core.paths import config_dir, private_dir
 from host.methods import CallContext, MethodError, method
-from host.paths import config_dir, private_dir
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from host.browser import ActionResult
-from host.snapshot import Snapshot
+from host.core.snapshot import Snapshot
 
 
 async def tab_id_of(sw: Any, page: Any) -> int:

@@ -23,7 +23,7 @@ async def control_socket(timeout: float = 15.0) -> Path:
     """The session browser's control socket, once its host listens there: a host of another
     browser a test started may have held the path and taken it along when it left, and the
     session's host binds it again within a second or so."""
-    from host.paths import control_socket_path
+    from host.core.paths import control_socket_path
 
     path = control_socket_path()
     deadline = asyncio.get_running_loop().time() + timeout

@@ -11,10 +11,16 @@ from typing import Iterator
 
 import pytest
 
-from host import secrets_store
-from host.agent.secrets import REDACTED, Redactor, SecretMissing, protect_typed_text, resolve_action
+from host.agent.secrets import (
+    REDACTED,
+    Redactor,
+    SecretMissing,
+    protect_typed_text,
+    resolve_action,
+)
 from host.agent.trace import RunSummary, TraceWriter
-from host.snapshot import Snapshot
+from host.core import secrets_store
+from host.core.snapshot import Snapshot
 
 
 def mode(path: Path) -> int:

@@ -258,7 +258,8 @@ action_adapter: TypeAdapter[Any] = TypeAdapter(Action)
 
 def parse_action(value: Any) -> BaseModel:
     """Validate one action object (raises pydantic.ValidationError)."""
-    return action_adapter.validate_python(value)
+    action: BaseModel = action_adapter.validate_python(value)
+    return action
 
 
 def action_json_schema() -> dict[str, Any]:
