@@ -365,7 +365,7 @@ async def _judge_predicates(controller: Any, task: Task, tab_id: int, start_url:
 
 async def _e2e_worker(config: RunConfig, queue: "asyncio.Queue[Task]", servers: Servers, sha: str,
                       emit: Callable[[Row], None]) -> None:
-    from host.controller import Controller, HostNotConnected
+    from host.control_client import Controller, HostNotConnected
     from host.launch import ChromiumNotFound
 
     try:

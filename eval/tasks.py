@@ -21,11 +21,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from host.core.actions import ELEMENT_ACTIONS
+
 SUITES_DIR = Path(__file__).resolve().parent / "suites"
 SCRIPTS_DIR = Path(__file__).resolve().parent / "scripts"
 
-#: The actions whose expectation names a target element (the rest compare fields only).
-_REF_ACTIONS = {"click", "double_click", "hover", "type", "fill", "select", "check", "uncheck"}
 
 
 class TaskError(ValueError):
@@ -74,7 +74,7 @@ class ExpectedCall(BaseModel):
 
     @model_validator(mode="after")
     def _target_for_ref_actions(self) -> "ExpectedCall":
-        if set(self.types()) & _REF_ACTIONS and self.target is None:
+        if set(self.types()) & ELEMENT_ACTIONS and self.target is None:
             raise ValueError(f"an expected {self.type!r} needs a target")
         return self
 

@@ -10,7 +10,7 @@ from typing import BinaryIO
 
 from host.bridge import BrowserBridge
 from host.calls import CallRunner
-from host.control import listen_control, serve_control
+from host.control_server import listen_control, serve_control
 from host.core import PROTOCOL_VERSION, __version__
 from host.core.paths import control_socket_path
 from host.core.protocol import (

@@ -8,7 +8,8 @@ taxonomy, one retry policy.
 - retry.py       the retry policy (bounded exponential backoff with jitter, Retry-After)
 - streaming.py   what a stream of deltas adds up to
 - textmode.py    tools as instructions for backends without native tool calling
-- http.py        the httpx plumbing: status -> error, SSE, deadline, ping
+- deadline.py    the whole-call time budget, and retries inside it
+- http.py        the httpx plumbing: status -> error, SSE, ping
 - config.py      where keys come from
 - choices.py     the providers a user can choose and whether each is configured
 - gemini.py, openai_compat.py, anthropic.py, mlx_local.py, scripted.py: the implementations

@@ -21,7 +21,8 @@ from providers.base import (
     Usage,
 )
 from providers.config import resolve_key
-from providers.http import Deadline, HTTPProvider, error_for_status
+from providers.deadline import Deadline
+from providers.http import HTTPProvider, error_for_status
 from providers.retry import RetryPolicy
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"

@@ -29,7 +29,8 @@ from providers.base import (
     Usage,
 )
 from providers.config import resolve_key
-from providers.http import Deadline, error_for_status, with_retries
+from providers.deadline import Deadline, with_retries
+from providers.http import error_for_status
 from providers.retry import DEFAULT_POLICY, RetryPolicy, parse_retry_after
 
 _BLOCKED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "MODEL_ARMOR"}

@@ -23,7 +23,7 @@ from providers.base import (
     LLMProvider,
     Usage,
 )
-from providers.http import Deadline
+from providers.deadline import Deadline
 from providers.streaming import collect
 from providers.textmode import flatten_messages
 

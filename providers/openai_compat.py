@@ -25,7 +25,8 @@ from providers.base import (
     Usage,
 )
 from providers.config import resolve_key
-from providers.http import Deadline, HTTPProvider, error_for_status
+from providers.deadline import Deadline
+from providers.http import HTTPProvider, error_for_status
 from providers.retry import RetryPolicy
 from providers.textmode import ReasoningCutter, flatten_messages, strip_reasoning
 

@@ -28,7 +28,6 @@ import functools
 import inspect
 import json
 import os
-import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -43,6 +42,7 @@ from host.agent.parsing import parse_decision
 from host.agent.planner import MAX_PLAN_STEPS
 from host.agent.trace import TraceWriter
 from host.agent.verifier import Expectation
+from host.core.stats import spread
 from providers.scripted import ScriptedProvider
 
 #: Phases in table order; "model" is measured but not part of the host's total.
@@ -61,7 +61,7 @@ async def record(pages_dir: Path) -> dict[str, Any]:
     """Record the real browser's `snapshot` and `act` (scroll, settled snapshot) replies on the
     median corpus page, through the real host and extension."""
     from eval.sites.serve import SiteServer
-    from host.controller import Controller
+    from host.control_client import Controller
 
     page_file = median_page(pages_dir)
     server = SiteServer(pages_dir).start()
@@ -197,13 +197,8 @@ def timed_loop(clock: _Clock) -> Iterator[None]:
             setattr(owner, attr, original)
 
 
-def _p90(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
-
-
 def _stat(values: list[float]) -> dict[str, float]:
-    return {"median_us": round(statistics.median(values), 1), "p90_us": round(_p90(values), 1)}
+    return spread(values, suffix="_us")
 
 
 def _step_rows(steps: list[dict[str, dict[str, float]]], kind: str) -> list[dict[str, float]]:

@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from host.core.stats import spread
+
 DEFAULT_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 DEFAULT_TOKENIZER = DEFAULT_CORPUS / "tokenizer" / "claude-legacy-tokenizer.json"
 MARK_ATTRIBUTE = "data-wm-bench-ref"
@@ -71,11 +73,6 @@ BASELINE_JS = r"""
 def _precision(row: dict[str, Any]) -> float:
     """The share of a page's listed elements that the independent count counts too."""
     return 1 - row["extra"] / row["listed"]
-
-
-def _p90(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
 
 
 def _serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
@@ -136,7 +133,7 @@ async def run_async(pages_dir: Path | str = DEFAULT_CORPUS / "pages", tokenizer_
     is an error row naming it, and the next page gets a fresh tab."""
     from tokenizers import Tokenizer
 
-    from host.controller import Controller
+    from host.control_client import Controller
 
     tokenizer = Tokenizer.from_file(str(tokenizer_file))
 
@@ -182,11 +179,8 @@ def summarise(rows: list[dict[str, Any]], errors: dict[str, str] | None = None) 
     if not rows:
         return {"pages": 0, "errors": errors or {}, "rows": []}
 
-    def stat(values: list[float]) -> dict[str, float]:
-        return {"median": round(statistics.median(values), 1), "p90": round(_p90(values), 1)}
-
-    ours = {k: stat([r["ours"][k] for r in rows]) for k in ("ms", "chars", "tokens")}
-    peer = {k: stat([r["peer"][k] for r in rows]) for k in ("ms", "chars", "tokens")}
+    ours = {k: spread([r["ours"][k] for r in rows]) for k in ("ms", "chars", "tokens")}
+    peer = {k: spread([r["peer"][k] for r in rows]) for k in ("ms", "chars", "tokens")}
     baseline = sum(r["baseline"] for r in rows)
     recalled = sum(r["recalled"] for r in rows)
     per_page_recall = [r["recalled"] / r["baseline"] for r in rows if r["baseline"]]

@@ -30,7 +30,7 @@ def _run(args: argparse.Namespace) -> int:
     from eval.sites.serve import SiteServer
     from host.agent.timeline import summary_lines
     from host.commands.run import Console, run_agent
-    from host.controller import HostCallError, HostNotConnected
+    from host.control_client import HostCallError, HostNotConnected
 
     script = json.loads((SCRIPTS_DIR / "demo_shop.json").read_text(encoding="utf-8"))
     out = sys.stderr if args.json else sys.stdout

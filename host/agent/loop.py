@@ -32,7 +32,7 @@ from host.agent.executor import Executor, Turn
 from host.agent.human import Human
 from host.agent.planner import Plan, Planner, PlannerFailed, PlanStep, fallback_plan
 from host.agent.prompts import snapshot_block
-from host.agent.secrets import (
+from host.agent.redaction import (
     Redactor,
     SecretMissing,
     protect_typed_text,
@@ -53,8 +53,13 @@ from host.agent.verifier import (
     unreachable_by_link,
 )
 from host.bridge import BrowserBridge, BrowserError
-from host.browser import ActionResult
-from host.core.actions import ACTION_TYPES, SINGLE_TAB_ACTIONS, absolute_url
+from host.core.actions import (
+    ACTION_TYPES,
+    SINGLE_TAB_ACTIONS,
+    URL_ACTIONS,
+    absolute_url,
+)
+from host.core.browser_api import ActionResult
 from host.core.snapshot import Snapshot
 from providers.base import LLMProvider
 from providers.errors import ProviderError
@@ -449,29 +454,13 @@ class AgentRun:
         record.update(action=action, action_line=action_line(action, safe), thought=turn.decision.thought)
         kind = action["type"]
 
-        if kind == "done":
-            verdict = expectation.once(snap) if expectation.predicates else None
-            ok = bool(action.get("success", True)) and (verdict is None or verdict.ok)
-            reason = action.get("result", "") if ok else (action.get("result") or "the task could not be finished")
-            if verdict is not None and not verdict.ok:
-                reason = "done was claimed but the step's checks fail: " + "; ".join(r.detail for r in verdict.failed())
-            finish("done" if ok else "failed", reason, checks=[r.model_dump() for r in verdict.results] if verdict else [])
-            return StepOutcome(verdict="done", success=ok, result=action.get("result", ""), reason=reason, attempts=attempt), snap, None
-
-        if kind == "ask_user":
-            answer = await self.human.ask(action["question"])
-            self.history.append(f"- asked the user: {action['question']!r} -> " + (f"answer: {answer!r}" if answer else "no answer"))
-            if answer and not expectation.predicates and step is not self.open_step:
-                # A step that only needed information is done once the user gave it.
-                finish("passed", "the user answered")
-                return StepOutcome(verdict="passed"), snap, None
-            finish("answered" if answer else "unanswered", "")
-            return None, snap, None if answer else "the user did not answer; go on without asking"
+        if kind in HOST_ACTION_HANDLERS:
+            return await HOST_ACTION_HANDLERS[kind](self, action, step, attempt, snap, expectation, finish)
 
         if kind == "wait" and action.get("until") is not None:
             return await self._wait_until(action, snap, expectation, timing, finish, open_ended=step is self.open_step)
 
-        if kind in ("navigate", "new_tab") and action.get("url"):
+        if kind in URL_ACTIONS and action.get("url"):
             resolved = absolute_url(action["url"], snap.url)
             if resolved != action["url"]:
                 record["url_given"] = action["url"]
@@ -534,6 +523,29 @@ class AgentRun:
 
         self.history.append(f"- did: {action_line(action, safe)}")
         return await self._verify(result, expectation, timing, finish, record, open_ended=step is self.open_step)
+
+    async def _done(self, action: dict[str, Any], step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
+                    finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
+        """`done`: the step ends, a success only while its checks hold."""
+        verdict = expectation.once(snap) if expectation.predicates else None
+        ok = bool(action.get("success", True)) and (verdict is None or verdict.ok)
+        reason = action.get("result", "") if ok else (action.get("result") or "the task could not be finished")
+        if verdict is not None and not verdict.ok:
+            reason = "done was claimed but the step's checks fail: " + "; ".join(r.detail for r in verdict.failed())
+        finish("done" if ok else "failed", reason, checks=[r.model_dump() for r in verdict.results] if verdict else [])
+        return StepOutcome(verdict="done", success=ok, result=action.get("result", ""), reason=reason, attempts=attempt), snap, None
+
+    async def _ask_user(self, action: dict[str, Any], step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
+                        finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
+        """`ask_user`: the user's answer joins the history; a step that only needed it is done."""
+        answer = await self.human.ask(action["question"])
+        self.history.append(f"- asked the user: {action['question']!r} -> " + (f"answer: {answer!r}" if answer else "no answer"))
+        if answer and not expectation.predicates and step is not self.open_step:
+            # A step that only needed information is done once the user gave it.
+            finish("passed", "the user answered")
+            return StepOutcome(verdict="passed"), snap, None
+        finish("answered" if answer else "unanswered", "")
+        return None, snap, None if answer else "the user did not answer; go on without asking"
 
     async def _close_refusal(self, action: dict[str, Any]) -> str | None:
         """Why close_tab may not happen: the tab is not this task's, or it is its last one."""
@@ -648,3 +660,8 @@ class AgentRun:
         feedback = self._check_feedback(verdict)
         finish("retry", feedback, checks=checks)
         return None, latest, feedback
+
+
+#: The handler of each action the registry (host.core.actions) says the host carries out itself;
+#: the browser's are in extension/sw/dispatch.js. tests/unit/test_action_registry.py checks both.
+HOST_ACTION_HANDLERS = {"done": AgentRun._done, "ask_user": AgentRun._ask_user}

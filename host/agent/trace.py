@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from host.agent.secrets import Redactor
+from host.agent.redaction import Redactor
 from host.core.paths import private_dir, runs_dir
 
 TRACE_FILE = "trace.jsonl"

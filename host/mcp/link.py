@@ -9,14 +9,14 @@ import logging
 from pathlib import Path
 from typing import Any, Protocol
 
-from host.control import MCP_CONNECT
-from host.controller import (
+from host.control_client import (
     ControlConnection,
     Controller,
     HostCallError,
     HostNotConnected,
     Notification,
 )
+from host.control_server import MCP_CONNECT
 from host.framing import MAX_INBOUND_BYTES
 from host.mcp.errors import NoBrowser, Refused
 from host.mcp_access import CONSENT_TIMEOUT_S

@@ -4,7 +4,7 @@ model reads it (the compact snapshot, fenced as untrusted page data)."""
 from __future__ import annotations
 
 from host.agent.prompts import snapshot_block
-from host.browser import ActionResult
+from host.core.browser_api import ActionResult
 from host.core.snapshot import Snapshot
 
 

@@ -9,17 +9,17 @@ from typing import Any, Awaitable, Callable
 
 from host.agent.confirm import Policy, destructive_reason, domain_refusal
 from host.agent.loop import action_line
-from host.agent.secrets import (
+from host.agent.redaction import (
     Redactor,
     SecretMissing,
     protect_typed_text,
     resolve_action,
 )
 from host.agent.verifier import Expectation, Predicate, Verification, VerifyContext
-from host.browser import ActionResult, ActRequest, SnapshotOptions
-from host.control import MCP_CONFIRM
-from host.controller import HostCallError, HostNotConnected, Notification
-from host.core.actions import absolute_url
+from host.control_client import HostCallError, HostNotConnected, Notification
+from host.control_server import MCP_CONFIRM
+from host.core.actions import URL_ACTIONS, absolute_url
+from host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
 from host.core.snapshot import Snapshot
 from host.mcp.errors import NoBrowser, Refused, ToolError
 from host.mcp.link import HostLink
@@ -158,7 +158,7 @@ class McpSession:
         kind = action["type"]
         if kind not in _TAB_FREE:
             await self.check_scope(action.get("tab_id", self.tab_id))
-        if kind in ("navigate", "new_tab") and action.get("url"):
+        if kind in URL_ACTIONS and action.get("url"):
             action = {**action, "url": self._allowed_url(action["url"])}
         seen = await self._snapshot_with(action.get("ref"))
         line = action_line(action, seen)

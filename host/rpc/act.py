@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from host.browser import ActRequest
 from host.browser import act as browser_act
 from host.core.actions import BROWSER_ACTIONS, parse_action
+from host.core.browser_api import ActRequest
 from host.methods import CallContext, MethodError, method
 
 

@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from host.agent.prompts import UNTRUSTED_TAG, snapshot_block
 from host.bridge import BrowserError
-from host.browser import SnapshotOptions, snapshot
+from host.browser import snapshot
+from host.core.browser_api import SnapshotOptions
 from host.methods import CallContext, MethodError, method
 from host.rpc import diagnostics
 from host.rpc.settings import (

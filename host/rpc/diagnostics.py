@@ -15,6 +15,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Iterator
 
+from host.core.stats import quantile
 from host.methods import CallContext, method
 from providers.base import (
     Capabilities,
@@ -97,11 +98,6 @@ class MeasuredProvider(LLMProvider):
         await self.inner.aclose()
 
 
-def _percentile(sorted_values: list[float], q: float) -> float:
-    index = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
-    return sorted_values[index]
-
-
 def summary() -> list[dict[str, Any]]:
     """One row per (provider, phase): calls, ok, errors by code, and success-only latency."""
     rows = []
@@ -114,8 +110,8 @@ def summary() -> list[dict[str, Any]]:
                 latency = {
                     "n": len(values),
                     "mean_ms": round(statistics.fmean(values), 1),
-                    "p50_ms": round(_percentile(values, 0.5), 1),
-                    "p95_ms": round(_percentile(values, 0.95), 1),
+                    "p50_ms": round(quantile(values, 0.5), 1),
+                    "p95_ms": round(quantile(values, 0.95), 1),
                     "max_ms": round(values[-1], 1),
                 }
             rows.append({"provider": provider, "phase": phase, "calls": series.calls, "ok": series.ok,

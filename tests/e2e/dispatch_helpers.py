@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from host.browser import ActionResult
+from host.core.browser_api import ActionResult
 from host.core.snapshot import Snapshot
 
 

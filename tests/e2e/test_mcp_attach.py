@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from host.controller import ControlConnection, HostCallError
+from host.control_client import ControlConnection, HostCallError
 from tests.conftest import wait_connected
 from tests.e2e.dispatch_helpers import tab_id_of
 from tests.e2e.mcp_helpers import (

@@ -11,7 +11,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import expect
 
-from host.controller import ControlConnection, HostCallError
+from host.control_client import ControlConnection, HostCallError
 from tests.conftest import wait_connected
 from tests.e2e.dispatch_helpers import tab_id_of
 from tests.e2e.mcp_helpers import (

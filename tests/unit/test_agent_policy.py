@@ -6,7 +6,7 @@ from host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from host.agent.confirm import Policy, destructive_reason, domain_refusal
 from host.agent.grammar import DecisionRejected, validate_decision
 from host.agent.prompts import UNTRUSTED_TAG, wrap_untrusted
-from host.agent.secrets import (
+from host.agent.redaction import (
     REDACTED,
     Redactor,
     SecretMissing,

@@ -5,8 +5,8 @@ import stat
 
 import pytest
 
+from host.agent.redaction import Redactor
 from host.agent.repair import close_control, occluder_ref
-from host.agent.secrets import Redactor
 from host.agent.timeline import step_line, summary_lines
 from host.agent.trace import (
     RunSummary,
@@ -15,7 +15,7 @@ from host.agent.trace import (
     find_run,
     read_trace,
 )
-from host.browser import ActionResult
+from host.core.browser_api import ActionResult
 from host.core.snapshot import Snapshot
 
 

@@ -11,7 +11,7 @@ from typing import Iterator
 
 import pytest
 
-from host.agent.secrets import (
+from host.agent.redaction import (
     REDACTED,
     Redactor,
     SecretMissing,
@@ -123,6 +123,6 @@ def test_a_password_fields_value_is_redacted_from_a_snapshot_whatever_the_page_r
     ("https://ex.example/p#section-2", "https://ex.example/p#section-2"),
 ])
 def test_urls_lose_credentials_and_secret_parameters_before_a_trace_sees_them(url: str, safe: str) -> None:
-    from host.agent.secrets import redact_url
+    from host.agent.redaction import redact_url
 
     assert redact_url(url) == safe

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-from host.control import read_socket_frame, write_socket_frame
+from host.control_server import read_socket_frame, write_socket_frame
 from host.framing import MAX_INBOUND_BYTES, decode_body
 from host.launch import LaunchedBrowser, launch_browser
 from host.server import CONTROL_ENV

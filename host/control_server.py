@@ -1,7 +1,7 @@
 """The host's side of the control socket: terminal tools (`waymark run`, the eval harness,
 `waymark mcp`) call host methods exactly as the side panel does, over a local Unix socket.
 
-The controller (host.controller) listens on the path in $WAYMARK_CONTROL and launches the
+The controller (host.control_client) listens on the path in $WAYMARK_CONTROL and launches the
 browser with that variable set; Chrome passes its environment to the host it starts, and
 the host connects back once the extension's handshake is done. A host the user's own Chrome
 started has no controller: it listens on its user-only control socket instead
