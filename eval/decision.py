@@ -11,6 +11,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from eval.tasks import ExpectedCall, Task
+from host.core.snapshot import SnapshotElement
+from host.core.targets import element_matches
 from providers.spec import ModelSpec
 
 
@@ -37,7 +39,7 @@ def judge(expect: ExpectedCall, action: dict[str, Any], elements: list[dict[str,
         element = next((e for e in elements if e.get("ref") == ref), None)
         if element is None:
             return False, f"{action.get('type')} on ref {ref}, which is not in the snapshot"
-        if not expect.target.matches(element):
+        if not element_matches(SnapshotElement.model_validate(element), expect.target):
             wanted = expect.target.model_dump(exclude_none=True)
             return False, f"{action.get('type')} on [{ref}] {element.get('role')} {element.get('name')!r}, expected {wanted}"
     for key, value in expect.fields.items():

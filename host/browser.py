@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from host.bridge import BrowserBridge
 from host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
+from host.core.phases import timed
 from host.core.snapshot import Snapshot
 
 
+@timed("decode")
 async def snapshot(bridge: BrowserBridge, options: SnapshotOptions | None = None, timeout: float = 30.0) -> Snapshot:
     """Ask the extension for a snapshot of a tab."""
     options = options or SnapshotOptions()
@@ -19,6 +21,7 @@ async def snapshot(bridge: BrowserBridge, options: SnapshotOptions | None = None
     return Snapshot.model_validate(data)
 
 
+@timed("decode")
 async def act(bridge: BrowserBridge, request: ActRequest, timeout: float = 60.0) -> ActionResult:
     """Ask the extension to carry out one action; failures come back as `ok: false` with a code."""
     data = await bridge.request("act", request.model_dump(mode="json"), timeout=timeout)

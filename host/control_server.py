@@ -33,12 +33,11 @@ from host.core.protocol import (
     parse_inbound,
 )
 from host.framing import (
-    HEADER,
     MAX_INBOUND_BYTES,
     FrameDecodeError,
     decode_body,
-    dumps,
-    encode_frame,
+    read_stream_frame,
+    write_stream_frame,
 )
 from host.mcp_access import ACCESS, ClientConnection, ConsentDenied
 
@@ -59,26 +58,6 @@ class ControlledHost(Protocol):
 
     bridge: BrowserBridge
     calls: CallRunner
-
-
-async def read_socket_frame(reader: asyncio.StreamReader) -> bytes | None:
-    """One length-prefixed frame from a socket, or None at EOF."""
-    try:
-        header = await reader.readexactly(HEADER.size)
-    except asyncio.IncompleteReadError:
-        return None
-    (length,) = HEADER.unpack(header)
-    if length > MAX_INBOUND_BYTES:
-        raise ValueError(f"control frame of {length} bytes is too large")
-    try:
-        return await reader.readexactly(length)
-    except asyncio.IncompleteReadError:
-        return None
-
-
-def write_socket_frame(writer: asyncio.StreamWriter, message: dict) -> None:
-    """Queue one length-prefixed frame on a socket."""
-    writer.write(encode_frame(dumps(message)))
 
 
 async def serve_control(path: str, server: ControlledHost, handshake_done: asyncio.Event) -> None:
@@ -147,7 +126,7 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
 
     def send(message: dict) -> None:
         if not writer.is_closing():
-            write_socket_frame(writer, message)
+            write_stream_frame(writer, message)
 
     def refuse(call_id: str, code: str, message: str) -> None:
         send(outbound(Reply(id=call_id, ok=False, error=ErrorInfo(code=code, message=message))))
@@ -169,7 +148,7 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
     started: list[str] = []
     asking: set[asyncio.Task[None]] = set()
     try:
-        while (body := await read_socket_frame(reader)) is not None:
+        while (body := await read_stream_frame(reader)) is not None:
             try:
                 message = parse_inbound(decode_body(body))
             except (FrameDecodeError, ProtocolError) as exc:

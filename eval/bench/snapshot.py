@@ -12,14 +12,12 @@ measured on the same page in the same run.
 from __future__ import annotations
 
 import asyncio
-import functools
-import http.server
 import statistics
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from eval.sites.serve import SiteServer
 from host.core.stats import spread
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
@@ -73,17 +71,6 @@ BASELINE_JS = r"""
 def _precision(row: dict[str, Any]) -> float:
     """The share of a page's listed elements that the independent count counts too."""
     return 1 - row["extra"] / row["listed"]
-
-
-def _serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(directory)))
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 async def _paginated(controller: Any) -> tuple[list[str], list[int], int]:
@@ -141,7 +128,8 @@ async def run_async(pages_dir: Path | str = DEFAULT_CORPUS / "pages", tokenizer_
         return len(tokenizer.encode(text).ids)
 
     names = sorted(p.parent.name for p in Path(pages_dir).glob("*/index.html"))[:limit]
-    server, base = _serve(Path(pages_dir))
+    server = SiteServer(Path(pages_dir)).start()
+    base = server.site
     rows: list[dict[str, Any]] = []
     errors: dict[str, str] = {}
     try:
@@ -161,7 +149,7 @@ async def run_async(pages_dir: Path | str = DEFAULT_CORPUS / "pages", tokenizer_
                     continue
                 rows.append({"page": name, **row})
     finally:
-        server.shutdown()
+        server.close()
     return summarise(rows, errors)
 
 

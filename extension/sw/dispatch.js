@@ -23,6 +23,26 @@ import { BROWSER_ACTIONS, ELEMENT_ACTIONS, KIND, SETTLING_ACTIONS } from "../sha
  * @typedef {import("../shared/actions.js").ActionResult} ActionResult
  * @typedef {import("../shared/actions.js").ActRequest} ActRequest
  * @typedef {import("../shared/actions.js").BrowserActionType} BrowserActionType
+ * @typedef {import("../shared/actions.js").Action} Action
+ * @typedef {import("../shared/actions.js").Click} Click
+ * @typedef {import("../shared/actions.js").DoubleClick} DoubleClick
+ * @typedef {import("../shared/actions.js").Hover} Hover
+ * @typedef {import("../shared/actions.js").Type} Type
+ * @typedef {import("../shared/actions.js").Fill} Fill
+ * @typedef {import("../shared/actions.js").Press} Press
+ * @typedef {import("../shared/actions.js").Select} Select
+ * @typedef {import("../shared/actions.js").Check} Check
+ * @typedef {import("../shared/actions.js").Uncheck} Uncheck
+ * @typedef {import("../shared/actions.js").Scroll} Scroll
+ * @typedef {import("../shared/actions.js").Extract} ExtractAction
+ * @typedef {import("../shared/actions.js").Wait} Wait
+ * @typedef {import("../shared/actions.js").Navigate} Navigate
+ * @typedef {import("../shared/actions.js").Back} Back
+ * @typedef {import("../shared/actions.js").Forward} Forward
+ * @typedef {import("../shared/actions.js").Reload} Reload
+ * @typedef {import("../shared/actions.js").NewTab} NewTab
+ * @typedef {import("../shared/actions.js").SwitchTab} SwitchTab
+ * @typedef {import("../shared/actions.js").CloseTab} CloseTab
  */
 
 /** How long a synthetic action may take before the page is considered blocked (by a dialog). */
@@ -167,7 +187,8 @@ async function perform(ctx) {
   const a = ctx.req.action;
   const kind = String(a.type);
   if (!BROWSER_ACTIONS.has(kind)) throw new WaymarkError("bad_action", `the extension does not carry out ${JSON.stringify(a.type)} actions`);
-  return HANDLERS[/** @type {BrowserActionType} */ (kind)](ctx, a);
+  // The host sent an action of the grammar (host/rpc/act.py validated it): its handler takes it as typed.
+  return /** @type {(ctx: Ctx, a: unknown) => Promise<unknown>} */ (HANDLERS[/** @type {BrowserActionType} */ (kind)])(ctx, a);
 }
 
 /**
@@ -307,7 +328,7 @@ async function guardedClick(ctx, t, p, mode, clickCount = 1) {
   throw new WaymarkError("occluded", `ref ${ctx.req.action.ref} was covered by ${verdict.occluder} between the check and the press; the press was held back, nothing was clicked`, data);
 }
 
-/** @param {Ctx} ctx @param {Record<string, any>} a */
+/** @param {Ctx} ctx @param {Click|DoubleClick|Hover} a */
 async function pointer(ctx, a) {
   const t = target(ctx.tabId, a.ref);
   const p = await prepare(ctx, t, "pointer");
@@ -319,7 +340,7 @@ async function pointer(ctx, a) {
   }
 }
 
-/** @param {Ctx} ctx @param {Record<string, any>} a */
+/** @param {Ctx} ctx @param {Type|Fill} a */
 async function text(ctx, a) {
   if (typeof a.text !== "string") throw new WaymarkError("bad_action", `${a.type} needs text`);
   const t = target(ctx.tabId, a.ref);
@@ -358,7 +379,7 @@ function notLeaving(ctx, step) {
   }
 }
 
-/** @param {Ctx} ctx @param {Record<string, any>} a */
+/** @param {Ctx} ctx @param {Press} a */
 async function press(ctx, a) {
   const combo = cdp.parseCombo(String(a.key || ""));
   const t = a.ref ? target(ctx.tabId, a.ref) : null;
@@ -375,7 +396,7 @@ async function press(ctx, a) {
   await synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: "press" }, key: { key: combo.key.key, code: combo.key.code, keyCode: combo.key.keyCode, modifiers: combo.modifiers } });
 }
 
-/** @param {Ctx} ctx @param {Record<string, any>} a */
+/** @param {Ctx} ctx @param {Select} a */
 async function select(ctx, a) {
   if (typeof a.value !== "string") throw new WaymarkError("bad_action", "select needs a value");
   const t = target(ctx.tabId, a.ref);
@@ -386,7 +407,7 @@ async function select(ctx, a) {
   ctx.result.selected = chosen;
 }
 
-/** @param {Ctx} ctx @param {Record<string, any>} a */
+/** @param {Ctx} ctx @param {Check|Uncheck} a */
 async function check(ctx, a) {
   const want = a.type === "check";
   const t = target(ctx.tabId, a.ref);
@@ -401,7 +422,7 @@ async function check(ctx, a) {
   if (after.checked !== want) throw new WaymarkError("not_checkable", `clicking did not make the element ${want ? "checked" : "unchecked"}${!want ? " (a radio button cannot be unchecked by clicking it)" : ""}`);
 }
 
-/** @param {Ctx} ctx @param {Record<string, any>} a */
+/** @param {Ctx} ctx @param {Scroll} a */
 async function scroll(ctx, a) {
   const t = a.ref ? target(ctx.tabId, a.ref) : null;
   const message = { kind: KIND.ACT_SCROLL, direction: a.direction || "down", amount: a.amount ?? null };
@@ -415,7 +436,7 @@ async function scroll(ctx, a) {
   }
 }
 
-/** @param {Ctx} ctx @param {Record<string, any>} a */
+/** @param {Ctx} ctx @param {ExtractAction} a */
 async function extract(ctx, a) {
   const t = a.ref ? target(ctx.tabId, a.ref) : null;
   const message = { kind: KIND.ACT_EXTRACT, max_chars: a.max_chars ?? 4000 };
@@ -425,7 +446,7 @@ async function extract(ctx, a) {
   ctx.result.truncated = read.truncated;
 }
 
-/** @param {Record<string, any>} a */
+/** @param {Wait} a */
 async function wait(a) {
   if (a.until) throw new WaymarkError("bad_action", "wait-until predicates are evaluated by the host, not the extension");
   await new Promise((r) => setTimeout(r, Math.min(Math.max(0, Number(a.ms) || 0), 60_000)));
@@ -433,7 +454,7 @@ async function wait(a) {
 
 /**
  * Tab-level actions carried out through the tabs API.
- * @param {Ctx} ctx @param {Record<string, any>} a
+ * @param {Ctx} ctx @param {Navigate|Back|Forward|Reload|NewTab|SwitchTab|CloseTab} a
  */
 async function browserAction(ctx, a) {
   const { tabId, result } = ctx;
@@ -517,7 +538,7 @@ function checkedUrl(url) {
 /**
  * The browser's handler of each action the registry (host/core/actions.py) says the extension
  * carries out; tsc fails while one has none.
- * @type {Record<BrowserActionType, (ctx: Ctx, a: Record<string, any>) => Promise<unknown>>}
+ * @type {{[K in BrowserActionType]: (ctx: Ctx, a: Extract<Action, {type: K}>) => Promise<unknown>}}
  */
 const HANDLERS = {
   click: pointer, double_click: pointer, hover: pointer,

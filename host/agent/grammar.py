@@ -22,6 +22,7 @@ from host.core.actions import (
     action_adapter,
     decision_json_schema,
 )
+from host.core.phases import timed
 from host.core.snapshot import Snapshot
 from providers.base import Tool
 
@@ -98,6 +99,7 @@ def _tools(allowed: tuple[str, ...]) -> tuple[Tool, ...]:
     return tuple(tools)
 
 
+@timed("prompt")
 def executor_tools(allowed: tuple[str, ...] = ACTION_TYPES) -> list[Tool]:
     """The tools of one executor turn: one per allowed action type, the same for every snapshot
     (copies: a provider's SDK may change the schemas it is given)."""
@@ -141,6 +143,7 @@ def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = A
     return {"type": "object", "properties": {"thought": {"type": "string"}, "action": {"anyOf": variants}}, "required": ["thought", "action"]}
 
 
+@timed("validate")
 def validate_decision(decision: dict[str, Any], snapshot: Snapshot) -> Decision:
     """The decision as a typed Decision, after the JSON Schema and the snapshot's refs agree.
 

@@ -60,6 +60,7 @@ from host.core.actions import (
     absolute_url,
 )
 from host.core.browser_api import ActionResult
+from host.core.phases import timed
 from host.core.snapshot import Snapshot
 from providers.base import LLMProvider
 from providers.errors import ProviderError
@@ -192,10 +193,12 @@ class AgentRun:
                 log.exception("could not stream the %s event", kind)
         return record
 
+    @timed("prompt")
     def _safe(self, snapshot: Snapshot) -> Snapshot:
         """The snapshot as prompts and traces may see it: no screenshot, no secret, no password value."""
         return self.redactor.snapshot(snapshot.model_copy(update={"screenshot_b64": None}))
 
+    @timed("prompt")
     def _page(self, snapshot: Snapshot) -> str:
         return snapshot_block(snapshot.url, snapshot.title, snapshot.text, self.session.tab_id if len(self.task_tabs) > 1 else None)
 
@@ -421,6 +424,7 @@ class AgentRun:
             if outcome is not None:
                 return outcome, snap
 
+    @timed("step")
     async def _attempt(
         self, step: PlanStep, index: int, attempt: int, snap: Snapshot, expectation: Expectation, feedback: str | None,
         record: dict[str, Any],

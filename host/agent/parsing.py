@@ -29,6 +29,7 @@ from pydantic import ValidationError
 
 from host.core.actions import ACTION_TYPES, INSTEAD, Decision, action_help
 from host.core.coercions import ACTION_ALIASES, coerce_decision
+from host.core.phases import timed
 from providers.base import RAW_ARGUMENTS_KEY
 from providers.textmode import strip_reasoning
 
@@ -288,6 +289,7 @@ def parse_decision(text: str, notes: list[str] | None = None) -> dict[str, Any]:
     return decision
 
 
+@timed("parse")
 def decision_from_tool_call(name: str, arguments: dict[str, Any] | str, notes: list[str] | None = None) -> dict[str, Any]:
     """The Decision for a native tool call: tool name = action type, arguments = the action's
     fields plus an optional "thought". Raises ParseFailure (malformed, shape); the coercions

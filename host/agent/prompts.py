@@ -11,6 +11,7 @@ from typing import Any
 
 from host.agent.verifier import PREDICATE_NAMES
 from host.core.actions import ACTION_TYPES
+from host.core.phases import timed
 
 UNTRUSTED_TAG = "untrusted_page_content"
 
@@ -130,6 +131,7 @@ def planner_user(task: str, page: str, evidence: dict[str, Any] | None = None, d
     return "\n\n".join(parts)
 
 
+@timed("prompt")
 def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], history: list[str], feedback: str | None, page: str,
                   text_mode: bool, allowed: tuple[str, ...] = ACTION_TYPES) -> str:
     """The executor's user message for one turn."""

@@ -36,7 +36,7 @@ def _mcp(args: argparse.Namespace) -> int:
     from host.mcp.link import AttachedLink, LaunchedLink
     from host.mcp.server import serve
     from host.mcp.session import McpSession
-    from host.rpc.settings import load_settings
+    from host.settings import load_settings
 
     if (args.headed or args.user_data_dir) and not args.launch:
         print("waymark mcp: --headed and --user-data-dir go with --launch", file=sys.stderr)

@@ -60,7 +60,7 @@ async def _check(rows: list[tuple["ProviderChoice", bool]], timeout: float) -> l
 
 def _chosen(args: argparse.Namespace) -> list[tuple[str, "ModelSpec | None", str]]:
     """(label, spec or None, why not) of each role's saved model and each --model spec."""
-    from host.rpc.settings import ROLES, effective_role, load_settings, role_spec
+    from host.settings import ROLES, effective_role, load_settings, role_spec
     from providers.errors import ProviderError
     from providers.spec import ModelSpec, SpecError
 

@@ -53,7 +53,7 @@ def _ts(schema: dict[str, Any]) -> str:
 
 def _object(schema: dict[str, Any]) -> str:
     required = set(schema.get("required", []))
-    fields = [f"{name}{'' if name in required else '?'}: {_ts(sub)}"
+    fields = [f"{name}{'' if name in required or 'const' in sub else '?'}: {_ts(sub)}"
               for name, sub in schema["properties"].items()]
     if schema.get("additionalProperties") is not False:
         fields.append("[key: string]: unknown")

@@ -7,6 +7,7 @@ error code instead. The figures live in the host process and start afresh with i
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import statistics
 import threading
@@ -24,6 +25,7 @@ from providers.base import (
     Delta,
     LLMProvider,
 )
+from providers.errors import error_code
 
 #: Latencies kept per (provider, phase) for the percentiles.
 WINDOW = 500
@@ -63,9 +65,7 @@ def measure(provider: str, phase: str) -> Iterator[None]:
     try:
         yield
     except BaseException as exc:
-        from host.rpc.settings import provider_error_code
-
-        code = "cancelled" if type(exc).__name__ == "CancelledError" else provider_error_code(exc)
+        code = "cancelled" if isinstance(exc, asyncio.CancelledError) else error_code(exc)
         record(provider, phase, ok=False, error_code=code)
         raise
     record(provider, phase, ok=True, latency_ms=(time.perf_counter() - start) * 1000)

@@ -55,7 +55,7 @@ def test_a_run_folder_and_every_file_in_it_are_user_only(private_env: Path) -> N
 
 
 def test_the_secret_store_and_the_settings_file_are_user_only(private_env: Path) -> None:
-    from host.rpc.settings import Settings, save_settings, settings_path
+    from host.settings import Settings, save_settings, settings_path
 
     secrets_store.set_secret("BANK", "hunter2")
     save_settings(Settings())
