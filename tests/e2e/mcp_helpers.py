@@ -33,6 +33,17 @@ async def control_socket(timeout: float = 15.0) -> Path:
     return path
 
 
+async def allowed_connection(name: str) -> Any:
+    """A raw control connection (no `waymark mcp` between) admitted under a client name the user
+    already allowed in this browser session."""
+    from host.controller import ControlConnection
+
+    reader, writer = await asyncio.open_unix_connection(str(await control_socket()))
+    connection = await ControlConnection.handshake(reader, writer, 10)
+    await connection.call("mcp.connect", {"client": name}, timeout=10)
+    return connection
+
+
 class McpClient:
     """One `waymark mcp ARGS` process and an initialised ClientSession to it."""
 
@@ -96,9 +107,10 @@ def text_of(result: types.CallToolResult) -> str:
 
 
 def ref_of(snapshot_text: str, name: str, role: str | None = None) -> int:
-    """The ref of the first element line with this accessible name (and role)."""
+    """The ref of the first element line with this accessible name (and role), in a whole
+    snapshot or among the lines a change added (`+ [ref] ...`)."""
     role_part = re.escape(role) if role else r"\S+"
-    match = re.search(rf'^\[(\d+)\] {role_part} "{re.escape(name)}"', snapshot_text, re.MULTILINE)
+    match = re.search(rf'^(?:\+ )?\[(\d+)\] {role_part} "{re.escape(name)}"', snapshot_text, re.MULTILINE)
     assert match, f"no element {role or ''} {name!r} in:\n{snapshot_text}"
     return int(match.group(1))
 
