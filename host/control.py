@@ -21,6 +21,8 @@ from host import PROTOCOL_VERSION, __version__
 from host.framing import HEADER, MAX_INBOUND_BYTES, FrameDecodeError, decode_body, dumps, encode_frame
 from host.paths import private_dir
 from host.mcp_access import ACCESS, ClientConnection, ConsentDenied
+from host.mcp_scope import opened_tabs, refusal, visible_reply
+from host.mcp_waiting import WaitingBadge
 from host.protocol import Call, Cancel, ErrorInfo, ErrorReply, HelloFromHost, ProtocolError, Reply, outbound, parse_inbound
 
 if TYPE_CHECKING:
@@ -82,6 +84,8 @@ async def listen_control(path: Path, server: "HostServer", handshake_done: async
     await handshake_done.wait()
     private_dir(path.parent)
     bound = await _bind(path, server)
+    badge = WaitingBadge(server.bridge)
+    ACCESS.watchers.add(badge)
     try:
         while True:
             await asyncio.sleep(OWNER_CHECK_S)
@@ -92,6 +96,7 @@ async def listen_control(path: Path, server: "HostServer", handshake_done: async
             log.info("the control socket %s was gone (its newer owner left): listening again", path)
             bound = await _bind(path, server)
     finally:
+        ACCESS.watchers.discard(badge)
         if bound is not None:
             bound[0].close()
             with contextlib.suppress(OSError):
@@ -163,9 +168,11 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
                 task.add_done_callback(asking.discard)
             elif isinstance(message, Call) and client is not None and message.method not in CLIENT_METHODS:
                 refuse(message.id, "not_for_clients", f"MCP clients may not call {message.method[:64]!r}")
+            elif isinstance(message, Call) and client is not None and (out := refusal(message.method, message.params, ACCESS.scope(client))):
+                refuse(message.id, out.code, out.message)
             elif isinstance(message, Call):
                 started.append(message.id)
-                server.calls.start(message, _recording(send, client, message) if client is not None else send)
+                server.calls.start(message, _scoped(send, client, message) if client is not None else send)
             elif isinstance(message, Cancel):
                 server.calls.cancel(message.id)
             else:
@@ -181,19 +188,24 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
         log.info("control connection closed")
 
 
-def _recording(send: Callable[[dict], None], client: ClientConnection, call: Call) -> Callable[[dict], None]:
-    """`send` for a client's call; an `act` reply is noted in the panel's activity list on its way out."""
-    if call.method != "act" or not isinstance(call.params.get("action"), dict):
-        return send
+def _scoped(send: Callable[[dict], None], client: ClientConnection, call: Call) -> Callable[[dict], None]:
+    """`send` for a client's call: the tabs its replies and notifications show it opened become
+    its own, a tab list shows only its tabs, and an `act` reply is noted in the panel's activity list."""
 
-    def send_and_note(message: dict) -> None:
-        if message.get("type") == "reply" and message.get("id") == call.id:
-            data = message.get("data") or {}
-            error = (data.get("error") or message.get("error") or {}).get("code", "")
-            ACCESS.did(client.client, call.params["action"], bool(message.get("ok") and data.get("ok")), error)
+    def send_scoped(message: dict) -> None:
+        if message.get("id") == call.id and isinstance(message.get("data"), dict):
+            data = message["data"]
+            client.tabs |= opened_tabs(call.method, call.params, data)
+            if message.get("type") == "reply":
+                message = {**message, "data": visible_reply(call.method, call.params, data, ACCESS.scope(client))}
+                if call.method == "act" and isinstance(call.params.get("action"), dict):
+                    error = (data.get("error") or message.get("error") or {}).get("code", "")
+                    ACCESS.did(client.client, call.params["action"], bool(message.get("ok") and data.get("ok")), error)
+        elif message.get("type") == "reply" and call.method == "act" and isinstance(call.params.get("action"), dict):
+            ACCESS.did(client.client, call.params["action"], False, (message.get("error") or {}).get("code", ""))
         send(message)
 
-    return send_and_note
+    return send_scoped
 
 
 async def _admit(client: ClientConnection, call: Call, send: Callable[[dict], None]) -> None:

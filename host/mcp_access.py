@@ -47,6 +47,8 @@ class ClientConnection:
     id: int = field(default_factory=lambda: next(_connection_ids))
     client: str = ""
     allowed: bool = False
+    #: Tabs this connection opened: its own to act in (host.mcp_scope).
+    tabs: set[int] = field(default_factory=set)
 
 
 _connection_ids = itertools.count(1)
@@ -66,6 +68,10 @@ class Access:
         #: The clients' latest actions, newest last.
         self.activity: deque[dict[str, Any]] = deque(maxlen=ACTIVITY_ITEMS)
         self._request_ids = itertools.count(1)
+
+    def scope(self, connection: ClientConnection) -> set[int]:
+        """The tabs a connection may act in: those it opened and those the user shares."""
+        return connection.tabs | self.shared
 
     def state(self) -> dict[str, Any]:
         """What the side panel shows: requests waiting for an answer, and the clients in control."""

@@ -56,7 +56,7 @@ def _mcp(args: argparse.Namespace) -> int:
         session = McpSession(link.get, policy)
     else:
         link = AttachedLink(args.socket or control_socket_path())
-        session = McpSession(link.get, policy, own_tabs=set())
+        session = McpSession(link.get, policy, attached=True)
     try:
         asyncio.run(serve(link, session, models))
     except KeyboardInterrupt:
