@@ -38,6 +38,34 @@ async def test_a_new_client_waits_until_the_user_allows_it_by_name_in_the_side_p
         await expect(panel.in_control()).to_contain_text("Claude Desktop is in control through MCP")
 
 
+async def badge_of(service_worker: Any, text: str) -> str:
+    """The toolbar badge, once it shows `text` (a bounded wait: the host tells the worker)."""
+    for _ in range(100):
+        shown = await service_worker.evaluate("() => chrome.action.getBadgeText({})")
+        if shown == text:
+            break
+        await asyncio.sleep(0.1)
+    return shown
+
+
+async def test_with_the_side_panel_closed_the_toolbar_icon_shows_a_client_waits_and_the_panel_asks_when_opened(browser):
+    await wait_connected(browser.service_worker)
+    async with McpClient(name="Night owl") as client:
+        first = asyncio.ensure_future(client.call("browser_tab_list"))
+        assert await badge_of(browser.service_worker, "1") == "1"
+        title = await browser.service_worker.evaluate("() => chrome.action.getTitle({})")
+        assert title == "Night owl is waiting for your answer: open Waymark to allow or deny"
+        panel = await SidePanel.open(browser)
+        try:
+            await panel.answer("Night owl", allow=True)
+            result = await asyncio.wait_for(first, 30)
+            assert not result.is_error, text_of(result)
+            assert await badge_of(browser.service_worker, "") == ""
+            assert await browser.service_worker.evaluate("() => chrome.action.getTitle({})") == "Open Waymark"
+        finally:
+            await panel.close()
+
+
 async def test_a_client_the_user_denies_can_do_nothing(panel):
     async with McpClient(name="Nosy client") as client:
         first = asyncio.ensure_future(client.call("browser_snapshot"))
