@@ -4,8 +4,8 @@
 The controller (host.controller) listens on the path in $WAYMARK_CONTROL and launches the
 browser with that variable set; Chrome passes its environment to the host it starts, and
 the host connects back once the extension's handshake is done. A host the user's own Chrome
-started has no controller: it listens on its user-only control socket instead
-(host.paths.control_socket_path), where `waymark mcp` attaches.
+started has no controller: it listens on its own user-only control socket instead
+(host.browsers), where `waymark mcp` attaches.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from host import PROTOCOL_VERSION, __version__
 from host.framing import HEADER, MAX_INBOUND_BYTES, FrameDecodeError, decode_body, dumps, encode_frame
-from host.paths import private_dir
+from host.browsers import register, unregister
+from host.paths import control_socket_override, private_dir
 from host.mcp_access import ACCESS, ClientConnection, ConsentDenied
 from host.mcp_scope import opened_tabs, refusal, visible_reply
 from host.mcp_waiting import WaitingBadge
@@ -71,36 +72,30 @@ async def serve_control(path: str, server: "HostServer", handshake_done: asyncio
     await serve_connection(reader, writer, server)
 
 
-#: How often a host checks that the control socket's path still leads to it.
-OWNER_CHECK_S = 1.0
-
-
-async def listen_control(path: Path, server: "HostServer", handshake_done: asyncio.Event) -> None:
-    """Serve the control socket at `path` for `waymark mcp` to attach to, once the browser's
-    handshake is done, until cancelled. The folder is user-only and the socket 0600: another
-    user on the machine cannot connect. The newest host of the user's browsers owns the path;
-    when that host goes and takes its socket with it, this one binds the path again, so the
-    browser still running stays reachable."""
+async def listen_control(server: "HostServer", handshake_done: asyncio.Event) -> None:
+    """Serve this host's own control socket for `waymark mcp` to attach to, once the browser's
+    handshake is done, until cancelled: each browser's host has its own, described beside it
+    (host.browsers), so several browsers on one machine stay apart. The folder is user-only
+    and the socket 0600: another user on the machine cannot connect."""
     await handshake_done.wait()
+    override = control_socket_override()
+    entry = None if override else register()
+    path = override or entry.socket  # type: ignore[union-attr]
     private_dir(path.parent)
     bound = await _bind(path, server)
     badge = WaitingBadge(server.bridge)
     ACCESS.watchers.add(badge)
     try:
-        while True:
-            await asyncio.sleep(OWNER_CHECK_S)
-            if path.exists():
-                continue  # ours, or a newer host's: it owns the path while it lives
-            if bound is not None:
-                bound[0].close()
-            log.info("the control socket %s was gone (its newer owner left): listening again", path)
-            bound = await _bind(path, server)
+        await asyncio.Event().wait()
     finally:
         ACCESS.watchers.discard(badge)
         if bound is not None:
             bound[0].close()
+        if entry is not None:
+            unregister(entry)
+        else:
             with contextlib.suppress(OSError):
-                if path.stat().st_ino == bound[1]:
+                if bound is not None and path.stat().st_ino == bound[1]:
                     path.unlink()
 
 
@@ -108,7 +103,7 @@ async def _bind(path: Path, server: "HostServer") -> tuple[asyncio.AbstractServe
     """Listen on `path` (replacing a socket left there), user-only; the listener and the inode it
     bound, or None when the path cannot be bound."""
     with contextlib.suppress(FileNotFoundError):
-        path.unlink()  # a socket left by a host that died, or the one of an older browser session
+        path.unlink()  # a socket left by a host that died
     try:
         listener = await asyncio.start_unix_server(
             lambda r, w: serve_connection(r, w, server, gated=True), path=str(path), limit=MAX_INBOUND_BYTES)
@@ -200,7 +195,8 @@ def _scoped(send: Callable[[dict], None], client: ClientConnection, call: Call) 
                 message = {**message, "data": visible_reply(call.method, call.params, data, ACCESS.scope(client))}
                 if call.method == "act" and isinstance(call.params.get("action"), dict):
                     error = (data.get("error") or message.get("error") or {}).get("code", "")
-                    ACCESS.did(client.client, call.params["action"], bool(message.get("ok") and data.get("ok")), error)
+                    ms = float(data.get("settle_ms") or 0)
+                    ACCESS.did(client.client, call.params["action"], bool(message.get("ok") and data.get("ok")), error, ms)
         elif message.get("type") == "reply" and call.method == "act" and isinstance(call.params.get("action"), dict):
             ACCESS.did(client.client, call.params["action"], False, (message.get("error") or {}).get("code", ""))
         send(message)

@@ -20,17 +20,14 @@ PASSED_ENV = ("WAYMARK_STATE_DIR", "WAYMARK_CONFIG_DIR", "WAYMARK_RUNS_DIR", "WA
 
 
 async def control_socket(timeout: float = 15.0) -> Path:
-    """The session browser's control socket, once its host listens there: a host of another
-    browser a test started may have held the path and taken it along when it left, and the
-    session's host binds it again within a second or so."""
-    from host.paths import control_socket_path
+    """The session browser's control socket (the oldest running browser's), once its host listens."""
+    from host.browsers import registry_dir, running
 
-    path = control_socket_path()
     deadline = asyncio.get_running_loop().time() + timeout
-    while not path.exists():
-        assert asyncio.get_running_loop().time() < deadline, f"no host listens on {path}"
+    while not (browsers := running()):
+        assert asyncio.get_running_loop().time() < deadline, f"no host listens in {registry_dir()}"
         await asyncio.sleep(0.1)
-    return path
+    return browsers[0].socket
 
 
 async def allowed_connection(name: str) -> Any:
