@@ -65,9 +65,10 @@ class Access:
         self.watchers: set[Watcher] = set()
         #: Tabs of the user's that MCP clients may act in too.
         self.shared: set[int] = set()
-        #: The clients' latest actions, newest last.
+        #: The clients' latest actions, newest last, shaped as agent mode's `step` events.
         self.activity: deque[dict[str, Any]] = deque(maxlen=ACTIVITY_ITEMS)
         self._request_ids = itertools.count(1)
+        self._steps = itertools.count(1)
 
     def scope(self, connection: ClientConnection) -> set[int]:
         """The tabs a connection may act in: those it opened and those the user shares."""
@@ -135,11 +136,13 @@ class Access:
         entry[1].set_result(allow)
         return True
 
-    def did(self, client: str, action: dict[str, Any], ok: bool, error: str = "") -> None:
-        """Note an action a client carried out (or tried), for the side panel's activity list."""
+    def did(self, client: str, action: dict[str, Any], ok: bool, error: str = "", ms: float = 0.0) -> None:
+        """Note an action a client carried out (or tried) as a step of the side panel's timeline,
+        the same entry as an agent's step: number, who, the action, verdict, time."""
         shown = " ".join(f"{k}={action[k]}" for k in _SHOWN_FIELDS if action.get(k) not in (None, ""))
         line = f"{action.get('type', '?')} {shown}".strip()
-        self.activity.append({"client": client, "line": line[:200], "ok": ok, "error": error[:80], "at": time.time()})
+        self.activity.append({"step": next(self._steps), "intent": client, "action_line": line[:200],
+                              "verdict": "passed" if ok else "failed", "reason": error[:80], "timing": {"settle": ms}, "at": time.time()})
         self._changed()
 
     def share(self, tab_id: int, shared: bool) -> None:

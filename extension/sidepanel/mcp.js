@@ -8,13 +8,15 @@
  * shares the panel's tab with the clients (they otherwise act only in tabs they opened).
  */
 import { byId, h } from "./dom.js";
+import { stepEntry } from "./agent.js";
 
 /**
  * A question waiting for the user: a client asking to connect, or an allowed client asking
  * before a destructive action.
  * @typedef {{request_id: string, kind: "connect"|"confirm", client: string, action_line?: string, reason?: string}} McpQuestion
- * An action a client carried out, as the host noted it.
- * @typedef {{client: string, line: string, ok: boolean, error: string, at: number}} McpActivity
+ * An action a client carried out, as the host noted it: a `step` event as agent mode's timeline
+ * shows it (`intent` is the client's name).
+ * @typedef {{step: number, intent: string, action_line: string, verdict: string, reason: string, timing: Record<string, number>, at: number}} McpActivity
  * @typedef {{pending: McpQuestion[], active: string[], shared: number[], activity?: McpActivity[]}} McpState
  */
 
@@ -56,9 +58,7 @@ export class McpView {
         h("button", { type: "button", class: "danger small", text: "Stop", onclick: () => this.stop() }))
       : null;
     const activity = active.length && state.activity?.length
-      ? h("ol", { class: "mcp-log", "aria-label": "What MCP clients did" },
-        state.activity.slice().reverse().map((item) => h("li", { class: item.ok ? "ok" : "bad" },
-          `${item.ok ? "✓" : "✗"} ${item.line}${item.error ? ` (${item.error})` : ""} — ${item.client}`)))
+      ? h("ol", { class: "timeline mcp-log", "aria-label": "What MCP clients did" }, state.activity.slice().reverse().map(stepEntry))
       : null;
     this.box.replaceChildren(...requests, ...(control ? [control] : []), ...(activity ? [activity] : []));
     this.box.hidden = !requests.length && !control;

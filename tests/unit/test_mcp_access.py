@@ -69,4 +69,4 @@ def test_the_activity_list_never_holds_typed_text():
     access = Access()
     access.did("Agent", {"type": "fill", "ref": 7, "text": "hunter2"}, ok=True)
     [item] = access.state()["activity"]
-    assert item["line"] == "fill ref=7" and "hunter2" not in str(item)
+    assert item["action_line"] == "fill ref=7" and "hunter2" not in str(item)
