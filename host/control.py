@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 MCP_CONNECT = "mcp.connect"
 #: An allowed client's question before a destructive action, answered by the user in the side panel.
 MCP_CONFIRM = "mcp.confirm"
+#: A question of an agent run an allowed client started, passed on to the user in the side panel.
+MCP_ASK = "mcp.ask"
 #: What an allowed MCP client may call: the browser and the agent, never the side panel's own
 #: methods (it must not answer its own questions, share tabs, change settings or read secrets).
 CLIENT_METHODS = frozenset({"snapshot", "act", "browser.request", "agent.run", "agent.answer", "mcp.shared", "host.info"})
@@ -157,8 +159,9 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
                 task.add_done_callback(asking.discard)
             elif isinstance(message, Call) and client is not None and not client.allowed:
                 refuse(message.id, "consent_required", f"call {MCP_CONNECT} first: the user allows MCP clients in the side panel")
-            elif isinstance(message, Call) and client is not None and message.method == MCP_CONFIRM:
-                task = asyncio.get_running_loop().create_task(_confirm(client, message, send))
+            elif isinstance(message, Call) and client is not None and message.method in (MCP_CONFIRM, MCP_ASK):
+                asked = _confirm if message.method == MCP_CONFIRM else _question
+                task = asyncio.get_running_loop().create_task(asked(client, message, send))
                 asking.add(task)
                 task.add_done_callback(asking.discard)
             elif isinstance(message, Call) and client is not None and message.method not in CLIENT_METHODS:
@@ -214,6 +217,12 @@ async def _confirm(client: ClientConnection, call: Call, send: Callable[[dict], 
     """Answer an `mcp.confirm` with the user's yes or no from the side panel."""
     line, reason = (str(call.params.get(k, ""))[:300] for k in ("action_line", "reason"))
     await _answer(call, send, lambda: ACCESS.confirm(client, line, reason), lambda allowed: {"allowed": allowed})
+
+
+async def _question(client: ClientConnection, call: Call, send: Callable[[dict], None]) -> None:
+    """Answer an `mcp.ask` with the user's words from the side panel (None: skipped)."""
+    question = str(call.params.get("question", ""))[:1000]
+    await _answer(call, send, lambda: ACCESS.ask(client, question), lambda answer: {"answer": answer})
 
 
 async def _answer(call: Call, send: Callable[[dict], None], ask: Callable[[], Awaitable[Any]], data: Callable[[Any], dict]) -> None:

@@ -4,8 +4,9 @@ which clients are in control, and cuts them all off with Stop.
 
 `waymark mcp` asks with `mcp.connect {client}` as the first call on its connection; until the
 user allows it, every other call on that connection is refused (`consent_required`). An allowed
-client asks before a destructive action with `mcp.confirm {action_line, reason}`: the user, who
-is at this browser, answers in the side panel. Clients act in the tabs they opened and in the
+client asks before a destructive action with `mcp.confirm {action_line, reason}`, and passes on
+a question of an agent run it started with `mcp.ask {question}`: the user, who is at this
+browser, answers in the side panel. Clients act in the tabs they opened and in the
 tabs the user shares with them from the side panel (`mcp.share`; `mcp.shared` lists them).
 What they did is kept as a short activity list the panel shows (`did`, recorded by the host). The side panel follows the state with the
 streaming method `mcp.watch` and answers with `mcp.decide` and `mcp.stop` (host/rpc/mcp_access.py).
@@ -60,8 +61,9 @@ class Access:
     def __init__(self) -> None:
         self.grants: set[str] = set()
         self.connections: dict[int, ClientConnection] = {}
-        #: Questions waiting for the user: request id -> what the panel shows, and the answer to come.
-        self.pending: dict[str, tuple[dict[str, str], asyncio.Future[bool]]] = {}
+        #: Questions waiting for the user: request id -> what the panel shows, and the answer to come
+        #: (yes or no; words for a question of an agent run).
+        self.pending: dict[str, tuple[dict[str, str], asyncio.Future[bool | str]]] = {}
         self.watchers: set[Watcher] = set()
         #: Tabs of the user's that MCP clients may act in too.
         self.shared: set[int] = set()
@@ -103,7 +105,7 @@ class Access:
         name earlier in this browser session, else after they answer in the side panel."""
         connection.client = client
         if client not in self.grants:
-            if not await self._ask({"kind": "connect", "client": client}, timeout):
+            if await self._ask({"kind": "connect", "client": client}, timeout) is not True:
                 raise ConsentDenied("consent_denied", f"the user did not allow {client!r} in the side panel")
             self.grants.add(client)
         connection.allowed = True
@@ -112,11 +114,18 @@ class Access:
 
     async def confirm(self, connection: ClientConnection, action_line: str, reason: str, timeout: float = CONSENT_TIMEOUT_S) -> bool:
         """The user's yes or no, in the side panel, to a destructive action of an allowed client."""
-        return await self._ask({"kind": "confirm", "client": connection.client, "action_line": action_line, "reason": reason}, timeout)
+        answer = await self._ask({"kind": "confirm", "client": connection.client, "action_line": action_line, "reason": reason}, timeout)
+        return answer is True
 
-    async def _ask(self, question: dict[str, str], timeout: float) -> bool:
+    async def ask(self, connection: ClientConnection, question: str, timeout: float = CONSENT_TIMEOUT_S) -> str | None:
+        """The user's answer, in the side panel, to a question of an agent run a client started;
+        None when they skipped it."""
+        answer = await self._ask({"kind": "ask", "client": connection.client, "question": question}, timeout)
+        return answer if isinstance(answer, str) and answer else None
+
+    async def _ask(self, question: dict[str, str], timeout: float) -> bool | str:
         request_id = f"m{next(self._request_ids)}"
-        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[bool | str] = asyncio.get_running_loop().create_future()
         self.pending[request_id] = (question, future)
         self._changed()
         try:
@@ -128,8 +137,9 @@ class Access:
             self.pending.pop(request_id, None)
             self._changed()
 
-    def decide(self, request_id: str, allow: bool) -> bool:
-        """The user's answer to a pending request; False when nothing waits under that id."""
+    def decide(self, request_id: str, allow: bool | str) -> bool:
+        """The user's answer to a pending request (yes or no, or the words answering a question);
+        False when nothing waits under that id."""
         entry = self.pending.get(request_id)
         if entry is None or entry[1].done():
             return False

@@ -13,7 +13,7 @@ from host.agent.loop import action_line
 from host.agent.secrets import Redactor, SecretMissing, protect_typed_text, resolve_action
 from host.agent.verifier import Expectation, Predicate, Verification, VerifyContext
 from host.browser import ActionResult, ActRequest, SnapshotOptions
-from host.control import MCP_CONFIRM
+from host.control import MCP_ASK, MCP_CONFIRM
 from host.controller import HostCallError, HostNotConnected, Notification
 from host.mcp.errors import NoBrowser, Refused, ToolError
 from host.mcp.link import HostLink
@@ -73,6 +73,11 @@ class McpSession:
         """Ask the user at the browser, in the side panel, to allow a destructive action."""
         data = await self.call(MCP_CONFIRM, {"action_line": line, "reason": reason}, timeout=CONSENT_TIMEOUT_S + 10)
         return data.get("allowed") is True
+
+    async def ask_in_panel(self, question: str) -> str | None:
+        """Ask the user at the browser, in the side panel, a question of an agent run; None when skipped."""
+        data = await self.call(MCP_ASK, {"question": question}, timeout=CONSENT_TIMEOUT_S + 10)
+        return data.get("answer") if isinstance(data.get("answer"), str) and data.get("answer") else None
 
     # ------------------------------------------------------------ tabs
 

@@ -69,11 +69,15 @@ async def run_task(params: Any, call: ToolCall) -> list[Content]:
 
 async def _answer(name: str, data: dict[str, Any], call: ToolCall) -> None:
     """A confirmation goes to the user (the side panel when attached, else the client's user);
-    one that cannot be asked is declined. A question goes to the client's user (MCP elicitation);
-    a client that cannot ask leaves it unanswered and the agent goes on without."""
+    one that cannot be asked is declined. A question goes to the client's user (MCP elicitation),
+    else to the user at the browser (the side panel, when attached); with neither, it stays
+    unanswered and the agent goes on without."""
     answer: Any = None
     if name == "ask_user":
-        answer = await call.ask(str(data.get("question", "")))
+        try:
+            answer = await call.ask(str(data.get("question", "")))
+        except ToolError:
+            answer = None
     elif name == "confirm":
         try:
             answer = await call.confirm(str(data.get("action_line", "")), str(data.get("reason", "")))

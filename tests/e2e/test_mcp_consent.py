@@ -5,6 +5,7 @@ and Stop cuts them off at once."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -17,6 +18,12 @@ from tests.e2e.dispatch_helpers import tab_id_of
 from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, control_socket, ref_of, text_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+#: The agent asks the user first, then does what the answer says.
+ASK_FIRST = {"steps": [
+    {"intent": "Ask which panel to open", "action": {"type": "ask_user", "question": "Which panel should I open?"}, "verify": []},
+    {"intent": "Open the panel", "action": {"type": "click", "target": {"name": "Open panel"}}, "verify": [{"text_present": "Opened the first panel"}]},
+]}
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -163,3 +170,19 @@ async def test_the_side_panel_lists_what_an_attached_client_did_without_the_text
         missed = log.locator('[data-kind="step"][data-verdict="failed"]', has_text="click ref=9999")
         await expect(missed.locator(".reason")).to_have_text("not_found")
         await expect(log).not_to_contain_text("typed words stay private")
+
+
+async def test_a_question_of_an_attached_clients_task_is_asked_in_the_side_panel_when_the_client_cannot_ask(panel, tmp_path, site_url):
+    script = tmp_path / "ask.json"
+    script.write_text(json.dumps(ASK_FIRST))
+    async with McpClient("--script", str(script), name="Curious client") as client:  # no elicitation
+        await admitted(client, panel)
+        running = asyncio.ensure_future(client.call("browser_run_task", {"task": "Open a panel", "start_url": f"{site_url}/agent/menu.html"}))
+        question = panel.page.get_by_role("alertdialog", name="Question for Curious client")
+        await expect(question).to_contain_text("Curious client's task asks: Which panel should I open?")
+        await question.get_by_role("textbox", name="Your answer").fill("the first one")
+        await question.get_by_role("button", name="Answer").click()
+        result = await asyncio.wait_for(running, 60)
+    summary = text_of(result)
+    assert not result.is_error, summary
+    assert "2/2 steps verified" in summary
