@@ -52,7 +52,10 @@ class VerifyParams(BaseModel):
 async def run_snapshot(params: Any, call: ToolCall) -> list[Content]:
     """The current tab's compact snapshot."""
     snapshot = await call.session.snapshot(max_chars=params.max_chars, offset=params.offset)
-    return [text(call.session.show(snapshot, changes_only=False))]
+    shown = call.session.show(snapshot, changes_only=False)
+    if params.offset:
+        call.session.shown = None  # a later page alone is no picture of the whole page to diff against
+    return [text(shown)]
 
 
 async def run_screenshot(params: NoParams, call: ToolCall) -> list[Content]:
