@@ -13,7 +13,6 @@ from host.bridge import BrowserBridge
 from host.calls import CallRunner
 from host.control import listen_control, serve_control
 from host.framing import FrameDecodeError, FrameTooLarge, FrameWriter, TruncatedFrame, decode_body, read_frame
-from host.paths import control_socket_path
 from host.protocol import (
     BrowserEvent,
     Call,
@@ -57,7 +56,7 @@ class HostServer:
         if control_path:
             control_task = loop.create_task(serve_control(control_path, self, self._handshake_done))
         else:
-            control_task = loop.create_task(listen_control(control_socket_path(), self, self._handshake_done))
+            control_task = loop.create_task(listen_control(self, self._handshake_done))
         try:
             while True:
                 kind, payload = await queue.get()
