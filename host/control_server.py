@@ -4,8 +4,8 @@
 The controller (host.control_client) listens on the path in $WAYMARK_CONTROL and launches the
 browser with that variable set; Chrome passes its environment to the host it starts, and
 the host connects back once the extension's handshake is done. A host the user's own Chrome
-started has no controller: it listens on its user-only control socket instead
-(host.core.paths.control_socket_path), where `waymark mcp` attaches.
+started has no controller: it listens on its own user-only control socket instead
+(host.browsers), where `waymark mcp` attaches.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
 from host.bridge import BrowserBridge
+from host.browsers import register, unregister
 from host.calls import CallRunner
 from host.core import PROTOCOL_VERSION, __version__
-from host.core.paths import private_dir
+from host.core.paths import control_socket_override, private_dir
 from host.core.protocol import (
     Call,
     Cancel,
@@ -40,6 +41,8 @@ from host.framing import (
     write_stream_frame,
 )
 from host.mcp_access import ACCESS, ClientConnection, ConsentDenied
+from host.mcp_scope import opened_tabs, refusal, visible_reply
+from host.mcp_waiting import WaitingBadge
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +50,8 @@ log = logging.getLogger(__name__)
 MCP_CONNECT = "mcp.connect"
 #: An allowed client's question before a destructive action, answered by the user in the side panel.
 MCP_CONFIRM = "mcp.confirm"
+#: A question of an agent run an allowed client started, passed on to the user in the side panel.
+MCP_ASK = "mcp.ask"
 #: What an allowed MCP client may call: the browser and the agent, never the side panel's own
 #: methods (it must not answer its own questions, share tabs, change settings or read secrets).
 CLIENT_METHODS = frozenset({"snapshot", "act", "browser.request", "agent.run", "agent.answer", "mcp.shared", "host.info"})
@@ -72,33 +77,30 @@ async def serve_control(path: str, server: ControlledHost, handshake_done: async
     await serve_connection(reader, writer, server)
 
 
-#: How often a host checks that the control socket's path still leads to it.
-OWNER_CHECK_S = 1.0
-
-
-async def listen_control(path: Path, server: ControlledHost, handshake_done: asyncio.Event) -> None:
-    """Serve the control socket at `path` for `waymark mcp` to attach to, once the browser's
-    handshake is done, until cancelled. The folder is user-only and the socket 0600: another
-    user on the machine cannot connect. The newest host of the user's browsers owns the path;
-    when that host goes and takes its socket with it, this one binds the path again, so the
-    browser still running stays reachable."""
+async def listen_control(server: ControlledHost, handshake_done: asyncio.Event) -> None:
+    """Serve this host's own control socket for `waymark mcp` to attach to, once the browser's
+    handshake is done, until cancelled: each browser's host has its own, described beside it
+    (host.browsers), so several browsers on one machine stay apart. The folder is user-only
+    and the socket 0600: another user on the machine cannot connect."""
     await handshake_done.wait()
+    override = control_socket_override()
+    entry = None if override else register()
+    path = override or entry.socket  # type: ignore[union-attr]
     private_dir(path.parent)
     bound = await _bind(path, server)
+    badge = WaitingBadge(server.bridge)
+    ACCESS.watchers.add(badge)
     try:
-        while True:
-            await asyncio.sleep(OWNER_CHECK_S)
-            if path.exists():
-                continue  # ours, or a newer host's: it owns the path while it lives
-            if bound is not None:
-                bound[0].close()
-            log.info("the control socket %s was gone (its newer owner left): listening again", path)
-            bound = await _bind(path, server)
+        await asyncio.Event().wait()
     finally:
+        ACCESS.watchers.discard(badge)
         if bound is not None:
             bound[0].close()
+        if entry is not None:
+            unregister(entry)
+        else:
             with contextlib.suppress(OSError):
-                if path.stat().st_ino == bound[1]:
+                if bound is not None and path.stat().st_ino == bound[1]:
                     path.unlink()
 
 
@@ -106,7 +108,7 @@ async def _bind(path: Path, server: ControlledHost) -> tuple[asyncio.AbstractSer
     """Listen on `path` (replacing a socket left there), user-only; the listener and the inode it
     bound, or None when the path cannot be bound."""
     with contextlib.suppress(FileNotFoundError):
-        path.unlink()  # a socket left by a host that died, or the one of an older browser session
+        path.unlink()  # a socket left by a host that died
     try:
         listener = await asyncio.start_unix_server(
             lambda r, w: serve_connection(r, w, server, gated=True), path=str(path), limit=MAX_INBOUND_BYTES)
@@ -160,15 +162,18 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
                 task.add_done_callback(asking.discard)
             elif isinstance(message, Call) and client is not None and not client.allowed:
                 refuse(message.id, "consent_required", f"call {MCP_CONNECT} first: the user allows MCP clients in the side panel")
-            elif isinstance(message, Call) and client is not None and message.method == MCP_CONFIRM:
-                task = asyncio.get_running_loop().create_task(_confirm(client, message, send))
+            elif isinstance(message, Call) and client is not None and message.method in (MCP_CONFIRM, MCP_ASK):
+                asked = _confirm if message.method == MCP_CONFIRM else _question
+                task = asyncio.get_running_loop().create_task(asked(client, message, send))
                 asking.add(task)
                 task.add_done_callback(asking.discard)
             elif isinstance(message, Call) and client is not None and message.method not in CLIENT_METHODS:
                 refuse(message.id, "not_for_clients", f"MCP clients may not call {message.method[:64]!r}")
+            elif isinstance(message, Call) and client is not None and (out := refusal(message.method, message.params, ACCESS.scope(client))):
+                refuse(message.id, out.code, out.message)
             elif isinstance(message, Call):
                 started.append(message.id)
-                server.calls.start(message, _recording(send, client, message) if client is not None else send)
+                server.calls.start(message, _scoped(send, client, message) if client is not None else send)
             elif isinstance(message, Cancel):
                 server.calls.cancel(message.id)
             else:
@@ -184,19 +189,25 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
         log.info("control connection closed")
 
 
-def _recording(send: Callable[[dict], None], client: ClientConnection, call: Call) -> Callable[[dict], None]:
-    """`send` for a client's call; an `act` reply is noted in the panel's activity list on its way out."""
-    if call.method != "act" or not isinstance(call.params.get("action"), dict):
-        return send
+def _scoped(send: Callable[[dict], None], client: ClientConnection, call: Call) -> Callable[[dict], None]:
+    """`send` for a client's call: the tabs its replies and notifications show it opened become
+    its own, a tab list shows only its tabs, and an `act` reply is noted in the panel's activity list."""
 
-    def send_and_note(message: dict) -> None:
-        if message.get("type") == "reply" and message.get("id") == call.id:
-            data = message.get("data") or {}
-            error = (data.get("error") or message.get("error") or {}).get("code", "")
-            ACCESS.did(client.client, call.params["action"], bool(message.get("ok") and data.get("ok")), error)
+    def send_scoped(message: dict) -> None:
+        if message.get("id") == call.id and isinstance(message.get("data"), dict):
+            data = message["data"]
+            client.tabs |= opened_tabs(call.method, call.params, data)
+            if message.get("type") == "reply":
+                message = {**message, "data": visible_reply(call.method, call.params, data, ACCESS.scope(client))}
+                if call.method == "act" and isinstance(call.params.get("action"), dict):
+                    error = (data.get("error") or message.get("error") or {}).get("code", "")
+                    ms = float(data.get("settle_ms") or 0)
+                    ACCESS.did(client.client, call.params["action"], bool(message.get("ok") and data.get("ok")), error, ms)
+        elif message.get("type") == "reply" and call.method == "act" and isinstance(call.params.get("action"), dict):
+            ACCESS.did(client.client, call.params["action"], False, (message.get("error") or {}).get("code", ""))
         send(message)
 
-    return send_and_note
+    return send_scoped
 
 
 async def _admit(client: ClientConnection, call: Call, send: Callable[[dict], None]) -> None:
@@ -209,6 +220,12 @@ async def _confirm(client: ClientConnection, call: Call, send: Callable[[dict], 
     """Answer an `mcp.confirm` with the user's yes or no from the side panel."""
     line, reason = (str(call.params.get(k, ""))[:300] for k in ("action_line", "reason"))
     await _answer(call, send, lambda: ACCESS.confirm(client, line, reason), lambda allowed: {"allowed": allowed})
+
+
+async def _question(client: ClientConnection, call: Call, send: Callable[[dict], None]) -> None:
+    """Answer an `mcp.ask` with the user's words from the side panel (None: skipped)."""
+    question = str(call.params.get("question", ""))[:1000]
+    await _answer(call, send, lambda: ACCESS.ask(client, question), lambda answer: {"answer": answer})
 
 
 async def _answer(call: Call, send: Callable[[dict], None], ask: Callable[[], Awaitable[Any]], data: Callable[[Any], dict]) -> None:

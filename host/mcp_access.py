@@ -4,8 +4,9 @@ which clients are in control, and cuts them all off with Stop.
 
 `waymark mcp` asks with `mcp.connect {client}` as the first call on its connection; until the
 user allows it, every other call on that connection is refused (`consent_required`). An allowed
-client asks before a destructive action with `mcp.confirm {action_line, reason}`: the user, who
-is at this browser, answers in the side panel. Clients act in the tabs they opened and in the
+client asks before a destructive action with `mcp.confirm {action_line, reason}`, and passes on
+a question of an agent run it started with `mcp.ask {question}`: the user, who is at this
+browser, answers in the side panel. Clients act in the tabs they opened and in the
 tabs the user shares with them from the side panel (`mcp.share`; `mcp.shared` lists them).
 What they did is kept as a short activity list the panel shows (`did`, recorded by the host). The side panel follows the state with the
 streaming method `mcp.watch` and answers with `mcp.decide` and `mcp.stop` (host/rpc/mcp_access.py).
@@ -47,6 +48,8 @@ class ClientConnection:
     id: int = field(default_factory=lambda: next(_connection_ids))
     client: str = ""
     allowed: bool = False
+    #: Tabs this connection opened: its own to act in (host.mcp_scope).
+    tabs: set[int] = field(default_factory=set)
 
 
 _connection_ids = itertools.count(1)
@@ -58,14 +61,20 @@ class Access:
     def __init__(self) -> None:
         self.grants: set[str] = set()
         self.connections: dict[int, ClientConnection] = {}
-        #: Questions waiting for the user: request id -> what the panel shows, and the answer to come.
-        self.pending: dict[str, tuple[dict[str, str], asyncio.Future[bool]]] = {}
+        #: Questions waiting for the user: request id -> what the panel shows, and the answer to come
+        #: (yes or no; words for a question of an agent run).
+        self.pending: dict[str, tuple[dict[str, str], asyncio.Future[bool | str]]] = {}
         self.watchers: set[Watcher] = set()
         #: Tabs of the user's that MCP clients may act in too.
         self.shared: set[int] = set()
-        #: The clients' latest actions, newest last.
+        #: The clients' latest actions, newest last, shaped as agent mode's `step` events.
         self.activity: deque[dict[str, Any]] = deque(maxlen=ACTIVITY_ITEMS)
         self._request_ids = itertools.count(1)
+        self._steps = itertools.count(1)
+
+    def scope(self, connection: ClientConnection) -> set[int]:
+        """The tabs a connection may act in: those it opened and those the user shares."""
+        return connection.tabs | self.shared
 
     def state(self) -> dict[str, Any]:
         """What the side panel shows: requests waiting for an answer, and the clients in control."""
@@ -96,7 +105,7 @@ class Access:
         name earlier in this browser session, else after they answer in the side panel."""
         connection.client = client
         if client not in self.grants:
-            if not await self._ask({"kind": "connect", "client": client}, timeout):
+            if await self._ask({"kind": "connect", "client": client}, timeout) is not True:
                 raise ConsentDenied("consent_denied", f"the user did not allow {client!r} in the side panel")
             self.grants.add(client)
         connection.allowed = True
@@ -105,11 +114,18 @@ class Access:
 
     async def confirm(self, connection: ClientConnection, action_line: str, reason: str, timeout: float = CONSENT_TIMEOUT_S) -> bool:
         """The user's yes or no, in the side panel, to a destructive action of an allowed client."""
-        return await self._ask({"kind": "confirm", "client": connection.client, "action_line": action_line, "reason": reason}, timeout)
+        answer = await self._ask({"kind": "confirm", "client": connection.client, "action_line": action_line, "reason": reason}, timeout)
+        return answer is True
 
-    async def _ask(self, question: dict[str, str], timeout: float) -> bool:
+    async def ask(self, connection: ClientConnection, question: str, timeout: float = CONSENT_TIMEOUT_S) -> str | None:
+        """The user's answer, in the side panel, to a question of an agent run a client started;
+        None when they skipped it."""
+        answer = await self._ask({"kind": "ask", "client": connection.client, "question": question}, timeout)
+        return answer if isinstance(answer, str) and answer else None
+
+    async def _ask(self, question: dict[str, str], timeout: float) -> bool | str:
         request_id = f"m{next(self._request_ids)}"
-        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[bool | str] = asyncio.get_running_loop().create_future()
         self.pending[request_id] = (question, future)
         self._changed()
         try:
@@ -121,19 +137,22 @@ class Access:
             self.pending.pop(request_id, None)
             self._changed()
 
-    def decide(self, request_id: str, allow: bool) -> bool:
-        """The user's answer to a pending request; False when nothing waits under that id."""
+    def decide(self, request_id: str, allow: bool | str) -> bool:
+        """The user's answer to a pending request (yes or no, or the words answering a question);
+        False when nothing waits under that id."""
         entry = self.pending.get(request_id)
         if entry is None or entry[1].done():
             return False
         entry[1].set_result(allow)
         return True
 
-    def did(self, client: str, action: dict[str, Any], ok: bool, error: str = "") -> None:
-        """Note an action a client carried out (or tried), for the side panel's activity list."""
+    def did(self, client: str, action: dict[str, Any], ok: bool, error: str = "", ms: float = 0.0) -> None:
+        """Note an action a client carried out (or tried) as a step of the side panel's timeline,
+        the same entry as an agent's step: number, who, the action, verdict, time."""
         shown = " ".join(f"{k}={action[k]}" for k in _SHOWN_FIELDS if action.get(k) not in (None, ""))
         line = f"{action.get('type', '?')} {shown}".strip()
-        self.activity.append({"client": client, "line": line[:200], "ok": ok, "error": error[:80], "at": time.time()})
+        self.activity.append({"step": next(self._steps), "intent": client, "action_line": line[:200],
+                              "verdict": "passed" if ok else "failed", "reason": error[:80], "timing": {"settle": ms}, "at": time.time()})
         self._changed()
 
     def share(self, tab_id: int, shared: bool) -> None:

@@ -12,7 +12,6 @@ from host.bridge import BrowserBridge
 from host.calls import CallRunner
 from host.control_server import listen_control, serve_control
 from host.core import PROTOCOL_VERSION, __version__
-from host.core.paths import control_socket_path
 from host.core.protocol import (
     BrowserEvent,
     Call,
@@ -64,7 +63,7 @@ class HostServer:
         if control_path:
             control_task = loop.create_task(serve_control(control_path, self, self._handshake_done))
         else:
-            control_task = loop.create_task(listen_control(control_socket_path(), self, self._handshake_done))
+            control_task = loop.create_task(listen_control(self, self._handshake_done))
         try:
             while True:
                 kind, payload = await queue.get()

@@ -25,7 +25,7 @@ def _text(result: Any) -> str:
     return "\n".join(getattr(block, "text", "") for block in result.content)
 
 
-async def _clicks(session: Any, site: str, rounds: int) -> dict[str, Any]:
+async def _clicks(session: Any, site: str, rounds: int, count_tokens: Any) -> dict[str, Any]:
     answer = _text(await session.call_tool("browser_navigate", {"url": f"{site}/bench.html"}))
     ref = int(re.search(r'^\[(\d+)\] button "Add to cart"', answer, re.MULTILINE).group(1))
     await session.call_tool("browser_click", {"ref": ref})  # attaches the debugger
@@ -35,7 +35,10 @@ async def _clicks(session: Any, site: str, rounds: int) -> dict[str, Any]:
         result = await session.call_tool("browser_click", {"ref": ref})
         times.append((time.perf_counter() - started) * 1000)
         assert not result.is_error, _text(result)
-    return {"click_with_snapshot": stats(times), "answer_chars": len(_text(result))}
+    # What the client reads after the click (only the change, when shorter) beside the whole page.
+    whole = _text(await session.call_tool("browser_snapshot", {}))
+    return {"click_with_snapshot": stats(times), "answer_chars": len(_text(result)), "answer_tokens": count_tokens(_text(result)),
+            "whole_snapshot_tokens": count_tokens(whole)}
 
 
 async def _snapshots(session: Any, corpus: Path, pages: list[Path], count_tokens: Any) -> dict[str, Any]:
@@ -94,7 +97,7 @@ async def run(options: dict[str, Any]) -> dict[str, Any]:
                     await session.initialize()
                     tools = await session.list_tools()
                     listed = tools.model_dump_json(by_alias=True, exclude_none=True)
-                    clicks = await _clicks(session, server.site, rounds)
+                    clicks = await _clicks(session, server.site, rounds, count_tokens)
                     snapshots = await _snapshots(session, corpus, pages, count_tokens)
     finally:
         server.close()
@@ -110,6 +113,7 @@ def format_table(result: dict[str, Any]) -> str:
         f"  tools listed: {result['tools']}, {result['tool_list_tokens']} tokens for the whole list",
         f"  browser_click -> result + settled snapshot   {c['median_ms']:>7.1f} / {c['p90_ms']:>7.1f} ms (median / p90)",
         f"  the same click through the control socket    {d['median_ms']:>7.1f} / {d['p90_ms']:>7.1f} ms",
+        f"  a click's answer: {result['answer_tokens']:,} tokens (only what changed) vs {result['whole_snapshot_tokens']:,} for the whole snapshot",
         f"  snapshot answer tokens on {s['pages']} corpus pages: median {s['ours_median']:,.0f} vs Playwright aria_snapshot(mode='ai') "
         f"{s['peer_median']:,.0f} (ratio of medians per page {s['ratio_median']})",
     ])

@@ -244,8 +244,11 @@ function entry(kind, ...children) {
   return h("li", { class: `entry entry-${kind}`, dataset: { kind } }, ...children);
 }
 
-/** @param {Record<string, any>} d  a `step` event */
-function stepEntry(d) {
+/**
+ * One step of a timeline: an agent's step, or an action an MCP client took (host/mcp_access.py).
+ * @param {Record<string, any>} d  a `step` event
+ */
+export function stepEntry(d) {
   const verdict = String(d.verdict || "");
   const ms = Object.values(d.timing || {}).reduce((a, b) => a + Number(b || 0), 0);
   const figures = [ms ? formatMs(ms) : "", d.tokens ? `${d.tokens} tokens` : "", d.attempt > 1 ? `attempt ${d.attempt}` : ""].filter(Boolean).join(" · ");

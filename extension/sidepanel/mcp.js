@@ -8,13 +8,15 @@
  * shares the panel's tab with the clients (they otherwise act only in tabs they opened).
  */
 import { byId, h } from "./dom.js";
+import { stepEntry } from "./agent.js";
 
 /**
- * A question waiting for the user: a client asking to connect, or an allowed client asking
- * before a destructive action.
- * @typedef {{request_id: string, kind: "connect"|"confirm", client: string, action_line?: string, reason?: string}} McpQuestion
- * An action a client carried out, as the host noted it.
- * @typedef {{client: string, line: string, ok: boolean, error: string, at: number}} McpActivity
+ * A question waiting for the user: a client asking to connect, an allowed client asking before
+ * a destructive action, or a question of an agent run a client started.
+ * @typedef {{request_id: string, kind: "connect"|"confirm"|"ask", client: string, action_line?: string, reason?: string, question?: string}} McpQuestion
+ * An action a client carried out, as the host noted it: a `step` event as agent mode's timeline
+ * shows it (`intent` is the client's name).
+ * @typedef {{step: number, intent: string, action_line: string, verdict: string, reason: string, timing: Record<string, number>, at: number}} McpActivity
  * @typedef {{pending: McpQuestion[], active: string[], shared: number[], activity?: McpActivity[]}} McpState
  */
 
@@ -47,7 +49,8 @@ export class McpView {
     this.state = state;
     const pending = state.pending || [];
     const active = state.active || [];
-    const requests = pending.map((question) => (question.kind === "confirm" ? this.confirmation(question) : this.connection(question)));
+    const requests = pending.map((question) => (question.kind === "confirm" ? this.confirmation(question)
+      : question.kind === "ask" ? this.question(question) : this.connection(question)));
     const control = active.length
       ? h("div", { class: "mcp-active row", role: "status" },
         h("span", { text: `${active.join(", ")} ${active.length > 1 ? "are" : "is"} in control through MCP` }),
@@ -56,9 +59,7 @@ export class McpView {
         h("button", { type: "button", class: "danger small", text: "Stop", onclick: () => this.stop() }))
       : null;
     const activity = active.length && state.activity?.length
-      ? h("ol", { class: "mcp-log", "aria-label": "What MCP clients did" },
-        state.activity.slice().reverse().map((item) => h("li", { class: item.ok ? "ok" : "bad" },
-          `${item.ok ? "✓" : "✗"} ${item.line}${item.error ? ` (${item.error})` : ""} — ${item.client}`)))
+      ? h("ol", { class: "timeline mcp-log", "aria-label": "What MCP clients did" }, state.activity.slice().reverse().map(stepEntry))
       : null;
     this.box.replaceChildren(...requests, ...(control ? [control] : []), ...(activity ? [activity] : []));
     this.box.hidden = !requests.length && !control;
@@ -77,6 +78,18 @@ export class McpView {
       h("p", {}, h("strong", { text: request.client }), " wants to: ", h("code", { text: request.action_line || "" })),
       h("p", { class: "muted", text: request.reason || "" }),
       this.buttons(request, "Decline", "Allow once"));
+  }
+
+  /** @param {McpQuestion} request  a question of an agent run a client started (browser_run_task) */
+  question(request) {
+    const input = h("input", { type: "text", "aria-label": "Your answer" });
+    const answer = (/** @type {string} */ text) => this.client.call("mcp.decide", { request_id: request.request_id, answer: text }).catch(() => {});
+    return h("div", { class: "mcp-request", role: "alertdialog", "aria-label": `Question for ${request.client}` },
+      h("p", {}, h("strong", { text: request.client }), "'s task asks: ", h("span", { class: "question", text: request.question || "" })),
+      h("form", { class: "row", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); void answer(input.value.trim()); } },
+        input,
+        h("button", { type: "button", class: "secondary", text: "Skip", onclick: () => void answer("") }),
+        h("button", { type: "submit", text: "Answer" })));
   }
 
   /** @param {McpQuestion} request @param {string} no @param {string} yes */

@@ -10,6 +10,7 @@ import { registerSnapshotHandler, snapshotDiagnostics } from "./snapshot.js";
 import { registerAgentTabHandlers } from "./agent_tabs.js";
 import { registerThumbnailHandler } from "./thumbnail.js";
 import { registerLoadErrors } from "./load_errors.js";
+import { registerMcpBadge } from "./mcp_badge.js";
 
 const channel = new NativeChannel();
 
@@ -22,6 +23,7 @@ registerSnapshotHandler(channel);
 registerThumbnailHandler(channel);
 registerKeepalive();
 registerLoadErrors();
+registerMcpBadge(channel);
 
 chrome.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 

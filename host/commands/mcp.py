@@ -21,7 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--launch", action="store_true", help="launch Chromium with the extension instead of attaching to your Chrome")
     p.add_argument("--headed", action="store_true", help="with --launch: show the browser window (needs a display)")
     p.add_argument("--user-data-dir", metavar="DIR", type=Path, help="with --launch: the browser profile folder (default: a fresh one)")
-    p.add_argument("--socket", metavar="PATH", type=Path, help="attach through this control socket (default: the host's own)")
+    p.add_argument("--socket", metavar="PATH", type=Path, help="attach through this control socket (default: the running browser's)")
+    p.add_argument("--browser", metavar="WORD", help="with several browsers running: attach to the one whose profile folder "
+                   "(or host pid) contains WORD")
     p.add_argument("--confirm", choices=sorted(CONFIRM_POLICIES),
                    help="destructive actions: ask the client's user, approve or decline them (default: the side panel's setting)")
     add_model_arguments(p)
@@ -31,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _mcp(args: argparse.Namespace) -> int:
     from host.agent.confirm import Policy
-    from host.core.paths import control_socket_path
+    from host.core.paths import control_socket_override
     from host.logs import configure_logging
     from host.mcp.link import AttachedLink, LaunchedLink
     from host.mcp.server import serve
@@ -40,6 +42,9 @@ def _mcp(args: argparse.Namespace) -> int:
 
     if (args.headed or args.user_data_dir) and not args.launch:
         print("waymark mcp: --headed and --user-data-dir go with --launch", file=sys.stderr)
+        return EXIT_USAGE
+    if args.browser and (args.launch or args.socket):
+        print("waymark mcp: --browser chooses among running browsers: not with --launch or --socket", file=sys.stderr)
         return EXIT_USAGE
     try:
         models = models_from_args(args)
@@ -55,8 +60,8 @@ def _mcp(args: argparse.Namespace) -> int:
         link: LaunchedLink | AttachedLink = LaunchedLink(headed=args.headed, user_data_dir=args.user_data_dir)
         session = McpSession(link.get, policy)
     else:
-        link = AttachedLink(args.socket or control_socket_path())
-        session = McpSession(link.get, policy, own_tabs=set())
+        link = AttachedLink(args.socket or control_socket_override(), args.browser)
+        session = McpSession(link.get, policy, attached=True)
     try:
         asyncio.run(serve(link, session, models))
     except KeyboardInterrupt:

@@ -44,10 +44,8 @@ def private_dir(path: Path) -> Path:
     return path
 
 
-def control_socket_path() -> Path:
-    """The control socket of the host the user's own Chrome started: `waymark mcp` attaches
-    through it. In the state folder, which is user-only; the socket itself is 0600."""
+def control_socket_override() -> Path | None:
+    """A fixed control socket from $WAYMARK_CONTROL_SOCKET: the host of the user's browser listens
+    there and `waymark mcp` attaches there, instead of each browser's own socket (host.browsers)."""
     override = os.environ.get("WAYMARK_CONTROL_SOCKET")
-    if override:
-        return Path(override)
-    return state_dir() / "control.sock"
+    return Path(override) if override else None

@@ -9,6 +9,7 @@ import logging
 from pathlib import Path
 from typing import Any, Protocol
 
+from host.browsers import BrowserChoiceError, choose, running
 from host.control_client import (
     ControlConnection,
     Controller,
@@ -18,7 +19,7 @@ from host.control_client import (
 )
 from host.control_server import MCP_CONNECT
 from host.framing import MAX_INBOUND_BYTES
-from host.mcp.errors import NoBrowser, Refused
+from host.mcp.errors import NoBrowser, Refused, ToolError
 from host.mcp_access import CONSENT_TIMEOUT_S
 
 log = logging.getLogger(__name__)
@@ -69,10 +70,12 @@ class LaunchedLink:
 
 class AttachedLink:
     """Connects to the host of the user's own Chrome through its control socket, on first use and
-    again after that browser went away and came back."""
+    again after that browser went away and came back: the socket given, else the only running
+    browser's, or the one `browser` names (host.browsers)."""
 
-    def __init__(self, socket_path: Path, connect_timeout: float = 10.0) -> None:
+    def __init__(self, socket_path: Path | None, browser: str | None = None, connect_timeout: float = 10.0) -> None:
         self._path = socket_path
+        self._browser = browser
         self._timeout = connect_timeout
         self._connection: ControlConnection | None = None
         self._lock = asyncio.Lock()
@@ -98,18 +101,31 @@ class AttachedLink:
                 self._connection = connection
             return self._connection
 
-    async def _connect(self) -> ControlConnection:
+    def _socket(self) -> Path:
+        """The socket to connect to; NoBrowser when no browser runs, a ToolError listing them when
+        several do and none is named."""
+        if self._path is not None:
+            return self._path
         try:
-            reader, writer = await asyncio.open_unix_connection(str(self._path), limit=MAX_INBOUND_BYTES)
+            return choose(running(), self._browser).socket
+        except BrowserChoiceError as exc:
+            if exc.code == "no_browser":
+                raise NoBrowser(exc.message) from None
+            raise ToolError(exc.code, exc.message) from None
+
+    async def _connect(self) -> ControlConnection:
+        path = self._socket()
+        try:
+            reader, writer = await asyncio.open_unix_connection(str(path), limit=MAX_INBOUND_BYTES)
         except (FileNotFoundError, ConnectionRefusedError):
-            raise NoBrowser(f"no browser is connected: nothing listens on {self._path}") from None
+            raise NoBrowser(f"no browser is connected: nothing listens on {path}") from None
         except PermissionError:
-            raise NoBrowser(f"the control socket {self._path} belongs to another user") from None
+            raise NoBrowser(f"the control socket {path} belongs to another user") from None
         try:
             connection = await ControlConnection.handshake(reader, writer, self._timeout)
         except HostNotConnected as exc:
             writer.close()
-            raise NoBrowser(f"the browser's host did not answer on {self._path} ({exc})") from None
+            raise NoBrowser(f"the browser's host did not answer on {path} ({exc})") from None
         log.info("attached to host %s", connection.host_hello.get("host_version"))
         return connection
 

@@ -14,6 +14,8 @@ from host.mcp.session import Confirm, McpSession
 
 Content = types.TextContent | types.ImageContent
 Progress = Callable[[float, float | None, str], Awaitable[None]]
+#: Asks the client's user a question of Waymark's agent; their answer, or None when there is none.
+Ask = Callable[[str], Awaitable[str | None]]
 
 
 @dataclass
@@ -23,6 +25,7 @@ class ToolCall:
     session: McpSession
     confirm: Confirm
     progress: Progress
+    ask: Ask
     #: The models of delegated tasks, as `agent.run` takes them (empty: the saved settings per role).
     models: dict[str, Any]
 

@@ -1,11 +1,17 @@
 """What an MCP client reads: an action's result in one compact line, then the page as Waymark's
-model reads it (the compact snapshot, fenced as untrusted page data)."""
+model reads it (the compact snapshot, fenced as untrusted page data), or only what changed
+since the snapshot the client last read, when that is shorter."""
 
 from __future__ import annotations
 
-from host.agent.prompts import snapshot_block
+import difflib
+import re
+
+from host.agent.prompts import snapshot_block, wrap_untrusted
 from host.core.browser_api import ActionResult
 from host.core.snapshot import Snapshot
+
+_REF_LINE = re.compile(r"^\[(\d+)\]")
 
 
 def page_text(snapshot: Snapshot) -> str:
@@ -15,6 +21,36 @@ def page_text(snapshot: Snapshot) -> str:
     if snapshot.next_offset is not None:
         text += f"\n(more elements: call browser_snapshot with offset={snapshot.next_offset})"
     return text
+
+
+def page_change(before: Snapshot, after: Snapshot) -> str | None:
+    """The lines that changed between two whole snapshots of one tab (`-` gone, `+` new), each
+    group anchored to the ref line above it; refs are stable, so every other line the client
+    read still holds. None when the two cannot be compared (another tab or page, or a paged snapshot)."""
+    if (before.tab_id, before.url) != (after.tab_id, after.url) or before.next_offset is not None or after.next_offset is not None:
+        return None
+    old, new = f"title: {before.title}\n{before.text}".splitlines(), f"title: {after.title}\n{after.text}".splitlines()
+    lines: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        anchor = next((line for line in reversed(new[:j1]) if _REF_LINE.match(line)), None)
+        lines.append(f"@@ after {_REF_LINE.match(anchor).group(0)}" if anchor else "@@ at the top")  # type: ignore[union-attr]
+        lines.extend(f"- {line}" for line in old[i1:i2])
+        lines.extend(f"+ {line}" for line in new[j1:j2])
+    header = f"Current tab {after.tab_id}: {after.url}" if after.tab_id is not None else f"Current page: {after.url}"
+    if not lines:
+        return f"{header}\n(the page is unchanged since your last snapshot)"
+    body = "changes since your last snapshot (every other line still holds, refs unchanged):\n" + "\n".join(lines)
+    return f"{header}\n" + wrap_untrusted(body, after.url)
+
+
+def page_view(before: Snapshot | None, after: Snapshot) -> str:
+    """What the client reads of the page after an action: only what changed since `before` (the
+    snapshot it last read in full, or after its last change) when that is shorter, else the whole snapshot."""
+    whole = page_text(after)
+    change = page_change(before, after) if before is not None else None
+    return change if change is not None and len(change) < len(whole) else whole
 
 
 def result_line(result: ActionResult, line: str) -> str:

@@ -17,12 +17,13 @@ from host.agent.redaction import (
 )
 from host.agent.verifier import Expectation, Predicate, Verification, VerifyContext
 from host.control_client import HostCallError, HostNotConnected, Notification
-from host.control_server import MCP_CONFIRM
-from host.core.actions import URL_ACTIONS, absolute_url
+from host.control_server import MCP_ASK, MCP_CONFIRM
+from host.core.actions import absolute_url
 from host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
 from host.core.snapshot import Snapshot
 from host.mcp.errors import NoBrowser, Refused, ToolError
 from host.mcp.link import HostLink
+from host.mcp.results import page_view
 from host.mcp_access import CONSENT_TIMEOUT_S
 
 log = logging.getLogger(__name__)
@@ -34,18 +35,17 @@ Confirm = Callable[[str, str], Awaitable[bool]]
 GetLink = Callable[[str], Awaitable[HostLink]]
 
 DEFAULT_MAX_CHARS = 20_000
-#: Actions that act on a tab of the session and so must stay within its scope.
-_TAB_FREE = frozenset({"new_tab"})
 
 
 class McpSession:
-    """The browser as one MCP client sees it. `own_tabs` None: every tab is the client's (a
-    browser the server launched for it); otherwise only the tabs it opened itself."""
+    """The browser as one MCP client sees it. `attached`: the browser is the user's own, whose
+    host lets the client act only in the tabs it opened or the user shared (host/mcp_scope.py);
+    otherwise it is a browser the server launched for the client, every tab the client's."""
 
-    def __init__(self, get_link: GetLink, policy: Policy, *, own_tabs: set[int] | None = None) -> None:
+    def __init__(self, get_link: GetLink, policy: Policy, *, attached: bool = False) -> None:
         self._get_link = get_link
         self.policy = policy
-        self.own_tabs = own_tabs
+        self.attached = attached
         self.tab_id: int | None = None
         #: The MCP client's name (from its initialize request): what the user allows.
         self.client = "an MCP client"
@@ -54,6 +54,8 @@ class McpSession:
         self.last: Snapshot | None = None
         #: The URL before the last action, for `url_changed` checks.
         self.url_before = ""
+        #: The page as the client last read it (whole, or as changes to what it held): what a diff is against.
+        self.shown: Snapshot | None = None
 
     async def connected(self) -> None:
         """Raise NoBrowser unless a browser's host is reachable: said before anything else."""
@@ -72,44 +74,23 @@ class McpSession:
         except HostCallError as exc:
             raise ToolError(exc.code, exc.message) from None
 
-    @property
-    def attached(self) -> bool:
-        """The browser is the user's own (not one launched for this client)."""
-        return self.own_tabs is not None
-
     async def confirm_in_panel(self, line: str, reason: str) -> bool:
         """Ask the user at the browser, in the side panel, to allow a destructive action."""
         data = await self.call(MCP_CONFIRM, {"action_line": line, "reason": reason}, timeout=CONSENT_TIMEOUT_S + 10)
         return data.get("allowed") is True
 
-    # ------------------------------------------------------------ tabs and scope
+    async def ask_in_panel(self, question: str) -> str | None:
+        """Ask the user at the browser, in the side panel, a question of an agent run; None when skipped."""
+        data = await self.call(MCP_ASK, {"question": question}, timeout=CONSENT_TIMEOUT_S + 10)
+        return data.get("answer") if isinstance(data.get("answer"), str) and data.get("answer") else None
 
-    async def check_scope(self, tab_id: int | None) -> None:
-        """Refuse a tab the client neither opened nor was given by the user (attach mode: the
-        user's other tabs are off limits). Shared tabs are asked for each time: the user may
-        take one back at any moment."""
-        if self.own_tabs is None or (tab_id is not None and tab_id in self.own_tabs):
-            return
-        if tab_id is not None and tab_id in await self.shared_tabs():
-            return
-        which = f"tab {tab_id}" if tab_id is not None else "the user's current tab"
-        raise Refused("not_shared", f"{which} was not opened by this client and the user has not shared it: open one with "
-                      "browser_tab_new, or ask the user to share a tab from the Waymark side panel")
-
-    async def shared_tabs(self) -> set[int]:
-        """The tabs the user shares with MCP clients from the side panel (none for a launched browser: every tab is the client's)."""
-        if self.own_tabs is None:
-            return set()
-        return set((await self.call("mcp.shared", {})).get("tabs", []))
+    # ------------------------------------------------------------ tabs
 
     async def tabs(self) -> list[dict[str, Any]]:
-        """The tabs this client may act in (all of them when the browser is its own), current marked."""
+        """The tabs this client may act in (all of them when the browser is its own; the host
+        lists only the client's when it is the user's), current marked."""
         data = await self.call("browser.request", {"method": "tabs.list", "params": {}})
         tabs = data.get("data", {}).get("tabs", [])
-        if self.own_tabs is not None:
-            self.own_tabs &= {t["tab_id"] for t in tabs}
-            allowed = self.own_tabs | await self.shared_tabs()
-            tabs = [t for t in tabs if t.get("tab_id") in allowed]
         return [{**t, "current": t.get("tab_id") == self.tab_id} for t in tabs]
 
     async def open_tab(self, url: str) -> Snapshot:
@@ -118,18 +99,22 @@ class McpSession:
         url = self._allowed_url(url)
         data = await self.call("browser.request", {"method": "tabs.open", "params": {"url": url}}, timeout=50.0)
         self.tab_id = int(data["data"]["tab_id"])
-        if self.own_tabs is not None:
-            self.own_tabs.add(self.tab_id)
         return await self.snapshot()
 
     # ------------------------------------------------------------ perception
 
     async def snapshot(self, *, max_chars: int = DEFAULT_MAX_CHARS, offset: int = 0, screenshot: bool = False) -> Snapshot:
         """A fresh snapshot of the current tab, redacted; it becomes the refs the client chooses from."""
-        await self.check_scope(self.tab_id)
         options = SnapshotOptions(tab_id=self.tab_id, max_chars=max_chars, offset=offset, screenshot=screenshot)
         snap = Snapshot.model_validate(await self.call("snapshot", options.model_dump(), timeout=60.0))
         return self._seen(snap)
+
+    def show(self, snapshot: Snapshot, *, changes_only: bool = True) -> str:
+        """The page as the client reads it now: only what changed since what it holds when that is
+        shorter (and `changes_only`), else the whole snapshot; either way it then holds `snapshot`."""
+        text = page_view(self.shown if changes_only else None, snapshot)
+        self.shown = snapshot
+        return text
 
     def _seen(self, snap: Snapshot) -> Snapshot:
         if snap.tab_id is not None:
@@ -156,9 +141,7 @@ class McpSession:
         """Carry out one grammar action under the user's policy; returns the redacted result (with
         the settled snapshot, or the fresh one of a stale ref) and the action's human line."""
         kind = action["type"]
-        if kind not in _TAB_FREE:
-            await self.check_scope(action.get("tab_id", self.tab_id))
-        if kind in URL_ACTIONS and action.get("url"):
+        if kind in ("navigate", "new_tab") and action.get("url"):
             action = {**action, "url": self._allowed_url(action["url"])}
         seen = await self._snapshot_with(action.get("ref"))
         line = action_line(action, seen)
@@ -172,8 +155,6 @@ class McpSession:
         protect_typed_text(action, seen, self.redactor)
         self.url_before = seen.url if seen else ""
         result = await self._dispatch(dispatched, max_chars=max_chars)
-        if result.new_tab is not None and self.own_tabs is not None:
-            self.own_tabs.add(result.new_tab.tab_id)
         if result.tab_id is not None:
             self.tab_id = result.tab_id
         refusal = domain_refusal(result.url_after, self.policy) if result.url_after else None

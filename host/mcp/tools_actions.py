@@ -1,6 +1,7 @@
 """Tools for the actions of the grammar (host/core/actions.py): one tool per action, its arguments
 the action model's fields. Each answers with the ActionResult in one line and the fresh
-snapshot, so a client needs no separate snapshot call (a stale ref comes with the fresh one)."""
+snapshot, or only what changed in it when that is shorter, so a client needs no separate
+snapshot call (a stale ref comes with the whole fresh one)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from host.agent.verifier import PredicateError, parse_predicate
 from host.core import actions as grammar
 from host.mcp.errors import ToolError
 from host.mcp.registry import Content, Tool, ToolCall, text
-from host.mcp.results import page_text, result_line
+from host.mcp.results import result_line
 
 #: Tool name -> the grammar's action model; the description is the model's docstring.
 ACTION_TOOLS: dict[str, type[BaseModel]] = {
@@ -39,13 +40,14 @@ def _doc(model: type[BaseModel]) -> str:
 
 
 async def run_action(params: BaseModel, call: ToolCall) -> list[Content]:
-    """Dispatch one action; the result line and the settled (or, for a stale ref, fresh) snapshot."""
+    """Dispatch one action; the result line and the settled snapshot (or what changed in it), or
+    the whole fresh snapshot after a stale ref (the client's picture of the page was wrong) or a
+    navigation (a new document: its refs are new)."""
     action = params.model_dump(mode="json", exclude_none=True)
     result, line = await call.session.act(action, call.confirm)
-    parts = [result_line(result, line)]
     snapshot = result.snapshot or await call.session.snapshot()
-    parts.append(page_text(snapshot))
-    return [text("\n\n".join(parts))]
+    stale = result.error is not None and result.error.code == "stale_ref"
+    return [text(result_line(result, line) + "\n\n" + call.session.show(snapshot, changes_only=not (stale or result.navigated)))]
 
 
 async def run_extract(params: grammar.Extract, call: ToolCall) -> list[Content]:
@@ -62,7 +64,7 @@ async def run_tab_new(params: grammar.NewTab, call: ToolCall) -> list[Content]:
     if params.url is None:
         return await run_action(params, call)
     snapshot = await call.session.open_tab(params.url)
-    return [text(f"opened tab {snapshot.tab_id}, now current\n\n{page_text(snapshot)}")]
+    return [text(f"opened tab {snapshot.tab_id}, now current\n\n{call.session.show(snapshot)}")]
 
 
 async def run_wait(params: grammar.Wait, call: ToolCall) -> list[Content]:
@@ -77,7 +79,7 @@ async def run_wait(params: grammar.Wait, call: ToolCall) -> list[Content]:
     (check,) = verdict.results
     said = "holds" if verdict.ok else f"did not hold within {params.timeout_ms} ms"
     body = f"{check.predicate} {said} ({check.detail}; {verdict.tries} snapshot(s))"
-    return [text(body + "\n\n" + page_text(verdict.snapshot))] if verdict.snapshot else [text(body)]
+    return [text(body + "\n\n" + call.session.show(verdict.snapshot))] if verdict.snapshot else [text(body)]
 
 
 def action_tools() -> list[Tool]:

@@ -14,7 +14,6 @@ from host.agent.verifier import PREDICATE_NAMES, PredicateError, parse_predicate
 from host.core.browser_api import SnapshotOptions
 from host.mcp.errors import ToolError
 from host.mcp.registry import Content, Tool, ToolCall, text
-from host.mcp.results import page_text
 
 
 def fields_of(model: type[BaseModel], **descriptions: str) -> dict[str, Any]:
@@ -52,7 +51,11 @@ class VerifyParams(BaseModel):
 
 async def run_snapshot(params: Any, call: ToolCall) -> list[Content]:
     """The current tab's compact snapshot."""
-    return [text(page_text(await call.session.snapshot(max_chars=params.max_chars, offset=params.offset)))]
+    snapshot = await call.session.snapshot(max_chars=params.max_chars, offset=params.offset)
+    shown = call.session.show(snapshot, changes_only=False)
+    if params.offset:
+        call.session.shown = None  # a later page alone is no picture of the whole page to diff against
+    return [text(shown)]
 
 
 async def run_screenshot(params: NoParams, call: ToolCall) -> list[Content]:
@@ -60,7 +63,7 @@ async def run_screenshot(params: NoParams, call: ToolCall) -> list[Content]:
     snap = await call.session.snapshot(screenshot=True)
     if not snap.screenshot_b64:
         raise ToolError("no_screenshot", "the browser could not capture this tab (a restricted page, or the tab is not visible)")
-    return [types.ImageContent(type="image", data=snap.screenshot_b64, mime_type="image/jpeg"), text(page_text(snap))]
+    return [types.ImageContent(type="image", data=snap.screenshot_b64, mime_type="image/jpeg"), text(call.session.show(snap, changes_only=False))]
 
 
 async def run_tab_list(params: NoParams, call: ToolCall) -> list[Content]:

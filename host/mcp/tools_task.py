@@ -37,7 +37,6 @@ async def run_task(params: Any, call: ToolCall) -> list[Content]:
     if params.start_url:
         run["start_url"] = params.start_url
     else:
-        await session.check_scope(session.tab_id)
         run["tab_id"] = session.tab_id
     events = _Events()
     running = asyncio.ensure_future(session.call("agent.run", run, on_notify=events))
@@ -53,8 +52,6 @@ async def run_task(params: Any, call: ToolCall) -> list[Content]:
             if name in ("confirm", "ask_user"):
                 await _answer(name, data, call)
                 continue
-            if isinstance(data.get("tab_id"), int) and session.own_tabs is not None:
-                session.own_tabs.add(data["tab_id"])
             steps += name == "step"
             line = f"run {data.get('run_id', '')} started" if name == "run" else event_text({"event": name, **data})
             if line:
@@ -72,9 +69,16 @@ async def run_task(params: Any, call: ToolCall) -> list[Content]:
 
 async def _answer(name: str, data: dict[str, Any], call: ToolCall) -> None:
     """A confirmation goes to the user (the side panel when attached, else the client's user);
-    one that cannot be asked is declined. Questions go unanswered (the agent decides without)."""
+    one that cannot be asked is declined. A question goes to the client's user (MCP elicitation),
+    else to the user at the browser (the side panel, when attached); with neither, it stays
+    unanswered and the agent goes on without."""
     answer: Any = None
-    if name == "confirm":
+    if name == "ask_user":
+        try:
+            answer = await call.ask(str(data.get("question", "")))
+        except ToolError:
+            answer = None
+    elif name == "confirm":
         try:
             answer = await call.confirm(str(data.get("action_line", "")), str(data.get("reason", "")))
         except ToolError:

@@ -30,10 +30,11 @@ async def mcp_watch(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 @method("mcp.decide")
 async def mcp_decide(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    """Allow (true) or deny (false) the client of a pending request."""
-    allow = params.get("allow")
-    if not isinstance(allow, bool):
-        raise MethodError("bad_params", "allow must be true or false")
+    """Allow (true) or deny (false) the client of a pending request, or answer a question of its
+    agent run (`answer`: words, empty to skip)."""
+    allow = params["answer"][:2000] if isinstance(params.get("answer"), str) else params.get("allow")
+    if not isinstance(allow, (bool, str)):
+        raise MethodError("bad_params", "give allow (true or false) or answer (text)")
     if not ACCESS.decide(str(params.get("request_id", "")), allow):
         raise MethodError("no_such_request", "no MCP client is waiting for that answer")
     return {"decided": True}

@@ -20,17 +20,25 @@ PASSED_ENV = ("WAYMARK_STATE_DIR", "WAYMARK_CONFIG_DIR", "WAYMARK_RUNS_DIR", "WA
 
 
 async def control_socket(timeout: float = 15.0) -> Path:
-    """The session browser's control socket, once its host listens there: a host of another
-    browser a test started may have held the path and taken it along when it left, and the
-    session's host binds it again within a second or so."""
-    from host.core.paths import control_socket_path
+    """The session browser's control socket (the oldest running browser's), once its host listens."""
+    from host.browsers import registry_dir, running
 
-    path = control_socket_path()
     deadline = asyncio.get_running_loop().time() + timeout
-    while not path.exists():
-        assert asyncio.get_running_loop().time() < deadline, f"no host listens on {path}"
+    while not (browsers := running()):
+        assert asyncio.get_running_loop().time() < deadline, f"no host listens in {registry_dir()}"
         await asyncio.sleep(0.1)
-    return path
+    return browsers[0].socket
+
+
+async def allowed_connection(name: str) -> Any:
+    """A raw control connection (no `waymark mcp` between) admitted under a client name the user
+    already allowed in this browser session."""
+    from host.control_client import ControlConnection
+
+    reader, writer = await asyncio.open_unix_connection(str(await control_socket()))
+    connection = await ControlConnection.handshake(reader, writer, 10)
+    await connection.call("mcp.connect", {"client": name}, timeout=10)
+    return connection
 
 
 class McpClient:
@@ -96,9 +104,10 @@ def text_of(result: types.CallToolResult) -> str:
 
 
 def ref_of(snapshot_text: str, name: str, role: str | None = None) -> int:
-    """The ref of the first element line with this accessible name (and role)."""
+    """The ref of the first element line with this accessible name (and role), in a whole
+    snapshot or among the lines a change added (`+ [ref] ...`)."""
     role_part = re.escape(role) if role else r"\S+"
-    match = re.search(rf'^\[(\d+)\] {role_part} "{re.escape(name)}"', snapshot_text, re.MULTILINE)
+    match = re.search(rf'^(?:\+ )?\[(\d+)\] {role_part} "{re.escape(name)}"', snapshot_text, re.MULTILINE)
     assert match, f"no element {role or ''} {name!r} in:\n{snapshot_text}"
     return int(match.group(1))
 

@@ -14,12 +14,13 @@ import pytest
 import pytest_asyncio
 
 from host.control_client import ControlConnection, HostCallError
-from tests.conftest import wait_connected
+from tests.conftest import _host_env, wait_connected
 from tests.e2e.dispatch_helpers import tab_id_of
 from tests.e2e.mcp_helpers import (
     McpClient,
     SidePanel,
     admitted,
+    allowed_connection,
     control_socket,
     ref_of,
     text_of,
@@ -56,6 +57,40 @@ async def test_an_attached_client_may_not_act_in_the_users_own_tabs(client, brow
     assert result.is_error
     assert text_of(result).startswith(f"not_shared: tab {tab} was not opened by this client")
     await users_tab.close()
+
+
+async def test_the_host_itself_refuses_a_program_on_the_control_socket_a_tab_it_did_not_open(client, browser, site_url):
+    users_tab = await browser.context.new_page()
+    await users_tab.goto(f"{site_url}/agent/menu.html")
+    tab = await tab_id_of(browser.service_worker, users_tab)
+    connection = await allowed_connection("attach-tests")  # the name the user allowed for the module's client
+    try:
+        for method, params in [("snapshot", {"tab_id": tab}), ("act", {"tab_id": tab, "action": {"type": "scroll", "direction": "down"}}),
+                               ("agent.run", {"task": "read it", "tab_id": tab})]:
+            with pytest.raises(HostCallError) as refused:
+                await connection.call(method, params, timeout=10)
+            assert refused.value.code == "not_shared", method
+            assert refused.value.message.startswith(f"tab {tab} was not opened by this client")
+        with pytest.raises(HostCallError) as direct:
+            await connection.call("browser.request", {"method": "snapshot", "params": {"tab_id": tab}}, timeout=10)
+        assert direct.value.code == "not_for_clients"
+    finally:
+        connection.close()
+        await users_tab.close()
+
+
+async def test_the_host_lets_a_program_on_the_control_socket_act_in_the_tab_it_opened(client, site_url):
+    connection = await allowed_connection("attach-tests")
+    try:
+        opened = await connection.call("browser.request", {"method": "tabs.open", "params": {"url": f"{site_url}/agent/menu.html"}}, timeout=30)
+        tab = opened["data"]["tab_id"]
+        snapshot = await connection.call("snapshot", {"tab_id": tab}, timeout=30)
+        assert ref_of(snapshot["text"], "Open panel")
+        listed = await connection.call("browser.request", {"method": "tabs.list", "params": {}}, timeout=10)
+        assert [t["tab_id"] for t in listed["data"]["tabs"]] == [tab], "the tab list holds only this connection's tab"
+        await connection.call("browser.request", {"method": "tabs.close", "params": {"tab_id": tab}}, timeout=10)
+    finally:
+        connection.close()
 
 
 async def test_a_new_attached_client_works_in_no_tab_until_it_opens_one(client):
@@ -105,10 +140,30 @@ async def test_a_program_on_the_control_socket_can_call_nothing_before_the_user_
         connection.close()
 
 
-async def test_when_a_newer_host_leaves_with_the_socket_the_running_browsers_host_listens_again(browser):
-    await wait_connected(browser.service_worker)
-    path = await control_socket()
-    path.unlink()  # what a newer browser's host does to the path when it leaves
-    reader, writer = await asyncio.open_unix_connection(str(await control_socket()))
-    connection = await ControlConnection.handshake(reader, writer, 10)
-    connection.close()
+async def test_with_two_browsers_running_a_client_is_told_which_and_attaches_to_the_one_it_names(
+        client, browser, playwright_instance, tmp_path_factory, site_url):
+    from host.browsers import running
+    from host.launch import launch_browser
+
+    profile = tmp_path_factory.mktemp("second-browser")
+    second = await launch_browser(playwright_instance, profile, host_env=_host_env())
+    try:
+        await wait_connected(second.service_worker)
+        for _ in range(100):  # its host listens once the extension's handshake is done
+            if len(running()) == 2:
+                break
+            await asyncio.sleep(0.1)
+        async with McpClient(name="attach-tests") as unsure:
+            result = await unsure.call("browser_tab_list")
+        assert result.is_error
+        message = text_of(result)
+        assert message.startswith("several_browsers: 2 browsers with Waymark are running: ")
+        assert f"profile {profile} (host pid" in message and "--browser" in message
+        panel = await SidePanel.open(second)
+        async with McpClient("--browser", profile.name, name="second-browser-tests") as chosen:
+            await admitted(chosen, panel)
+            await chosen.text("browser_tab_new", {"url": f"{site_url}/agent/menu-b.html"})
+        assert any(p.url == f"{site_url}/agent/menu-b.html" for p in second.context.pages), "the tab is in the browser named"
+        await panel.close()
+    finally:
+        await second.close()

@@ -5,6 +5,7 @@ and Stop cuts them off at once."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -25,6 +26,12 @@ from tests.e2e.mcp_helpers import (
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
+#: The agent asks the user first, then does what the answer says.
+ASK_FIRST = {"steps": [
+    {"intent": "Ask which panel to open", "action": {"type": "ask_user", "question": "Which panel should I open?"}, "verify": []},
+    {"intent": "Open the panel", "action": {"type": "click", "target": {"name": "Open panel"}}, "verify": [{"text_present": "Opened the first panel"}]},
+]}
+
 
 @pytest_asyncio.fixture(loop_scope="session")
 async def panel(browser: Any) -> Any:
@@ -43,6 +50,34 @@ async def test_a_new_client_waits_until_the_user_allows_it_by_name_in_the_side_p
         result = await asyncio.wait_for(first, 30)
         assert not result.is_error, text_of(result)
         await expect(panel.in_control()).to_contain_text("Claude Desktop is in control through MCP")
+
+
+async def badge_of(service_worker: Any, text: str) -> str:
+    """The toolbar badge, once it shows `text` (a bounded wait: the host tells the worker)."""
+    for _ in range(100):
+        shown = await service_worker.evaluate("() => chrome.action.getBadgeText({})")
+        if shown == text:
+            break
+        await asyncio.sleep(0.1)
+    return shown
+
+
+async def test_with_the_side_panel_closed_the_toolbar_icon_shows_a_client_waits_and_the_panel_asks_when_opened(browser):
+    await wait_connected(browser.service_worker)
+    async with McpClient(name="Night owl") as client:
+        first = asyncio.ensure_future(client.call("browser_tab_list"))
+        assert await badge_of(browser.service_worker, "1") == "1"
+        title = await browser.service_worker.evaluate("() => chrome.action.getTitle({})")
+        assert title == "Night owl is waiting for your answer: open Waymark to allow or deny"
+        panel = await SidePanel.open(browser)
+        try:
+            await panel.answer("Night owl", allow=True)
+            result = await asyncio.wait_for(first, 30)
+            assert not result.is_error, text_of(result)
+            assert await badge_of(browser.service_worker, "") == ""
+            assert await browser.service_worker.evaluate("() => chrome.action.getTitle({})") == "Open Waymark"
+        finally:
+            await panel.close()
 
 
 async def test_a_client_the_user_denies_can_do_nothing(panel):
@@ -137,6 +172,24 @@ async def test_the_side_panel_lists_what_an_attached_client_did_without_the_text
         await client.text("browser_fill", {"ref": name_ref, "text": "typed words stay private"})
         await client.call("browser_click", {"ref": 9999})
         log = panel.page.get_by_role("list", name="What MCP clients did")
-        await expect(log).to_contain_text(f"✓ fill ref={name_ref} — Busy bee")
-        await expect(log).to_contain_text("✗ click ref=9999 (not_found) — Busy bee")
+        filled = log.locator('[data-kind="step"][data-verdict="passed"]', has_text=f"fill ref={name_ref}")
+        await expect(filled.locator(".intent")).to_have_text("Busy bee")
+        missed = log.locator('[data-kind="step"][data-verdict="failed"]', has_text="click ref=9999")
+        await expect(missed.locator(".reason")).to_have_text("not_found")
         await expect(log).not_to_contain_text("typed words stay private")
+
+
+async def test_a_question_of_an_attached_clients_task_is_asked_in_the_side_panel_when_the_client_cannot_ask(panel, tmp_path, site_url):
+    script = tmp_path / "ask.json"
+    script.write_text(json.dumps(ASK_FIRST))
+    async with McpClient("--script", str(script), name="Curious client") as client:  # no elicitation
+        await admitted(client, panel)
+        running = asyncio.ensure_future(client.call("browser_run_task", {"task": "Open a panel", "start_url": f"{site_url}/agent/menu.html"}))
+        question = panel.page.get_by_role("alertdialog", name="Question for Curious client")
+        await expect(question).to_contain_text("Curious client's task asks: Which panel should I open?")
+        await question.get_by_role("textbox", name="Your answer").fill("the first one")
+        await question.get_by_role("button", name="Answer").click()
+        result = await asyncio.wait_for(running, 60)
+    summary = text_of(result)
+    assert not result.is_error, summary
+    assert "2/2 steps verified" in summary

@@ -73,6 +73,23 @@ async def test_a_click_answers_with_its_result_and_the_settled_snapshot(client, 
     assert ref_of(answer, "Close settings"), "the modal the click opened is in the answer's snapshot"
 
 
+async def test_a_click_that_changes_little_answers_with_only_the_change(client, site_url):
+    page = await open_page(client, f"{site_url}/mcp/changes.html")
+    answer = await client.text("browser_click", {"ref": ref_of(page, "Mark chore 3 done")})
+    assert "changes since your last snapshot" in answer
+    assert re.search(r'^- \[(\d+)\] checkbox "Daily chore 3" checked=false$', answer, re.MULTILINE)
+    assert re.search(r'^\+ \[(\d+)\] checkbox "Daily chore 3" checked=true$', answer, re.MULTILINE)
+    assert "Daily chore 4" not in answer, "lines that did not change are not repeated"
+    assert ref_of(page, "Daily chore 3") == ref_of(answer, "Daily chore 3"), "the ref stays"
+
+
+async def test_a_click_that_changes_more_than_the_whole_page_answers_with_the_whole_snapshot(client, site_url):
+    page = await open_page(client, f"{site_url}/mcp/changes.html")
+    answer = await client.text("browser_click", {"ref": ref_of(page, "Replace the list")})
+    assert "changes since your last snapshot" not in answer
+    assert ref_of(answer, "Weekly chore 20") and ref_of(answer, "Mark chore 3 done") == ref_of(page, "Mark chore 3 done")
+
+
 async def test_a_filled_field_verifies_with_value_equals(client, site_url):
     page = await open_page(client, f"{site_url}/dispatch/form.html")
     await client.text("browser_fill", {"ref": ref_of(page, "Full name"), "text": "Ada Lovelace"})

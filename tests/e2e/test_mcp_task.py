@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import mcp_types as types
 import pytest
 import pytest_asyncio
 
@@ -20,6 +21,11 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 OPEN_PANEL = {"steps": [{"intent": "Open the panel", "action": {"type": "click", "target": {"name": "Open panel"}},
                          "verify": [{"text_present": "Opened the first panel"}]}]}
+#: The agent asks the user first, then does what the answer says.
+ASK_FIRST = {"steps": [
+    {"intent": "Ask which panel to open", "action": {"type": "ask_user", "question": "Which panel should I open?"}, "verify": []},
+    OPEN_PANEL["steps"][0],
+]}
 #: One step that waits far longer than any test: only cancelling ends it early.
 WAIT_LONG = {"steps": [{"intent": "Wait for a long time", "action": {"type": "wait", "ms": 30000}, "verify": []}]}
 
@@ -66,6 +72,23 @@ async def test_run_task_streams_each_step_as_progress_and_returns_the_verified_s
     assert progress.messages[0].startswith("run ") and progress.messages[0].endswith(" started")
     assert any("Open the panel" in m and "✓" in m for m in progress.messages), progress.messages
     assert progress.values == sorted(progress.values), "progress only grows"
+
+
+async def test_a_question_of_the_agent_reaches_the_clients_user_through_elicitation(tmp_path_factory, site_url):
+    asked: list[str] = []
+
+    async def user(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"answer": "the first one"})
+
+    path = tmp_path_factory.mktemp("script") / "ask.json"
+    path.write_text(json.dumps(ASK_FIRST))
+    async with McpClient("--launch", "--script", str(path), elicit=user) as asking:
+        result = await asking.call("browser_run_task", {"task": "Open a panel", "start_url": f"{site_url}/agent/menu.html"})
+    summary = result.content[0].text
+    assert not result.is_error, summary
+    assert asked == ["Waymark's agent asks: Which panel should I open?"]
+    assert "2/2 steps verified" in summary
 
 
 async def test_cancelling_run_task_stops_the_agent_run(slow_client, site_url):

@@ -69,4 +69,17 @@ def test_the_activity_list_never_holds_typed_text():
     access = Access()
     access.did("Agent", {"type": "fill", "ref": 7, "text": "hunter2"}, ok=True)
     [item] = access.state()["activity"]
-    assert item["line"] == "fill ref=7" and "hunter2" not in str(item)
+    assert item["action_line"] == "fill ref=7" and "hunter2" not in str(item)
+
+
+async def test_a_question_of_a_clients_task_gets_the_users_words_or_none_when_skipped():
+    access = Access()
+    connection = ClientConnection(close=lambda: None, client="Editor", allowed=True)
+    answering = asyncio.ensure_future(access.ask(connection, "Which size?"))
+    request = await asked(access)
+    assert access.state()["pending"] == [{"request_id": request, "kind": "ask", "client": "Editor", "question": "Which size?"}]
+    access.decide(request, "500 g")
+    assert await answering == "500 g"
+    skipping = asyncio.ensure_future(access.ask(connection, "Which colour?"))
+    access.decide(await asked(access), "")
+    assert await skipping is None
