@@ -41,6 +41,9 @@ class Traits:
     multi_tab: bool = False
     #: Takes a URL the host resolves against the page and judges by the domain lists.
     opens_url: bool = False
+    #: How the action is written in the text-mode answer format, where its fields alone do not
+    #: say it well (see `text_form`).
+    text_form: str | None = None
 
 
 class _Action(BaseModel):
@@ -129,7 +132,7 @@ class Scroll(_Action):
     """Scroll the page, or the scrollable element with this ref, by `amount` CSS pixels (default: most of a screen)."""
 
     type: Literal["scroll"] = "scroll"
-    traits: ClassVar[Traits] = Traits(settles=True, example={"type": "scroll", "direction": "down"})
+    traits: ClassVar[Traits] = Traits(settles=True, example={"type": "scroll", "direction": "down"}, text_form="scroll{direction,ref?,amount?}")
     direction: Literal["up", "down", "left", "right"] = "down"
     ref: int | None = Field(default=None, ge=1, strict=True)
     amount: int | None = Field(default=None, ge=1, le=100_000)
@@ -193,7 +196,7 @@ class Wait(_Action):
     """Wait `ms` milliseconds, or until `until` (a verifier predicate) holds, at most `timeout_ms`."""
 
     type: Literal["wait"] = "wait"
-    traits: ClassVar[Traits] = Traits(example={"type": "wait", "ms": 1000})
+    traits: ClassVar[Traits] = Traits(example={"type": "wait", "ms": 1000}, text_form="wait{ms? | until,timeout_ms}")
     ms: int | None = Field(default=None, ge=0, le=60_000)
     until: dict[str, Any] | None = None
     timeout_ms: int = Field(default=5000, ge=0, le=60_000)
@@ -220,7 +223,8 @@ class Done(_Action):
     """The task is finished (or cannot be finished: success false); `result` is the answer for the user."""
 
     type: Literal["done"] = "done"
-    traits: ClassVar[Traits] = Traits(runs_in="host", example={"type": "done", "result": "The order number is 1042", "success": True})
+    traits: ClassVar[Traits] = Traits(runs_in="host", example={"type": "done", "result": "The order number is 1042", "success": True},
+                                    text_form="done{result,success}")
     result: str = ""
     success: bool = True
 
@@ -243,6 +247,18 @@ ACTION_TYPES: tuple[str, ...] = tuple(ACTIONS)
 def traits(kind: str) -> Traits:
     """The traits of one action type (KeyError for a type the grammar does not have)."""
     return ACTIONS[kind].traits
+
+
+def text_form(kind: str) -> str:
+    """How an action is written in the text-mode answer format: its name and its fields, an
+    optional one marked `?` (`press{key,ref?}`), unless its traits say it otherwise."""
+    cls = ACTIONS[kind]
+    if cls.traits.text_form:
+        return cls.traits.text_form
+    fields = [(name, info.is_required()) for name, info in cls.model_fields.items() if name != "type"]
+    if not fields:
+        return kind
+    return kind + "{" + ",".join(name + ("" if required else "?") for name, required in fields) + "}"
 
 
 def _where(**wanted: Any) -> frozenset[str]:
