@@ -11,6 +11,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from eval.tasks import ExpectedCall, Task
+from host.core.snapshot import SnapshotElement
+from host.core.targets import element_matches
 from providers.spec import ModelSpec
 
 
@@ -37,7 +39,7 @@ def judge(expect: ExpectedCall, action: dict[str, Any], elements: list[dict[str,
         element = next((e for e in elements if e.get("ref") == ref), None)
         if element is None:
             return False, f"{action.get('type')} on ref {ref}, which is not in the snapshot"
-        if not expect.target.matches(element):
+        if not element_matches(SnapshotElement.model_validate(element), expect.target):
             wanted = expect.target.model_dump(exclude_none=True)
             return False, f"{action.get('type')} on [{ref}] {element.get('role')} {element.get('name')!r}, expected {wanted}"
     for key, value in expect.fields.items():
@@ -51,10 +53,10 @@ def judge(expect: ExpectedCall, action: dict[str, Any], elements: list[dict[str,
 
 async def decide_and_judge(task: Task, spec: ModelSpec) -> DecisionOutcome:
     """Build the provider, run one executor turn on the task's snapshot, judge the call."""
-    from host.actions import SINGLE_TAB_ACTIONS
     from host.agent import prompts
     from host.agent.executor import Executor
-    from host.snapshot import Snapshot
+    from host.core.actions import SINGLE_TAB_ACTIONS
+    from host.core.snapshot import Snapshot
 
     assert task.expect is not None
     snapshot = Snapshot.model_validate(task.load_snapshot())

@@ -211,7 +211,7 @@ async def _tab_id_of(controller: Any, url: str) -> int:
 
 
 async def _final_snapshot(controller: Any, tab_id: int) -> Any:
-    from host.snapshot import Snapshot
+    from host.core.snapshot import Snapshot
 
     data = await controller.call("browser.request", {"method": "snapshot", "params": {"tab_id": tab_id}})
     return Snapshot.model_validate(data["data"])
@@ -365,7 +365,7 @@ async def _judge_predicates(controller: Any, task: Task, tab_id: int, start_url:
 
 async def _e2e_worker(config: RunConfig, queue: "asyncio.Queue[Task]", servers: Servers, sha: str,
                       emit: Callable[[Row], None]) -> None:
-    from host.controller import Controller, HostNotConnected
+    from host.control_client import Controller, HostNotConnected
     from host.launch import ChromiumNotFound
 
     try:

@@ -21,42 +21,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from host.core.actions import ELEMENT_ACTIONS
+from host.core.targets import Target
+
 SUITES_DIR = Path(__file__).resolve().parent / "suites"
 SCRIPTS_DIR = Path(__file__).resolve().parent / "scripts"
 
-#: The actions whose expectation names a target element (the rest compare fields only).
-_REF_ACTIONS = {"click", "double_click", "hover", "type", "fill", "select", "check", "uncheck"}
 
 
 class TaskError(ValueError):
     """A task file or a task selection is unusable; the message says which and why."""
-
-
-class Target(BaseModel):
-    """An element described the way a person would: role and accessible name (exact or partial)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    role: str | None = None
-    name: str | None = None
-    name_contains: str | None = None
-
-    @model_validator(mode="after")
-    def _not_empty(self) -> "Target":
-        if not (self.role or self.name is not None or self.name_contains):
-            raise ValueError("a target needs at least one of role, name, name_contains")
-        return self
-
-    def matches(self, element: dict[str, Any]) -> bool:
-        """Whether a snapshot element (JSON form) is this target."""
-        name = str(element.get("name") or "")
-        if self.role and element.get("role") != self.role:
-            return False
-        if self.name is not None and " ".join(name.split()).casefold() != " ".join(self.name.split()).casefold():
-            return False
-        if self.name_contains and self.name_contains.casefold() not in name.casefold():
-            return False
-        return True
 
 
 class ExpectedCall(BaseModel):
@@ -66,6 +40,7 @@ class ExpectedCall(BaseModel):
 
     #: The action type, or the types that are all right (e.g. ["check", "click"] for a checkbox).
     type: str | list[str]
+    #: The element the action must be on, matched as the verifier matches (host.core.targets).
     target: Target | None = None
     #: Fields of the action that must be equal (e.g. {"text": "ada"}, {"key": "Enter"}).
     fields: dict[str, Any] = Field(default_factory=dict)
@@ -74,8 +49,10 @@ class ExpectedCall(BaseModel):
 
     @model_validator(mode="after")
     def _target_for_ref_actions(self) -> "ExpectedCall":
-        if set(self.types()) & _REF_ACTIONS and self.target is None:
+        if set(self.types()) & ELEMENT_ACTIONS and self.target is None:
             raise ValueError(f"an expected {self.type!r} needs a target")
+        if self.target is not None and not self.target.model_dump(exclude_none=True):
+            raise ValueError("a target needs at least one of role, name, name_contains, text_contains")
         return self
 
     def types(self) -> list[str]:

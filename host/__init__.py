@@ -1,5 +1,2 @@
-"""Waymark native-messaging host: framing, protocol, sessions, agent loop and CLI."""
-
-__version__ = "0.1.0"
-PROTOCOL_VERSION = 1
-HOST_NAME = "dev.waymark.host"
+"""Waymark native-messaging host: framing, protocol, sessions, agent loop and CLI. Its bottom
+layer, host.core, is what providers and everything else build on."""

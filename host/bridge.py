@@ -7,7 +7,7 @@ import itertools
 import logging
 from typing import Any, Callable
 
-from host.protocol import BrowserRequest, Result, outbound
+from host.core.protocol import BrowserRequest, Result, outbound
 
 log = logging.getLogger(__name__)
 

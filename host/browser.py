@@ -1,4 +1,5 @@
-"""Typed requests from the host to the extension: the one place that names them.
+"""Typed requests from the host to the extension: the one place that sends them (their models
+are in host.core.browser_api).
 
 `snapshot` and `act` are the spine of every agent step. Each takes a pydantic model and
 returns one; the extension's handlers (extension/sw/) accept exactly these fields.
@@ -6,97 +7,13 @@ returns one; the extension's handlers (extension/sw/) accept exactly these field
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
-
 from host.bridge import BrowserBridge
-from host.snapshot import Snapshot
+from host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
+from host.core.phases import timed
+from host.core.snapshot import Snapshot
 
 
-class SnapshotOptions(BaseModel):
-    """Parameters of the extension's `snapshot` request."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    #: Chrome tab id; None means the active tab of the last focused window.
-    tab_id: int | None = None
-    #: Budget of the model text (`Snapshot.text`); elements beyond it are paged with `offset`.
-    max_chars: int = Field(default=20_000, ge=200)
-    offset: int = Field(default=0, ge=0)
-    #: Attach a numbered-overlay screenshot (base64 JPEG) as `screenshot_b64`.
-    screenshot: bool = False
-    #: Drop elements hidden under another element (modal, banner) and report the occluder.
-    occlusion: bool = True
-
-
-class ActionError(BaseModel):
-    """Why an action failed: a stable code and a sentence."""
-
-    code: Literal[
-        "stale_ref", "not_found", "not_visible", "disabled", "readonly", "occluded", "not_editable",
-        "navigation_timeout", "restricted_page", "no_such_tab", "debugger_unavailable", "timeout",
-        "bad_action", "no_such_option", "dialog_blocked",
-    ] | str
-    message: str
-    #: The occluder's ref for `occluded`, and similar evidence.
-    data: dict[str, Any] = Field(default_factory=dict)
-
-
-class NewTabInfo(BaseModel):
-    tab_id: int
-    url: str = ""
-
-
-class ActRequest(BaseModel):
-    """Parameters of the extension's `act` request."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    tab_id: int | None = None
-    #: One action of host.actions (as JSON); ask_user and done never reach the extension.
-    action: dict[str, Any]
-    #: Settle: at least this long after the action, then until nothing the action started is pending
-    #: (requests, short timers: seen by the page-world tracker) and the DOM is quiet, bounded by
-    #: settle_timeout_ms. Where the tracker cannot see the page, the extension waits at least 50 ms.
-    settle_min_ms: int = Field(default=0, ge=0)
-    settle_timeout_ms: int = Field(default=3000, ge=0)
-    #: Attach the settled snapshot to the result (and always to a stale_ref error).
-    snapshot: SnapshotOptions | None = Field(default_factory=SnapshotOptions)
-    #: Policy for JavaScript dialogs the action opens: accept or dismiss them.
-    dialogs: Literal["accept", "dismiss"] = "accept"
-    #: Scroll the element into view before the checks (off only to measure what it buys).
-    scroll_into_view: bool = True
-
-
-class ActionResult(BaseModel):
-    """What the extension did: proven by `ok`, or failed with a code and the evidence."""
-
-    model_config = ConfigDict(extra="allow")
-
-    ok: bool
-    action: str
-    path: Literal["cdp", "synthetic", "browser"] | None = None
-    settle_ms: float = 0.0
-    #: The page came to rest after the action (false: the settle deadline ended the wait); None
-    #: for actions that do not settle.
-    settled: bool | None = None
-    #: URL of the tab acted in, before; URL of the tab the agent continues in (`tab_id`), after.
-    url_before: str = ""
-    url_after: str = ""
-    navigated: bool = False
-    #: A tab the action opened; the agent continues there.
-    new_tab: NewTabInfo | None = None
-    #: The tab the agent is in after the action.
-    tab_id: int | None = None
-    error: ActionError | None = None
-    snapshot: Snapshot | None = None
-    #: Dialogs (alert, confirm, prompt, beforeunload) seen and how they were handled.
-    dialogs: list[dict[str, Any]] = Field(default_factory=list)
-    #: What `extract` read.
-    text: str | None = None
-
-
+@timed("decode")
 async def snapshot(bridge: BrowserBridge, options: SnapshotOptions | None = None, timeout: float = 30.0) -> Snapshot:
     """Ask the extension for a snapshot of a tab."""
     options = options or SnapshotOptions()
@@ -104,6 +21,7 @@ async def snapshot(bridge: BrowserBridge, options: SnapshotOptions | None = None
     return Snapshot.model_validate(data)
 
 
+@timed("decode")
 async def act(bridge: BrowserBridge, request: ActRequest, timeout: float = 60.0) -> ActionResult:
     """Ask the extension to carry out one action; failures come back as `ok: false` with a code."""
     data = await bridge.request("act", request.model_dump(mode="json"), timeout=timeout)

@@ -6,9 +6,10 @@ import asyncio
 import logging
 from typing import Any, Callable
 
+from host import rpc
 from host.bridge import BrowserBridge, BrowserError
+from host.core.protocol import Call, ErrorInfo, Notify, Reply, outbound
 from host.methods import CallContext, MethodError, lookup
-from host.protocol import Call, ErrorInfo, Notify, Reply, outbound
 
 log = logging.getLogger(__name__)
 
@@ -19,6 +20,7 @@ class CallRunner:
     """One task per in-flight call; `cancel` stops it, the in-flight model call included."""
 
     def __init__(self, bridge: BrowserBridge) -> None:
+        rpc.load_all()
         self._bridge = bridge
         self._tasks: dict[str, asyncio.Task[None]] = {}
 

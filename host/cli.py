@@ -1,5 +1,7 @@
 """The `waymark` command. Each subcommand is one small module in host/commands/ (modules whose
-name starts with an underscore are helpers the subcommands share)."""
+name starts with an underscore are helpers the subcommands share); other packages (the eval
+harness) add theirs through the `waymark.commands` entry points, so the product imports none
+of them."""
 
 from __future__ import annotations
 
@@ -7,9 +9,11 @@ import argparse
 import importlib
 import pkgutil
 import sys
+from importlib.metadata import entry_points
+from typing import Callable
 
 import host.commands
-from host import __version__
+from host.core import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,12 +21,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="waymark", description="Waymark: an AI agent that lives in your own Chrome.")
     parser.add_argument("--version", action="version", version=f"waymark {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(host.commands.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue  # shared helpers of the subcommands, not subcommands
-        module = importlib.import_module(f"host.commands.{info.name}")
-        module.register(sub)
+    for _, register in sorted(_registrars().items()):
+        register(sub)
     return parser
+
+
+def _registrars() -> dict[str, Callable[[argparse._SubParsersAction], None]]:
+    """Subcommand name -> its `register(subparsers)`: the product's own, then those other
+    installed packages declare under the `waymark.commands` entry point group."""
+    found: dict[str, Callable[[argparse._SubParsersAction], None]] = {}
+    for info in pkgutil.iter_modules(host.commands.__path__):
+        if not info.name.startswith("_"):  # shared helpers of the subcommands, not subcommands
+            found[info.name] = importlib.import_module(f"host.commands.{info.name}").register
+    for point in entry_points(group="waymark.commands"):
+        found.setdefault(point.name, point.load())
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,6 +7,7 @@ length header or a truncated frame ends the stream.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import struct
@@ -151,3 +152,23 @@ class FrameWriter:
             for frame in frames:
                 self._stream.write(frame)
             self._stream.flush()
+
+
+async def read_stream_frame(reader: asyncio.StreamReader) -> bytes | None:
+    """One length-prefixed frame from an asyncio stream (the control socket), or None at EOF."""
+    try:
+        header = await reader.readexactly(HEADER.size)
+    except asyncio.IncompleteReadError:
+        return None
+    (length,) = HEADER.unpack(header)
+    if length > MAX_INBOUND_BYTES:
+        raise ValueError(f"control frame of {length} bytes is too large")
+    try:
+        return await reader.readexactly(length)
+    except asyncio.IncompleteReadError:
+        return None
+
+
+def write_stream_frame(writer: asyncio.StreamWriter, message: dict) -> None:
+    """Queue one length-prefixed frame on an asyncio stream."""
+    writer.write(encode_frame(dumps(message)))

@@ -50,29 +50,10 @@ def method(name: str) -> Callable[[Method], Method]:
 
 
 def lookup(name: str) -> Method | None:
-    """The method registered under `name`, loading the built-in method modules first."""
-    _load_builtin_methods()
+    """The method registered under `name` (host.rpc.load_all registers the built-in ones)."""
     return _METHODS.get(name)
 
 
 def names() -> list[str]:
     """Every registered method name, sorted."""
-    _load_builtin_methods()
     return sorted(_METHODS)
-
-
-_loaded = False
-
-
-def _load_builtin_methods() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    import importlib
-    import pkgutil
-
-    import host.rpc
-
-    for info in sorted(pkgutil.iter_modules(host.rpc.__path__), key=lambda m: m.name):
-        importlib.import_module(f"host.rpc.{info.name}")  # registers on import

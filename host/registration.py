@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from host import HOST_NAME
+from host.core import HOST_NAME
 from host.extension import extension_origin
 
 LAUNCHER_NAME = "waymark-native-host"

@@ -8,12 +8,11 @@ import os
 import threading
 from typing import BinaryIO
 
-from host import PROTOCOL_VERSION, __version__
 from host.bridge import BrowserBridge
 from host.calls import CallRunner
-from host.control import listen_control, serve_control
-from host.framing import FrameDecodeError, FrameTooLarge, FrameWriter, TruncatedFrame, decode_body, read_frame
-from host.protocol import (
+from host.control_server import listen_control, serve_control
+from host.core import PROTOCOL_VERSION, __version__
+from host.core.protocol import (
     BrowserEvent,
     Call,
     Cancel,
@@ -26,6 +25,14 @@ from host.protocol import (
     Result,
     outbound,
     parse_inbound,
+)
+from host.framing import (
+    FrameDecodeError,
+    FrameTooLarge,
+    FrameWriter,
+    TruncatedFrame,
+    decode_body,
+    read_frame,
 )
 
 log = logging.getLogger(__name__)

@@ -6,10 +6,11 @@ taxonomy, one retry policy.
 - errors.py      the error taxonomy (AuthError, RateLimited, Timeout, Unavailable, BadRequest,
                  ContextTooLong, Blocked, CapabilityError, ProviderNotConfigured)
 - retry.py       the retry policy (bounded exponential backoff with jitter, Retry-After)
-- parsing.py     the decision parser (JSON in text and native tool calls), retry reminders
 - streaming.py   what a stream of deltas adds up to
 - textmode.py    tools as instructions for backends without native tool calling
-- http.py        the httpx plumbing: status -> error, SSE, deadline, ping
-- config.py      where keys come from; the summaries `waymark doctor` / `providers` print
+- deadline.py    the whole-call time budget, and retries inside it
+- http.py        the httpx plumbing: status -> error, SSE, ping
+- config.py      where keys come from
+- choices.py     the providers a user can choose and whether each is configured
 - gemini.py, openai_compat.py, anthropic.py, mlx_local.py, scripted.py: the implementations
 """

@@ -9,6 +9,7 @@ from typing import Any, AsyncIterator
 
 from providers import errors
 from providers.base import (
+    RAW_ARGUMENTS_KEY,
     Capabilities,
     Completion,
     CompletionRequest,
@@ -20,8 +21,8 @@ from providers.base import (
     Usage,
 )
 from providers.config import resolve_key
-from providers.http import Deadline, HTTPProvider, error_for_status
-from providers.parsing import RAW_ARGUMENTS_KEY
+from providers.deadline import Deadline
+from providers.http import HTTPProvider, error_for_status
 from providers.retry import RetryPolicy
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -118,7 +119,7 @@ class AnthropicProvider(HTTPProvider):
                 role = "user"
                 # The API refuses an empty text block: a result with no content is sent without one.
                 content = _blocks(msg)
-                blocks = [{"type": "tool_result", "tool_use_id": msg.tool_call_id or "", **({"content": content} if content else {})}]
+                blocks: list[dict[str, Any]] = [{"type": "tool_result", "tool_use_id": msg.tool_call_id or "", **({"content": content} if content else {})}]
             else:
                 role = msg.role
                 blocks = _blocks(msg)
@@ -160,7 +161,7 @@ class AnthropicProvider(HTTPProvider):
             body = {**body, "messages": [*body["messages"], {"role": "assistant", "content": data["content"]}]}
         texts = [b.get("text", "") for b in content if b.get("type") == "text"]
         calls = [
-            ToolCall(id=b.get("id") or f"toolu_{i}", name=b["name"], arguments=b.get("input") if isinstance(b.get("input"), dict) else {})
+            ToolCall(id=b.get("id") or f"toolu_{i}", name=b["name"], arguments=b["input"] if isinstance(b.get("input"), dict) else {})
             for i, b in enumerate(content) if b.get("type") == "tool_use"
         ]
         stop = data.get("stop_reason")

@@ -26,6 +26,11 @@ class ImagePart(BaseModel):
 Part = TextPart | ImagePart
 
 
+#: Providers keep tool-call arguments that are not valid JSON under this key, so the decision
+#: parser (host.agent.parsing) can say "malformed".
+RAW_ARGUMENTS_KEY = "__raw_arguments__"
+
+
 class ToolCall(BaseModel):
     id: str
     name: str
@@ -145,5 +150,5 @@ class LLMProvider(abc.ABC):
         short description. Raises ProviderError. In-process providers have nothing to reach."""
         return "in-process"
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027 - optional: only providers holding connections override it
         """Release connections."""

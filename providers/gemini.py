@@ -29,7 +29,8 @@ from providers.base import (
     Usage,
 )
 from providers.config import resolve_key
-from providers.http import Deadline, error_for_status, with_retries
+from providers.deadline import Deadline, with_retries
+from providers.http import error_for_status
 from providers.retry import DEFAULT_POLICY, RetryPolicy, parse_retry_after
 
 _BLOCKED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "MODEL_ARMOR"}
@@ -184,9 +185,9 @@ class GeminiProvider(LLMProvider):
             choice = request.tool_choice
             if choice in ("auto", "none", "required"):
                 mode = {"auto": "AUTO", "none": "NONE", "required": "ANY"}[choice]
-                fcc = types.FunctionCallingConfig(mode=mode)
+                fcc = types.FunctionCallingConfig(mode=types.FunctionCallingConfigMode(mode))
             else:
-                fcc = types.FunctionCallingConfig(mode="ANY", allowed_function_names=[choice])
+                fcc = types.FunctionCallingConfig(mode=types.FunctionCallingConfigMode.ANY, allowed_function_names=[choice])
             cfg["tool_config"] = types.ToolConfig(function_calling_config=fcc)
         if request.response_schema is not None:
             cfg["response_mime_type"] = "application/json"

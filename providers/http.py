@@ -7,15 +7,14 @@ import asyncio
 import json
 import re
 import time
-from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
+from typing import Any, AsyncGenerator, AsyncIterator
 
 import httpx
 
 from providers import errors
 from providers.base import LLMProvider
+from providers.deadline import Deadline, with_retries
 from providers.retry import DEFAULT_POLICY, RetryPolicy, parse_retry_after
-
-T = TypeVar("T")
 
 _CONTEXT_WORDS = re.compile(
     r"context[ _-]?(length|window)|too many tokens|prompt is too long|maximum context|too long for|exceeds the (context|maximum)",
@@ -115,37 +114,6 @@ async def sse_events(response: httpx.Response) -> AsyncIterator[tuple[str, str]]
         yield event, "\n".join(data)
 
 
-class Deadline:
-    """The whole-call time budget (`CompletionRequest.timeout`) shared by every attempt and wait."""
-
-    def __init__(self, seconds: float, provider: str) -> None:
-        self.end = time.monotonic() + seconds
-        self.seconds = seconds
-        self.provider = provider
-
-    def remaining(self) -> float:
-        return self.end - time.monotonic()
-
-    def expired(self) -> errors.Timeout:
-        return errors.Timeout(f"no complete answer within {self.seconds:g}s", provider=self.provider)
-
-
-async def with_retries(policy: RetryPolicy, deadline: Deadline, attempt: Callable[[], Awaitable[T]]) -> T:
-    """Run `attempt` under the retry policy, each try and wait inside the deadline."""
-
-    async def bounded() -> T:
-        remaining = deadline.remaining()
-        if remaining <= 0:
-            raise deadline.expired()
-        try:
-            async with asyncio.timeout(remaining):
-                return await attempt()
-        except TimeoutError:
-            raise deadline.expired() from None
-
-    return await policy.run(bounded, remaining=deadline.remaining)
-
-
 def json_or_bad(response_text: str, provider: str) -> Any:
     """The JSON body of a 2xx response; a non-JSON success is the backend's fault (Unavailable)."""
     try:
@@ -205,7 +173,7 @@ class HTTPProvider(LLMProvider):
         """Open an SSE response with retries (nothing has been yielded yet, so retrying is safe)."""
         return await with_retries(self.retry, deadline, lambda: self._send(path, body, deadline, stream=True))
 
-    async def events(self, response: httpx.Response, deadline: Deadline) -> AsyncIterator[tuple[str, str]]:
+    async def events(self, response: httpx.Response, deadline: Deadline) -> AsyncGenerator[tuple[str, str], None]:
         """The response's SSE events, each read within what is left of the deadline."""
         iterator = sse_events(response).__aiter__()
         try:

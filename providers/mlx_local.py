@@ -23,7 +23,7 @@ from providers.base import (
     LLMProvider,
     Usage,
 )
-from providers.http import Deadline
+from providers.deadline import Deadline
 from providers.streaming import collect
 from providers.textmode import flatten_messages
 
@@ -73,7 +73,8 @@ def _load(path: str) -> tuple[Any, Any]:
         from mlx_lm import load
 
         try:
-            _LOADED[path] = load(path)
+            loaded = load(path)
+            _LOADED[path] = (loaded[0], loaded[1])
         except Exception as exc:  # mlx-lm raises many kinds (missing files, bad config): one typed error
             raise errors.ProviderNotConfigured(f"cannot load the MLX model {path!r}: {type(exc).__name__}: {exc}"[:400], provider="mlx") from None
     return _LOADED[path]
@@ -100,7 +101,8 @@ class MLXProvider(LLMProvider):
         """The chat-templated prompt; tools become JSON-in-text instructions."""
         messages = flatten_messages(request.messages, request.tools, request.tool_choice) if request.tools else request.messages
         chat = [{"role": "user" if m.role == "tool" else m.role, "content": m.plain_text()} for m in messages]
-        return tokenizer.apply_chat_template(chat, add_generation_prompt=True, tokenize=False)
+        prompt: str = tokenizer.apply_chat_template(chat, add_generation_prompt=True, tokenize=False)
+        return prompt
 
     def _generate(self, request: CompletionRequest, emit: Any, stop: threading.Event) -> None:
         """Worker-thread body: emit(("text", str)) per piece, then emit(("end", finish, usage))."""

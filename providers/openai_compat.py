@@ -12,6 +12,7 @@ from typing import Any, AsyncIterator
 
 from providers import errors
 from providers.base import (
+    RAW_ARGUMENTS_KEY,
     Capabilities,
     Completion,
     CompletionRequest,
@@ -24,8 +25,8 @@ from providers.base import (
     Usage,
 )
 from providers.config import resolve_key
-from providers.http import Deadline, HTTPProvider, error_for_status
-from providers.parsing import RAW_ARGUMENTS_KEY
+from providers.deadline import Deadline
+from providers.http import HTTPProvider, error_for_status
 from providers.retry import RetryPolicy
 from providers.textmode import ReasoningCutter, flatten_messages, strip_reasoning
 

@@ -34,7 +34,8 @@ def provider_class(name: str) -> type[LLMProvider]:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise ProviderNotConfigured(f"provider {name!r} needs an optional dependency: {exc}", provider=name) from exc
-    return getattr(module, attr)
+    provider_class: type[LLMProvider] = getattr(module, attr)
+    return provider_class
 
 
 def create(name: str, model: str, **options: Any) -> LLMProvider:

@@ -37,8 +37,9 @@ from typing import Any, AsyncIterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from host.snapshot import Snapshot
-from host.targets import Target, find_elements
+from host.core.phases import timed
+from host.core.snapshot import Snapshot
+from host.core.targets import Target, find_elements
 from providers import errors
 from providers.base import (
     Capabilities,
@@ -248,6 +249,7 @@ class ScriptedProvider(LLMProvider):
 
     # -- interface
 
+    @timed("model")
     async def complete(self, request: CompletionRequest) -> Completion:
         started = time.perf_counter()
 

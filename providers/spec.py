@@ -162,3 +162,45 @@ class ModelSpec(BaseModel):
         from providers.registry import create
 
         return create(self.provider, self.model, **self.options)
+
+
+class ChoiceError(SpecError):
+    """A model choice that names too little or too much (not a spec that cannot be read)."""
+
+
+class ModelChoice(BaseModel):
+    """How a run's models are named, the one way for the CLI, `agent.run` and eval: a provider
+    and a model for both roles, one whole spec for both, or a planner and an executor spec."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: str | None = None
+    model: str | None = None
+    planner: str | None = None
+    executor: str | None = None
+
+    def specs(self, options: dict[str, Any] | None = None) -> tuple[ModelSpec, ModelSpec] | None:
+        """(planner, executor) with `options` applied to both, or None when nothing was named
+        (the settings saved per role apply). Raises ChoiceError for a choice that names too little
+        or too much, SpecError for a spec that cannot be read."""
+        if self.planner or self.executor:
+            if self.provider or self.model:
+                raise ChoiceError("use either a provider and model (or one model spec) or a planner and an executor, not both")
+            if not (self.planner and self.executor):
+                raise ChoiceError("give both planner and executor (a model spec each, e.g. gemini:gemini-2.5-flash)")
+            planner, executor = ModelSpec.parse(self.planner), ModelSpec.parse(self.executor)
+        elif self.provider:
+            if self.provider == "scripted":
+                planner = executor = ModelSpec.make("scripted", self.model or "scripted")
+            elif not self.model:
+                raise ChoiceError(f"provider {self.provider} needs a model")
+            else:
+                planner = executor = ModelSpec.parse(f"{self.provider}:{self.model}")
+        elif self.model:
+            planner = executor = ModelSpec.parse(self.model)
+        else:
+            return None
+        if options:
+            planner, executor = planner.with_options(options), executor.with_options(options)
+        return planner, executor
+

@@ -1,6 +1,6 @@
 """JSON-in-text for backends without native tool calling: the tools become instructions and
 tool-call history becomes plain messages, so the model answers with one Decision object that
-providers.parsing.parse_decision reads."""
+host.agent.parsing.parse_decision reads."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def flatten_messages(messages: list[Message], tools: list[Tool], tool_choice: st
             out.append(Message.text("assistant", "\n".join(parts)))
         elif msg.role == "tool":
             label = f"Result of {msg.name}" if msg.name else "Result"
-            out.append(Message(role="user", content=[TextPart(text=f"{label}:\n")] + list(msg.content)))
+            out.append(Message(role="user", content=[TextPart(text=f"{label}:\n"), *msg.content]))
         else:
             out.append(msg)
     if tools and tool_choice != "none":

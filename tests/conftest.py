@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import http.server
 import os
 import shutil
-import socketserver
-import threading
 from pathlib import Path
 from typing import Any, AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
+
+from eval.sites.serve import SiteServer
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -43,30 +42,11 @@ def isolated_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 # ------------------------------------------------------------------ fixture pages
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        pass
-
-    def end_headers(self) -> None:
-        self.send_header("Cache-Control", "no-store")
-        super().end_headers()
-
-
-class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
 @functools.lru_cache(maxsize=None)
 def _serve(directory: str) -> tuple[str, str]:
-    """Serve `directory` on two loopback ports; returns two base URLs of different origins."""
-    urls = []
-    for _ in range(2):
-        server = _Server(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=directory))
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        urls.append(f"http://127.0.0.1:{server.server_address[1]}")
-    # 127.0.0.1 and localhost are different origins: the second URL uses the name.
-    return urls[0], urls[1].replace("127.0.0.1", "localhost")
+    """Serve `directory` for the whole session; returns two base URLs of different origins."""
+    server = SiteServer(Path(directory)).start()
+    return server.site, server.other
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.sites.serve import SiteServer
+from host.core.stats import spread
 
 #: The fixture pages the section clicks on (static page, tall page, delayed effects, re-render).
 PAGES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "dispatch"
@@ -22,18 +23,9 @@ PAGES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "dispatch"
 DELAYS = {"Show now": "synchronous", "Show after 30 ms": "30 ms timer", "Show after a fetch": "fetch", "Show after 120 ms": "120 ms timer"}
 
 
-def pct(values: list[float], q: float) -> float:
-    """The q-quantile of values (nearest rank)."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
-
 def stats(values: list[float]) -> dict[str, float]:
     """n, median, p90, min and max of timings in ms."""
-    if not values:
-        return {"n": 0}
-    return {"n": len(values), "median_ms": round(statistics.median(values), 1), "p90_ms": round(pct(values, 0.9), 1),
-            "min_ms": round(min(values), 1), "max_ms": round(max(values), 1)}
+    return spread(values, suffix="_ms", count=True, bounds=True) if values else {"n": 0}
 
 
 class Bench:
@@ -162,7 +154,7 @@ async def _stale_ablation(b: Bench, rounds: int) -> dict[str, Any]:
 
 async def run(options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Measure the dispatch path; returns the section's numbers."""
-    from host.controller import Controller
+    from host.control_client import Controller
 
     rounds = int((options or {}).get("rounds", 20))
     server = SiteServer(PAGES).start()

@@ -15,19 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from eval.sites.serve import SiteServer
+from host.core.stats import spread
 
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
 
 
 def _stats(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    return {"n": len(values), "median_ms": round(statistics.median(ordered), 1),
-            "p90_ms": round(ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))], 1)}
+    return spread(values, suffix="_ms", count=True)
 
 
 async def run(options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Measure cold and warm snapshots of the frame-heavy page over `rounds` loads."""
-    from host.controller import Controller
+    from host.control_client import Controller
 
     rounds = max(2, int((options or {}).get("rounds", 20)) // 2)
     server = SiteServer(FIXTURES).start()

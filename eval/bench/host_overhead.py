@@ -3,8 +3,8 @@
 The real agent loop (`host.agent.loop.AgentRun`) runs a task with the scripted provider
 against a replay of what the real browser answered on a corpus page of median size: the
 `snapshot` and `act` replies are recorded once through the real extension and host, then
-served back instantly, so every microsecond left is the host's own work. The loop's real
-functions are timed in place by wrapping them for the run (and unwrapped after it):
+served back instantly, so every microsecond left is the host's own work. The loop marks its
+phases itself (`@timed`, host.core.phases) and this section listens for the run:
 
 - decode: the browser's reply into typed models (`host.browser.snapshot` / `act`)
 - prompt: the redacted snapshot, the page block, the executor message, the step's tools
@@ -23,26 +23,19 @@ timed beside them.
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import inspect
 import json
 import os
-import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
-import host.agent.executor as executor_module
-import host.agent.loop as loop_module
-import host.agent.session as session_module
 from host.agent.human import NobodyHome
 from host.agent.loop import AgentRun, RunOptions
+from host.agent.parsing import parse_decision
 from host.agent.planner import MAX_PLAN_STEPS
-from host.agent.trace import TraceWriter
-from host.agent.verifier import Expectation
-from providers.parsing import parse_decision
+from host.core.phases import listening
+from host.core.stats import spread
 from providers.scripted import ScriptedProvider
 
 #: Phases in table order; "model" is measured but not part of the host's total.
@@ -61,7 +54,7 @@ async def record(pages_dir: Path) -> dict[str, Any]:
     """Record the real browser's `snapshot` and `act` (scroll, settled snapshot) replies on the
     median corpus page, through the real host and extension."""
     from eval.sites.serve import SiteServer
-    from host.controller import Controller
+    from host.control_client import Controller
 
     page_file = median_page(pages_dir)
     server = SiteServer(pages_dir).start()
@@ -123,87 +116,30 @@ def script_for(snapshot: dict[str, Any], steps: int) -> dict[str, Any]:
 
 
 class _Clock:
-    """Microseconds per phase of the step that is running (CPU and wall); one dict per finished step."""
+    """Microseconds per phase of the step that is running (CPU and wall); one dict per finished
+    step. It listens to the phases the agent marks (host.core.phases): nothing is patched."""
 
     def __init__(self) -> None:
         self.current: dict[str, dict[str, float]] | None = None
         self.steps: list[dict[str, dict[str, float]]] = []
 
-    @staticmethod
-    def now() -> tuple[float, float]:
-        return time.thread_time(), time.perf_counter()
+    def begin(self, phase: str) -> None:
+        if phase == "step":
+            self.current = {}
 
-    def add(self, phase: str, started: tuple[float, float]) -> None:
-        cpu, wall = self.now()
-        if self.current is not None:
-            spent = self.current.setdefault(phase, {"cpu": 0.0, "wall": 0.0})
-            spent["cpu"] += (cpu - started[0]) * 1e6
-            spent["wall"] += (wall - started[1]) * 1e6
-
-
-def _wrap(owner: Any, attr: str, phase: str, clock: _Clock, step: bool = False) -> Callable[..., Any]:
-    """A timing wrapper around `owner.attr` (sync or async). With `step`, each call is one step."""
-    original = getattr(owner, attr)
-    if inspect.iscoroutinefunction(original):
-        @functools.wraps(original)
-        async def timed_async(*args: Any, **kwargs: Any) -> Any:
-            if step:
-                clock.current = {}
-            started = clock.now()
-            try:
-                return await original(*args, **kwargs)
-            finally:
-                clock.add(phase, started)
-                if step and clock.current is not None:
-                    clock.steps.append(clock.current)
-                    clock.current = None
-        return timed_async
-
-    @functools.wraps(original)
-    def timed(*args: Any, **kwargs: Any) -> Any:
-        started = clock.now()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            clock.add(phase, started)
-    return timed
-
-
-@contextlib.contextmanager
-def timed_loop(clock: _Clock) -> Iterator[None]:
-    """Wrap the loop's real functions with timers for the duration of the block."""
-    targets = [
-        (AgentRun, "_attempt", "step", True),
-        (ScriptedProvider, "complete", "model", False),
-        (session_module, "snapshot", "decode", False),
-        (session_module, "act", "decode", False),
-        (AgentRun, "_safe", "prompt", False),
-        (AgentRun, "_page", "prompt", False),
-        (executor_module.prompts, "executor_user", "prompt", False),
-        (executor_module, "executor_tools", "prompt", False),
-        (executor_module, "decision_from_tool_call", "parse", False),
-        (executor_module, "validate_decision", "validate", False),
-        (loop_module, "parse_predicates", "predicates", False),
-        (Expectation, "once", "predicates", False),
-        (TraceWriter, "event", "trace", False),
-    ]
-    originals = [(owner, attr, getattr(owner, attr)) for owner, attr, _, _ in targets]
-    try:
-        for owner, attr, phase, step in targets:
-            setattr(owner, attr, _wrap(owner, attr, phase, clock, step))
-        yield
-    finally:
-        for owner, attr, original in originals:
-            setattr(owner, attr, original)
-
-
-def _p90(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+    def end(self, phase: str, cpu_s: float, wall_s: float) -> None:
+        if self.current is None:
+            return
+        spent = self.current.setdefault(phase, {"cpu": 0.0, "wall": 0.0})
+        spent["cpu"] += cpu_s * 1e6
+        spent["wall"] += wall_s * 1e6
+        if phase == "step":
+            self.steps.append(self.current)
+            self.current = None
 
 
 def _stat(values: list[float]) -> dict[str, float]:
-    return {"median_us": round(statistics.median(values), 1), "p90_us": round(_p90(values), 1)}
+    return spread(values, suffix="_us")
 
 
 def _step_rows(steps: list[dict[str, dict[str, float]]], kind: str) -> list[dict[str, float]]:
@@ -229,7 +165,7 @@ async def _replayed_run(recorded: dict[str, Any], steps: int, clock: _Clock, dec
             decisions.append({"thought": record.get("thought") or "", "action": record["action"]})
 
     run = AgentRun(options, ReplayBridge(recorded), provider, provider, NobodyHome(), emit=keep)  # type: ignore[arg-type]
-    with timed_loop(clock):
+    with listening(clock):
         summary = await run.run()
     # A replay's page never changes, so every step's checks held before it acted: each step acts
     # and is judged, and ends unproven (the loop's full path, no retry).

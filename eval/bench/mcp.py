@@ -87,7 +87,7 @@ async def run(options: dict[str, Any]) -> dict[str, Any]:
     rounds = int(options.get("rounds", 20))
     server = SiteServer(PAGES).start()
     try:
-        from host.controller import Controller
+        from host.control_client import Controller
 
         async with Controller() as controller:
             direct = (await click_to_snapshot(Bench(controller, server.site), rounds))["click_to_settled_snapshot"]

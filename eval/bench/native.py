@@ -3,12 +3,12 @@ with the floor: a trivial Python echo host registered in the same browser profil
 
 from __future__ import annotations
 
-import statistics
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from host.core.stats import spread
 from host.extension import extension_origin
 from host.registration import host_manifest
 
@@ -73,13 +73,8 @@ async ({bytes, rounds}) => {
 """
 
 
-def _p90(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
-
-
 def _stats(values: list[float]) -> dict[str, float]:
-    return {"median_ms": round(statistics.median(values), 3), "p90_ms": round(_p90(values), 3)}
+    return spread(values, suffix="_ms", digits=3)
 
 
 def register_peer(profile_dir: Path, folder: Path) -> None:
@@ -98,7 +93,7 @@ def register_peer(profile_dir: Path, folder: Path) -> None:
 
 async def run(options: dict[str, Any]) -> dict[str, Any]:
     """Measure every size; returns {"browser_to_host": [...rows], "host_to_browser": {...}}."""
-    from host.controller import Controller
+    from host.control_client import Controller
 
     rounds = int(options.get("rounds", 20))
     with tempfile.TemporaryDirectory(prefix="wm-bench-") as tmp:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import statistics
 from pathlib import Path
 from typing import Any
 
 from eval.bench.snapshot import DEFAULT_TOKENIZER
+from host.core.stats import spread
 
 #: The task every request is built for: generic, so the page is what varies.
 TASK = "Find the contact page and open it"
@@ -21,9 +21,9 @@ GOAL_MEDIAN_EXECUTOR_TOKENS = 2500
 
 def requests_for(snapshot: Any) -> dict[str, str]:
     """The text each request puts before a model for this snapshot, by kind."""
-    from host.actions import SINGLE_TAB_ACTIONS
     from host.agent import prompts
     from host.agent.grammar import executor_tools
+    from host.core.actions import SINGLE_TAB_ACTIONS
 
     page = prompts.snapshot_block(snapshot.url, snapshot.title, snapshot.text, None)
     system = prompts.executor_system(secrets=False)
@@ -38,8 +38,7 @@ def requests_for(snapshot: Any) -> dict[str, str]:
 
 
 def _stat(values: list[int]) -> dict[str, float]:
-    ordered = sorted(values)
-    return {"median": float(statistics.median(ordered)), "p90": float(ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))])}
+    return spread(values)
 
 
 async def run(options: dict[str, Any]) -> dict[str, Any]:
@@ -47,8 +46,8 @@ async def run(options: dict[str, Any]) -> dict[str, Any]:
     from tokenizers import Tokenizer
 
     from eval.sites.serve import SiteServer
-    from host.controller import Controller
-    from host.snapshot import Snapshot
+    from host.control_client import Controller
+    from host.core.snapshot import Snapshot
 
     tokenizer = Tokenizer.from_file(str(options.get("tokenizer") or DEFAULT_TOKENIZER))
     pages_dir = Path(options["corpus"])

@@ -12,13 +12,13 @@ measured on the same page in the same run.
 from __future__ import annotations
 
 import asyncio
-import functools
-import http.server
 import statistics
-import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from eval.sites.serve import SiteServer
+from host.core.stats import spread
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 DEFAULT_TOKENIZER = DEFAULT_CORPUS / "tokenizer" / "claude-legacy-tokenizer.json"
@@ -73,22 +73,6 @@ def _precision(row: dict[str, Any]) -> float:
     return 1 - row["extra"] / row["listed"]
 
 
-def _p90(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
-
-
-def _serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(directory)))
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
-
-
 async def _paginated(controller: Any) -> tuple[list[str], list[int], int]:
     """Every page of the snapshot with default options: texts, refs, and the number of pages."""
     texts: list[str] = []
@@ -136,7 +120,7 @@ async def run_async(pages_dir: Path | str = DEFAULT_CORPUS / "pages", tokenizer_
     is an error row naming it, and the next page gets a fresh tab."""
     from tokenizers import Tokenizer
 
-    from host.controller import Controller
+    from host.control_client import Controller
 
     tokenizer = Tokenizer.from_file(str(tokenizer_file))
 
@@ -144,7 +128,8 @@ async def run_async(pages_dir: Path | str = DEFAULT_CORPUS / "pages", tokenizer_
         return len(tokenizer.encode(text).ids)
 
     names = sorted(p.parent.name for p in Path(pages_dir).glob("*/index.html"))[:limit]
-    server, base = _serve(Path(pages_dir))
+    server = SiteServer(Path(pages_dir)).start()
+    base = server.site
     rows: list[dict[str, Any]] = []
     errors: dict[str, str] = {}
     try:
@@ -164,7 +149,7 @@ async def run_async(pages_dir: Path | str = DEFAULT_CORPUS / "pages", tokenizer_
                     continue
                 rows.append({"page": name, **row})
     finally:
-        server.shutdown()
+        server.close()
     return summarise(rows, errors)
 
 
@@ -182,11 +167,8 @@ def summarise(rows: list[dict[str, Any]], errors: dict[str, str] | None = None) 
     if not rows:
         return {"pages": 0, "errors": errors or {}, "rows": []}
 
-    def stat(values: list[float]) -> dict[str, float]:
-        return {"median": round(statistics.median(values), 1), "p90": round(_p90(values), 1)}
-
-    ours = {k: stat([r["ours"][k] for r in rows]) for k in ("ms", "chars", "tokens")}
-    peer = {k: stat([r["peer"][k] for r in rows]) for k in ("ms", "chars", "tokens")}
+    ours = {k: spread([r["ours"][k] for r in rows]) for k in ("ms", "chars", "tokens")}
+    peer = {k: spread([r["peer"][k] for r in rows]) for k in ("ms", "chars", "tokens")}
     baseline = sum(r["baseline"] for r in rows)
     recalled = sum(r["recalled"] for r in rows)
     per_page_recall = [r["recalled"] / r["baseline"] for r in rows if r["baseline"]]

@@ -8,6 +8,8 @@
 (() => {
   const g = /** @type {any} */ (globalThis);
   const core = g.__waymark;
+  /** @type {typeof import("../shared/actions.js").KIND} */
+  const KIND = g.__waymarkKinds;
   if (!core || core.actionsLoaded) return;
   core.actionsLoaded = true;
 
@@ -570,21 +572,21 @@
     return { intercepted: true, occluder_local_ref: occluder ? core.refFor(occluder) : null, occluder: occluder ? describe(occluder) : "another element" };
   }
 
-  core.handle("wm:act:prepare", prepare);
-  core.handle("wm:act:guard", armGuard);
-  core.handle("wm:act:guard-result", disarmGuard);
-  core.handle("wm:act:hit-frame", hitFrame);
-  core.handle("wm:act:perform", perform);
-  core.handle("wm:act:caret", caret);
-  core.handle("wm:act:select", selectOption);
-  core.handle("wm:act:checked", readChecked);
-  core.handle("wm:act:focus", (/** @type {{localRef: number}} */ msg) => {
+  core.handle(KIND.ACT_PREPARE, prepare);
+  core.handle(KIND.ACT_GUARD, armGuard);
+  core.handle(KIND.ACT_GUARD_RESULT, disarmGuard);
+  core.handle(KIND.ACT_HIT_FRAME, hitFrame);
+  core.handle(KIND.ACT_PERFORM, perform);
+  core.handle(KIND.ACT_CARET, caret);
+  core.handle(KIND.ACT_SELECT, selectOption);
+  core.handle(KIND.ACT_CHECKED, readChecked);
+  core.handle(KIND.ACT_FOCUS, (/** @type {{localRef: number}} */ msg) => {
     const el = resolve(msg.localRef);
     if (el instanceof HTMLElement || el instanceof SVGElement) el.focus({ preventScroll: false });
     return { focused: within(deepActiveElement(), el) };
   });
-  core.handle("wm:act:scroll", scroll);
-  core.handle("wm:act:extract", extract);
-  core.handle("wm:settle:quiet", quiet);
-  core.handle("wm:act:location", () => ({ url: location.href, docId: core.docId }));
+  core.handle(KIND.ACT_SCROLL, scroll);
+  core.handle(KIND.ACT_EXTRACT, extract);
+  core.handle(KIND.SETTLE_QUIET, quiet);
+  core.handle(KIND.ACT_LOCATION, () => ({ url: location.href, docId: core.docId }));
 })();

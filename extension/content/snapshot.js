@@ -13,6 +13,8 @@
 (() => {
   const g = /** @type {any} */ (globalThis);
   const core = g.__waymark;
+  /** @type {typeof import("../shared/actions.js").KIND} */
+  const KIND = g.__waymarkKinds;
   if (!core || core.snapshotReady) return;
   core.snapshotReady = true;
 
@@ -784,19 +786,19 @@
 
   // Each snapshot sweeps the registry first: a page that re-renders would otherwise keep every
   // detached element's entry, and the service worker forgets the refs reported as dropped.
-  core.handle("wm:snapshot", (/** @type {any} */ msg) => {
+  core.handle(KIND.SNAPSHOT, (/** @type {any} */ msg) => {
     core.sweep();
     return { ...collect({ occlusion: msg.occlusion !== false }), dropped: core.takeDropped() };
   });
   /** Only the child-frame placeholders: the current offsets of child frames (dispatch uses them). */
-  core.handle("wm:frames", () => collect({ framesOnly: true }));
+  core.handle(KIND.FRAMES, () => collect({ framesOnly: true }));
   /** Diagnostics: is each local ref still alive, and what is it. */
-  core.handle("wm:refinfo", (/** @type {any} */ msg) => (msg.refs || []).map((/** @type {number} */ l) => {
+  core.handle(KIND.REFINFO, (/** @type {any} */ msg) => (msg.refs || []).map((/** @type {number} */ l) => {
     const el = core.elementFor(l);
     return el ? { l, live: true, tag: el.localName, text: textOf(el, 60) } : { l, live: false };
   }));
   /** Benchmarks: tag the elements of these local refs with an attribute so a page script can count them. */
-  core.handle("wm:mark-refs", (/** @type {any} */ msg) => {
+  core.handle(KIND.MARK_REFS, (/** @type {any} */ msg) => {
     let marked = 0;
     for (const l of msg.refs || []) {
       const el = core.elementFor(l);

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The `act` request: one typed action (host/actions.py) in, one ActionResult (host/browser.py)
+ * The `act` request: one typed action (host/core/actions.py) in, one ActionResult (host/core/browser_api.py)
  * out. Element actions resolve the global ref in its frame, let the frame scroll the element
  * into view and check it can be acted on, then act with trusted CDP input at the element's
  * point in top-level coordinates (synthetic DOM events when the debugger cannot attach), and
@@ -16,21 +16,35 @@ import { TabWatcher } from "./settle.js";
 import { pageText } from "./page_text.js";
 import { frameOffsets, takeSnapshot } from "./snapshot.js";
 import { requireTab } from "./tabs.js";
+import { BROWSER_ACTIONS, ELEMENT_ACTIONS, KIND, SETTLING_ACTIONS } from "../shared/actions.js";
 
 /**
  * @typedef {import("./refs.js").RefTarget} RefTarget
- * @typedef {{ok: boolean, action: string, path: "cdp"|"synthetic"|"browser"|null, settle_ms: number, url_before: string,
- *   url_after: string, navigated: boolean, new_tab: {tab_id: number, url: string}|null, tab_id: number|null,
- *   error: {code: string, message: string, data: Record<string, any>}|null, snapshot: Record<string, any>|null,
- *   dialogs: Record<string, any>[], text: string|null, [key: string]: any}} ActionResult
- * @typedef {{tab_id?: number|null, action: Record<string, any>, settle_min_ms?: number, settle_timeout_ms?: number,
- *   snapshot?: Record<string, any>|null, dialogs?: "accept"|"dismiss", scroll_into_view?: boolean}} ActRequest
+ * @typedef {import("../shared/actions.js").ActionResult} ActionResult
+ * @typedef {import("../shared/actions.js").ActRequest} ActRequest
+ * @typedef {import("../shared/actions.js").BrowserActionType} BrowserActionType
+ * @typedef {import("../shared/actions.js").Action} Action
+ * @typedef {import("../shared/actions.js").Click} Click
+ * @typedef {import("../shared/actions.js").DoubleClick} DoubleClick
+ * @typedef {import("../shared/actions.js").Hover} Hover
+ * @typedef {import("../shared/actions.js").Type} Type
+ * @typedef {import("../shared/actions.js").Fill} Fill
+ * @typedef {import("../shared/actions.js").Press} Press
+ * @typedef {import("../shared/actions.js").Select} Select
+ * @typedef {import("../shared/actions.js").Check} Check
+ * @typedef {import("../shared/actions.js").Uncheck} Uncheck
+ * @typedef {import("../shared/actions.js").Scroll} Scroll
+ * @typedef {import("../shared/actions.js").Extract} ExtractAction
+ * @typedef {import("../shared/actions.js").Wait} Wait
+ * @typedef {import("../shared/actions.js").Navigate} Navigate
+ * @typedef {import("../shared/actions.js").Back} Back
+ * @typedef {import("../shared/actions.js").Forward} Forward
+ * @typedef {import("../shared/actions.js").Reload} Reload
+ * @typedef {import("../shared/actions.js").NewTab} NewTab
+ * @typedef {import("../shared/actions.js").SwitchTab} SwitchTab
+ * @typedef {import("../shared/actions.js").CloseTab} CloseTab
  */
 
-/** Actions that act on an element through the pointer or keyboard. */
-const ELEMENT_ACTIONS = new Set(["click", "double_click", "hover", "type", "fill", "select", "check", "uncheck"]);
-/** Actions after which the page is given time to settle. */
-const SETTLING = new Set(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "scroll", "navigate", "back", "forward", "reload", "new_tab"]);
 /** How long a synthetic action may take before the page is considered blocked (by a dialog). */
 const SYNTHETIC_TIMEOUT_MS = 5000;
 
@@ -89,7 +103,7 @@ export async function act(req) {
     dispatchStats.acts++;
     if (result.path === "cdp") dispatchStats.cdp++;
     if (result.path === "synthetic") dispatchStats.synthetic++;
-    if (SETTLING.has(result.action)) {
+    if (SETTLING_ACTIONS.has(result.action)) {
       const settled = await watcher.settle({
         startedAt: acted,
         beganAt: ctx.preparedAt || started,
@@ -135,7 +149,7 @@ export async function act(req) {
       }
     }
   }
-  timings.settle = result.settle_ms;
+  timings.settle = result.settle_ms ?? 0;
   timings.total = performance.now() - t0;
   result.timings_ms = Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v * 10) / 10]));
   return result;
@@ -171,18 +185,10 @@ async function targetTab(tabId) {
 /** @param {Ctx} ctx */
 async function perform(ctx) {
   const a = ctx.req.action;
-  switch (a.type) {
-    case "click": case "double_click": case "hover": return pointer(ctx, a);
-    case "type": case "fill": return text(ctx, a);
-    case "press": return press(ctx, a);
-    case "select": return select(ctx, a);
-    case "check": case "uncheck": return check(ctx, a);
-    case "scroll": return scroll(ctx, a);
-    case "extract": return extract(ctx, a);
-    case "wait": return wait(a);
-    case "navigate": case "back": case "forward": case "reload": case "new_tab": case "switch_tab": case "close_tab": return browserAction(ctx, a);
-    default: throw new WaymarkError("bad_action", `the extension does not carry out ${JSON.stringify(a.type)} actions`);
-  }
+  const kind = String(a.type);
+  if (!BROWSER_ACTIONS.has(kind)) throw new WaymarkError("bad_action", `the extension does not carry out ${JSON.stringify(a.type)} actions`);
+  // The host sent an action of the grammar (host/rpc/act.py validated it): its handler takes it as typed.
+  return /** @type {(ctx: Ctx, a: unknown) => Promise<unknown>} */ (HANDLERS[/** @type {BrowserActionType} */ (kind)])(ctx, a);
 }
 
 /**
@@ -226,7 +232,7 @@ async function toFrame(ctx, t, message) {
  */
 async function prepare(ctx, t, kind) {
   ctx.frameId = t.frameId;
-  const prep = await toFrame(ctx, t, { kind: "wm:act:prepare", mode: kind, scroll: ctx.req.scroll_into_view !== false });
+  const prep = await toFrame(ctx, t, { kind: KIND.ACT_PREPARE, mode: kind, scroll: ctx.req.scroll_into_view !== false });
   ctx.preparedAt = performance.now();
   if (t.frameId === 0) return { ...prep, local: { x: prep.x, y: prep.y } };
   // The frame was scrolled into view with the element: read its offset now, not from the snapshot.
@@ -253,7 +259,7 @@ async function checkAncestorsReach(ctx, frameId, x, y, offsets) {
     const offset = offsets.get(parent)?.offset;
     if (!offset) return;
     const [lx, ly] = toFrameLocal([x, y], offset);
-    const hit = await sendToFrame(ctx.tabId, parent, { kind: "wm:act:hit-frame", x: lx, y: ly });
+    const hit = await sendToFrame(ctx.tabId, parent, { kind: KIND.ACT_HIT_FRAME, x: lx, y: ly });
     if (hit.reaches) continue;
     const data = hit.occluder_local_ref ? { occluder_ref: globalRef(ctx.tabId, parent, hit.docId, hit.occluder_local_ref), occluder: hit.occluder } : { occluder: hit.occluder };
     throw new WaymarkError("occluded", `ref ${ctx.req.action.ref} is inside a frame covered by ${hit.occluder}`, data);
@@ -307,14 +313,14 @@ async function synthetic(ctx, t, message) {
  * @param {"pointer"|"edit"|"check"} mode @param {number=} clickCount
  */
 async function guardedClick(ctx, t, p, mode, clickCount = 1) {
-  await toFrame(ctx, t, { kind: "wm:act:guard", mode });
+  await toFrame(ctx, t, { kind: KIND.ACT_GUARD, mode });
   /** @type {{intercepted: boolean, stale?: boolean, occluder_local_ref?: number|null, occluder?: string}|null} */
   let verdict = null;
   try {
     await cdp.click(ctx.tabId, p.x, p.y, { clickCount });
   } finally {
     // A press that navigated the frame away has landed: its document, and the guard, are gone.
-    verdict = await toFrame(ctx, t, { kind: "wm:act:guard-result" }).catch(() => null);
+    verdict = await toFrame(ctx, t, { kind: KIND.ACT_GUARD_RESULT }).catch(() => null);
   }
   if (!verdict?.intercepted) return;
   if (verdict.stale) throw new WaymarkError("stale_ref", `ref ${ctx.req.action.ref} was replaced by a new element as the pointer reached it; the press was held back, nothing was clicked`);
@@ -322,7 +328,7 @@ async function guardedClick(ctx, t, p, mode, clickCount = 1) {
   throw new WaymarkError("occluded", `ref ${ctx.req.action.ref} was covered by ${verdict.occluder} between the check and the press; the press was held back, nothing was clicked`, data);
 }
 
-/** @param {Ctx} ctx @param {Record<string, any>} a */
+/** @param {Ctx} ctx @param {Click|DoubleClick|Hover} a */
 async function pointer(ctx, a) {
   const t = target(ctx.tabId, a.ref);
   const p = await prepare(ctx, t, "pointer");
@@ -330,11 +336,11 @@ async function pointer(ctx, a) {
     if (a.type === "hover") await cdp.hover(ctx.tabId, p.x, p.y);
     else await guardedClick(ctx, t, p, "pointer", a.type === "double_click" ? 2 : 1);
   } else {
-    await synthetic(ctx, t, { kind: "wm:act:perform", action: { type: a.type }, x: p.local.x, y: p.local.y });
+    await synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: a.type }, x: p.local.x, y: p.local.y });
   }
 }
 
-/** @param {Ctx} ctx @param {Record<string, any>} a */
+/** @param {Ctx} ctx @param {Type|Fill} a */
 async function text(ctx, a) {
   if (typeof a.text !== "string") throw new WaymarkError("bad_action", `${a.type} needs text`);
   const t = target(ctx.tabId, a.ref);
@@ -343,16 +349,16 @@ async function text(ctx, a) {
     // Date and time fields are segmented pickers: typed text lands segment by segment in the
     // locale's order, so their value is set as a whole (with the input and change events).
     ctx.result.path = "synthetic";
-    await synthetic(ctx, t, { kind: "wm:act:perform", action: { type: "fill", text: a.text } });
+    await synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: "fill", text: a.text } });
     return;
   }
   if (!(await trusted(ctx, p))) {
-    await synthetic(ctx, t, { kind: "wm:act:perform", action: { type: a.type, text: a.text } });
+    await synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: a.type, text: a.text } });
     return;
   }
   // Click to focus as a person would (it also focuses the right frame), then place the caret.
   await guardedClick(ctx, t, p, "edit");
-  const caret = await toFrame(ctx, t, { kind: "wm:act:caret", replace: a.type === "fill" });
+  const caret = await toFrame(ctx, t, { kind: KIND.ACT_CARET, replace: a.type === "fill" });
   notLeaving(ctx, "focusing the field");
   if (caret.needsEnd) await cdp.press(ctx.tabId, cdp.parseCombo("End"));
   notLeaving(ctx, "placing the caret");
@@ -373,13 +379,13 @@ function notLeaving(ctx, step) {
   }
 }
 
-/** @param {Ctx} ctx @param {Record<string, any>} a */
+/** @param {Ctx} ctx @param {Press} a */
 async function press(ctx, a) {
   const combo = cdp.parseCombo(String(a.key || ""));
   const t = a.ref ? target(ctx.tabId, a.ref) : null;
   if (t) {
     ctx.frameId = t.frameId;
-    await toFrame(ctx, t, { kind: "wm:act:focus" });
+    await toFrame(ctx, t, { kind: KIND.ACT_FOCUS });
     notLeaving(ctx, "focusing the element");
   }
   if (await trusted(ctx)) {
@@ -387,21 +393,21 @@ async function press(ctx, a) {
     return;
   }
   await ensureInjected(ctx.tabId);
-  await synthetic(ctx, t, { kind: "wm:act:perform", action: { type: "press" }, key: { key: combo.key.key, code: combo.key.code, keyCode: combo.key.keyCode, modifiers: combo.modifiers } });
+  await synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: "press" }, key: { key: combo.key.key, code: combo.key.code, keyCode: combo.key.keyCode, modifiers: combo.modifiers } });
 }
 
-/** @param {Ctx} ctx @param {Record<string, any>} a */
+/** @param {Ctx} ctx @param {Select} a */
 async function select(ctx, a) {
   if (typeof a.value !== "string") throw new WaymarkError("bad_action", "select needs a value");
   const t = target(ctx.tabId, a.ref);
   await prepare(ctx, t, "select");
   // A native select's popup is browser UI that input events cannot drive: the option is chosen in the DOM.
   ctx.result.path = "synthetic";
-  const chosen = await toFrame(ctx, t, { kind: "wm:act:select", value: a.value });
+  const chosen = await toFrame(ctx, t, { kind: KIND.ACT_SELECT, value: a.value });
   ctx.result.selected = chosen;
 }
 
-/** @param {Ctx} ctx @param {Record<string, any>} a */
+/** @param {Ctx} ctx @param {Check|Uncheck} a */
 async function check(ctx, a) {
   const want = a.type === "check";
   const t = target(ctx.tabId, a.ref);
@@ -411,15 +417,15 @@ async function check(ctx, a) {
     return;
   }
   if (await trusted(ctx, p)) await guardedClick(ctx, t, p, "check");
-  else await synthetic(ctx, t, { kind: "wm:act:perform", action: { type: a.type } });
-  const after = await toFrame(ctx, t, { kind: "wm:act:checked" });
+  else await synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: a.type } });
+  const after = await toFrame(ctx, t, { kind: KIND.ACT_CHECKED });
   if (after.checked !== want) throw new WaymarkError("not_checkable", `clicking did not make the element ${want ? "checked" : "unchecked"}${!want ? " (a radio button cannot be unchecked by clicking it)" : ""}`);
 }
 
-/** @param {Ctx} ctx @param {Record<string, any>} a */
+/** @param {Ctx} ctx @param {Scroll} a */
 async function scroll(ctx, a) {
   const t = a.ref ? target(ctx.tabId, a.ref) : null;
-  const message = { kind: "wm:act:scroll", direction: a.direction || "down", amount: a.amount ?? null };
+  const message = { kind: KIND.ACT_SCROLL, direction: a.direction || "down", amount: a.amount ?? null };
   ctx.result.path = "synthetic";
   if (t) {
     ctx.frameId = t.frameId;
@@ -430,17 +436,17 @@ async function scroll(ctx, a) {
   }
 }
 
-/** @param {Ctx} ctx @param {Record<string, any>} a */
+/** @param {Ctx} ctx @param {ExtractAction} a */
 async function extract(ctx, a) {
   const t = a.ref ? target(ctx.tabId, a.ref) : null;
-  const message = { kind: "wm:act:extract", max_chars: a.max_chars ?? 4000 };
+  const message = { kind: KIND.ACT_EXTRACT, max_chars: a.max_chars ?? 4000 };
   // Without a ref, the whole tab: every readable frame's text, not only the top document's.
   const read = t ? await toFrame(ctx, t, message) : await pageText(ctx.tabId, message.max_chars);
   ctx.result.text = read.text;
   ctx.result.truncated = read.truncated;
 }
 
-/** @param {Record<string, any>} a */
+/** @param {Wait} a */
 async function wait(a) {
   if (a.until) throw new WaymarkError("bad_action", "wait-until predicates are evaluated by the host, not the extension");
   await new Promise((r) => setTimeout(r, Math.min(Math.max(0, Number(a.ms) || 0), 60_000)));
@@ -448,7 +454,7 @@ async function wait(a) {
 
 /**
  * Tab-level actions carried out through the tabs API.
- * @param {Ctx} ctx @param {Record<string, any>} a
+ * @param {Ctx} ctx @param {Navigate|Back|Forward|Reload|NewTab|SwitchTab|CloseTab} a
  */
 async function browserAction(ctx, a) {
   const { tabId, result } = ctx;
@@ -516,7 +522,7 @@ function checkedUrl(url) {
   try {
     parsed = new URL(String(url));
   } catch {
-    // The host resolves relative URLs against the page (host/actions.py absolute_url); one that
+    // The host resolves relative URLs against the page (host/core/actions.py absolute_url); one that
     // arrives here unresolved is refused rather than guessed into a host name (`/a` -> https://a/).
     if (/^[/.?#]/.test(String(url))) throw new WaymarkError("bad_action", `${JSON.stringify(String(url).slice(0, 100))} is a relative URL; send an absolute one`);
     try {
@@ -528,3 +534,19 @@ function checkedUrl(url) {
   if (!["http:", "https:", "file:", "about:"].includes(parsed.protocol)) throw new WaymarkError("bad_action", `the agent does not open ${parsed.protocol} URLs`);
   return parsed.href;
 }
+
+/**
+ * The browser's handler of each action the registry (host/core/actions.py) says the extension
+ * carries out; tsc fails while one has none.
+ * @type {{[K in BrowserActionType]: (ctx: Ctx, a: Extract<Action, {type: K}>) => Promise<unknown>}}
+ */
+const HANDLERS = {
+  click: pointer, double_click: pointer, hover: pointer,
+  type: text, fill: text,
+  press, select,
+  check, uncheck: check,
+  scroll, extract,
+  wait: (_ctx, a) => wait(a),
+  navigate: browserAction, back: browserAction, forward: browserAction, reload: browserAction,
+  new_tab: browserAction, switch_tab: browserAction, close_tab: browserAction,
+};

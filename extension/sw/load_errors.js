@@ -32,9 +32,9 @@ export async function loadError(tab) {
 }
 
 /**
- * The snapshot of an error page (host/snapshot.py Snapshot): no elements, one line of text.
+ * The snapshot of an error page (host/core/snapshot.py Snapshot): no elements, one line of text.
  * @param {chrome.tabs.Tab} tab @param {{error: string, url: string}} failure
- * @returns {Record<string, any>}
+ * @returns {import("../shared/actions.js").Snapshot}
  */
 export function errorPageSnapshot(tab, failure) {
   const url = sanitizeUrl(failure.url);

@@ -40,6 +40,6 @@ const api = {
   snapshot: snapshotDiagnostics,
   keepalive: () => keepaliveState(),
 };
-/** @type {any} */ (globalThis).waymark = api;
+/** @type {{waymark?: typeof api}} */ (globalThis).waymark = api;
 
 channel.connect();

@@ -10,6 +10,7 @@
 import { WaymarkError } from "./native.js";
 import { askAllFrames, childrenByParent } from "./snapshot.js";
 import { sanitizeOrigin } from "./snapshot_text.js";
+import { KIND } from "../shared/actions.js";
 
 /** @typedef {import("./snapshot.js").FrameAnswer} FrameAnswer */
 
@@ -18,7 +19,7 @@ import { sanitizeOrigin } from "./snapshot_text.js";
  * @returns {Promise<{text: string, truncated: boolean, frames: number}>}
  */
 export async function pageText(tabId, maxChars) {
-  const answers = await askAllFrames(tabId, { kind: "wm:act:extract", max_chars: maxChars });
+  const answers = await askAllFrames(tabId, { kind: KIND.ACT_EXTRACT, max_chars: maxChars });
   const top = answers.find((a) => a.frameId === 0);
   if (!top || !top.result) throw new WaymarkError("frame_unreachable", `the page of tab ${tabId} did not answer: ${top?.error || "no top frame"}`);
   const children = childrenByParent(answers);

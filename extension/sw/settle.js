@@ -8,6 +8,7 @@
  */
 import { ensureInjected, sendToFrame } from "./inject.js";
 import { WaymarkError } from "./native.js";
+import { KIND } from "../shared/actions.js";
 
 /** The DOM counts as settled after this long without a mutation (and nothing the action started pending). */
 export const QUIET_MS = 25;
@@ -149,7 +150,7 @@ export class TabWatcher {
       const minMs = Math.max(0, minUntil - performance.now());
       // In a document the action navigated to, everything pending is the new page's own loading.
       const sinceMsAgo = nav?.committed ? 0 : performance.now() - (opts.beganAt ?? opts.startedAt);
-      const message = { kind: "wm:settle:quiet", quietMs, minMs, fallbackMinMs: FALLBACK_MIN_MS, maxMs: remaining, sinceMsAgo };
+      const message = { kind: KIND.SETTLE_QUIET, quietMs, minMs, fallbackMinMs: FALLBACK_MIN_MS, maxMs: remaining, sinceMsAgo };
       const answers = await Promise.all(frames.map((frameId) => sendToFrame(tabId, frameId, message).catch(() => null)));
       const after = this.navigation(tabId);
       // A navigation that began during the quiet window: follow it too.

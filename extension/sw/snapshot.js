@@ -6,7 +6,7 @@
  * and optionally attach the numbered-overlay screenshot.
  *
  * Public API (stable; dispatch attaches fresh snapshots with it):
- *   takeSnapshot(tabId, options) -> Snapshot JSON exactly as host/snapshot.py describes it
+ *   takeSnapshot(tabId, options) -> Snapshot JSON exactly as host/core/snapshot.py describes it
  *   frameOffsets(tabId) -> Map<frameId, {offset, clip}> for click points in child frames
  *   registerSnapshotHandler(channel) -> answers the host's `snapshot` request
  *   askAllFrames(tabId, message), childrenByParent(answers) -> one message to every frame's
@@ -19,20 +19,15 @@ import { childFrameOffset, intersect, isInside, roundBox, toTopLevel, viewportBo
 import { oneLine, paginate, sanitizeOrigin, sanitizeUrl } from "./snapshot_text.js";
 import { overlayScreenshot } from "./overlay.js";
 import { errorPageSnapshot, loadError } from "./load_errors.js";
+import { KIND } from "../shared/actions.js";
 
 /** @typedef {import("./snapshot_text.js").Item} Item */
 /** @typedef {import("./snapshot_text.js").ElementItem} ElementItem */
 /** @typedef {import("../shared/coords.js").Box} Box */
 /** @typedef {import("../shared/coords.js").Point} Point */
 
-/**
- * @typedef {Object} SnapshotOptions  (host/browser.py SnapshotOptions)
- * @property {number|null=} tab_id  null: the active tab of the last focused window
- * @property {number=} max_chars  budget of the model text (default 20000, at least 200)
- * @property {number=} offset  first item of the page (from a previous next_offset)
- * @property {boolean=} screenshot  attach a numbered-overlay JPEG as screenshot_b64
- * @property {boolean=} occlusion  drop elements hidden under another one (default true)
- */
+/** @typedef {import("../shared/actions.js").SnapshotOptions} SnapshotOptions */
+/** @typedef {import("../shared/actions.js").Snapshot} Snapshot */
 
 /** How long one frame may take to answer before it is reported unreadable. */
 const FRAME_TIMEOUT_MS = 10000;
@@ -239,12 +234,12 @@ function normaliseOptions(options) {
 }
 
 /**
- * Take a snapshot of a tab: the Snapshot JSON of host/snapshot.py (url, title, viewport,
+ * Take a snapshot of a tab: the Snapshot JSON of host/core/snapshot.py (url, title, viewport,
  * elements of this page with ref/role/name/value/states/bbox/frame/doc/in_viewport/href,
  * text, next_offset, page_overflow, stats, tab_id, screenshot_b64).
  * @param {number|null|undefined} tabId  null: the active tab of the last focused window
  * @param {SnapshotOptions=} options
- * @returns {Promise<Record<string, any>>}
+ * @returns {Promise<Snapshot>}
  */
 export async function takeSnapshot(tabId, options = {}) {
   const t0 = performance.now();
@@ -253,7 +248,7 @@ export async function takeSnapshot(tabId, options = {}) {
   const id = /** @type {number} */ (tab.id);
   const failure = await loadError(tab);
   if (failure) return errorPageSnapshot(tab, failure);
-  const answers = await askAllFrames(id, { kind: "wm:snapshot", occlusion: opts.occlusion });
+  const answers = await askAllFrames(id, { kind: KIND.SNAPSHOT, occlusion: opts.occlusion });
   const { items, stats, top, liveDocs } = stitch(id, answers);
   forgetDeadDocuments(id, liveDocs);
   for (const a of answers) if (a.result?.dropped?.length) forgetRefs(id, a.frameId, a.result.docId, a.result.dropped);
@@ -278,7 +273,7 @@ export async function takeSnapshot(tabId, options = {}) {
   const page = paginate({ header, items: ordered, viewportCount: inView.length, offset: opts.offset, maxChars: opts.max_chars, pageOrigin });
   const elementsTotal = items.filter((x) => x.kind === "element").length;
 
-  /** @type {Record<string, any>} */
+  /** @type {Snapshot & {stats: Record<string, unknown>}} */
   const snapshot = {
     url,
     title: oneLine(top.title, 200),
@@ -319,7 +314,7 @@ export async function takeSnapshot(tabId, options = {}) {
  * @returns {Promise<Map<number, {offset: Point, clip: Box}>>}
  */
 export async function frameOffsets(tabId) {
-  const answers = await askAllFrames(tabId, { kind: "wm:frames" });
+  const answers = await askAllFrames(tabId, { kind: KIND.FRAMES });
   const children = childrenByParent(answers);
   /** @type {Map<number, {offset: Point, clip: Box}>} */
   const out = new Map();
@@ -402,7 +397,7 @@ export const snapshotDiagnostics = {
   refTableSize: (tabId) => tableSize(tabId),
   /** Which of these global refs still point at a live element, and at what. @param {number} tabId @param {number[]} refs */
   refInfo: async (tabId, refs) => {
-    const { groups, dead } = await forRefs(tabId, "wm:refinfo", refs);
+    const { groups, dead } = await forRefs(tabId, KIND.REFINFO, refs);
     return dead.concat(groups.flatMap((g) => (Array.isArray(g.data) ? g.data : [])));
   },
   /** Where each global ref lives: its frame and the frame-local ref that markRefs writes. @param {number} tabId @param {number[]} refs */
@@ -412,7 +407,7 @@ export const snapshotDiagnostics = {
   }),
   /** Tag the elements of these global refs with `attribute` (benchmark recall). @param {number} tabId @param {number[]} refs @param {string} attribute */
   markRefs: async (tabId, refs, attribute) => {
-    const { groups } = await forRefs(tabId, "wm:mark-refs", refs, { attribute });
+    const { groups } = await forRefs(tabId, KIND.MARK_REFS, refs, { attribute });
     return groups.reduce((n, g) => n + (g.data?.marked || 0), 0);
   },
   /** @param {number} tabId */

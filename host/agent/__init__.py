@@ -1,1 +1,1 @@
-"""The agent loop: planner, executor and verifier over the typed action grammar (host.actions)."""
+"""The agent loop: planner, executor and verifier over the typed action grammar (host.core.actions)."""

@@ -14,7 +14,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from host.snapshot import Snapshot, SnapshotElement
+from host.core.actions import ACTIONS
+from host.core.snapshot import Snapshot, SnapshotElement
 
 #: Words and phrases that make a button, link or menu item destructive.
 DESTRUCTIVE_PATTERN = re.compile(
@@ -31,8 +32,6 @@ DESTRUCTIVE_PATTERN = re.compile(
 
 #: Roles a person activates to commit something.
 ACTIVATING_ROLES = frozenset({"button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "tab", "switch"})
-#: Actions that activate their target.
-ACTIVATING_ACTIONS = frozenset({"click", "double_click"})
 
 
 class Policy(BaseModel):
@@ -55,10 +54,11 @@ class Policy(BaseModel):
 def destructive_reason(action: dict[str, Any], snapshot: Snapshot | None) -> str | None:
     """Why `action` on `snapshot` is destructive, or None when it is not."""
     kind = action.get("type")
+    rule = ACTIONS[kind].traits.confirm if isinstance(kind, str) and kind in ACTIONS else None
     element = snapshot.find(action["ref"]) if snapshot is not None and isinstance(action.get("ref"), int) else None
-    if kind in ACTIVATING_ACTIONS and element is not None:
+    if rule == "activation" and element is not None:
         return _element_reason(element)
-    if kind == "press" and str(action.get("key", "")).lower() in ("enter", "numpadenter") and snapshot is not None:
+    if rule == "enter" and str(action.get("key", "")).lower() in ("enter", "numpadenter") and snapshot is not None:
         return _form_reason(element, snapshot)
     return None
 

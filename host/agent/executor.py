@@ -15,12 +15,22 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from host.actions import ACTION_TYPES, Decision
 from host.agent import prompts
-from host.agent.grammar import DecisionRejected, constrained_decision_schema, executor_tools, validate_decision
-from host.snapshot import Snapshot
+from host.agent.grammar import (
+    DecisionRejected,
+    constrained_decision_schema,
+    executor_tools,
+    validate_decision,
+)
+from host.agent.parsing import (
+    ParseFailure,
+    decision_from_tool_call,
+    parse_decision,
+    retry_reminder,
+)
+from host.core.actions import ACTION_TYPES, Decision
+from host.core.snapshot import Snapshot
 from providers.base import CompletionRequest, LLMProvider, Message
-from providers.parsing import ParseFailure, decision_from_tool_call, parse_decision, retry_reminder
 
 
 class ParseProblem(BaseModel):
@@ -47,7 +57,7 @@ class Turn(BaseModel):
     latency_ms: float
     problems: list[ParseProblem]
     native: bool
-    #: Near-miss repairs and coercions applied to the accepted answer (see host.coercions).
+    #: Near-miss repairs and coercions applied to the accepted answer (see host.core.coercions).
     coercions: list[str] = []
     #: Every raw reply of this turn, the rejected ones included, for traces and eval rows.
     answers: list[str] = []

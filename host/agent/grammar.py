@@ -16,8 +16,14 @@ from typing import Any
 import jsonschema
 from pydantic import ValidationError
 
-from host.actions import ACTION_TYPES, Decision, action_adapter, decision_json_schema
-from host.snapshot import Snapshot
+from host.core.actions import (
+    ACTION_TYPES,
+    Decision,
+    action_adapter,
+    decision_json_schema,
+)
+from host.core.phases import timed
+from host.core.snapshot import Snapshot
 from providers.base import Tool
 
 #: Most refs listed as an enum in the constrained-output schema (once per action variant that
@@ -93,6 +99,7 @@ def _tools(allowed: tuple[str, ...]) -> tuple[Tool, ...]:
     return tuple(tools)
 
 
+@timed("prompt")
 def executor_tools(allowed: tuple[str, ...] = ACTION_TYPES) -> list[Tool]:
     """The tools of one executor turn: one per allowed action type, the same for every snapshot
     (copies: a provider's SDK may change the schemas it is given)."""
@@ -136,6 +143,7 @@ def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = A
     return {"type": "object", "properties": {"thought": {"type": "string"}, "action": {"anyOf": variants}}, "required": ["thought", "action"]}
 
 
+@timed("validate")
 def validate_decision(decision: dict[str, Any], snapshot: Snapshot) -> Decision:
     """The decision as a typed Decision, after the JSON Schema and the snapshot's refs agree.
 

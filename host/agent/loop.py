@@ -25,23 +25,43 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from host.actions import ACTION_TYPES, MUTATING, SINGLE_TAB_ACTIONS, absolute_url
 from host.agent import repair as repairs
 from host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from host.agent.confirm import Policy, destructive_reason, domain_refusal
 from host.agent.executor import Executor, Turn
 from host.agent.human import Human
-from host.agent.planner import Plan, PlanStep, Planner, PlannerFailed, fallback_plan
+from host.agent.planner import Plan, Planner, PlannerFailed, PlanStep, fallback_plan
 from host.agent.prompts import snapshot_block
-from host.agent.secrets import Redactor, SecretMissing, protect_typed_text, redact_url, resolve_action
+from host.agent.redaction import (
+    Redactor,
+    SecretMissing,
+    protect_typed_text,
+    redact_url,
+    resolve_action,
+)
 from host.agent.session import BrowserSession
 from host.agent.trace import RunSummary, TraceWriter, digest, new_run_id
 from host.agent.verifier import (
-    Expectation, Predicate, PredicateError, Verification, VerifyContext, key, parse_predicate, parse_predicates, unreachable_by_link,
+    Expectation,
+    Predicate,
+    PredicateError,
+    Verification,
+    VerifyContext,
+    key,
+    parse_predicate,
+    parse_predicates,
+    unreachable_by_link,
 )
 from host.bridge import BrowserBridge, BrowserError
-from host.browser import ActionResult
-from host.snapshot import Snapshot
+from host.core.actions import (
+    ACTION_TYPES,
+    SINGLE_TAB_ACTIONS,
+    URL_ACTIONS,
+    absolute_url,
+)
+from host.core.browser_api import ActionResult
+from host.core.phases import timed
+from host.core.snapshot import Snapshot
 from providers.base import LLMProvider
 from providers.errors import ProviderError
 
@@ -113,9 +133,9 @@ def action_line(action: dict[str, Any], snapshot: Snapshot | None) -> str:
     if isinstance(ref, int):
         element = snapshot.find(ref) if snapshot else None
         parts.append(f'[{ref}] {element.role} "{element.name[:60]}"' if element else f"[{ref}]")
-    for key in ("text", "key", "value", "url", "direction", "question", "result", "ms"):
-        if action.get(key) not in (None, ""):
-            parts.append(f"{key}={str(action[key])[:80]!r}")
+    for field in ("text", "key", "value", "url", "direction", "question", "result", "ms"):
+        if action.get(field) not in (None, ""):
+            parts.append(f"{field}={str(action[field])[:80]!r}")
     return " ".join(parts)
 
 
@@ -173,10 +193,12 @@ class AgentRun:
                 log.exception("could not stream the %s event", kind)
         return record
 
+    @timed("prompt")
     def _safe(self, snapshot: Snapshot) -> Snapshot:
         """The snapshot as prompts and traces may see it: no screenshot, no secret, no password value."""
         return self.redactor.snapshot(snapshot.model_copy(update={"screenshot_b64": None}))
 
+    @timed("prompt")
     def _page(self, snapshot: Snapshot) -> str:
         return snapshot_block(snapshot.url, snapshot.title, snapshot.text, self.session.tab_id if len(self.task_tabs) > 1 else None)
 
@@ -402,6 +424,7 @@ class AgentRun:
             if outcome is not None:
                 return outcome, snap
 
+    @timed("step")
     async def _attempt(
         self, step: PlanStep, index: int, attempt: int, snap: Snapshot, expectation: Expectation, feedback: str | None,
         record: dict[str, Any],
@@ -435,29 +458,13 @@ class AgentRun:
         record.update(action=action, action_line=action_line(action, safe), thought=turn.decision.thought)
         kind = action["type"]
 
-        if kind == "done":
-            verdict = expectation.once(snap) if expectation.predicates else None
-            ok = bool(action.get("success", True)) and (verdict is None or verdict.ok)
-            reason = action.get("result", "") if ok else (action.get("result") or "the task could not be finished")
-            if verdict is not None and not verdict.ok:
-                reason = "done was claimed but the step's checks fail: " + "; ".join(r.detail for r in verdict.failed())
-            finish("done" if ok else "failed", reason, checks=[r.model_dump() for r in verdict.results] if verdict else [])
-            return StepOutcome(verdict="done", success=ok, result=action.get("result", ""), reason=reason, attempts=attempt), snap, None
-
-        if kind == "ask_user":
-            answer = await self.human.ask(action["question"])
-            self.history.append(f"- asked the user: {action['question']!r} -> " + (f"answer: {answer!r}" if answer else "no answer"))
-            if answer and not expectation.predicates and step is not self.open_step:
-                # A step that only needed information is done once the user gave it.
-                finish("passed", "the user answered")
-                return StepOutcome(verdict="passed"), snap, None
-            finish("answered" if answer else "unanswered", "")
-            return None, snap, None if answer else "the user did not answer; go on without asking"
+        if kind in HOST_ACTION_HANDLERS:
+            return await HOST_ACTION_HANDLERS[kind](self, action, step, attempt, snap, expectation, finish)
 
         if kind == "wait" and action.get("until") is not None:
             return await self._wait_until(action, snap, expectation, timing, finish, open_ended=step is self.open_step)
 
-        if kind in ("navigate", "new_tab") and action.get("url"):
+        if kind in URL_ACTIONS and action.get("url"):
             resolved = absolute_url(action["url"], snap.url)
             if resolved != action["url"]:
                 record["url_given"] = action["url"]
@@ -520,6 +527,29 @@ class AgentRun:
 
         self.history.append(f"- did: {action_line(action, safe)}")
         return await self._verify(result, expectation, timing, finish, record, open_ended=step is self.open_step)
+
+    async def _done(self, action: dict[str, Any], step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
+                    finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
+        """`done`: the step ends, a success only while its checks hold."""
+        verdict = expectation.once(snap) if expectation.predicates else None
+        ok = bool(action.get("success", True)) and (verdict is None or verdict.ok)
+        reason = action.get("result", "") if ok else (action.get("result") or "the task could not be finished")
+        if verdict is not None and not verdict.ok:
+            reason = "done was claimed but the step's checks fail: " + "; ".join(r.detail for r in verdict.failed())
+        finish("done" if ok else "failed", reason, checks=[r.model_dump() for r in verdict.results] if verdict else [])
+        return StepOutcome(verdict="done", success=ok, result=action.get("result", ""), reason=reason, attempts=attempt), snap, None
+
+    async def _ask_user(self, action: dict[str, Any], step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
+                        finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
+        """`ask_user`: the user's answer joins the history; a step that only needed it is done."""
+        answer = await self.human.ask(action["question"])
+        self.history.append(f"- asked the user: {action['question']!r} -> " + (f"answer: {answer!r}" if answer else "no answer"))
+        if answer and not expectation.predicates and step is not self.open_step:
+            # A step that only needed information is done once the user gave it.
+            finish("passed", "the user answered")
+            return StepOutcome(verdict="passed"), snap, None
+        finish("answered" if answer else "unanswered", "")
+        return None, snap, None if answer else "the user did not answer; go on without asking"
 
     async def _close_refusal(self, action: dict[str, Any]) -> str | None:
         """Why close_tab may not happen: the tab is not this task's, or it is its last one."""
@@ -634,3 +664,8 @@ class AgentRun:
         feedback = self._check_feedback(verdict)
         finish("retry", feedback, checks=checks)
         return None, latest, feedback
+
+
+#: The handler of each action the registry (host.core.actions) says the host carries out itself;
+#: the browser's are in extension/sw/dispatch.js. tests/unit/test_action_registry.py checks both.
+HOST_ACTION_HANDLERS = {"done": AgentRun._done, "ask_user": AgentRun._ask_user}

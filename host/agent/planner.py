@@ -9,10 +9,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from host.agent import prompts
+from host.agent.parsing import ParseFailure, extract_json
 from host.agent.verifier import PREDICATE_NAMES, PredicateError, parse_predicates
-from host.coercions import coerce_predicates
+from host.core.coercions import coerce_predicates
 from providers.base import CompletionRequest, LLMProvider, Message
-from providers.parsing import ParseFailure, extract_json
 
 #: Planner answers that are not a usable plan get this many reminders.
 MAX_PLAN_RETRIES = 2

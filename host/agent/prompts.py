@@ -9,8 +9,9 @@ import json
 import re
 from typing import Any
 
-from host.actions import ACTION_TYPES
 from host.agent.verifier import PREDICATE_NAMES
+from host.core.actions import ACTION_TYPES, text_form
+from host.core.phases import timed
 
 UNTRUSTED_TAG = "untrusted_page_content"
 
@@ -84,22 +85,11 @@ def executor_system(secrets: bool) -> str:
     return _EXECUTOR_TEMPLATE.replace("\n{secrets}", "\n" + _EXECUTOR_SECRETS if secrets else "")
 
 
-#: How each action is written in the text-mode answer format.
-_SIGNATURES: dict[str, str] = {
-    "click": "click{ref}", "double_click": "double_click{ref}", "hover": "hover{ref}", "type": "type{ref,text}",
-    "fill": "fill{ref,text}", "press": "press{key,ref?}", "select": "select{ref,value}", "check": "check{ref}",
-    "uncheck": "uncheck{ref}", "scroll": "scroll{direction,ref?,amount?}", "navigate": "navigate{url}", "back": "back",
-    "forward": "forward", "reload": "reload", "new_tab": "new_tab{url?}", "switch_tab": "switch_tab{tab_id}",
-    "close_tab": "close_tab{tab_id?}", "wait": "wait{ms? | until,timeout_ms}", "extract": "extract{ref?,max_chars?}",
-    "ask_user": "ask_user{question}", "done": "done{result,success}",
-}
-
-
 def decision_format(allowed: tuple[str, ...]) -> str:
     """The text-mode answer format, listing the actions offered this turn."""
     return ('Answer with exactly one JSON object and nothing else:\n'
             '{"thought": "one short sentence", "action": {"type": "<action>", ...the action\'s fields}}\n'
-            "Actions: " + ", ".join(_SIGNATURES[a] for a in allowed) + ".")
+            "Actions: " + ", ".join(text_form(a) for a in allowed) + ".")
 
 
 def wrap_untrusted(content: str, source: str) -> str:
@@ -130,6 +120,7 @@ def planner_user(task: str, page: str, evidence: dict[str, Any] | None = None, d
     return "\n\n".join(parts)
 
 
+@timed("prompt")
 def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], history: list[str], feedback: str | None, page: str,
                   text_mode: bool, allowed: tuple[str, ...] = ACTION_TYPES) -> str:
     """The executor's user message for one turn."""

@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict
 from host.agent.confirm import Policy
 from host.agent.session import BrowserSession
 from host.agent.verifier import Expectation, Verification
-from host.browser import ActionResult
-from host.snapshot import Snapshot
+from host.core.browser_api import ActionResult
+from host.core.snapshot import Snapshot
 
 #: Names of controls that close an overlay without committing to anything.
 CLOSE_NAME = re.compile(

@@ -7,9 +7,9 @@ import logging
 from typing import Any
 
 from host.bridge import BrowserBridge, BrowserError
-from host.browser import ActionResult, ActRequest, SnapshotOptions, act, detach_debugger, snapshot
-from host.snapshot import Snapshot
-
+from host.browser import act, detach_debugger, snapshot
+from host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
+from host.core.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from host.agent.secrets import Redactor
-from host.paths import private_dir, runs_dir
+from host.agent.redaction import Redactor
+from host.core.paths import private_dir, runs_dir
+from host.core.phases import timed
 
 TRACE_FILE = "trace.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -70,6 +71,7 @@ class TraceWriter:
         self._file = self.dir / TRACE_FILE
         self._t0 = time.monotonic()
 
+    @timed("trace")
     def event(self, kind: str, **fields: Any) -> dict[str, Any]:
         """Append one event (redacted) and return it."""
         record = {"event": kind, "t_ms": round((time.monotonic() - self._t0) * 1000, 1), **fields}

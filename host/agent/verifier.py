@@ -13,8 +13,9 @@ from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from host.snapshot import Snapshot
-from host.targets import Target, find_elements, normalise
+from host.core.phases import timed
+from host.core.snapshot import Snapshot
+from host.core.targets import Target, find_elements, normalise
 
 #: Predicates about where the browser is; they get the shorter navigation timeout.
 NAVIGATION_PREDICATES = frozenset({"url_contains", "url_matches", "url_changed", "title_contains"})
@@ -101,6 +102,7 @@ def parse_predicate(raw: Any) -> Predicate:
     return Predicate(name=name, arg=arg)
 
 
+@timed("predicates")
 def parse_predicates(raw: Any) -> list[Predicate]:
     """Validate a list of predicate objects."""
     if raw is None:
@@ -232,6 +234,7 @@ class Expectation:
         #: Reads the page's text when a text_present predicate is not met by the snapshot alone.
         self.page_text = page_text
 
+    @timed("predicates")
     def once(self, snapshot: Snapshot) -> Verification:
         """Check every predicate on this snapshot."""
         results = [check(p, snapshot, self.context) for p in self.predicates]

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from providers.spec import ModelSpec, SpecError
+from providers.spec import ModelChoice, ModelSpec, SpecError
 
 SPEC_HELP = "PROVIDER:MODEL, PRESET:MODEL or openai_compat:PRESET:MODEL, with ?option=value&... (see README)"
 
@@ -36,32 +36,14 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 def specs_from_args(args: argparse.Namespace) -> tuple[ModelSpec, ModelSpec] | None:
     """(planner, executor) from the command line, or None when no model was named (the saved
     settings then apply). Raises ValueError for a usage error."""
+    choice = ModelChoice(provider=args.provider, model=args.model, planner=args.planner, executor=args.executor)
     try:
-        if args.planner or args.executor:
-            if args.provider or args.model:
-                raise ValueError("use either --provider/--model (or --model SPEC) or --planner/--executor, not both")
-            if not (args.planner and args.executor):
-                raise ValueError("--planner and --executor go together")
-            planner, executor = ModelSpec.parse(args.planner), ModelSpec.parse(args.executor)
-        elif args.provider:
-            if args.provider == "scripted":
-                planner = executor = ModelSpec.make("scripted", args.model or "scripted")
-            elif not args.model:
-                raise ValueError(f"--provider {args.provider} needs --model")
-            else:
-                planner = executor = ModelSpec.parse(f"{args.provider}:{args.model}")
-        elif args.model:
-            planner = executor = ModelSpec.parse(args.model)
-        else:
-            if _overrides(args):
-                raise ValueError("model options need a model: --provider P --model M, --model SPEC or --planner/--executor")
-            return None
+        specs = choice.specs(_overrides(args))
     except SpecError as exc:
         raise ValueError(exc.message) from None
-    extra = _overrides(args)
-    if extra:
-        planner, executor = planner.with_options(extra), executor.with_options(extra)
-    return planner, executor
+    if specs is None and _overrides(args):
+        raise ValueError("model options need a model: --provider P --model M, --model SPEC or --planner/--executor")
+    return specs
 
 
 def models_from_args(args: argparse.Namespace) -> dict[str, Any]:

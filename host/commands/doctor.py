@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from host import __version__
+from host.core import __version__
 from host.extension import extension_origin
 from host.registration import known_browsers, read_manifest
 
@@ -63,7 +63,7 @@ def check_manifest(name: str, manifest_path: Path) -> Row:
 
 def _providers_summary() -> list[str]:
     try:
-        from providers.config import configured_summary
+        from providers.choices import configured_summary
     except ImportError:
         return ["(provider configuration is not available in this build)"]
     return configured_summary()

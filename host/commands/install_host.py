@@ -9,8 +9,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from host.extension import extension_dir, extension_id
 from host import registration
+from host.extension import extension_dir, extension_id
 from host.registration import LAUNCHER_NAME, installed_browsers, known_browsers
 
 

@@ -33,12 +33,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _mcp(args: argparse.Namespace) -> int:
     from host.agent.confirm import Policy
+    from host.core.paths import control_socket_override
     from host.logs import configure_logging
     from host.mcp.link import AttachedLink, LaunchedLink
     from host.mcp.server import serve
     from host.mcp.session import McpSession
-    from host.paths import control_socket_override
-    from host.rpc.settings import load_settings
+    from host.settings import load_settings
 
     if (args.headed or args.user_data_dir) and not args.launch:
         print("waymark mcp: --headed and --user-data-dir go with --launch", file=sys.stderr)

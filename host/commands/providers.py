@@ -10,7 +10,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from providers.config import Target
+    from providers.choices import ProviderChoice
     from providers.spec import ModelSpec
 
 
@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_run)
 
 
-async def reachable(target: "Target", timeout: float) -> str:
+async def reachable(target: "ProviderChoice", timeout: float) -> str:
     """One line on whether the target answers a cheap request; never raises."""
     from providers.spec import ModelSpec
 
@@ -51,8 +51,8 @@ async def spec_reachable(spec: "ModelSpec", timeout: float) -> str:
         await provider.aclose()
 
 
-async def _check(rows: list[tuple["Target", bool]], timeout: float) -> list[str]:
-    async def one(target: "Target", configured: bool) -> str:
+async def _check(rows: list[tuple["ProviderChoice", bool]], timeout: float) -> list[str]:
+    async def one(target: "ProviderChoice", configured: bool) -> str:
         return await reachable(target, timeout) if configured else "-"
 
     return list(await asyncio.gather(*(one(t, ok) for t, ok in rows)))
@@ -60,7 +60,7 @@ async def _check(rows: list[tuple["Target", bool]], timeout: float) -> list[str]
 
 def _chosen(args: argparse.Namespace) -> list[tuple[str, "ModelSpec | None", str]]:
     """(label, spec or None, why not) of each role's saved model and each --model spec."""
-    from host.rpc.settings import ROLES, effective_role, load_settings, role_spec
+    from host.settings import ROLES, effective_role, load_settings, role_spec
     from providers.errors import ProviderError
     from providers.spec import ModelSpec, SpecError
 
@@ -84,9 +84,9 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, "ModelSpec | None", str
 
 
 def _run(args: argparse.Namespace) -> int:
-    from providers.config import status, targets
+    from providers.choices import choices, status
 
-    rows = [(t, *status(t)) for t in targets()]
+    rows = [(t, *status(t)) for t in choices()]
     if args.no_check:
         reach = ["not checked"] * len(rows)
     else:

@@ -86,7 +86,7 @@ class Console:
 
 async def run_agent(params: dict[str, Any], console: Console, headed: bool = False) -> dict[str, Any]:
     """Launch Chromium with the extension, call agent.run, and return the summary."""
-    from host.controller import Controller
+    from host.control_client import Controller
 
     async with Controller(headless=not headed) as controller:
         console.controller = controller
@@ -95,7 +95,7 @@ async def run_agent(params: dict[str, Any], console: Console, headed: bool = Fal
 
 def _run(args: argparse.Namespace) -> int:
     from host.agent.timeline import summary_lines
-    from host.controller import HostCallError, HostNotConnected
+    from host.control_client import HostCallError, HostNotConnected
 
     try:
         params = run_params(args)

@@ -1,33 +1,44 @@
-"""`waymark schema`: write or check the protocol's JSON Schema under extension/shared/."""
+"""`waymark schema`: write or check what the extension gets generated from the Python models:
+the protocol's JSON Schema, and the action registry's and message kinds' JS constants and types."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Callable
 
 from host.extension import extension_dir
 
 SCHEMA_FILE = "shared/protocol.schema.json"
 
 
+def generated_files() -> dict[str, Callable[[], str]]:
+    """Path under extension/ -> the function that renders its text."""
+    from host.core.extension_types import GENERATED
+    from host.core.protocol import json_schema_text
+
+    return {SCHEMA_FILE: json_schema_text, **GENERATED}
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("schema", help="regenerate extension/shared/protocol.schema.json from the protocol models")
-    p.add_argument("--check", action="store_true", help="exit 1 if the checked-in file is stale instead of writing it")
+    p = sub.add_parser("schema", help="regenerate the extension's files made from the Python models (protocol schema, action constants)")
+    p.add_argument("--check", action="store_true", help="exit 1 if a checked-in file is stale instead of writing it")
     p.set_defaults(handler=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from host.protocol import json_schema_text
-
-    path = extension_dir() / SCHEMA_FILE
-    text = json_schema_text()
-    if args.check:
-        current = path.read_text(encoding="utf-8") if path.exists() else ""
-        if current != text:
-            print(f"{path} is stale: run `waymark schema`", file=sys.stderr)
-            return 1
-        print(f"{path} is up to date")
-        return 0
-    path.write_text(text, encoding="utf-8")
-    print(f"wrote {path}")
-    return 0
+    stale = 0
+    for name, render in generated_files().items():
+        path = extension_dir() / name
+        text = render()
+        if args.check:
+            current = path.read_text(encoding="utf-8") if path.exists() else ""
+            if current != text:
+                print(f"{path} is stale: run `waymark schema`", file=sys.stderr)
+                stale += 1
+            else:
+                print(f"{path} is up to date")
+            continue
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}")
+    return 1 if stale else 0

@@ -10,8 +10,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from host.browsers import BrowserChoiceError, choose, running
-from host.control import MCP_CONNECT
-from host.controller import Controller, ControlConnection, HostCallError, HostNotConnected, Notification
+from host.control_client import (
+    ControlConnection,
+    Controller,
+    HostCallError,
+    HostNotConnected,
+    Notification,
+)
+from host.control_server import MCP_CONNECT
 from host.framing import MAX_INBOUND_BYTES
 from host.mcp.errors import NoBrowser, Refused, ToolError
 from host.mcp_access import CONSENT_TIMEOUT_S

@@ -8,8 +8,8 @@ import difflib
 import re
 
 from host.agent.prompts import snapshot_block, wrap_untrusted
-from host.browser import ActionResult
-from host.snapshot import Snapshot
+from host.core.browser_api import ActionResult
+from host.core.snapshot import Snapshot
 
 _REF_LINE = re.compile(r"^\[(\d+)\]")
 

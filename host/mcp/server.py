@@ -12,7 +12,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
 
-from host import __version__
+from host.core import __version__
 from host.mcp.errors import Refused, ToolError
 from host.mcp.link import Link
 from host.mcp.registry import Content, Tool, ToolCall, text

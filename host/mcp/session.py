@@ -7,19 +7,24 @@ from __future__ import annotations
 import logging
 from typing import Any, Awaitable, Callable
 
-from host.actions import absolute_url
 from host.agent.confirm import Policy, destructive_reason, domain_refusal
 from host.agent.loop import action_line
-from host.agent.secrets import Redactor, SecretMissing, protect_typed_text, resolve_action
+from host.agent.redaction import (
+    Redactor,
+    SecretMissing,
+    protect_typed_text,
+    resolve_action,
+)
 from host.agent.verifier import Expectation, Predicate, Verification, VerifyContext
-from host.browser import ActionResult, ActRequest, SnapshotOptions
-from host.control import MCP_ASK, MCP_CONFIRM
-from host.controller import HostCallError, HostNotConnected, Notification
+from host.control_client import HostCallError, HostNotConnected, Notification
+from host.control_server import MCP_ASK, MCP_CONFIRM
+from host.core.actions import absolute_url
+from host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
+from host.core.snapshot import Snapshot
 from host.mcp.errors import NoBrowser, Refused, ToolError
 from host.mcp.link import HostLink
 from host.mcp.results import page_view
 from host.mcp_access import CONSENT_TIMEOUT_S
-from host.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 

@@ -1,16 +1,15 @@
-"""Tools for the actions of the grammar (host/actions.py): one tool per action, its arguments
+"""Tools for the actions of the grammar (host/core/actions.py): one tool per action, its arguments
 the action model's fields. Each answers with the ActionResult in one line and the fresh
 snapshot, or only what changed in it when that is shorter, so a client needs no separate
 snapshot call (a stale ref comes with the whole fresh one)."""
 
 from __future__ import annotations
 
-
 from pydantic import BaseModel
 
-from host import actions as grammar
 from host.agent.prompts import wrap_untrusted
 from host.agent.verifier import PredicateError, parse_predicate
+from host.core import actions as grammar
 from host.mcp.errors import ToolError
 from host.mcp.registry import Content, Tool, ToolCall, text
 from host.mcp.results import result_line

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 
 from host.agent.verifier import PREDICATE_NAMES, PredicateError, parse_predicates
-from host.browser import SnapshotOptions
+from host.core.browser_api import SnapshotOptions
 from host.mcp.errors import ToolError
 from host.mcp.registry import Content, Tool, ToolCall, text
 

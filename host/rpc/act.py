@@ -11,8 +11,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from host.actions import BROWSER_ACTIONS, parse_action
-from host.browser import ActRequest, act as browser_act
+from host.browser import act as browser_act
+from host.core.actions import BROWSER_ACTIONS, parse_action
+from host.core.browser_api import ActRequest
 from host.methods import CallContext, MethodError, method
 
 
@@ -22,7 +23,7 @@ def _errors(exc: ValidationError) -> str:
 
 @method("act")
 async def act(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    """Carry out one action (host.actions JSON) in the browser; failures are `ok: false` results."""
+    """Carry out one action (host.core.actions JSON) in the browser; failures are `ok: false` results."""
     try:
         request = ActRequest.model_validate(params)
     except ValidationError as exc:
@@ -31,7 +32,7 @@ async def act(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         action = parse_action(request.action)
     except ValidationError as exc:
         raise MethodError("bad_action", f"not a valid action: {_errors(exc)}") from None
-    kind = getattr(action, "type")
+    kind = action.type
     if kind not in BROWSER_ACTIONS:
         raise MethodError("bad_action", f"{kind!r} is handled by the agent loop, not the browser")
     # Send the validated form: defaults filled in, nothing the grammar does not know.

@@ -40,11 +40,11 @@ from host.agent.loop import AgentRun, CallSettings, RunOptions
 from host.agent.trace import new_run_id
 from host.methods import CallContext, MethodError, method
 from host.rpc.diagnostics import MeasuredProvider
-from host.rpc.settings import load_settings, provider_error_code, role_spec
+from host.settings import load_settings, role_spec
 from providers import registry
 from providers.base import LLMProvider
-from providers.errors import ProviderError
-from providers.spec import ModelSpec
+from providers.errors import ProviderError, error_code
+from providers.spec import ChoiceError, ModelChoice, ModelSpec
 
 log = logging.getLogger(__name__)
 
@@ -71,16 +71,13 @@ class RunParams(BaseModel):
 def role_specs(params: RunParams) -> tuple[ModelSpec, ModelSpec]:
     """(planner, executor) specs of a run. Explicit params win: planner and executor specs; then
     provider and model; without them, the saved settings of each role."""
-    options = params.provider_options
-    if params.planner or params.executor:
-        if not (params.planner and params.executor):
-            raise MethodError("bad_params", "give both planner and executor (a model spec each, e.g. gemini:gemini-2.5-flash)")
-        return ModelSpec.parse(params.planner).with_options(options), ModelSpec.parse(params.executor).with_options(options)
-    if params.provider or params.model:
-        if not (params.provider and params.model):
-            raise MethodError("bad_params", "give both provider and model")
-        spec = ModelSpec.parse(f"{params.provider}:{params.model}").with_options(options)
-        return spec, spec
+    choice = ModelChoice(provider=params.provider, model=params.model, planner=params.planner, executor=params.executor)
+    try:
+        specs = choice.specs(params.provider_options)
+    except ChoiceError as exc:
+        raise MethodError("bad_params", exc.message) from None
+    if specs is not None:
+        return specs
     settings = load_settings()
     return role_spec("planner", settings), role_spec("executor", settings)
 
@@ -170,7 +167,7 @@ async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         specs = None if run_params.script is not None else role_specs(run_params)
         planner, executor = await build_providers(run_params, specs)
     except ProviderError as exc:
-        code = provider_error_code(exc)
+        code = error_code(exc)
         raise MethodError(code if code == "provider_not_configured" else "provider_unavailable", str(exc)) from None
     run_id = new_run_id()
     state = _Run(run_id)

@@ -7,7 +7,7 @@ import platform
 import sys
 from typing import Any
 
-from host import PROTOCOL_VERSION, __version__
+from host.core import PROTOCOL_VERSION, __version__
 from host.methods import CallContext, MethodError, method, names
 
 

@@ -15,10 +15,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from host.agent.prompts import UNTRUSTED_TAG, snapshot_block
 from host.bridge import BrowserError
-from host.browser import SnapshotOptions, snapshot
+from host.browser import snapshot
+from host.core.browser_api import SnapshotOptions
 from host.methods import CallContext, MethodError, method
 from host.rpc import diagnostics
-from host.rpc.settings import build_provider, effective_role, load_settings, provider_error_code
+from host.settings import build_provider, effective_role, load_settings
+from providers.errors import error_code
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +91,7 @@ async def chat_send(raw: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     try:
         provider = build_provider("chat", settings)
     except ProviderError as exc:
-        raise MethodError(provider_error_code(exc), str(exc)) from None
+        raise MethodError(error_code(exc), str(exc)) from None
 
     try:
         messages = [Message.text("system", SYSTEM_PROMPT)]
@@ -128,7 +130,7 @@ async def chat_send(raw: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
                     if delta.finish_reason is not None:
                         finish = delta.finish_reason
         except ProviderError as exc:
-            raise MethodError(provider_error_code(exc), str(exc)[:500]) from None
+            raise MethodError(error_code(exc), str(exc)[:500]) from None
         log.info("chat answer from %s/%s in %.0f ms", conf.provider, conf.model, (time.perf_counter() - start) * 1000)
         return {
             "text": "".join(text_parts),

@@ -7,6 +7,7 @@ error code instead. The figures live in the host process and start afresh with i
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import statistics
 import threading
@@ -15,8 +16,16 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Iterator
 
+from host.core.stats import quantile
 from host.methods import CallContext, method
-from providers.base import Capabilities, Completion, CompletionRequest, Delta, LLMProvider
+from providers.base import (
+    Capabilities,
+    Completion,
+    CompletionRequest,
+    Delta,
+    LLMProvider,
+)
+from providers.errors import error_code
 
 #: Latencies kept per (provider, phase) for the percentiles.
 WINDOW = 500
@@ -56,9 +65,7 @@ def measure(provider: str, phase: str) -> Iterator[None]:
     try:
         yield
     except BaseException as exc:
-        from host.rpc.settings import provider_error_code
-
-        code = "cancelled" if type(exc).__name__ == "CancelledError" else provider_error_code(exc)
+        code = "cancelled" if isinstance(exc, asyncio.CancelledError) else error_code(exc)
         record(provider, phase, ok=False, error_code=code)
         raise
     record(provider, phase, ok=True, latency_ms=(time.perf_counter() - start) * 1000)
@@ -91,11 +98,6 @@ class MeasuredProvider(LLMProvider):
         await self.inner.aclose()
 
 
-def _percentile(sorted_values: list[float], q: float) -> float:
-    index = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
-    return sorted_values[index]
-
-
 def summary() -> list[dict[str, Any]]:
     """One row per (provider, phase): calls, ok, errors by code, and success-only latency."""
     rows = []
@@ -108,8 +110,8 @@ def summary() -> list[dict[str, Any]]:
                 latency = {
                     "n": len(values),
                     "mean_ms": round(statistics.fmean(values), 1),
-                    "p50_ms": round(_percentile(values, 0.5), 1),
-                    "p95_ms": round(_percentile(values, 0.95), 1),
+                    "p50_ms": round(quantile(values, 0.5), 1),
+                    "p95_ms": round(quantile(values, 0.95), 1),
                     "max_ms": round(values[-1], 1),
                 }
             rows.append({"provider": provider, "phase": phase, "calls": series.calls, "ok": series.ok,

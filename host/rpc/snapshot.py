@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from host.browser import SnapshotOptions, snapshot as browser_snapshot
+from host.browser import snapshot as browser_snapshot
+from host.core.browser_api import SnapshotOptions
 from host.methods import CallContext, MethodError, method
 
 

@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from providers import registry
-from providers.base import CompletionRequest, ImagePart, LLMProvider, Message, TextPart, Tool, Usage
+from providers.base import (
+    CompletionRequest,
+    ImagePart,
+    LLMProvider,
+    Message,
+    TextPart,
+    Tool,
+    Usage,
+)
 from providers.retry import RetryPolicy
 from tests.contract.fake_server import FakeServer, Reply
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from host.agent.parsing import decision_from_tool_call, parse_decision
 from providers.base import Capabilities, Completion, Usage
-from providers.parsing import decision_from_tool_call, parse_decision
 
 
 def decision_of(result: Completion) -> dict[str, Any]:

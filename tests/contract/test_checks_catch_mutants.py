@@ -8,10 +8,22 @@ from typing import AsyncIterator, Callable
 
 import pytest
 
-from providers.base import Capabilities, Completion, CompletionRequest, Delta, LLMProvider, Usage
+from providers.base import (
+    Capabilities,
+    Completion,
+    CompletionRequest,
+    Delta,
+    LLMProvider,
+    Usage,
+)
 from providers.streaming import join_deltas
 from tests.contract.backends import ScriptedBackend
-from tests.contract.checks import check_joined, check_plain_text, check_tool_only, check_usage
+from tests.contract.checks import (
+    check_joined,
+    check_plain_text,
+    check_tool_only,
+    check_usage,
+)
 from tests.contract.fake_server import Reply
 from tests.contract.test_contract import CLICK, CLICK_DECISION
 

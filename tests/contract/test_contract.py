@@ -9,13 +9,19 @@ import contextlib
 
 import pytest
 
+from host.agent.parsing import ParseFailure, parse_decision
 from providers import errors
 from providers.base import Delta
-from providers.parsing import ParseFailure, parse_decision
 from providers.retry import RetryPolicy
 from providers.streaming import join_deltas
 from tests.contract.backends import TINY_JPEG, Backend, HTTPBackend, needs_http
-from tests.contract.checks import check_joined, check_plain_text, check_tool_and_text, check_tool_only, check_usage
+from tests.contract.checks import (
+    check_joined,
+    check_plain_text,
+    check_tool_and_text,
+    check_tool_only,
+    check_usage,
+)
 from tests.contract.fake_server import Reply
 
 CLICK = ("click", {"ref": 3, "thought": "add the item"})

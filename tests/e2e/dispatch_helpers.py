@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from host.browser import ActionResult
-from host.snapshot import Snapshot
+from host.core.browser_api import ActionResult
+from host.core.snapshot import Snapshot
 
 
 async def tab_id_of(sw: Any, page: Any) -> int:

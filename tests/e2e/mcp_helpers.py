@@ -33,7 +33,7 @@ async def control_socket(timeout: float = 15.0) -> Path:
 async def allowed_connection(name: str) -> Any:
     """A raw control connection (no `waymark mcp` between) admitted under a client name the user
     already allowed in this browser session."""
-    from host.controller import ControlConnection
+    from host.control_client import ControlConnection
 
     reader, writer = await asyncio.open_unix_connection(str(await control_socket()))
     connection = await ControlConnection.handshake(reader, writer, 10)

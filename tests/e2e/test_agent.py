@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from eval.sites.serve import SiteServer
-from host import secrets_store
-from host.paths import runs_dir, state_dir
+from host.core import secrets_store
+from host.core.paths import state_dir
 from tests.agent_calls import start_run, trace_events
 
 ROOT = Path(__file__).resolve().parents[2]

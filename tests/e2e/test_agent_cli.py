@@ -64,4 +64,4 @@ def test_run_without_a_model_choice_or_saved_settings_is_a_usage_error(tmp_path)
 def test_run_with_a_provider_but_no_model_is_a_usage_error():
     done = waymark("run", "Do something", "--start-url", "http://127.0.0.1:9/", "--provider", "openai")
     assert done.returncode == 2
-    assert "--provider openai needs --model" in done.stderr
+    assert "provider openai needs a model" in done.stderr

@@ -13,8 +13,8 @@ from eval import miniwob
 from eval.html import render
 from eval.report import read_rows
 from eval.runner import RunConfig, run_suite
-from providers.spec import ModelSpec
 from eval.tasks import MiniwobSpec, load_suite
+from providers.spec import ModelSpec
 
 SCRIPTED = ModelSpec.make("scripted", "scripted")
 

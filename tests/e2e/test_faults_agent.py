@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 from typing import AsyncIterator
 
-import pytest
 import pytest_asyncio
 
 from tests.agent_calls import start_run, trace_events

@@ -14,8 +14,8 @@ from typing import Any, AsyncIterator
 import pytest
 import pytest_asyncio
 
-from tests.conftest import _host_env, wait_connected
 from tests.agent_calls import start_run, trace_events
+from tests.conftest import _host_env, wait_connected
 from tests.reliability.fake_model import FakeModel
 
 pytestmark = pytest.mark.timeout(120)
@@ -51,8 +51,8 @@ async def _until(predicate: Any, timeout_s: float = 30.0, evidence: Any = None) 
 
 def _host_log_tail(lines: int = 40) -> str:
     """The end of the hosts' log, so a failure says what the host was doing."""
+    from host.core.paths import state_dir
     from host.logs import LOG_FILE_NAME
-    from host.paths import state_dir
 
     log = state_dir() / LOG_FILE_NAME
     return "host.log:\n" + "\n".join(log.read_text(errors="replace").splitlines()[-lines:]) if log.exists() else "no host.log"

@@ -23,8 +23,8 @@ from eval.sites.serve import SiteServer
 from eval.tasks import SCRIPTS_DIR, Task, load_suite
 from host.agent.prompts import UNTRUSTED_TAG
 from host.agent.verifier import Expectation, VerifyContext, parse_predicates
-from tests.e2e.dispatch_helpers import snapshot
 from tests.agent_calls import start_run
+from tests.e2e.dispatch_helpers import snapshot
 from tests.reliability.fake_model import FakeModel
 
 pytestmark = pytest.mark.timeout(240)

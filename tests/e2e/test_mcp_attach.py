@@ -13,10 +13,18 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from host.controller import ControlConnection, HostCallError
+from host.control_client import ControlConnection, HostCallError
 from tests.conftest import _host_env, wait_connected
 from tests.e2e.dispatch_helpers import tab_id_of
-from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, allowed_connection, control_socket, ref_of, text_of
+from tests.e2e.mcp_helpers import (
+    McpClient,
+    SidePanel,
+    admitted,
+    allowed_connection,
+    control_socket,
+    ref_of,
+    text_of,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -12,10 +12,17 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import expect
 
-from host.controller import ControlConnection, HostCallError
+from host.control_client import ControlConnection, HostCallError
 from tests.conftest import wait_connected
 from tests.e2e.dispatch_helpers import tab_id_of
-from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, control_socket, ref_of, text_of
+from tests.e2e.mcp_helpers import (
+    McpClient,
+    SidePanel,
+    admitted,
+    control_socket,
+    ref_of,
+    text_of,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -10,8 +10,8 @@ import mcp_types as types
 import pytest
 import pytest_asyncio
 
-from host import actions as grammar
-from host import secrets_store
+from host.core import actions as grammar
+from host.core import secrets_store
 from tests.e2e.mcp_helpers import McpClient, ref_of, text_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from host.rpc.settings import FILE_NAME, Settings
+from host.settings import FILE_NAME, Settings
 from tests.e2e.mcp_helpers import McpClient, ref_of, text_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")

@@ -12,10 +12,10 @@ from typing import Any, Iterator
 
 import pytest
 
-from host.pipe_client import HostProcess
 from host.agent.prompts import UNTRUSTED_TAG as PAGE_TAG
+from host.core.snapshot import Snapshot
+from host.pipe_client import HostProcess
 from host.rpc.chat import wrap_page
-from host.snapshot import Snapshot
 from tests.contract.fake_server import FakeServer, Reply
 
 SCRIPTED_CHAT = {"provider": "scripted", "model": "scripted", "options": {"script": {"steps": [], "chat": ["Tea is in stock."]}}}

@@ -10,9 +10,9 @@ from typing import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from host.paths import state_dir
-from tests.e2e.dispatch_helpers import tab_id_of
+from host.core.paths import state_dir
 from tests.agent_calls import start_run
+from tests.e2e.dispatch_helpers import tab_id_of
 from tests.reliability.fake_model import FakeModel
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]

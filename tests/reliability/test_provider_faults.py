@@ -14,7 +14,12 @@ import pytest_asyncio
 
 from providers import errors
 from providers.retry import RetryPolicy
-from tests.contract.backends import AnthropicBackend, GeminiBackend, HTTPBackend, OpenAICompatBackend
+from tests.contract.backends import (
+    AnthropicBackend,
+    GeminiBackend,
+    HTTPBackend,
+    OpenAICompatBackend,
+)
 from tests.contract.fake_server import FakeServer, Reply
 
 FAST_RETRY = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.05)

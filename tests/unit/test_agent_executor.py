@@ -6,7 +6,7 @@ import pytest
 
 from host.agent.executor import Executor
 from host.agent.planner import Planner, PlannerFailed
-from host.snapshot import Snapshot
+from host.core.snapshot import Snapshot
 from providers import errors
 from providers.base import Capabilities, Completion, CompletionRequest, LLMProvider
 from providers.scripted import ScriptedProvider

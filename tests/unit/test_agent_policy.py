@@ -6,8 +6,14 @@ from host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from host.agent.confirm import Policy, destructive_reason, domain_refusal
 from host.agent.grammar import DecisionRejected, validate_decision
 from host.agent.prompts import UNTRUSTED_TAG, wrap_untrusted
-from host.agent.secrets import REDACTED, Redactor, SecretMissing, protect_typed_text, resolve_action
-from host.snapshot import Snapshot
+from host.agent.redaction import (
+    REDACTED,
+    Redactor,
+    SecretMissing,
+    protect_typed_text,
+    resolve_action,
+)
+from host.core.snapshot import Snapshot
 
 
 def page(*elements):

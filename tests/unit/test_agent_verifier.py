@@ -2,9 +2,15 @@
 
 import pytest
 
-from host.agent.verifier import Expectation, PredicateError, VerifyContext, check, parse_predicate
-from host.targets import find_elements
-from host.snapshot import Snapshot
+from host.agent.verifier import (
+    Expectation,
+    PredicateError,
+    VerifyContext,
+    check,
+    parse_predicate,
+)
+from host.core.snapshot import Snapshot
+from host.core.targets import find_elements
 
 
 def snap(url="http://shop.test/cart.html", title="Your cart", text="", elements=()):

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from host.browsers import BrowserChoiceError, RunningBrowser, choose, register, running, unregister
+from host.browsers import (
+    BrowserChoiceError,
+    RunningBrowser,
+    choose,
+    register,
+    running,
+    unregister,
+)
 
 
 def entry(pid: int, profile: str) -> RunningBrowser:

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from eval.decision import decide_and_judge, judge
-from providers.spec import ModelSpec
 from eval.tasks import ExpectedCall, load_suite
+from providers.spec import ModelSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 

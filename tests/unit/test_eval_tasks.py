@@ -5,7 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from eval.tasks import SUITES_DIR, TaskError, load_suite, parse_shard, shard, suite_names
+from eval.tasks import (
+    SUITES_DIR,
+    TaskError,
+    load_suite,
+    parse_shard,
+    shard,
+    suite_names,
+)
 
 
 def _write(root: Path, suite: str, name: str, data: dict) -> Path:

@@ -202,7 +202,7 @@ def test_a_random_run_of_thousands_of_frames_gets_every_answer_and_the_host_surv
             details[message["id"]] = message
     assert got == expected
     # Echo replies carry what was sent; unknown methods are typed failures.
-    for mid, message in details.items():
+    for message in details.values():
         if message["type"] == "reply" and not message["ok"]:
             assert message["error"]["code"] == "unknown_method", message
     host_process.send({"v": 1, "type": "ping", "id": "last"})

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from providers.parsing import ParseFailure, decision_from_tool_call, parse_decision
+from host.agent.parsing import ParseFailure, decision_from_tool_call, parse_decision
 from tests.reliability.parser_scaling import SHAPES
 
 KINDS = {"no_json", "truncated", "malformed", "multi_root", "shape"}

@@ -106,7 +106,7 @@ def test_an_eval_run_on_a_local_server_needs_no_cloud_key(tmp_path, monkeypatch)
 
 
 def test_the_settings_saved_for_a_role_give_its_spec_with_the_call_options():
-    from host.rpc.settings import RoleSettings, Settings, role_spec
+    from host.settings import RoleSettings, Settings, role_spec
 
     settings = Settings(chat=RoleSettings(provider="gemini", model="gemini-2.5-flash"),
                         executor=RoleSettings(provider="openai_compat", model="qwen",

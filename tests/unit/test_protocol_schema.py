@@ -4,14 +4,20 @@ import json
 
 import pytest
 
-from host.commands.schema import SCHEMA_FILE
+from host.commands.schema import SCHEMA_FILE, generated_files
+from host.core.protocol import ProtocolError, json_schema_text, parse_inbound
 from host.extension import extension_dir, extension_id, manifest
-from host.protocol import ProtocolError, json_schema_text, parse_inbound
 
 
 def test_checked_in_json_schema_matches_the_protocol_models():
     checked_in = (extension_dir() / SCHEMA_FILE).read_text(encoding="utf-8")
     assert checked_in == json_schema_text(), "extension/shared/protocol.schema.json is stale: run `waymark schema`"
+
+
+@pytest.mark.parametrize("name", sorted(generated_files()))
+def test_checked_in_generated_extension_file_matches_the_python_models(name):
+    checked_in = (extension_dir() / name).read_text(encoding="utf-8")
+    assert checked_in == generated_files()[name](), f"extension/{name} is stale: run `waymark schema`"
 
 
 def test_extension_id_is_derived_from_the_manifest_key():
@@ -20,7 +26,7 @@ def test_extension_id_is_derived_from_the_manifest_key():
 
 
 def test_js_protocol_constants_match_the_host():
-    from host import HOST_NAME, PROTOCOL_VERSION
+    from host.core import HOST_NAME, PROTOCOL_VERSION
 
     text = (extension_dir() / "shared" / "protocol.js").read_text(encoding="utf-8")
     assert f'export const HOST_NAME = "{HOST_NAME}";' in text

@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
+from host.agent.parsing import parse_decision
 from providers import errors, registry
 from providers.base import CompletionRequest, Message, Tool
-from providers.parsing import parse_decision
 from providers.retry import RetryPolicy
 
 REQUEST = CompletionRequest(messages=[Message.text("user", "Open the cart")], max_tokens=100, timeout=10)

@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from providers import errors, registry
-from providers.base import CompletionRequest, ImagePart, Message, TextPart, Tool, ToolCall
+from providers.base import (
+    CompletionRequest,
+    ImagePart,
+    Message,
+    TextPart,
+    Tool,
+    ToolCall,
+)
 
 TOOLS = [Tool(name="click", description="Click a ref.", parameters={"type": "object", "properties": {"ref": {"type": "integer"}}})]
 HISTORY = [

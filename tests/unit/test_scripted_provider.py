@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from host.agent.parsing import decision_from_tool_call, parse_decision
 from providers import errors, registry
 from providers.base import CompletionRequest, Message, Tool
-from providers.parsing import decision_from_tool_call, parse_decision
 from providers.retry import RetryPolicy
 from providers.scripted import resolve_target
 

@@ -2,7 +2,7 @@
 dispatched, and the redaction that keeps secret and password values out of prompts, logs and
 traces.
 
-Values come from the host's secret store (host.secrets_store: a user-only file in the config
+Values come from the host's secret store (host.core.secrets_store: a user-only file in the config
 folder). The model only ever sees the placeholder; the value exists in the action sent to the
 browser and nowhere else.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from host import secrets_store
-from host.snapshot import Snapshot, SnapshotElement
+from host.core import secrets_store
+from host.core.snapshot import Snapshot, SnapshotElement
 
 PLACEHOLDER = re.compile(r"\{\{\s*secret:([A-Za-z_][A-Za-z0-9_.-]{0,63})\s*\}\}")
 REDACTED = "[redacted]"

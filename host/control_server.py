@@ -1,7 +1,7 @@
 """The host's side of the control socket: terminal tools (`waymark run`, the eval harness,
 `waymark mcp`) call host methods exactly as the side panel does, over a local Unix socket.
 
-The controller (host.controller) listens on the path in $WAYMARK_CONTROL and launches the
+The controller (host.control_client) listens on the path in $WAYMARK_CONTROL and launches the
 browser with that variable set; Chrome passes its environment to the host it starts, and
 the host connects back once the extension's handshake is done. A host the user's own Chrome
 started has no controller: it listens on its own user-only control socket instead
@@ -15,19 +15,34 @@ import contextlib
 import logging
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol
 
-from host import PROTOCOL_VERSION, __version__
-from host.framing import HEADER, MAX_INBOUND_BYTES, FrameDecodeError, decode_body, dumps, encode_frame
+from host.bridge import BrowserBridge
 from host.browsers import register, unregister
-from host.paths import control_socket_override, private_dir
+from host.calls import CallRunner
+from host.core import PROTOCOL_VERSION, __version__
+from host.core.paths import control_socket_override, private_dir
+from host.core.protocol import (
+    Call,
+    Cancel,
+    ErrorInfo,
+    ErrorReply,
+    HelloFromHost,
+    ProtocolError,
+    Reply,
+    outbound,
+    parse_inbound,
+)
+from host.framing import (
+    MAX_INBOUND_BYTES,
+    FrameDecodeError,
+    decode_body,
+    read_stream_frame,
+    write_stream_frame,
+)
 from host.mcp_access import ACCESS, ClientConnection, ConsentDenied
 from host.mcp_scope import opened_tabs, refusal, visible_reply
 from host.mcp_waiting import WaitingBadge
-from host.protocol import Call, Cancel, ErrorInfo, ErrorReply, HelloFromHost, ProtocolError, Reply, outbound, parse_inbound
-
-if TYPE_CHECKING:
-    from host.server import HostServer
 
 log = logging.getLogger(__name__)
 
@@ -42,27 +57,15 @@ MCP_ASK = "mcp.ask"
 CLIENT_METHODS = frozenset({"snapshot", "act", "browser.request", "agent.run", "agent.answer", "mcp.shared", "host.info"})
 
 
-async def read_socket_frame(reader: asyncio.StreamReader) -> bytes | None:
-    """One length-prefixed frame from a socket, or None at EOF."""
-    try:
-        header = await reader.readexactly(HEADER.size)
-    except asyncio.IncompleteReadError:
-        return None
-    (length,) = HEADER.unpack(header)
-    if length > MAX_INBOUND_BYTES:
-        raise ValueError(f"control frame of {length} bytes is too large")
-    try:
-        return await reader.readexactly(length)
-    except asyncio.IncompleteReadError:
-        return None
+class ControlledHost(Protocol):
+    """What a control connection needs of the host (host.server.HostServer): its browser bridge
+    and the runner of its calls. Named here so this module does not import the server."""
+
+    bridge: BrowserBridge
+    calls: CallRunner
 
 
-def write_socket_frame(writer: asyncio.StreamWriter, message: dict) -> None:
-    """Queue one length-prefixed frame on a socket."""
-    writer.write(encode_frame(dumps(message)))
-
-
-async def serve_control(path: str, server: "HostServer", handshake_done: asyncio.Event) -> None:
+async def serve_control(path: str, server: ControlledHost, handshake_done: asyncio.Event) -> None:
     """Connect to the controller at `path` and serve its calls until either side closes."""
     await handshake_done.wait()
     try:
@@ -74,7 +77,7 @@ async def serve_control(path: str, server: "HostServer", handshake_done: asyncio
     await serve_connection(reader, writer, server)
 
 
-async def listen_control(server: "HostServer", handshake_done: asyncio.Event) -> None:
+async def listen_control(server: ControlledHost, handshake_done: asyncio.Event) -> None:
     """Serve this host's own control socket for `waymark mcp` to attach to, once the browser's
     handshake is done, until cancelled: each browser's host has its own, described beside it
     (host.browsers), so several browsers on one machine stay apart. The folder is user-only
@@ -101,7 +104,7 @@ async def listen_control(server: "HostServer", handshake_done: asyncio.Event) ->
                     path.unlink()
 
 
-async def _bind(path: Path, server: "HostServer") -> tuple[asyncio.AbstractServer, int] | None:
+async def _bind(path: Path, server: ControlledHost) -> tuple[asyncio.AbstractServer, int] | None:
     """Listen on `path` (replacing a socket left there), user-only; the listener and the inode it
     bound, or None when the path cannot be bound."""
     with contextlib.suppress(FileNotFoundError):
@@ -117,7 +120,7 @@ async def _bind(path: Path, server: "HostServer") -> tuple[asyncio.AbstractServe
     return listener, path.stat().st_ino
 
 
-async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, server: "HostServer",
+async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, server: ControlledHost,
                            gated: bool = False) -> None:
     """Say hello on a control connection, then run its calls until it closes; calls it started
     are cancelled when it goes. A `gated` connection (an MCP client attached to the user's own
@@ -125,7 +128,7 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
 
     def send(message: dict) -> None:
         if not writer.is_closing():
-            write_socket_frame(writer, message)
+            write_stream_frame(writer, message)
 
     def refuse(call_id: str, code: str, message: str) -> None:
         send(outbound(Reply(id=call_id, ok=False, error=ErrorInfo(code=code, message=message))))
@@ -147,7 +150,7 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
     started: list[str] = []
     asking: set[asyncio.Task[None]] = set()
     try:
-        while (body := await read_socket_frame(reader)) is not None:
+        while (body := await read_stream_frame(reader)) is not None:
             try:
                 message = parse_inbound(decode_body(body))
             except (FrameDecodeError, ProtocolError) as exc:

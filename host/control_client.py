@@ -12,8 +12,13 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-from host.control import read_socket_frame, write_socket_frame
-from host.framing import MAX_INBOUND_BYTES, decode_body
+from host.core.protocol import Call, Cancel
+from host.framing import (
+    MAX_INBOUND_BYTES,
+    decode_body,
+    read_stream_frame,
+    write_stream_frame,
+)
 from host.launch import LaunchedBrowser, launch_browser
 from host.server import CONTROL_ENV
 
@@ -54,7 +59,7 @@ class ControlConnection:
     async def handshake(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, timeout: float) -> "ControlConnection":
         """Read the host's hello, then serve calls over the connection."""
         try:
-            body = await asyncio.wait_for(read_socket_frame(reader), timeout)
+            body = await asyncio.wait_for(read_stream_frame(reader), timeout)
         except asyncio.TimeoutError:
             raise HostNotConnected(f"the host sent no hello within {timeout:g} s") from None
         if body is None:
@@ -73,7 +78,7 @@ class ControlConnection:
 
     async def _read_replies(self, reader: asyncio.StreamReader) -> None:
         try:
-            while (body := await read_socket_frame(reader)) is not None:
+            while (body := await read_stream_frame(reader)) is not None:
                 message = decode_body(body)
                 if not isinstance(message, dict):
                     continue
@@ -102,13 +107,13 @@ class ControlConnection:
         future: asyncio.Future[dict] = asyncio.get_running_loop().create_future()
         self._pending[call_id] = (future, on_notify)
         try:
-            write_socket_frame(self._writer, {"v": 1, "type": "call", "id": call_id, "method": method, "params": params or {}})
+            write_stream_frame(self._writer, Call(type="call", id=call_id, method=method, params=params or {}).model_dump(mode="json"))
             await self._writer.drain()
             try:
                 reply = await asyncio.wait_for(asyncio.shield(future), timeout)
             except (asyncio.TimeoutError, asyncio.CancelledError):
                 with contextlib.suppress(Exception):
-                    write_socket_frame(self._writer, {"v": 1, "type": "cancel", "id": call_id})
+                    write_stream_frame(self._writer, Cancel(type="cancel", id=call_id).model_dump(mode="json"))
                 raise
         finally:
             self._pending.pop(call_id, None)

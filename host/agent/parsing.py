@@ -12,7 +12,7 @@ a `ParseFailure` whose `kind` names what went wrong, so the retry prompt can say
 - multi_root  more than one JSON object: which one is the decision is ambiguous
 - shape       valid JSON, but not a Decision for the action grammar
 
-Near misses that are clearly meant one way are accepted (see host.coercions); each repair and
+Near misses that are clearly meant one way are accepted (see host.core.coercions); each repair and
 coercion applied is appended to the caller's `notes` list so the trace can count them:
 `comments` (`//` and `/* */` removed), `trailing_comma`, `fenced` (the object sat in a code
 fence), `truncated_tail` (closing brackets added), and the decision coercions.
@@ -27,14 +27,14 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from host.actions import ACTION_TYPES, INSTEAD, Decision, action_help
-from host.coercions import ACTION_ALIASES, coerce_decision
+from host.core.actions import ACTION_TYPES, INSTEAD, Decision, action_help
+from host.core.coercions import ACTION_ALIASES, coerce_decision
+from host.core.phases import timed
+from providers.base import RAW_ARGUMENTS_KEY
 from providers.textmode import strip_reasoning
 
 FailureKind = Literal["no_json", "truncated", "malformed", "multi_root", "shape"]
 
-#: Providers keep tool-call arguments that are not valid JSON under this key, so the parser can say "malformed".
-RAW_ARGUMENTS_KEY = "__raw_arguments__"
 #: A truncated object is completed only if at most this many brackets are missing.
 MAX_REPAIR_CLOSERS = 3
 #: After an unclosed `{` (often a stray brace in prose) the scan restarts at the next `{` at most this often.
@@ -289,6 +289,7 @@ def parse_decision(text: str, notes: list[str] | None = None) -> dict[str, Any]:
     return decision
 
 
+@timed("parse")
 def decision_from_tool_call(name: str, arguments: dict[str, Any] | str, notes: list[str] | None = None) -> dict[str, Any]:
     """The Decision for a native tool call: tool name = action type, arguments = the action's
     fields plus an optional "thought". Raises ParseFailure (malformed, shape); the coercions

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from host import PROTOCOL_VERSION
+from host.core import PROTOCOL_VERSION
 
 
 class Envelope(BaseModel):
@@ -181,21 +181,22 @@ def parse_inbound(value: object) -> BaseModel:
     if msg_type not in INBOUND_TYPES:
         raise ProtocolError("unknown_type", f"unknown message type {msg_type[:64]!r}", message_id)
     try:
-        return _inbound_adapter.validate_python(value)
+        message: BaseModel = _inbound_adapter.validate_python(value)
+        return message
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or "message"
         raise ProtocolError("schema_violation", f"{msg_type}: {where}: {first['msg']}", message_id) from None
 
 
-def outbound(message: BaseModel) -> dict:
+def outbound(message: BaseModel) -> dict[str, Any]:
     """Serialise a host-to-browser message after validating it against the union."""
     data = message.model_dump(mode="json")
     _outbound_adapter.validate_python(data)
     return data
 
 
-def json_schema() -> dict:
+def json_schema() -> dict[str, Any]:
     """The JSON Schema of both directions, as checked in under extension/shared/."""
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

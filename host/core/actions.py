@@ -10,20 +10,53 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal, Union
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar, Literal, Union, get_args
 from urllib.parse import urljoin, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 
+@dataclass(frozen=True)
+class Traits:
+    """What the rest of Waymark knows of an action besides its fields; every set of actions
+    below, the executor's tools, confirmation, dispatch, eval judging and the extension's
+    constants (extension/shared/actions.js) are derived from these."""
+
+    #: One valid example, shown to a model whose answer did not fit the grammar.
+    example: dict[str, Any]
+    #: Needs the ref of an element of the current snapshot.
+    targets_element: bool = False
+    #: Changes the page: never re-dispatched automatically after a stale ref.
+    mutating: bool = False
+    #: The extension waits for the page to settle after it.
+    settles: bool = False
+    #: What can make it need the user's confirmation: activating a destructive element, or
+    #: pressing Enter in a form whose buttons are destructive.
+    confirm: Literal["activation", "enter"] | None = None
+    #: Carried out by the extension, or by the host itself (it never reaches the browser).
+    runs_in: Literal["browser", "host"] = "browser"
+    #: Means something only when the task has more than one tab; offered to the model only then
+    #: (shown a tab id with one tab, a small model closed it "to dismiss a popup").
+    multi_tab: bool = False
+    #: Takes a URL the host resolves against the page and judges by the domain lists.
+    opens_url: bool = False
+    #: How the action is written in the text-mode answer format, where its fields alone do not
+    #: say it well (see `text_form`).
+    text_form: str | None = None
+
+
 class _Action(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    traits: ClassVar[Traits]
 
 
 class Click(_Action):
     """Click the element with this ref."""
 
     type: Literal["click"] = "click"
+    traits: ClassVar[Traits] = Traits(targets_element=True, mutating=True, settles=True, confirm="activation", example={"type": "click", "ref": 12})
     ref: int = Field(ge=1, strict=True)
 
 
@@ -31,6 +64,7 @@ class DoubleClick(_Action):
     """Double-click the element with this ref."""
 
     type: Literal["double_click"] = "double_click"
+    traits: ClassVar[Traits] = Traits(targets_element=True, mutating=True, settles=True, confirm="activation", example={"type": "double_click", "ref": 12})
     ref: int = Field(ge=1, strict=True)
 
 
@@ -38,6 +72,7 @@ class Hover(_Action):
     """Move the pointer over the element with this ref."""
 
     type: Literal["hover"] = "hover"
+    traits: ClassVar[Traits] = Traits(targets_element=True, settles=True, example={"type": "hover", "ref": 12})
     ref: int = Field(ge=1, strict=True)
 
 
@@ -45,6 +80,7 @@ class Type(_Action):
     """Type text at the end of the field's current value. `{{secret:NAME}}` is filled in at dispatch."""
 
     type: Literal["type"] = "type"
+    traits: ClassVar[Traits] = Traits(targets_element=True, mutating=True, settles=True, example={"type": "type", "ref": 7, "text": "hello"})
     ref: int = Field(ge=1, strict=True)
     text: str
 
@@ -53,6 +89,7 @@ class Fill(_Action):
     """Replace the field's value with text. `{{secret:NAME}}` is filled in at dispatch."""
 
     type: Literal["fill"] = "fill"
+    traits: ClassVar[Traits] = Traits(targets_element=True, mutating=True, settles=True, example={"type": "fill", "ref": 7, "text": "hello"})
     ref: int = Field(ge=1, strict=True)
     text: str
 
@@ -61,6 +98,7 @@ class Press(_Action):
     """Press a key or combo (Enter, Escape, Control+A, Shift+Tab), on the ref if given, else the focused element."""
 
     type: Literal["press"] = "press"
+    traits: ClassVar[Traits] = Traits(mutating=True, settles=True, confirm="enter", example={"type": "press", "key": "Enter"})
     key: str = Field(min_length=1, max_length=64)
     ref: int | None = Field(default=None, ge=1, strict=True)
 
@@ -69,6 +107,7 @@ class Select(_Action):
     """Choose the option of a select whose value or visible label is `value`."""
 
     type: Literal["select"] = "select"
+    traits: ClassVar[Traits] = Traits(targets_element=True, mutating=True, settles=True, example={"type": "select", "ref": 9, "value": "Large"})
     ref: int = Field(ge=1, strict=True)
     value: str
 
@@ -77,6 +116,7 @@ class Check(_Action):
     """Make a checkbox, radio or switch checked."""
 
     type: Literal["check"] = "check"
+    traits: ClassVar[Traits] = Traits(targets_element=True, mutating=True, settles=True, example={"type": "check", "ref": 4})
     ref: int = Field(ge=1, strict=True)
 
 
@@ -84,6 +124,7 @@ class Uncheck(_Action):
     """Make a checkbox or switch unchecked."""
 
     type: Literal["uncheck"] = "uncheck"
+    traits: ClassVar[Traits] = Traits(targets_element=True, mutating=True, settles=True, example={"type": "uncheck", "ref": 4})
     ref: int = Field(ge=1, strict=True)
 
 
@@ -91,6 +132,7 @@ class Scroll(_Action):
     """Scroll the page, or the scrollable element with this ref, by `amount` CSS pixels (default: most of a screen)."""
 
     type: Literal["scroll"] = "scroll"
+    traits: ClassVar[Traits] = Traits(settles=True, example={"type": "scroll", "direction": "down"}, text_form="scroll{direction,ref?,amount?}")
     direction: Literal["up", "down", "left", "right"] = "down"
     ref: int | None = Field(default=None, ge=1, strict=True)
     amount: int | None = Field(default=None, ge=1, le=100_000)
@@ -100,6 +142,7 @@ class Navigate(_Action):
     """Load a URL in the current tab; a relative one resolves against the current page's URL."""
 
     type: Literal["navigate"] = "navigate"
+    traits: ClassVar[Traits] = Traits(mutating=True, settles=True, opens_url=True, example={"type": "navigate", "url": "https://example.com/contact"})
     url: str = Field(min_length=1, max_length=8192)
 
 
@@ -107,24 +150,28 @@ class Back(_Action):
     """Go back in the current tab's history."""
 
     type: Literal["back"] = "back"
+    traits: ClassVar[Traits] = Traits(mutating=True, settles=True, example={"type": "back"})
 
 
 class Forward(_Action):
     """Go forward in the current tab's history."""
 
     type: Literal["forward"] = "forward"
+    traits: ClassVar[Traits] = Traits(mutating=True, settles=True, example={"type": "forward"})
 
 
 class Reload(_Action):
     """Reload the current tab."""
 
     type: Literal["reload"] = "reload"
+    traits: ClassVar[Traits] = Traits(mutating=True, settles=True, example={"type": "reload"})
 
 
 class NewTab(_Action):
     """Open a new tab (on `url` if given) and continue in it."""
 
     type: Literal["new_tab"] = "new_tab"
+    traits: ClassVar[Traits] = Traits(mutating=True, settles=True, opens_url=True, example={"type": "new_tab", "url": "https://example.com/"})
     url: str | None = Field(default=None, max_length=8192)
 
 
@@ -132,6 +179,7 @@ class SwitchTab(_Action):
     """Continue in the tab with this id."""
 
     type: Literal["switch_tab"] = "switch_tab"
+    traits: ClassVar[Traits] = Traits(mutating=True, multi_tab=True, example={"type": "switch_tab", "tab_id": 2})
     tab_id: int
 
 
@@ -140,6 +188,7 @@ class CloseTab(_Action):
     tab of its task: that would leave it nowhere to work."""
 
     type: Literal["close_tab"] = "close_tab"
+    traits: ClassVar[Traits] = Traits(mutating=True, multi_tab=True, example={"type": "close_tab", "tab_id": 2})
     tab_id: int | None = None
 
 
@@ -147,6 +196,7 @@ class Wait(_Action):
     """Wait `ms` milliseconds, or until `until` (a verifier predicate) holds, at most `timeout_ms`."""
 
     type: Literal["wait"] = "wait"
+    traits: ClassVar[Traits] = Traits(example={"type": "wait", "ms": 1000}, text_form="wait{ms? | until,timeout_ms}")
     ms: int | None = Field(default=None, ge=0, le=60_000)
     until: dict[str, Any] | None = None
     timeout_ms: int = Field(default=5000, ge=0, le=60_000)
@@ -156,6 +206,7 @@ class Extract(_Action):
     """Read the text of the element with this ref, or the page's main content, within `max_chars`."""
 
     type: Literal["extract"] = "extract"
+    traits: ClassVar[Traits] = Traits(example={"type": "extract", "ref": 15})
     ref: int | None = Field(default=None, ge=1, strict=True)
     max_chars: int = Field(default=4000, ge=1, le=100_000)
 
@@ -164,6 +215,7 @@ class AskUser(_Action):
     """Ask the user a question and wait for the answer."""
 
     type: Literal["ask_user"] = "ask_user"
+    traits: ClassVar[Traits] = Traits(runs_in="host", example={"type": "ask_user", "question": "Which size do you want?"})
     question: str = Field(min_length=1)
 
 
@@ -171,6 +223,8 @@ class Done(_Action):
     """The task is finished (or cannot be finished: success false); `result` is the answer for the user."""
 
     type: Literal["done"] = "done"
+    traits: ClassVar[Traits] = Traits(runs_in="host", example={"type": "done", "result": "The order number is 1042", "success": True},
+                                    text_form="done{result,success}")
     result: str = ""
     success: bool = True
 
@@ -183,26 +237,36 @@ Action = Annotated[
     Field(discriminator="type"),
 ]
 
-ACTION_TYPES: tuple[str, ...] = (
-    "click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "scroll",
-    "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab", "wait", "extract",
-    "ask_user", "done",
-)
+#: Action type -> its model, in the order of the union: the registry every other list derives from.
+ACTIONS: dict[str, type[_Action]] = {
+    cls.model_fields["type"].default: cls for cls in get_args(get_args(Action)[0])
+}
+ACTION_TYPES: tuple[str, ...] = tuple(ACTIONS)
+
+
+def traits(kind: str) -> Traits:
+    """The traits of one action type (KeyError for a type the grammar does not have)."""
+    return ACTIONS[kind].traits
+
+
+def text_form(kind: str) -> str:
+    """How an action is written in the text-mode answer format: its name and its fields, an
+    optional one marked `?` (`press{key,ref?}`), unless its traits say it otherwise."""
+    cls = ACTIONS[kind]
+    if cls.traits.text_form:
+        return cls.traits.text_form
+    fields = [(name, info.is_required()) for name, info in cls.model_fields.items() if name != "type"]
+    if not fields:
+        return kind
+    return kind + "{" + ",".join(name + ("" if required else "?") for name, required in fields) + "}"
+
+
+def _where(**wanted: Any) -> frozenset[str]:
+    return frozenset(k for k, cls in ACTIONS.items() if all(getattr(cls.traits, f) == v for f, v in wanted.items()))
+
 
 #: One valid example of each action, shown to a model whose answer did not fit the grammar.
-EXAMPLES: dict[str, dict[str, Any]] = {
-    "click": {"type": "click", "ref": 12}, "double_click": {"type": "double_click", "ref": 12},
-    "hover": {"type": "hover", "ref": 12}, "type": {"type": "type", "ref": 7, "text": "hello"},
-    "fill": {"type": "fill", "ref": 7, "text": "hello"}, "press": {"type": "press", "key": "Enter"},
-    "select": {"type": "select", "ref": 9, "value": "Large"}, "check": {"type": "check", "ref": 4},
-    "uncheck": {"type": "uncheck", "ref": 4}, "scroll": {"type": "scroll", "direction": "down"},
-    "navigate": {"type": "navigate", "url": "https://example.com/contact"}, "back": {"type": "back"},
-    "forward": {"type": "forward"}, "reload": {"type": "reload"}, "new_tab": {"type": "new_tab", "url": "https://example.com/"},
-    "switch_tab": {"type": "switch_tab", "tab_id": 2}, "close_tab": {"type": "close_tab", "tab_id": 2},
-    "wait": {"type": "wait", "ms": 1000}, "extract": {"type": "extract", "ref": 15},
-    "ask_user": {"type": "ask_user", "question": "Which size do you want?"},
-    "done": {"type": "done", "result": "The order number is 1042", "success": True},
-}
+EXAMPLES: dict[str, dict[str, Any]] = {kind: cls.traits.example for kind, cls in ACTIONS.items()}
 
 #: What to do instead of an action the grammar does not have, for the names models invent most.
 INSTEAD: dict[str, str] = {
@@ -232,16 +296,13 @@ def action_help(kind: str) -> str:
     return ""
 
 
-#: Actions that only mean something when the task has more than one tab; offered to the model
-#: only then (shown a tab id with one tab, a small model closed it "to dismiss a popup").
-MULTI_TAB_ACTIONS: frozenset[str] = frozenset({"switch_tab", "close_tab"})
+MULTI_TAB_ACTIONS: frozenset[str] = _where(multi_tab=True)
 SINGLE_TAB_ACTIONS: tuple[str, ...] = tuple(a for a in ACTION_TYPES if a not in MULTI_TAB_ACTIONS)
-
-#: Actions that change the page; never re-dispatched automatically after a stale ref.
-MUTATING: frozenset[str] = frozenset(ACTION_TYPES) - {"hover", "wait", "extract", "ask_user", "done", "scroll"}
-
-#: Actions carried out by the extension (the rest are handled by the host: ask_user, done, wait-until).
-BROWSER_ACTIONS: frozenset[str] = frozenset(ACTION_TYPES) - {"ask_user", "done"}
+MUTATING: frozenset[str] = _where(mutating=True)
+BROWSER_ACTIONS: frozenset[str] = _where(runs_in="browser")
+ELEMENT_ACTIONS: frozenset[str] = _where(targets_element=True)
+SETTLING_ACTIONS: frozenset[str] = _where(settles=True)
+URL_ACTIONS: frozenset[str] = _where(opens_url=True)
 
 
 class Decision(BaseModel):
@@ -258,7 +319,8 @@ action_adapter: TypeAdapter[Any] = TypeAdapter(Action)
 
 def parse_action(value: Any) -> BaseModel:
     """Validate one action object (raises pydantic.ValidationError)."""
-    return action_adapter.validate_python(value)
+    action: BaseModel = action_adapter.validate_python(value)
+    return action
 
 
 def action_json_schema() -> dict[str, Any]:

@@ -15,10 +15,8 @@ from pathlib import Path
 TASK = "Buy Trail Runner 3 running shoes from the demo shop, up to the order confirmation"
 
 
-def scripts_dir() -> Path:
-    import eval as eval_pkg
-
-    return Path(eval_pkg.__file__).resolve().parent / "scripts"
+#: The harness's agent scripts; the demo's is demo_shop.json.
+SCRIPTS_DIR = Path(__file__).resolve().parents[1] / "scripts"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,9 +30,9 @@ def _run(args: argparse.Namespace) -> int:
     from eval.sites.serve import SiteServer
     from host.agent.timeline import summary_lines
     from host.commands.run import Console, run_agent
-    from host.controller import HostCallError, HostNotConnected
+    from host.control_client import HostCallError, HostNotConnected
 
-    script = json.loads((scripts_dir() / "demo_shop.json").read_text(encoding="utf-8"))
+    script = json.loads((SCRIPTS_DIR / "demo_shop.json").read_text(encoding="utf-8"))
     out = sys.stderr if args.json else sys.stdout
     console = Console(out, confirm="decline", auto_note=" (the demo never places an order)")
     with SiteServer() as sites:

@@ -1,0 +1,26 @@
+"""The kinds of the messages the extension's service worker sends its content scripts: named
+once here, generated into extension/shared/actions.js (the service worker's modules) and
+extension/content/kinds.js (the content scripts, classic scripts that cannot import)."""
+
+from __future__ import annotations
+
+#: Constant name -> message kind. Every kind starts with `wm:`; content/core.js ignores others.
+CONTENT_KINDS: dict[str, str] = {
+    "SNAPSHOT": "wm:snapshot",
+    "FRAMES": "wm:frames",
+    "REFINFO": "wm:refinfo",
+    "MARK_REFS": "wm:mark-refs",
+    "ACT_PREPARE": "wm:act:prepare",
+    "ACT_GUARD": "wm:act:guard",
+    "ACT_GUARD_RESULT": "wm:act:guard-result",
+    "ACT_HIT_FRAME": "wm:act:hit-frame",
+    "ACT_PERFORM": "wm:act:perform",
+    "ACT_CARET": "wm:act:caret",
+    "ACT_SELECT": "wm:act:select",
+    "ACT_CHECKED": "wm:act:checked",
+    "ACT_FOCUS": "wm:act:focus",
+    "ACT_SCROLL": "wm:act:scroll",
+    "ACT_EXTRACT": "wm:act:extract",
+    "ACT_LOCATION": "wm:act:location",
+    "SETTLE_QUIET": "wm:settle:quiet",
+}

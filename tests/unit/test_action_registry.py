@@ -1,0 +1,46 @@
+"""The action registry (host.core.actions) is the one place an action is declared: every list of
+actions elsewhere is derived from its traits, and each action has exactly one handler."""
+
+import re
+
+from host.agent.confirm import destructive_reason
+from host.agent.loop import HOST_ACTION_HANDLERS
+from host.core.actions import (
+    ACTION_TYPES,
+    ACTIONS,
+    BROWSER_ACTIONS,
+    ELEMENT_ACTIONS,
+    EXAMPLES,
+    parse_action,
+)
+from host.core.snapshot import Snapshot
+from host.extension import extension_dir
+
+
+def test_every_action_the_host_carries_out_has_a_host_handler():
+    assert set(HOST_ACTION_HANDLERS) == set(ACTION_TYPES) - BROWSER_ACTIONS
+
+
+def test_every_action_the_browser_carries_out_has_a_browser_handler():
+    text = (extension_dir() / "sw" / "dispatch.js").read_text(encoding="utf-8")
+    table = text[text.index("const HANDLERS = {"):]
+    table = table[:table.index("};")]
+    assert set(re.findall(r"\b([a-z_]+)(?=:|,|\n)", table.split("{", 1)[1])) >= BROWSER_ACTIONS
+
+
+def test_every_example_is_a_valid_action_of_its_type():
+    for kind, example in EXAMPLES.items():
+        assert parse_action(example).type == kind
+
+
+def test_an_element_action_requires_a_ref():
+    for kind in ELEMENT_ACTIONS:
+        assert "ref" in ACTIONS[kind].model_json_schema().get("required", []), kind
+
+
+def test_confirmation_follows_the_trait_of_the_action():
+    snapshot = Snapshot.model_validate({"url": "https://shop.test/", "title": "", "text": "",
+                                        "elements": [{"ref": 1, "role": "button", "name": "Place order"}]})
+    asked = {kind for kind in ACTION_TYPES
+             if kind in ELEMENT_ACTIONS and destructive_reason({**EXAMPLES[kind], "ref": 1}, snapshot)}
+    assert asked == {kind for kind, cls in ACTIONS.items() if cls.traits.confirm == "activation"}
