@@ -317,10 +317,12 @@ async function synthetic(ctx, t, message) {
  * and the action fails as `occluded` with what took its place, having clicked nothing, so it
  * can be tried again safely. The guard was armed by prepare; its verdict comes back with the
  * next message to the frame (settle's quiet, the caret, the checked state): see heldBack.
+ * Called only after trusted(ctx, p), whose probe moved the pointer to `p`.
  * @param {Ctx} ctx @param {{x: number, y: number}} p @param {number=} clickCount
  */
 async function guardedClick(ctx, p, clickCount = 1) {
-  await cdp.click(ctx.tabId, p.x, p.y, { clickCount });
+  // trusted() has just moved the pointer to this point to probe the page: the press follows it.
+  await cdp.click(ctx.tabId, p.x, p.y, { clickCount, pointerThere: true });
 }
 
 /**
