@@ -37,6 +37,7 @@ from typing import Any, AsyncIterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from host.core.actions import ACT_TOOL
 from host.core.phases import timed
 from host.core.snapshot import Snapshot
 from host.core.targets import Target, find_elements
@@ -231,7 +232,11 @@ class ScriptedProvider(LLMProvider):
             action = dict(decision["action"])
             kind = action.pop("type")
             args = {**action, "thought": decision["thought"]}
-            call = ToolCall(id=f"call_{index}_{self._calls.get(index, 0)}", name=kind, arguments=args)
+            # As a model calls the tools it is offered: the one `act` tool names the action in its arguments.
+            name = kind
+            if any(tool.name == ACT_TOOL for tool in request.tools):
+                name, args = ACT_TOOL, {"action": kind, **args}
+            call = ToolCall(id=f"call_{index}_{self._calls.get(index, 0)}", name=name, arguments=args)
             return Completion(text=step.text if step else None, tool_calls=[call], finish_reason="tool_calls")
         return Completion(text=json.dumps(decision), finish_reason="stop")
 

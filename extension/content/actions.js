@@ -174,7 +174,8 @@
   /**
    * Scroll into view and run the actionability checks that `kind` needs.
    * Returns the point to act at, in this frame's viewport (CSS pixels).
-   * @param {{localRef: number, mode: "pointer"|"edit"|"check"|"select", scroll?: boolean}} msg
+   * With `guard`, a guard for the trusted press that follows is armed on success (see armGuard).
+   * @param {{localRef: number, mode: "pointer"|"edit"|"check"|"select", scroll?: boolean, guard?: boolean, want?: boolean}} msg
    */
   async function prepare(msg) {
     let el = resolve(msg.localRef);
@@ -199,7 +200,12 @@
       const hit = deepElementFromPoint(x, y);
       if (reaches(hit, el)) {
         const picker = target instanceof HTMLInputElement && PICKER_INPUT_TYPES.has(target.type);
-        return { x, y, box: [rect.x, rect.y, rect.width, rect.height], checked: isCheckable(target) ? isChecked(target) : null, picker };
+        const checked = isCheckable(target) ? isChecked(target) : null;
+        // The guard for the trusted press that follows is armed here, not by a message of its own:
+        // not for a box already as wanted (nothing is pressed) nor a picker (set, not clicked).
+        const guarded = Boolean(msg.guard) && !picker && !(msg.mode === "check" && checked === msg.want);
+        if (guarded) armGuard(el);
+        return { x, y, box: [rect.x, rect.y, rect.width, rect.height], checked, picker, guarded };
       }
       firstHit = firstHit || hit;
     }
@@ -309,6 +315,7 @@
    * @param {{localRef?: number, action: Record<string, any>, x?: number, y?: number, key?: any}} msg
    */
   function perform(msg) {
+    disarmGuard(); // the trusted path was not taken: no trusted press is coming
     const a = msg.action;
     const el = msg.localRef ? resolve(msg.localRef) : deepActiveElement();
     const rect = el.getBoundingClientRect();
@@ -343,6 +350,9 @@
    * @param {{localRef: number, replace: boolean}} msg
    */
   function caret(msg) {
+    // A press held back focused nothing: the caller fails without placing a caret or typing.
+    const held = disarmGuard();
+    if (held?.intercepted) return { guard: held };
     const el = resolve(msg.localRef);
     if (el instanceof HTMLElement && !within(deepActiveElement(), el)) el.focus({ preventScroll: true });
     if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
@@ -391,8 +401,9 @@
 
   /** @param {{localRef: number}} msg */
   function readChecked(msg) {
+    const held = disarmGuard();
     const el = resolve(msg.localRef);
-    return { checked: isChecked(el) };
+    return { checked: isChecked(el), ...(held ? { guard: held } : {}) };
   }
 
   /**
@@ -467,6 +478,8 @@
    * @param {{quietMs: number, minMs?: number, fallbackMinMs?: number, maxMs: number, sinceMsAgo?: number}} msg
    */
   function quiet(msg) {
+    // The press this settle follows has landed or was held back: say which with the answer.
+    const held = disarmGuard();
     return new Promise((done) => {
       const start = performance.now();
       // A margin for the message's own travel: work started just before the action counts too.
@@ -495,7 +508,7 @@
         if ((rendered && !busy && quietFor >= msg.quietMs && minLeft <= 0) || waited >= msg.maxMs) {
           finished = true;
           observer.disconnect();
-          done({ quiet: quietFor >= msg.quietMs && !busy, mutations, waited_ms: waited, tracked });
+          done({ quiet: quietFor >= msg.quietMs && !busy, mutations, waited_ms: waited, tracked, ...(held ? { guard: held } : {}) });
           return;
         }
         // Pending work ends without a signal we can see: look again soon while it lasts.
@@ -532,12 +545,12 @@
    * again at its own point, and when it no longer reaches the target, that event and the rest of
    * the press are cancelled before the page's own listeners see them, so nothing else is clicked
    * (Playwright's hit-target interception does the same).
-   * @param {{localRef: number, mode: "pointer"|"edit"|"check"}} msg
+   * The verdict is read by the next message the press is followed by: settle's quiet, the
+   * caret, the checked state, or a synthetic fallback, which all end the guard first.
+   * @param {Element} el  the element the press must reach
    */
-  function armGuard(msg) {
+  function armGuard(el) {
     disarmGuard();
-    const resolved = resolve(msg.localRef);
-    const el = msg.mode === "check" ? checkTarget(resolved) : resolved;
     /** @type {NonNullable<typeof guard>} */
     const state = {
       el, reached: null, stale: false, hit: null,
@@ -559,11 +572,15 @@
     return { armed: true };
   }
 
-  /** End the guard and say whether the press was held back, and by what it would have hit. */
+  /**
+   * End the guard and say whether the press was held back, and by what it would have hit; null
+   * when no guard was armed.
+   * @returns {{intercepted: boolean, stale?: boolean, occluder_local_ref?: number|null, occluder?: string}|null}
+   */
   function disarmGuard() {
     const state = guard;
     guard = null;
-    if (!state) return { intercepted: false };
+    if (!state) return null;
     for (const type of PRESS_EVENTS) window.removeEventListener(type, state.listener, { capture: true });
     if (state.reached !== false) return { intercepted: false };
     // Re-rendered under the pointer: whatever is there now is a look-alike, never clicked in its place.
@@ -573,8 +590,7 @@
   }
 
   core.handle(KIND.ACT_PREPARE, prepare);
-  core.handle(KIND.ACT_GUARD, armGuard);
-  core.handle(KIND.ACT_GUARD_RESULT, disarmGuard);
+  core.handle(KIND.ACT_GUARD_RESULT, () => disarmGuard() || { intercepted: false });
   core.handle(KIND.ACT_HIT_FRAME, hitFrame);
   core.handle(KIND.ACT_PERFORM, perform);
   core.handle(KIND.ACT_CARET, caret);

@@ -3,16 +3,16 @@
  * What the page still has under way after an action, for settle.
  *
  * Runs in the page's own world (manifest content script, world MAIN) at document_start in every
- * frame, before the page's scripts: it wraps `setTimeout`, `fetch` and `XMLHttpRequest` and
- * notes work started since a given moment that has not finished — a request not yet answered,
- * a short timer not yet run. Settle (isolated world) asks with a cancelable event on the
+ * frame, before the page's scripts: it wraps `setTimeout`, `requestAnimationFrame`, `fetch` and
+ * `XMLHttpRequest` and notes work started since a given moment that has not finished — a request
+ * not yet answered, a short timer or an animation frame callback not yet run. Settle (isolated world) asks with a cancelable event on the
  * document whose detail is that moment; the event comes back cancelled while such work is
  * pending, and a second event tells whether this script is here at all. So a click whose
  * effect lands from a 120 ms timer or after a fetch settles when the effect has landed, and a
  * click with no such work settles at once instead of after a fixed window.
  *
  * A page's polling loop must not hold settle forever: a timer set from inside a timer callback
- * set from inside another one is a loop and is not waited for, nor are timers over a second or
+ * set from inside another one (or a frame callback two frames on) is a loop and is not waited for, nor are timers over a second or
  * requests older than two seconds. Nothing of the page's is read: a page can at most make the
  * agent wait, and settle is bounded by its own deadline.
  */
@@ -31,14 +31,21 @@
   const MAX_GENERATION = 1;
   /** An answered request stays pending this long: reading the body and acting on it come next. */
   const ANSWERED_TAIL_MS = 50;
+  /** A frame callback is pending at most this long: a hidden tab may not render for a long time. */
+  const FRAME_MS = 100;
 
   /** Pending work: when it started and until when it matters. @type {Set<{start: number, until: number}>} */
   const pending = new Set();
   let generation = 0;
 
-  const native = { setTimeout: g.setTimeout, clearTimeout: g.clearTimeout, fetch: g.fetch, send: XMLHttpRequest.prototype.send };
+  const native = {
+    setTimeout: g.setTimeout, clearTimeout: g.clearTimeout, fetch: g.fetch, send: XMLHttpRequest.prototype.send,
+    requestAnimationFrame: g.requestAnimationFrame, cancelAnimationFrame: g.cancelAnimationFrame,
+  };
   /** @type {Map<number, {start: number, until: number}>} */
   const timers = new Map();
+  /** @type {Map<number, {start: number, until: number}>} */
+  const frames = new Map();
 
   /**
    * Keep a wrapper's native face (name, length, toString) so pages that check it see nothing new.
@@ -92,6 +99,51 @@
       return native.clearTimeout.call(g, id);
     },
   }.clearTimeout, native.clearTimeout);
+
+  if (typeof native.requestAnimationFrame === "function") {
+    g.requestAnimationFrame = disguise({
+      /** @param {any} callback */
+      requestAnimationFrame(callback) {
+        if (typeof callback !== "function") return native.requestAnimationFrame.call(g, callback);
+        // Frame callbacks share the timers' generations: a render the action asked for is
+        // waited for, an animation loop (a callback that asks for the next frame) only twice.
+        const mine = generation + 1;
+        const now = performance.now();
+        const work = generation <= MAX_GENERATION ? { start: now, until: now + FRAME_MS } : null;
+        /** @type {number} */
+        const id = native.requestAnimationFrame.call(g, /** @this {any} @param {number} time */ function (time) {
+          if (work) {
+            frames.delete(id);
+            pending.delete(work);
+          }
+          const outer = generation;
+          generation = mine;
+          try {
+            return callback.call(this, time);
+          } finally {
+            generation = outer;
+          }
+        });
+        if (work) {
+          track(work);
+          frames.set(id, work);
+        }
+        return id;
+      },
+    }.requestAnimationFrame, native.requestAnimationFrame);
+
+    g.cancelAnimationFrame = disguise({
+      /** @param {any} id */
+      cancelAnimationFrame(id) {
+        const work = frames.get(id);
+        if (work) {
+          frames.delete(id);
+          pending.delete(work);
+        }
+        return native.cancelAnimationFrame.call(g, id);
+      },
+    }.cancelAnimationFrame, native.cancelAnimationFrame);
+  }
 
   /** Note a request from now until a little after it is answered. */
   function request() {

@@ -20,7 +20,6 @@ export const KIND = Object.freeze({
   REFINFO: "wm:refinfo",
   MARK_REFS: "wm:mark-refs",
   ACT_PREPARE: "wm:act:prepare",
-  ACT_GUARD: "wm:act:guard",
   ACT_GUARD_RESULT: "wm:act:guard-result",
   ACT_HIT_FRAME: "wm:act:hit-frame",
   ACT_PERFORM: "wm:act:perform",

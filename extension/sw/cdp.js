@@ -189,14 +189,16 @@ export async function send(tabId, method, params) {
 
 /**
  * Trusted click (or double click) at a point in the tab's top-level viewport (CSS pixels).
- * @param {number} tabId @param {number} x @param {number} y @param {{clickCount?: number, modifiers?: number}=} opts
+ * `pointerThere`: the pointer was just moved to this point (by probe()), so no move is sent again.
+ * @param {number} tabId @param {number} x @param {number} y
+ * @param {{clickCount?: number, modifiers?: number, pointerThere?: boolean}=} opts
  */
 export async function click(tabId, x, y, opts = {}) {
   const count = opts.clickCount ?? 1;
   const modifiers = opts.modifiers ?? 0;
   await attach(tabId);
   /** @type {Record<string, any>[]} */
-  const events = [{ type: "mouseMoved", x, y, modifiers }];
+  const events = opts.pointerThere ? [] : [{ type: "mouseMoved", x, y, modifiers }];
   for (let n = 1; n <= count; n++) {
     events.push({ type: "mousePressed", x, y, button: "left", buttons: 1, clickCount: n, modifiers });
     events.push({ type: "mouseReleased", x, y, button: "left", buttons: 0, clickCount: n, modifiers });

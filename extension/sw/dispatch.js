@@ -80,6 +80,8 @@ export async function act(req) {
   const timings = { prepare: 0, input: 0, settle: 0, snapshot: 0, total: 0 };
   /** @type {TabWatcher|null} */
   let watcher = null;
+  /** @type {Ctx|null} */
+  let ctx = null;
   let tabId = -1;
   try {
     tabId = await targetTab(req.tab_id);
@@ -94,7 +96,7 @@ export async function act(req) {
     const policy = req.dialogs === "dismiss" ? "dismiss" : "accept";
     if (cdp.isAttached(tabId)) cdp.setDialogPolicy(tabId, policy);
     /** @type {Ctx} */
-    const ctx = { tabId, req, result, policy, preparedAt: 0, watcher };
+    ctx = { tabId, req, result, policy, preparedAt: 0, watcher, guarded: null };
     const started = performance.now();
     await perform(ctx);
     const acted = performance.now();
@@ -111,6 +113,7 @@ export async function act(req) {
         timeoutMs: req.settle_timeout_ms ?? 3000,
         frameIds: ctx.frameId ? [ctx.frameId] : [],
       });
+      if (settled.guard && ctx.guarded?.frameId === settled.guard.frameId) heldBack(ctx, settled.guard.verdict);
       result.settle_ms = settled.settle_ms;
       result.settled = settled.quiet;
       result.navigated = result.navigated || settled.navigated;
@@ -119,6 +122,8 @@ export async function act(req) {
         result.tab_id = settled.tab_id;
       }
     }
+    // Settle asked another tab or document: the guard's verdict is asked for on its own.
+    if (ctx.guarded) heldBack(ctx, await toFrame(ctx, ctx.guarded, { kind: KIND.ACT_GUARD_RESULT }).catch(() => null));
     result.ok = true;
   } catch (e) {
     const err = /** @type {any} */ (e);
@@ -126,6 +131,8 @@ export async function act(req) {
     result.error = { code: String(err?.code || "internal"), message: String(err?.message || err), data: err?.data && typeof err.data === "object" ? err.data : {} };
     if (result.error.code === "stale_ref") dispatchStats.stale++;
   } finally {
+    // An action that failed between arming the guard and the press must not leave it armed.
+    if (ctx?.guarded) await toFrame(ctx, ctx.guarded, { kind: KIND.ACT_GUARD_RESULT }).catch(() => null);
     watcher?.stop();
   }
   if (tabId >= 0) {
@@ -179,7 +186,8 @@ async function targetTab(tabId) {
 }
 
 /**
- * @typedef {{tabId: number, req: ActRequest, result: ActionResult, policy: "accept"|"dismiss", frameId?: number, preparedAt: number, watcher: TabWatcher}} Ctx
+ * @typedef {{tabId: number, req: ActRequest, result: ActionResult, policy: "accept"|"dismiss", frameId?: number, preparedAt: number, watcher: TabWatcher, guarded: RefTarget|null}} Ctx
+ *   guarded: the target whose frame holds an armed press guard whose verdict is not read yet
  */
 
 /** @param {Ctx} ctx */
@@ -227,12 +235,16 @@ async function toFrame(ctx, t, message) {
 }
 
 /**
- * Scroll into view, check actionability, and compute the point in top-level coordinates.
+ * Scroll into view, check actionability, and compute the point in top-level coordinates. With
+ * `guard`, the frame also arms the press guard for a trusted click to come (see guardedClick);
+ * `want` is the checked state a check action wants (no guard when the box already has it).
  * @param {Ctx} ctx @param {RefTarget} t @param {"pointer"|"edit"|"check"|"select"|"focus"} kind
+ * @param {{guard?: boolean, want?: boolean}=} opts
  */
-async function prepare(ctx, t, kind) {
+async function prepare(ctx, t, kind, opts = {}) {
   ctx.frameId = t.frameId;
-  const prep = await toFrame(ctx, t, { kind: KIND.ACT_PREPARE, mode: kind, scroll: ctx.req.scroll_into_view !== false });
+  const prep = await toFrame(ctx, t, { kind: KIND.ACT_PREPARE, mode: kind, scroll: ctx.req.scroll_into_view !== false, ...opts });
+  if (prep.guarded) ctx.guarded = t;
   ctx.preparedAt = performance.now();
   if (t.frameId === 0) return { ...prep, local: { x: prep.x, y: prep.y } };
   // The frame was scrolled into view with the element: read its offset now, not from the snapshot.
@@ -291,6 +303,7 @@ async function trusted(ctx, point) {
  * @param {Ctx} ctx @param {RefTarget|null} t @param {Record<string, any>} message
  */
 async function synthetic(ctx, t, message) {
+  if (t && ctx.guarded === t) ctx.guarded = null; // the frame ends the guard before a synthetic action
   const send = t ? toFrame(ctx, t, message) : sendToFrame(ctx.tabId, 0, message);
   /** @type {ReturnType<typeof setTimeout>|undefined} */
   let timer;
@@ -308,21 +321,26 @@ async function synthetic(ctx, t, message) {
  * A trusted click that lands on its target or not at all: the frame holds back a press whose
  * first event no longer reaches the target (something was drawn over it after the hit test),
  * and the action fails as `occluded` with what took its place, having clicked nothing, so it
- * can be tried again safely.
- * @param {Ctx} ctx @param {RefTarget} t @param {{x: number, y: number}} p
- * @param {"pointer"|"edit"|"check"} mode @param {number=} clickCount
+ * can be tried again safely. The guard was armed by prepare; its verdict comes back with the
+ * next message to the frame (settle's quiet, the caret, the checked state): see heldBack.
+ * Called only after trusted(ctx, p), whose probe moved the pointer to `p`.
+ * @param {Ctx} ctx @param {{x: number, y: number}} p @param {number=} clickCount
  */
-async function guardedClick(ctx, t, p, mode, clickCount = 1) {
-  await toFrame(ctx, t, { kind: KIND.ACT_GUARD, mode });
-  /** @type {{intercepted: boolean, stale?: boolean, occluder_local_ref?: number|null, occluder?: string}|null} */
-  let verdict = null;
-  try {
-    await cdp.click(ctx.tabId, p.x, p.y, { clickCount });
-  } finally {
-    // A press that navigated the frame away has landed: its document, and the guard, are gone.
-    verdict = await toFrame(ctx, t, { kind: KIND.ACT_GUARD_RESULT }).catch(() => null);
-  }
-  if (!verdict?.intercepted) return;
+async function guardedClick(ctx, p, clickCount = 1) {
+  // trusted() has just moved the pointer to this point to probe the page: the press follows it.
+  await cdp.click(ctx.tabId, p.x, p.y, { clickCount, pointerThere: true });
+}
+
+/**
+ * Read the guard's verdict (null: the frame and its guard are gone, the press landed and
+ * navigated it away) and fail the action if the press was held back.
+ * @param {Ctx} ctx
+ * @param {{intercepted: boolean, stale?: boolean, occluder_local_ref?: number|null, occluder?: string}|null|undefined} verdict
+ */
+function heldBack(ctx, verdict) {
+  const t = ctx.guarded;
+  ctx.guarded = null;
+  if (!t || !verdict?.intercepted) return;
   if (verdict.stale) throw new WaymarkError("stale_ref", `ref ${ctx.req.action.ref} was replaced by a new element as the pointer reached it; the press was held back, nothing was clicked`);
   const data = { occluder: verdict.occluder, intercepted: true, ...(verdict.occluder_local_ref ? { occluder_ref: globalRef(ctx.tabId, t.frameId, t.docId, verdict.occluder_local_ref) } : {}) };
   throw new WaymarkError("occluded", `ref ${ctx.req.action.ref} was covered by ${verdict.occluder} between the check and the press; the press was held back, nothing was clicked`, data);
@@ -331,10 +349,10 @@ async function guardedClick(ctx, t, p, mode, clickCount = 1) {
 /** @param {Ctx} ctx @param {Click|DoubleClick|Hover} a */
 async function pointer(ctx, a) {
   const t = target(ctx.tabId, a.ref);
-  const p = await prepare(ctx, t, "pointer");
+  const p = await prepare(ctx, t, "pointer", { guard: a.type !== "hover" });
   if (await trusted(ctx, p)) {
     if (a.type === "hover") await cdp.hover(ctx.tabId, p.x, p.y);
-    else await guardedClick(ctx, t, p, "pointer", a.type === "double_click" ? 2 : 1);
+    else await guardedClick(ctx, p, a.type === "double_click" ? 2 : 1);
   } else {
     await synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: a.type }, x: p.local.x, y: p.local.y });
   }
@@ -344,7 +362,7 @@ async function pointer(ctx, a) {
 async function text(ctx, a) {
   if (typeof a.text !== "string") throw new WaymarkError("bad_action", `${a.type} needs text`);
   const t = target(ctx.tabId, a.ref);
-  const p = await prepare(ctx, t, "edit");
+  const p = await prepare(ctx, t, "edit", { guard: true });
   if (p.picker) {
     // Date and time fields are segmented pickers: typed text lands segment by segment in the
     // locale's order, so their value is set as a whole (with the input and change events).
@@ -357,8 +375,9 @@ async function text(ctx, a) {
     return;
   }
   // Click to focus as a person would (it also focuses the right frame), then place the caret.
-  await guardedClick(ctx, t, p, "edit");
+  await guardedClick(ctx, p);
   const caret = await toFrame(ctx, t, { kind: KIND.ACT_CARET, replace: a.type === "fill" });
+  heldBack(ctx, caret.guard);
   notLeaving(ctx, "focusing the field");
   if (caret.needsEnd) await cdp.press(ctx.tabId, cdp.parseCombo("End"));
   notLeaving(ctx, "placing the caret");
@@ -411,14 +430,15 @@ async function select(ctx, a) {
 async function check(ctx, a) {
   const want = a.type === "check";
   const t = target(ctx.tabId, a.ref);
-  const p = await prepare(ctx, t, "check");
+  const p = await prepare(ctx, t, "check", { guard: true, want });
   if (p.checked === want) {
     ctx.result.already = true;
     return;
   }
-  if (await trusted(ctx, p)) await guardedClick(ctx, t, p, "check");
+  if (await trusted(ctx, p)) await guardedClick(ctx, p);
   else await synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: a.type } });
   const after = await toFrame(ctx, t, { kind: KIND.ACT_CHECKED });
+  heldBack(ctx, after.guard);
   if (after.checked !== want) throw new WaymarkError("not_checkable", `clicking did not make the element ${want ? "checked" : "unchecked"}${!want ? " (a radio button cannot be unchecked by clicking it)" : ""}`);
 }
 

@@ -10,13 +10,19 @@ import { ensureInjected, sendToFrame } from "./inject.js";
 import { WaymarkError } from "./native.js";
 import { KIND } from "../shared/actions.js";
 
-/** The DOM counts as settled after this long without a mutation (and nothing the action started pending). */
-export const QUIET_MS = 25;
+/**
+ * The DOM counts as settled after this long without a mutation, a frame rendered, and nothing
+ * the action started pending (requests, short timers, frame callbacks: content/activity.js);
+ * the window is left for work that cannot be seen, such as a message-channel task.
+ */
+export const QUIET_MS = 10;
 /** In a document whose pending work cannot be seen (loaded before the extension), wait at least this long. */
 export const FALLBACK_MIN_MS = 50;
 
 /**
- * @typedef {{settle_ms: number, navigated: boolean, new_tab: {tab_id: number, url: string}|null, tab_id: number, quiet: boolean}} SettleResult
+ * @typedef {{intercepted: boolean, stale?: boolean, occluder_local_ref?: number|null, occluder?: string}} GuardVerdict
+ * @typedef {{settle_ms: number, navigated: boolean, new_tab: {tab_id: number, url: string}|null, tab_id: number, quiet: boolean, guard: {frameId: number, verdict: GuardVerdict}|null}} SettleResult
+ *   guard: the verdict of a press guard a frame of the watched tab still held (dispatch.js)
  */
 
 
@@ -122,6 +128,8 @@ export class TabWatcher {
     const quietMs = opts.quietMs ?? QUIET_MS;
     const minUntil = opts.startedAt + opts.minMs;
     let quiet = false;
+    /** @type {{frameId: number, verdict: GuardVerdict}|null} */
+    let guard = null;
     let tabId = this.tabId;
     let injectedFor = -1;
     for (;;) {
@@ -152,6 +160,9 @@ export class TabWatcher {
       const sinceMsAgo = nav?.committed ? 0 : performance.now() - (opts.beganAt ?? opts.startedAt);
       const message = { kind: KIND.SETTLE_QUIET, quietMs, minMs, fallbackMinMs: FALLBACK_MIN_MS, maxMs: remaining, sinceMsAgo };
       const answers = await Promise.all(frames.map((frameId) => sendToFrame(tabId, frameId, message).catch(() => null)));
+      if (tabId === this.tabId) {
+        answers.forEach((a, i) => { if (a?.guard) guard = { frameId: frames[i], verdict: a.guard }; });
+      }
       const after = this.navigation(tabId);
       // A navigation that began during the quiet window: follow it too.
       if (after && after.started !== before && !after.failed) continue;
@@ -173,6 +184,7 @@ export class TabWatcher {
       new_tab: newTab,
       tab_id: tabId,
       quiet,
+      guard,
     };
   }
 }

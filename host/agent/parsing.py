@@ -27,7 +27,14 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from host.core.actions import ACTION_TYPES, INSTEAD, Decision, action_help
+from host.core.actions import (
+    ACT_TOOL,
+    ACTION_TYPES,
+    INSTEAD,
+    Decision,
+    action_adapter,
+    action_help,
+)
 from host.core.coercions import ACTION_ALIASES, coerce_decision
 from host.core.phases import timed
 from providers.base import RAW_ARGUMENTS_KEY
@@ -291,9 +298,10 @@ def parse_decision(text: str, notes: list[str] | None = None) -> dict[str, Any]:
 
 @timed("parse")
 def decision_from_tool_call(name: str, arguments: dict[str, Any] | str, notes: list[str] | None = None) -> dict[str, Any]:
-    """The Decision for a native tool call: tool name = action type, arguments = the action's
-    fields plus an optional "thought". Raises ParseFailure (malformed, shape); the coercions
-    applied are appended to `notes`."""
+    """The Decision for a native tool call: the `act` tool, whose `action` argument is the action
+    type, or a tool named after the action type; the other arguments are the action's fields
+    plus an optional "thought". Raises ParseFailure (malformed, shape); the coercions applied are
+    appended to `notes`."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
@@ -303,11 +311,16 @@ def decision_from_tool_call(name: str, arguments: dict[str, Any] | str, notes: l
         raise ParseFailure("malformed", f"the arguments of tool {name!r} are not valid JSON")
     if not isinstance(arguments, dict):
         raise ParseFailure("shape", f"the arguments of tool {name!r} must be an object")
+    fields = dict(arguments)
+    if name == ACT_TOOL:
+        name = fields.pop("action", None) or fields.pop("type", None)
+        if not isinstance(name, str):
+            raise ParseFailure("shape", f"the {ACT_TOOL} tool needs `action`, one of: {', '.join(ACTION_TYPES)}")
+        fields = _own_fields(name, fields, notes)
     if name not in ACTION_TYPES and name not in ACTION_ALIASES:
         instead = INSTEAD.get(name)
         named = f"there is no tool {name!r}" if _SAFE_NAME.match(name) else "there is no such tool"
         raise ParseFailure("shape", named + (f"; instead, {instead}" if instead else "") + "; the tools are the action types")
-    fields = dict(arguments)
     thought = fields.pop("thought", None)
     if fields.get("type", name) != name:
         raise ParseFailure("shape", f"tool {name!r} was called with type {fields['type']!r}")
@@ -316,6 +329,32 @@ def decision_from_tool_call(name: str, arguments: dict[str, Any] | str, notes: l
     if thought is not None:
         obj["thought"] = thought
     return _as_decision(obj, notes)
+
+
+def _own_fields(kind: str, fields: dict[str, Any], notes: list[str] | None) -> dict[str, Any]:
+    """The `act` tool's arguments without the empty fields of other actions: one flat schema
+    for every action invites a model to fill every field, with null or "" where it means none."""
+    own = _ACTION_FIELDS.get(kind)
+    if own is None:
+        return fields
+    kept = {k: v for k, v in fields.items() if k in own or k == "thought" or v not in (None, "")}
+    if len(kept) < len(fields) and notes is not None:
+        notes.append("empty_fields")
+    return kept
+
+
+def _action_fields() -> dict[str, frozenset[str]]:
+    """Per action type, the fields it takes (the `type` discriminator included)."""
+    out: dict[str, frozenset[str]] = {}
+    for sub in action_adapter.json_schema().get("$defs", {}).values():
+        kind = sub.get("properties", {}).get("type", {})
+        kind = kind.get("const", kind.get("default"))
+        if isinstance(kind, str):
+            out[kind] = frozenset(sub["properties"])
+    return out
+
+
+_ACTION_FIELDS = _action_fields()
 
 
 _REMINDERS: dict[str, str] = {

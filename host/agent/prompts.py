@@ -85,11 +85,16 @@ def executor_system(secrets: bool) -> str:
     return _EXECUTOR_TEMPLATE.replace("\n{secrets}", "\n" + _EXECUTOR_SECRETS if secrets else "")
 
 
+def action_signatures(allowed: tuple[str, ...]) -> str:
+    """Each allowed action with its fields, as the answer format and the `act` tool list them."""
+    return ", ".join(text_form(a) for a in allowed)
+
+
 def decision_format(allowed: tuple[str, ...]) -> str:
     """The text-mode answer format, listing the actions offered this turn."""
     return ('Answer with exactly one JSON object and nothing else:\n'
             '{"thought": "one short sentence", "action": {"type": "<action>", ...the action\'s fields}}\n'
-            "Actions: " + ", ".join(text_form(a) for a in allowed) + ".")
+            "Actions: " + action_signatures(allowed) + ".")
 
 
 def wrap_untrusted(content: str, source: str) -> str:

@@ -242,6 +242,8 @@ ACTIONS: dict[str, type[_Action]] = {
     cls.model_fields["type"].default: cls for cls in get_args(get_args(Action)[0])
 }
 ACTION_TYPES: tuple[str, ...] = tuple(ACTIONS)
+#: The executor's one native tool; its `action` argument is the action type, the rest its fields.
+ACT_TOOL = "act"
 
 
 def traits(kind: str) -> Traits:

@@ -11,7 +11,6 @@ CONTENT_KINDS: dict[str, str] = {
     "REFINFO": "wm:refinfo",
     "MARK_REFS": "wm:mark-refs",
     "ACT_PREPARE": "wm:act:prepare",
-    "ACT_GUARD": "wm:act:guard",
     "ACT_GUARD_RESULT": "wm:act:guard-result",
     "ACT_HIT_FRAME": "wm:act:hit-frame",
     "ACT_PERFORM": "wm:act:perform",

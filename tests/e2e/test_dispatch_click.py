@@ -88,6 +88,17 @@ async def test_a_menu_drawn_over_the_target_as_the_pointer_arrives_takes_no_clic
     assert await page.text_content("#submitted") == "0"
 
 
+async def test_a_menu_drawn_over_a_field_as_the_pointer_arrives_takes_no_click_and_no_text(sw, page, site_url):
+    tab, snap = await open_buttons(sw, page, site_url)
+    await page.evaluate("() => window.suggestOnPointer('coupon')")
+    result = await act(sw, tab, {"type": "fill", "ref": ref(snap, "Coupon code"), "text": "SPRING"})
+    assert not result.ok
+    assert result.error.code == "occluded", result.error
+    assert result.error.data["intercepted"] is True
+    assert await page.text_content("#picked") == "0", "the menu that appeared took no click"
+    assert await page.input_value("#coupon") == ""
+
+
 async def test_a_button_re_rendered_as_the_pointer_arrives_is_a_stale_ref_and_its_copy_is_not_clicked(sw, page, site_url):
     tab, snap = await open_buttons(sw, page, site_url)
     await page.evaluate("() => window.rerenderOnPointer()")

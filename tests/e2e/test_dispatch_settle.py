@@ -15,8 +15,8 @@ async def click_delayed(sw, page, site_url, label: str, **request):
     return await act(sw, tab, {"type": "click", "ref": ref(snap, label)}, **request)
 
 
-@pytest.mark.parametrize("label", ["Show now", "Show after 120 ms", "Show after two timers", "Show after a fetch"],
-                         ids=["synchronous", "120 ms timer", "timer set by a timer", "after a fetch"])
+@pytest.mark.parametrize("label", ["Show now", "Show after 120 ms", "Show after two timers", "Show after a fetch", "Show after two frames"],
+                         ids=["synchronous", "120 ms timer", "timer set by a timer", "after a fetch", "frame callback set by a frame callback"])
 async def test_the_clicks_effect_is_in_the_settled_snapshot(sw, page, site_url, label):
     result = await click_delayed(sw, page, site_url, label)
     assert result.ok, result.error
@@ -33,7 +33,8 @@ async def test_a_polling_loop_the_click_started_does_not_hold_settle_to_its_dead
 
 async def test_the_page_sees_its_own_timer_functions_unchanged(page, site_url):
     await page.goto(f"{site_url}/dispatch/delayed.html")
-    faces = await page.evaluate("() => [setTimeout, clearTimeout, fetch, XMLHttpRequest.prototype.send].map(String)")
+    faces = await page.evaluate("() => [setTimeout, clearTimeout, requestAnimationFrame, cancelAnimationFrame, fetch,"
+                                " XMLHttpRequest.prototype.send].map(String)")
     assert all("[native code]" in face for face in faces), faces
 
 

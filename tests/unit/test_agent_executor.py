@@ -64,6 +64,15 @@ def test_tool_schemas_carry_no_ref_lists_bounds_or_null_branches_and_stay_small(
     assert len(sent) < 6000
 
 
+def test_one_act_tool_offers_exactly_the_allowed_actions_with_their_fields():
+    from host.agent.grammar import executor_tools
+
+    (tool,) = executor_tools(("click", "fill", "done"))
+    assert tool.name == "act" and tool.parameters["properties"]["action"]["enum"] == ["click", "fill", "done"]
+    assert {"ref", "text", "result", "success", "thought"} <= set(tool.parameters["properties"])
+    assert "fill{ref,text}" in tool.description and "navigate" not in tool.description
+
+
 async def test_each_unusable_answer_gets_a_reminder_naming_its_kind():
     provider = scripted({"intent": "search", "action": {"type": "click", "target": {"name": "Cart"}},
                          "decision_text": ['{"action": {"type": "click", "ref": 4', "no json here", '{"action": {"type": "click", "ref": 99}}']})

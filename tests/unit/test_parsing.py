@@ -135,6 +135,28 @@ def test_tool_call_with_unreadable_arguments_is_malformed() -> None:
     assert failure.value.kind == "malformed"
 
 
+def test_the_act_tool_names_its_action_in_its_arguments() -> None:
+    assert decision_from_tool_call("act", {"action": "click", "ref": 3, "thought": "add it"}) == decision_from_tool_call("click", {"ref": 3, "thought": "add it"})
+
+
+def test_the_act_tool_drops_empty_fields_of_other_actions() -> None:
+    notes: list[str] = []
+    assert decision_from_tool_call("act", {"action": "click", "ref": 3, "text": "", "url": None}, notes) == CLICK
+    assert notes == ["empty_fields"]
+
+
+def test_the_act_tool_refuses_a_field_of_another_action_that_holds_a_value() -> None:
+    with pytest.raises(ParseFailure) as failure:
+        decision_from_tool_call("act", {"action": "click", "ref": 3, "text": "hello"})
+    assert failure.value.kind == "shape"
+
+
+def test_the_act_tool_without_an_action_is_shape_and_lists_the_actions() -> None:
+    with pytest.raises(ParseFailure) as failure:
+        decision_from_tool_call("act", {"ref": 3})
+    assert failure.value.kind == "shape" and "click" in failure.value.detail
+
+
 def test_tool_call_of_an_unknown_tool_is_shape() -> None:
     with pytest.raises(ParseFailure) as failure:
         decision_from_tool_call("rm_rf", {})
