@@ -9,7 +9,8 @@
 #                                         write reports to $WAYMARK_LLM_DIR/reports, stop the server
 #
 # Settings: WAYMARK_LLM_DIR (default ~/.cache/waymark-llm), PORT (default 8080, the llamacpp
-# preset's), THREADS (default: all cores), CTX (context window, default 16384).
+# preset's), THREADS (default: all cores), CTX (context window, default 16384), TASKS (globs of
+# task names for --tasks, e.g. TASKS=login-sign-in,shop-add-to-cart; default: every task).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -58,7 +59,7 @@ run_eval() {
   [ ${#suites[@]} -gt 0 ] || suites=(smoke sites)
   "$DIR/venv/bin/python" -m llama_cpp.server --model "$MODEL" --host 127.0.0.1 --port "$PORT" \
     --n_ctx "$CTX" --chat_format chatml --n_threads "$THREADS" --n_threads_batch "$THREADS" > "$DIR/server.log" 2>&1 &
-  local server=$!
+  server=$!  # global: the EXIT trap runs after this function has returned
   trap 'kill $server 2>/dev/null || true' EXIT
   for _ in $(seq 1 120); do
     curl -sf "http://127.0.0.1:$PORT/v1/models" > /dev/null && break
@@ -68,7 +69,7 @@ run_eval() {
   mkdir -p "$DIR/reports"
   local spec="llamacpp:qwen?base_url=http://127.0.0.1:$PORT/v1&context_tokens=$CTX"
   for suite in "${suites[@]}"; do
-    .venv/bin/waymark eval run --suite "$suite" --model "$spec" --out "$DIR/reports/$suite-$(date +%Y%m%d-%H%M%S).jsonl"
+    .venv/bin/waymark eval run --suite "$suite" --model "$spec" ${TASKS:+--tasks "$TASKS"} --out "$DIR/reports/$suite-$(date +%Y%m%d-%H%M%S).jsonl"
   done
 }
 
@@ -76,5 +77,5 @@ case "${1:-}" in
   setup) setup ;;
   serve) serve ;;
   eval) shift; run_eval "$@" ;;
-  *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -25,7 +25,7 @@ from host.core.actions import (
     decision_json_schema,
 )
 from host.core.phases import timed
-from host.core.snapshot import Snapshot
+from host.core.snapshot import Snapshot, SnapshotElement
 from providers.base import Tool
 
 #: Most refs listed as an enum in the constrained-output schema (once per action variant that
@@ -142,8 +142,8 @@ def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = A
 def validate_decision(decision: dict[str, Any], snapshot: Snapshot) -> Decision:
     """The decision as a typed Decision, after the JSON Schema and the snapshot's refs agree.
 
-    Raises DecisionRejected with kind `shape` (not the grammar) or `unknown_ref` (a ref this
-    snapshot does not have).
+    Raises DecisionRejected with kind `shape` (not the grammar), `unknown_ref` (a ref this
+    snapshot does not have) or `not_a_control` (a click on a dialog or landmark, not a control).
     """
     errors = sorted(_validator().iter_errors(decision), key=lambda e: len(list(e.path)))
     if errors:
@@ -153,6 +153,34 @@ def validate_decision(decision: dict[str, Any], snapshot: Snapshot) -> Decision:
     except ValidationError as exc:
         raise DecisionRejected("shape", f"the decision does not fit the action grammar: {exc.errors()[0]['msg']}") from None
     ref = getattr(typed.action, "ref", None)
-    if ref is not None and snapshot.find(ref) is None:
+    if ref is None:
+        return typed
+    element = snapshot.find(ref)
+    if element is None:
         raise DecisionRejected("unknown_ref", f"ref {ref} is not in the current snapshot; use one of the [numbers] listed there")
+    if typed.action.type in POINTER_PRESSES and element.role in CONTAINER_ROLES:
+        raise DecisionRejected("not_a_control", _not_a_control(element, snapshot))
     return typed
+
+
+#: Roles that hold controls without being one (WAI-ARIA's landmark and window roles): a press on
+#: one lands on whatever sits at its centre. A small model clicked a cookie dialog to "close" it.
+CONTAINER_ROLES = frozenset({"dialog", "alertdialog", "main", "region", "navigation", "banner", "contentinfo",
+                             "complementary", "form", "document"})
+#: The actions that press on an element's centre.
+POINTER_PRESSES = frozenset({"click", "double_click"})
+#: Most controls named in the rejection of a press on a container.
+_INSIDE_LISTED = 8
+
+
+def _not_a_control(container: SnapshotElement, snapshot: Snapshot) -> str:
+    """Why a press on `container` is refused, naming the controls inside it to choose from."""
+    x, y, w, h = container.bbox
+    inside = [e for e in snapshot.elements
+              if e.ref != container.ref and e.frame == container.frame and e.role not in CONTAINER_ROLES
+              and x <= e.bbox[0] and y <= e.bbox[1] and e.bbox[0] + e.bbox[2] <= x + w and e.bbox[1] + e.bbox[3] <= y + h]
+    said = f'[{container.ref}] is a {container.role} "{container.name}", which holds controls but is not one'
+    if not inside:
+        return said + "; act on a control (a button, link or field) by its own ref"
+    listed = ", ".join(f'[{e.ref}] {e.role} "{e.name}"' for e in inside[:_INSIDE_LISTED])
+    return f"{said}; act on one of the controls inside it: {listed}"

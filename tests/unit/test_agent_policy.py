@@ -13,7 +13,7 @@ from host.agent.redaction import (
     protect_typed_text,
     resolve_action,
 )
-from host.core.snapshot import Snapshot
+from host.core.snapshot import Snapshot, SnapshotElement
 
 
 def page(*elements):
@@ -125,3 +125,26 @@ def test_replies_are_checked_against_the_snapshot_refs():
     with pytest.raises(DecisionRejected) as shape:
         validate_decision({"action": {"type": "click"}}, snap)
     assert shape.value.kind == "shape"
+
+
+def test_a_click_on_a_dialog_is_refused_with_the_controls_inside_it():
+    snap = Snapshot(url="https://news.example/", elements=[
+        SnapshotElement(ref=1, role="dialog", name="We value your privacy", bbox=[0, 0, 1280, 800]),
+        SnapshotElement(ref=2, role="button", name="Accept all", bbox=[430, 455, 90, 35]),
+        SnapshotElement(ref=3, role="button", name="Reject non-essential", bbox=[528, 455, 153, 35]),
+        SnapshotElement(ref=4, role="link", name="In another frame", bbox=[10, 10, 50, 20], frame=3),
+    ])
+    with pytest.raises(DecisionRejected) as refused:
+        validate_decision({"action": {"type": "click", "ref": 1}}, snap)
+    assert refused.value.kind == "not_a_control"
+    assert '[2] button "Accept all", [3] button "Reject non-essential"' in refused.value.message
+    assert "[4]" not in refused.value.message
+
+
+def test_a_container_may_still_be_hovered_and_its_controls_clicked():
+    snap = Snapshot(url="https://news.example/", elements=[
+        SnapshotElement(ref=1, role="dialog", name="Offer", bbox=[0, 0, 600, 400]),
+        SnapshotElement(ref=2, role="button", name="No thanks", bbox=[10, 10, 90, 35]),
+    ])
+    assert validate_decision({"action": {"type": "hover", "ref": 1}}, snap).action.type == "hover"
+    assert validate_decision({"action": {"type": "click", "ref": 2}}, snap).action.ref == 2
