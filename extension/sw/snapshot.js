@@ -389,7 +389,7 @@ async function forRefs(tabId, kind, refs, extra = {}) {
   return { groups: groups.filter((g) => !g.error).map((g) => ({ ...g, data: Array.isArray(g.data) ? g.data.map((d) => ({ ...d, ref: back.get(`${g.frameId}|${d.l}`) })) : g.data })), dead };
 }
 
-/** Tests, benchmarks and the side panel's diagnostics reach perception through this (globalThis.waymark.snapshot). */
+/** Tests, benchmarks and the side panel's diagnostics reach perception through this (globalThis.waymark.snapshot in the diagnostic build). */
 export const snapshotDiagnostics = {
   /** @param {number|null} tabId @param {SnapshotOptions=} options */
   take: (tabId, options) => takeSnapshot(tabId, options),
