@@ -7,7 +7,6 @@ import { registerTabHandlers } from "./tabs.js";
 import { registerDispatch } from "./dispatch.js";
 import { registerSnapshotHandler } from "./snapshot.js";
 import { registerAgentTabHandlers } from "./agent_tabs.js";
-import { registerThumbnailHandler } from "./thumbnail.js";
 import { registerLoadErrors } from "./load_errors.js";
 import { registerMcpBadge } from "./mcp_badge.js";
 
@@ -20,7 +19,6 @@ registerDispatch(channel);
 registerAgentTabHandlers(channel);
 registerPanelRelay(channel);
 registerSnapshotHandler(channel);
-registerThumbnailHandler(channel);
 registerKeepalive();
 registerLoadErrors();
 registerMcpBadge(channel);
