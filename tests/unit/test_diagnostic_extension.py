@@ -8,7 +8,6 @@ from pathlib import Path
 from eval.sw_handle import ENTRY, diagnostic_extension
 from host.extension import extension_dir, extension_id_from_key
 
-
 SETS_HANDLE = re.compile(r"globalThis\)?\.waymark\s*=")
 
 
