@@ -354,7 +354,7 @@ class AgentRun:
         done_steps = [line for line in self.history if "-> passed" in line]
         try:
             result = await self.planner.plan(
-                self.options.task, self._page(safe), safe.model_dump(), evidence=evidence, done_steps=done_steps, timeout=self._timeout(self.options.planner_call),
+                self.options.task, self._page(safe), evidence=evidence, done_steps=done_steps, timeout=self._timeout(self.options.planner_call),
             )
         except PlannerFailed as exc:
             # The executor alone can still try the task; only task-level evidence can prove it then.
