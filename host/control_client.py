@@ -136,8 +136,10 @@ class Controller:
         profile_dir: Path | None = None,
         host_env: dict[str, str] | None = None,
         connect_timeout: float = 30.0,
+        extension: Path | None = None,
     ) -> None:
         self._headless = headless
+        self._extension = extension
         self._viewport = viewport
         self._profile_dir = profile_dir
         self._host_env = dict(host_env or {})
@@ -169,7 +171,7 @@ class Controller:
         try:
             self.browser = await launch_browser(
                 self.playwright, profile, headless=self._headless, viewport=self._viewport,
-                host_env={CONTROL_ENV: socket_path, **self._host_env},
+                host_env={CONTROL_ENV: socket_path, **self._host_env}, extension=self._extension,
             )
             await self._await_host()
         except BaseException:

@@ -63,11 +63,16 @@ async def launch_browser(
     viewport: tuple[int, int] = (1280, 800),
     host_env: dict[str, str] | None = None,
     extra_args: list[str] | None = None,
+    extension: Path | None = None,
 ) -> LaunchedBrowser:
-    """Register the host into `profile_dir`, launch Chromium with the extension, find its worker."""
+    """Register the host into `profile_dir`, launch Chromium with the extension, find its worker.
+
+    `extension` loads another copy of the extension (the tests' diagnostic build) instead of
+    the checkout's folder; it must keep the manifest's key so the ID stays the same.
+    """
     profile_dir.mkdir(parents=True, exist_ok=True)
     register_profile(profile_dir, env=host_env)
-    ext = str(extension_dir())
+    ext = str(extension or extension_dir())
     width, height = viewport
     context = await playwright.chromium.launch_persistent_context(
         str(profile_dir),

@@ -77,8 +77,8 @@ class CompletionRequest(BaseModel):
     #: Seconds for the whole call.
     timeout: float = 60.0
     #: What the agent knows about this call, for providers that act on structure rather than
-    #: text (the scripted provider): "role" ("planner" | "executor" | "chat"), "snapshot" (the
-    #: Snapshot JSON the prompt was built from), "step_index", "attempt". Never sent to a model.
+    #: text (the scripted provider): "role" ("planner" | "executor" | "chat"), "step_index",
+    #: "attempt". Never sent to a model. The page itself is not here: see host.core.page_in_view.
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 

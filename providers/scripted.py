@@ -1,6 +1,7 @@
 """The scripted provider: deterministic answers from a JSON script, for tests, the demo and CI eval.
 
-It acts on the request's structure (`metadata`), never on prompt text:
+It acts on the request's structure (`metadata`) and the page in view (host.core.page_in_view, a
+side channel only this provider reads), never on prompt text:
 
 - role "planner": the plan `{"steps": [{"intent", "verify", "required"}], "success_criteria"?}` as JSON text. The first
   planner call gets the script's steps; replans (metadata "replan": true, or without that flag
@@ -8,7 +9,7 @@ It acts on the request's structure (`metadata`), never on prompt text:
   without it, the same steps again.
 - role "executor": the decision for `metadata["step_index"]` of the plan served last. An action's
   `target` `{role?, name?, name_contains?, text_contains?, nth?}` is resolved to a `ref` against
-  `metadata["snapshot"]` (names compared case-insensitively with whitespace collapsed; nth is
+  the page in view (names compared case-insensitively with whitespace collapsed; nth is
   0-based in snapshot order), so the real perception is exercised. With `request.tools` the
   decision is a native tool call (tool name = action type, arguments = the fields plus
   "thought"), otherwise JSON text. A target that matches nothing answers
@@ -38,6 +39,7 @@ from typing import Any, AsyncIterator
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from host.core.actions import ACT_TOOL
+from host.core.page_in_view import page_in_view
 from host.core.phases import timed
 from host.core.snapshot import Snapshot
 from host.core.targets import Target, find_elements
@@ -116,12 +118,12 @@ def load_script(script: dict[str, Any] | str | Path) -> Script:
         raise errors.BadRequest(f"invalid script: {exc}", provider="scripted") from None
 
 
-def resolve_target(target: dict[str, Any], snapshot: dict[str, Any] | None) -> int | None:
+def resolve_target(target: dict[str, Any], snapshot: Snapshot | None) -> int | None:
     """The ref of the element `target` means in `snapshot` (the first match unless `nth`), or None."""
-    if not snapshot:
+    if snapshot is None:
         return None
     t = Target.model_validate(target)
-    found = find_elements(Snapshot.model_validate(snapshot), t.model_copy(update={"nth": t.nth or 0}))
+    found = find_elements(snapshot, t.model_copy(update={"nth": t.nth or 0}))
     return found[0].ref if found else None
 
 
@@ -182,7 +184,8 @@ class ScriptedProvider(LLMProvider):
         if self.script.chat:
             answer = self.script.chat[min(self._chat_calls, len(self.script.chat) - 1)]
         else:
-            title = (request.metadata.get("snapshot") or {}).get("title") or "this page"
+            page = page_in_view()
+            title = (page.title if page else "") or "this page"
             last_user = next((m.plain_text() for m in reversed(request.messages) if m.role == "user"), "")
             answer = f'Scripted answer about "{title}": you said {last_user.strip()[:200]!r}.'
         self._chat_calls += 1
@@ -206,7 +209,7 @@ class ScriptedProvider(LLMProvider):
         thought = step.thought or step.intent
         if "target" in action:
             target = action.pop("target")
-            ref = resolve_target(target, request.metadata.get("snapshot"))
+            ref = resolve_target(target, page_in_view())
             if ref is None:
                 reason = f"scripted target {json.dumps(target, sort_keys=True)} of step {step_index} matched nothing in the snapshot"
                 return {"thought": reason, "action": {"type": "done", "result": reason, "success": False}}, None

@@ -78,13 +78,21 @@ async def playwright_instance() -> AsyncIterator[Any]:
         yield p
 
 
+@pytest.fixture(scope="session")
+def test_extension(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The extension as tests load it: a copy whose worker installs `globalThis.waymark`."""
+    from eval.sw_handle import diagnostic_extension
+
+    return diagnostic_extension(tmp_path_factory.mktemp("extension"))
+
+
 @pytest_asyncio.fixture(scope="session")
-async def browser(playwright_instance: Any, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Any]:
-    """One Chromium for the session with the unpacked extension and the real host registered."""
+async def browser(playwright_instance: Any, tmp_path_factory: pytest.TempPathFactory, test_extension: Path) -> AsyncIterator[Any]:
+    """One Chromium for the session with the extension's diagnostic build and the real host registered."""
     from host.launch import launch_browser
 
     profile = tmp_path_factory.mktemp("profile")
-    launched = await launch_browser(playwright_instance, profile, host_env=_host_env())
+    launched = await launch_browser(playwright_instance, profile, host_env=_host_env(), extension=test_extension)
     await wait_connected(launched.service_worker)
     yield launched
     await launched.close()

@@ -93,13 +93,15 @@ def register_peer(profile_dir: Path, folder: Path) -> None:
 
 async def run(options: dict[str, Any]) -> dict[str, Any]:
     """Measure every size; returns {"browser_to_host": [...rows], "host_to_browser": {...}}."""
+    from eval.sw_handle import diagnostic_extension
     from host.control_client import Controller
 
     rounds = int(options.get("rounds", 20))
     with tempfile.TemporaryDirectory(prefix="wm-bench-") as tmp:
         profile = Path(tmp) / "profile"
         register_peer(profile, Path(tmp))
-        async with Controller(profile_dir=profile) as controller:
+        extension = diagnostic_extension(Path(tmp) / "extension")
+        async with Controller(profile_dir=profile, extension=extension) as controller:
             assert controller.browser is not None
             worker = controller.browser.service_worker
             rows = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import statistics
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,7 @@ async def run_async(pages_dir: Path | str = DEFAULT_CORPUS / "pages", tokenizer_
     is an error row naming it, and the next page gets a fresh tab."""
     from tokenizers import Tokenizer
 
+    from eval.sw_handle import diagnostic_extension
     from host.control_client import Controller
 
     tokenizer = Tokenizer.from_file(str(tokenizer_file))
@@ -133,21 +135,23 @@ async def run_async(pages_dir: Path | str = DEFAULT_CORPUS / "pages", tokenizer_
     rows: list[dict[str, Any]] = []
     errors: dict[str, str] = {}
     try:
-        async with Controller(viewport=(1280, 800)) as controller:
-            assert controller.browser is not None
-            context = controller.browser.context
-            page = context.pages[0] if context.pages else await context.new_page()
-            for name in names:
-                try:
-                    row = await asyncio.wait_for(_measure_page(controller, page, f"{base}/{name}/index.html", count_tokens), page_timeout)
-                except Exception as exc:  # one broken or endless page must not sink the benchmark: report it
-                    errors[name] = f"no result within {page_timeout:g} s" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {str(exc)[:200]}"
-                    page = await context.new_page()
-                    for other in context.pages:
-                        if other is not page:
-                            await other.close()
-                    continue
-                rows.append({"page": name, **row})
+        with tempfile.TemporaryDirectory(prefix="wm-ext-") as tmp:
+            extension = diagnostic_extension(Path(tmp) / "extension")
+            async with Controller(viewport=(1280, 800), extension=extension) as controller:
+                assert controller.browser is not None
+                context = controller.browser.context
+                page = context.pages[0] if context.pages else await context.new_page()
+                for name in names:
+                    try:
+                        row = await asyncio.wait_for(_measure_page(controller, page, f"{base}/{name}/index.html", count_tokens), page_timeout)
+                    except Exception as exc:  # one broken or endless page must not sink the benchmark: report it
+                        errors[name] = f"no result within {page_timeout:g} s" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {str(exc)[:200]}"
+                        page = await context.new_page()
+                        for other in context.pages:
+                            if other is not page:
+                                await other.close()
+                        continue
+                    rows.append({"page": name, **row})
     finally:
         server.close()
     return summarise(rows, errors)

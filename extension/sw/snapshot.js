@@ -18,6 +18,7 @@ import { globalRef, forgetDeadDocuments, forgetRefs, resolveRef, tableSize, wasI
 import { childFrameOffset, intersect, isInside, roundBox, toTopLevel, viewportBox } from "../shared/coords.js";
 import { oneLine, paginate, sanitizeOrigin, sanitizeUrl } from "./snapshot_text.js";
 import { overlayScreenshot } from "./overlay.js";
+import { thumbnail } from "./thumbnail.js";
 import { errorPageSnapshot, loadError } from "./load_errors.js";
 import { KIND } from "../shared/actions.js";
 
@@ -223,20 +224,20 @@ function stitch(tabId, answers) {
 
 /**
  * @param {SnapshotOptions} options
- * @returns {{max_chars: number, offset: number, screenshot: boolean, occlusion: boolean}}
+ * @returns {{max_chars: number, offset: number, screenshot: boolean, thumbnail: boolean, occlusion: boolean}}
  */
 function normaliseOptions(options) {
   const maxChars = options.max_chars ?? 20000;
   const offset = options.offset ?? 0;
   if (!Number.isInteger(maxChars) || maxChars < 200) throw new WaymarkError("bad_params", "max_chars must be an integer >= 200");
   if (!Number.isInteger(offset) || offset < 0) throw new WaymarkError("bad_params", "offset must be an integer >= 0");
-  return { max_chars: maxChars, offset, screenshot: Boolean(options.screenshot), occlusion: options.occlusion !== false };
+  return { max_chars: maxChars, offset, screenshot: Boolean(options.screenshot), thumbnail: Boolean(options.thumbnail), occlusion: options.occlusion !== false };
 }
 
 /**
  * Take a snapshot of a tab: the Snapshot JSON of host/core/snapshot.py (url, title, viewport,
  * elements of this page with ref/role/name/value/states/bbox/frame/doc/in_viewport/href,
- * text, next_offset, page_overflow, stats, tab_id, screenshot_b64).
+ * text, next_offset, page_overflow, stats, tab_id, screenshot_b64, thumbnail_b64).
  * @param {number|null|undefined} tabId  null: the active tab of the last focused window
  * @param {SnapshotOptions=} options
  * @returns {Promise<Snapshot>}
@@ -295,12 +296,21 @@ export async function takeSnapshot(tabId, options = {}) {
     },
     tab_id: id,
     screenshot_b64: null,
+    thumbnail_b64: null,
   };
   if (opts.screenshot) {
     const shot = await overlayScreenshot(tab, page.elements.filter((e) => e.in_viewport), vp.width);
     snapshot.screenshot_b64 = shot.b64;
     if (shot.error) snapshot.stats.screenshot_error = shot.error;
     snapshot.stats.screenshot_labelled = shot.labelled;
+    if (opts.thumbnail && shot.b64) {
+      // A step never fails because of its thumbnail: the error is reported in stats instead.
+      try {
+        snapshot.thumbnail_b64 = (await thumbnail(shot.b64)).b64;
+      } catch (e) {
+        snapshot.stats.thumbnail_error = String(/** @type {any} */ (e)?.message || e);
+      }
+    }
   }
   snapshot.stats.ms = Math.round((performance.now() - t0) * 10) / 10;
   return snapshot;
@@ -389,7 +399,7 @@ async function forRefs(tabId, kind, refs, extra = {}) {
   return { groups: groups.filter((g) => !g.error).map((g) => ({ ...g, data: Array.isArray(g.data) ? g.data.map((d) => ({ ...d, ref: back.get(`${g.frameId}|${d.l}`) })) : g.data })), dead };
 }
 
-/** Tests, benchmarks and the side panel's diagnostics reach perception through this (globalThis.waymark.snapshot). */
+/** Tests, benchmarks and the side panel's diagnostics reach perception through this (globalThis.waymark.snapshot in the diagnostic build). */
 export const snapshotDiagnostics = {
   /** @param {number|null} tabId @param {SnapshotOptions=} options */
   take: (tabId, options) => takeSnapshot(tabId, options),

@@ -29,6 +29,7 @@ from host.agent.parsing import (
     retry_reminder,
 )
 from host.core.actions import ACTION_TYPES, Decision
+from host.core.page_in_view import showing
 from host.core.snapshot import Snapshot
 from providers.base import CompletionRequest, LLMProvider, Message
 
@@ -111,7 +112,6 @@ class Executor:
         tools = executor_tools(allowed) if self.native else []
         # In text mode, a server that constrains output to a schema cannot answer unparseable JSON.
         schema = constrained_decision_schema(snapshot, allowed) if not self.native and self.provider.capabilities().json_schema else None
-        snapshot_json = snapshot.model_dump(exclude={"screenshot_b64"})
         problems: list[ParseProblem] = []
         tokens_in = tokens_out = 0
         raw = ""
@@ -122,9 +122,10 @@ class Executor:
             request = CompletionRequest(
                 messages=messages, tools=tools, tool_choice="required" if tools else "auto", response_schema=schema,
                 timeout=timeout or self.timeout, temperature=temperature,
-                metadata={"role": "executor", "snapshot": snapshot_json, "step_index": step_index, "attempt": attempt, "task": task},
+                metadata={"role": "executor", "step_index": step_index, "attempt": attempt, "task": task},
             )
-            completion = (await self.provider.complete(request)).unless_refused(self.provider.name)
+            with showing(snapshot):
+                completion = (await self.provider.complete(request)).unless_refused(self.provider.name)
             if completion.usage:
                 tokens_in += completion.usage.input_tokens
                 tokens_out += completion.usage.output_tokens

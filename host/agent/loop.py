@@ -354,7 +354,7 @@ class AgentRun:
         done_steps = [line for line in self.history if "-> passed" in line]
         try:
             result = await self.planner.plan(
-                self.options.task, self._page(safe), safe.model_dump(), evidence=evidence, done_steps=done_steps, timeout=self._timeout(self.options.planner_call),
+                self.options.task, self._page(safe), evidence=evidence, done_steps=done_steps, timeout=self._timeout(self.options.planner_call),
             )
         except PlannerFailed as exc:
             # The executor alone can still try the task; only task-level evidence can prove it then.
@@ -628,8 +628,9 @@ class AgentRun:
         settled = result.snapshot or await self.session.snapshot(screenshot=self.options.screenshots)
         if settled.screenshot_b64:
             record["screenshot"] = self.trace.artifact_b64(f"step-{self.step_counter:03d}.jpg", settled.screenshot_b64)
-            record["thumbnail_b64"] = await self.session.thumbnail(settled.screenshot_b64)
-        settled = settled.model_copy(update={"screenshot_b64": None})
+            if settled.thumbnail_b64:
+                record["thumbnail_b64"] = settled.thumbnail_b64
+        settled = settled.model_copy(update={"screenshot_b64": None, "thumbnail_b64": None})
         if open_ended:
             finish("acted", "the task is one step: the executor goes on until it says done")
             return None, settled, None

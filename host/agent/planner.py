@@ -141,7 +141,7 @@ class Planner:
         self.temperature = temperature
 
     async def plan(
-        self, task: str, page: str, snapshot_json: dict[str, Any], *, evidence: dict[str, Any] | None = None,
+        self, task: str, page: str, *, evidence: dict[str, Any] | None = None,
         done_steps: list[str] | None = None, timeout: float | None = None,
     ) -> PlanResult:
         """A validated plan; raises PlannerFailed after MAX_PLAN_RETRIES reminders."""
@@ -161,7 +161,7 @@ class Planner:
                 messages=messages,
                 response_schema=plan_schema() if caps.json_schema else None,
                 timeout=timeout or self.timeout, temperature=temperature,
-                metadata={"role": "planner", "snapshot": snapshot_json, "task": task, "attempt": attempt, "replan": evidence is not None},
+                metadata={"role": "planner", "task": task, "attempt": attempt, "replan": evidence is not None},
             )
             completion = (await self.provider.complete(request)).unless_refused(self.provider.name)
             if completion.usage:

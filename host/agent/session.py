@@ -13,10 +13,6 @@ from host.core.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 
-#: Width in pixels of the step thumbnails in the side panel's timeline (about 10-30 KB as JPEG).
-THUMBNAIL_WIDTH = 320
-
-
 class BrowserSession:
     """One run's tab and snapshot options."""
 
@@ -27,7 +23,8 @@ class BrowserSession:
         self.screenshots = screenshots
 
     def options(self, screenshot: bool = False) -> SnapshotOptions:
-        return SnapshotOptions(tab_id=self.tab_id, max_chars=self.max_chars, screenshot=screenshot)
+        # A screenshot always comes with its thumbnail for the panel's timeline, made by the extension.
+        return SnapshotOptions(tab_id=self.tab_id, max_chars=self.max_chars, screenshot=screenshot, thumbnail=screenshot)
 
     async def open(self, url: str) -> int:
         """Open `url` in a new active tab, wait for it to load, and continue there."""
@@ -55,17 +52,6 @@ class BrowserSession:
         elif result.new_tab is not None:
             self.tab_id = result.new_tab.tab_id
         return result
-
-    async def thumbnail(self, screenshot_b64: str, max_width: int = THUMBNAIL_WIDTH) -> str | None:
-        """A small JPEG of a screenshot, drawn by the extension (OffscreenCanvas), for the panel's
-        timeline; None when it cannot be made: a step never fails because of its thumbnail."""
-        try:
-            data = await self.bridge.request("thumbnail", {"b64": screenshot_b64, "max_width": max_width}, timeout=10.0)
-        except BrowserError as exc:
-            log.info("no thumbnail: %s", exc.code)
-            return None
-        b64 = data.get("b64")
-        return b64 if isinstance(b64, str) and b64 else None
 
     async def release(self) -> None:
         """Detach the debugger when the run ends; a browser that is already gone is fine."""

@@ -23,6 +23,9 @@ class SnapshotOptions(BaseModel):
     offset: int = Field(default=0, ge=0)
     #: Attach a numbered-overlay screenshot (base64 JPEG) as `screenshot_b64`.
     screenshot: bool = False
+    #: With `screenshot`, also attach a small JPEG of it (320 px wide, made in the service worker)
+    #: as `thumbnail_b64`, for the side panel's timeline.
+    thumbnail: bool = False
     #: Drop elements hidden under another element (modal, banner) and report the occluder.
     occlusion: bool = True
 

@@ -51,6 +51,8 @@ class Snapshot(BaseModel):
     tab_id: int | None = None
     #: Base64 JPEG of the numbered-overlay screenshot, when asked for.
     screenshot_b64: str | None = None
+    #: Base64 JPEG thumbnail of that screenshot, when asked for (`SnapshotOptions.thumbnail`).
+    thumbnail_b64: str | None = None
 
     def find(self, ref: int) -> SnapshotElement | None:
         """The element with this ref, if the snapshot has it."""

@@ -17,6 +17,7 @@ from host.agent.prompts import UNTRUSTED_TAG, snapshot_block
 from host.bridge import BrowserError
 from host.browser import snapshot
 from host.core.browser_api import SnapshotOptions
+from host.core.page_in_view import showing
 from host.methods import CallContext, MethodError, method
 from host.rpc import diagnostics
 from host.settings import build_provider, effective_role, load_settings
@@ -113,14 +114,14 @@ async def chat_send(raw: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
         request = CompletionRequest(
             messages=messages, max_tokens=2048, timeout=120.0,
-            metadata={"role": "chat", "task": question, **({"snapshot": snap.model_dump(mode="json")} if snap else {})},
+            metadata={"role": "chat", "task": question},
         )
         text_parts: list[str] = []
         usage = None
         finish = None
         start = time.perf_counter()
         try:
-            with diagnostics.measure(conf.provider, "chat"):
+            with diagnostics.measure(conf.provider, "chat"), showing(snap):
                 async for delta in provider.stream(request):
                     if delta.text:
                         text_parts.append(delta.text)

@@ -125,14 +125,6 @@ async def test_without_screenshots_steps_carry_no_thumbnail(sw, site_url):
     assert steps and all("thumbnail_b64" not in e for e in steps)
 
 
-async def test_a_thumbnail_request_for_bytes_that_are_no_image_is_a_typed_error(sw):
-    reply = await sw.evaluate("""async () => {
-      const handler = globalThis.waymark.channel.handlers.get('thumbnail');
-      try { await handler({b64: btoa('not an image'), max_width: 320}); return null; } catch (e) { return e.code; }
-    }""")
-    assert reply == "bad_image"
-
-
 # ------------------------------------------------------------------ diagnostics
 
 

@@ -25,10 +25,11 @@ PLAN = [{"intent": "Open the panel", "action": {"type": "click", "target": {"rol
 
 
 @pytest_asyncio.fixture(scope="module")
-async def own_browser(playwright_instance: Any, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Any]:
+async def own_browser(playwright_instance: Any, tmp_path_factory: pytest.TempPathFactory, test_extension: Path) -> AsyncIterator[Any]:
     from host.launch import launch_browser
 
-    launched = await launch_browser(playwright_instance, tmp_path_factory.mktemp("faults-profile"), host_env=_host_env())
+    launched = await launch_browser(playwright_instance, tmp_path_factory.mktemp("faults-profile"), host_env=_host_env(),
+                                    extension=test_extension)
     await wait_connected(launched.service_worker)
     yield launched
     await launched.close()

@@ -141,12 +141,12 @@ async def test_a_program_on_the_control_socket_can_call_nothing_before_the_user_
 
 
 async def test_with_two_browsers_running_a_client_is_told_which_and_attaches_to_the_one_it_names(
-        client, browser, playwright_instance, tmp_path_factory, site_url):
+        client, browser, playwright_instance, tmp_path_factory, site_url, test_extension):
     from host.browsers import running
     from host.launch import launch_browser
 
     profile = tmp_path_factory.mktemp("second-browser")
-    second = await launch_browser(playwright_instance, profile, host_env=_host_env())
+    second = await launch_browser(playwright_instance, profile, host_env=_host_env(), extension=test_extension)
     try:
         await wait_connected(second.service_worker)
         for _ in range(100):  # its host listens once the extension's handshake is done

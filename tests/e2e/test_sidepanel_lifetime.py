@@ -22,9 +22,9 @@ from tests.e2e.test_sidepanel import Panel, configure, keepalive_released, tab_i
 
 
 @pytest_asyncio.fixture
-async def own_browser(playwright_instance: Any, tmp_path: Path) -> AsyncIterator[LaunchedBrowser]:
+async def own_browser(playwright_instance: Any, tmp_path: Path, test_extension: Path) -> AsyncIterator[LaunchedBrowser]:
     """A browser of this test's own, with the host registered: its worker may be stopped."""
-    launched = await launch_browser(playwright_instance, tmp_path / "profile", host_env=_host_env())
+    launched = await launch_browser(playwright_instance, tmp_path / "profile", host_env=_host_env(), extension=test_extension)
     await wait_connected(launched.service_worker)
     yield launched
     await launched.close()

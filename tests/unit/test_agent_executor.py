@@ -53,6 +53,15 @@ async def test_the_tools_are_the_same_for_every_snapshot_so_a_server_can_reuse_i
     assert first and first == second
 
 
+async def test_no_model_request_carries_the_snapshot_yet_the_scripted_provider_resolves_its_target():
+    step = {"intent": "search", "action": {"type": "click", "target": {"name": "Cart"}}}
+    provider = _Recording(script={"steps": [step]})
+    turn = await Executor(provider).decide(task="t", intent="i", verify=[], history=[], feedback=None, page="p", snapshot=PAGE,
+                                           step_index=0, attempt=1, reminders=0)
+    assert turn.decision.action.ref == 5
+    assert [r.metadata.get("snapshot") for r in provider.requests] == [None]
+
+
 def test_tool_schemas_carry_no_ref_lists_bounds_or_null_branches_and_stay_small():
     from host.agent.grammar import executor_tools
 
@@ -97,7 +106,7 @@ async def test_tokens_are_summed_over_every_call_of_a_turn():
 
 async def test_the_planner_returns_the_validated_plan():
     provider = scripted({"intent": "Open the cart", "action": {"type": "click", "target": {"name": "Cart"}}, "verify": [{"url_contains": "/cart"}]})
-    result = await Planner(provider).plan("t", "page", PAGE.model_dump())
+    result = await Planner(provider).plan("t", "page")
     assert [s.intent for s in result.plan.steps] == ["Open the cart"]
     assert result.plan.steps[0].verify == [{"url_contains": "/cart"}]
 
@@ -132,13 +141,13 @@ async def test_a_refused_decision_ends_the_turn_as_blocked_with_the_refusals_tex
 
 async def test_a_refused_plan_is_blocked_with_the_refusals_text():
     with pytest.raises(errors.Blocked, match="I can't help with buying that"):
-        await Planner(_Refusing("m")).plan("t", "page", {})
+        await Planner(_Refusing("m")).plan("t", "page")
 
 
 async def test_a_plan_with_an_unknown_predicate_is_refused_after_reminders():
     provider = _BadPlanner("m")
     with pytest.raises(PlannerFailed, match="unknown predicate"):
-        await Planner(provider).plan("t", "page", {})
+        await Planner(provider).plan("t", "page")
     assert "could not be used [shape]" in provider.last.messages[-1].plain_text()
 
 

@@ -130,7 +130,7 @@ async def test_a_plans_checks_given_as_an_object_or_as_pairs_are_taken_as_the_li
     model = TextModel(['{"steps": [{"intent": "Open the trail page", "verify": {"title_contains": "Trail"}},'
                        ' {"intent": "Read it", "verify": [["text_present", "Elevation"]]}],'
                        ' "success_criteria": {"text_present": "Elevation", "url_contains": "/trail"}}'])
-    result = await Planner(model).plan("t", "page", {})
+    result = await Planner(model).plan("t", "page")
     assert [s.verify for s in result.plan.steps] == [[{"title_contains": "Trail"}], [{"text_present": "Elevation"}]]
     assert result.plan.success_criteria == [{"text_present": "Elevation"}, {"url_contains": "/trail"}]
     assert sorted(set(result.coercions)) == ["predicate_object", "predicate_pair"]
@@ -138,7 +138,7 @@ async def test_a_plans_checks_given_as_an_object_or_as_pairs_are_taken_as_the_li
 
 async def test_a_plan_problem_is_said_in_words_not_as_a_validator_path():
     model = TextModel(['{"steps": [{"intent": "a"}, {"verify": []}]}', '{"steps": [{"intent": "a"}]}'])
-    await Planner(model).plan("t", "page", {})
+    await Planner(model).plan("t", "page")
     reminder = model.requests[1].messages[-1].plain_text()
     assert "step 2 intent: missing" in reminder and "steps.1" not in reminder
 
@@ -147,7 +147,7 @@ async def test_the_same_unusable_plan_twice_is_asked_for_afresh_and_warmer():
     bad = '{"steps": [{"intent": "x", "verify": [{"css": "#buy"}]}]}'
     model = TextModel([bad, bad, bad])
     with pytest.raises(PlannerFailed) as failed:
-        await Planner(model).plan("t", "page", {})
+        await Planner(model).plan("t", "page")
     assert model.requests[2].temperature == REPEAT_TEMPERATURE
     assert not any(m.role == "assistant" for m in model.requests[2].messages)
     assert failed.value.answers == [bad, bad, bad]

@@ -9,12 +9,14 @@ from typing import Any
 import pytest
 
 from host.agent.parsing import decision_from_tool_call, parse_decision
+from host.core.page_in_view import showing
+from host.core.snapshot import Snapshot
 from providers import errors, registry
 from providers.base import CompletionRequest, Message, Tool
 from providers.retry import RetryPolicy
 from providers.scripted import resolve_target
 
-SNAPSHOT = {
+SNAPSHOT = Snapshot.model_validate({
     "url": "http://127.0.0.1/shop",
     "title": "Fake shop",
     "elements": [
@@ -23,7 +25,7 @@ SNAPSHOT = {
         {"ref": 6, "role": "textbox", "name": "Search", "value": "blue mugs"},
         {"ref": 9, "role": "link", "name": "Checkout now"},
     ],
-}
+})
 NO_RETRY = RetryPolicy(attempts=1)
 
 
@@ -35,8 +37,14 @@ def executor(step: int = 0, *, tools: bool = False) -> CompletionRequest:
     return CompletionRequest(
         messages=[Message.text("user", "act")],
         tools=[Tool(name="click")] if tools else [],
-        metadata={"role": "executor", "step_index": step, "snapshot": SNAPSHOT},
+        metadata={"role": "executor", "step_index": step},
     )
+
+
+async def complete(p: Any, request: CompletionRequest) -> Any:
+    """A model call made, as the agent makes it, with the fake shop as the page in view."""
+    with showing(SNAPSHOT):
+        return await p.complete(request)
 
 
 def planner() -> CompletionRequest:
@@ -44,7 +52,7 @@ def planner() -> CompletionRequest:
 
 
 async def decide(p: Any, step: int = 0, *, tools: bool = False) -> dict[str, Any]:
-    result = await p.complete(executor(step, tools=tools))
+    result = await complete(p, executor(step, tools=tools))
     if result.tool_calls:
         return decision_from_tool_call(result.tool_calls[0].name, result.tool_calls[0].arguments)
     return parse_decision(result.text)
@@ -79,7 +87,7 @@ async def test_executor_resolves_the_target_against_the_snapshot() -> None:
 
 
 async def test_executor_answers_a_native_tool_call_when_tools_are_offered() -> None:
-    result = await provider({"steps": STEPS}).complete(executor(0, tools=True))
+    result = await complete(provider({"steps": STEPS}), executor(0, tools=True))
     assert result.text is None and result.finish_reason == "tool_calls"
     assert result.tool_calls[0].name == "click" and result.tool_calls[0].arguments == {"ref": 4, "thought": "add the mug"}
 
@@ -108,7 +116,7 @@ def test_target_resolution(target: dict[str, Any], ref: int | None) -> None:
 
 async def test_decision_text_then_wrong_action_then_the_scripted_action() -> None:
     p = provider({"steps": [dict(STEPS[0], decision_text="{oops", fail_first=1)]})
-    assert (await p.complete(executor())).text == "{oops"
+    assert (await complete(p, executor())).text == "{oops"
     assert (await decide(p))["action"] == {"type": "wait", "ms": 0, "timeout_ms": 5000}
     assert (await decide(p))["action"] == {"type": "click", "ref": 4}
 
@@ -116,7 +124,7 @@ async def test_decision_text_then_wrong_action_then_the_scripted_action() -> Non
 async def test_scripted_error_raises_the_typed_error_then_recovers() -> None:
     p = provider({"steps": [dict(STEPS[0], error={"kind": "rate_limited", "retry_after": 2})]})
     with pytest.raises(errors.RateLimited) as raised:
-        await p.complete(executor())
+        await complete(p, executor())
     assert raised.value.retry_after == 2
     assert (await decide(p))["action"] == {"type": "click", "ref": 4}
 
@@ -133,8 +141,8 @@ async def test_chat_answers_come_from_the_script_in_order() -> None:
 
 
 async def test_chat_without_answers_echoes_the_page_title_and_question() -> None:
-    req = CompletionRequest(messages=[Message.text("user", "what is this?")], metadata={"role": "chat", "snapshot": SNAPSHOT})
-    text = (await provider({"steps": []}).complete(req)).text
+    req = CompletionRequest(messages=[Message.text("user", "what is this?")], metadata={"role": "chat"})
+    text = (await complete(provider({"steps": []}), req)).text
     assert "Fake shop" in text and "what is this?" in text
 
 
