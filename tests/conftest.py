@@ -13,7 +13,7 @@ from typing import Any, AsyncIterator, Iterator
 import pytest
 import pytest_asyncio
 
-from eval.sites.serve import SiteServer
+from waymark.eval.sites.serve import SiteServer
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -81,7 +81,7 @@ async def playwright_instance() -> AsyncIterator[Any]:
 @pytest_asyncio.fixture(scope="session")
 async def browser(playwright_instance: Any, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Any]:
     """One Chromium for the session with the unpacked extension and the real host registered."""
-    from host.launch import launch_browser
+    from waymark.host.launch import launch_browser
 
     profile = tmp_path_factory.mktemp("profile")
     launched = await launch_browser(playwright_instance, profile, host_env=_host_env())
@@ -137,7 +137,7 @@ async def wait_connected(worker: Any, min_connects: int = 1, timeout_s: float = 
 @pytest.fixture
 def host_process() -> Iterator[Any]:
     """A host started over pipes exactly as Chrome starts it."""
-    from host.pipe_client import HostProcess
+    from waymark.host.pipe_client import HostProcess
 
     with HostProcess() as proc:
         yield proc

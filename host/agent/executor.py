@@ -15,22 +15,22 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from host.agent import prompts
-from host.agent.grammar import (
+from waymark.host.agent import prompts
+from waymark.host.agent.grammar import (
     DecisionRejected,
     constrained_decision_schema,
     executor_tools,
     validate_decision,
 )
-from host.agent.parsing import (
+from waymark.host.agent.parsing import (
     ParseFailure,
     decision_from_tool_call,
     parse_decision,
     retry_reminder,
 )
-from host.core.actions import ACTION_TYPES, Decision
-from host.core.snapshot import Snapshot
-from providers.base import CompletionRequest, LLMProvider, Message
+from waymark.host.core.actions import ACTION_TYPES, Decision
+from waymark.host.core.snapshot import Snapshot
+from waymark.providers.base import CompletionRequest, LLMProvider, Message
 
 
 class ParseProblem(BaseModel):

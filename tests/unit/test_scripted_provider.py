@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from host.agent.parsing import decision_from_tool_call, parse_decision
-from providers import errors, registry
-from providers.base import CompletionRequest, Message, Tool
-from providers.retry import RetryPolicy
-from providers.scripted import resolve_target
+from waymark.host.agent.parsing import decision_from_tool_call, parse_decision
+from waymark.providers import errors, registry
+from waymark.providers.base import CompletionRequest, Message, Tool
+from waymark.providers.retry import RetryPolicy
+from waymark.providers.scripted import resolve_target
 
 SNAPSHOT = {
     "url": "http://127.0.0.1/shop",
