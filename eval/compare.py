@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from eval.report import Row, summarize
+from waymark.eval.report import Row, summarize
 
 
 class TaskChange(BaseModel):

@@ -10,10 +10,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from eval.tasks import ExpectedCall, Task
-from host.core.snapshot import SnapshotElement
-from host.core.targets import element_matches
-from providers.spec import ModelSpec
+from waymark.eval.tasks import ExpectedCall, Task
+from waymark.host.core.snapshot import SnapshotElement
+from waymark.host.core.targets import element_matches
+from waymark.providers.spec import ModelSpec
 
 
 class DecisionOutcome(BaseModel):
@@ -53,10 +53,10 @@ def judge(expect: ExpectedCall, action: dict[str, Any], elements: list[dict[str,
 
 async def decide_and_judge(task: Task, spec: ModelSpec) -> DecisionOutcome:
     """Build the provider, run one executor turn on the task's snapshot, judge the call."""
-    from host.agent import prompts
-    from host.agent.executor import Executor
-    from host.core.actions import SINGLE_TAB_ACTIONS
-    from host.core.snapshot import Snapshot
+    from waymark.host.agent import prompts
+    from waymark.host.agent.executor import Executor
+    from waymark.host.core.actions import SINGLE_TAB_ACTIONS
+    from waymark.host.core.snapshot import Snapshot
 
     assert task.expect is not None
     snapshot = Snapshot.model_validate(task.load_snapshot())

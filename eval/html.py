@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from eval.report import Row, format_summary, summarize
+from waymark.eval.report import Row, format_summary, summarize
 
 _IMAGE_TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png"}
 

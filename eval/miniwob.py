@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from eval.sites.serve import SiteServer
-from eval.tasks import MiniwobSpec
+from waymark.eval.sites.serve import SiteServer
+from waymark.eval.tasks import MiniwobSpec
 
 
 class MiniwobUnavailable(RuntimeError):

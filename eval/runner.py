@@ -24,11 +24,18 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from eval import miniwob
-from eval.report import ReportWriter, Row, Summary, git_sha, now_iso
-from eval.sites.serve import SiteServer
-from eval.tasks import SUITES_DIR, Task, TaskError, load_suite, parse_shard, shard
-from providers.spec import ModelSpec
+from waymark.eval import miniwob
+from waymark.eval.report import ReportWriter, Row, Summary, git_sha, now_iso
+from waymark.eval.sites.serve import SiteServer
+from waymark.eval.tasks import (
+    SUITES_DIR,
+    Task,
+    TaskError,
+    load_suite,
+    parse_shard,
+    shard,
+)
+from waymark.providers.spec import ModelSpec
 
 log = logging.getLogger(__name__)
 
@@ -153,7 +160,7 @@ def _provider_options(choice: ModelSpec, task: Task) -> dict[str, Any]:
 
 async def run_decision(config: RunConfig, task: Task, sha: str) -> Row:
     """Ask the executor for one decision on the recorded snapshot; compare it with the expectation."""
-    from eval.decision import decide_and_judge
+    from waymark.eval.decision import decide_and_judge
 
     base = _base_row(config, task, sha)
     started = time.perf_counter()
@@ -211,7 +218,7 @@ async def _tab_id_of(controller: Any, url: str) -> int:
 
 
 async def _final_snapshot(controller: Any, tab_id: int) -> Any:
-    from host.core.snapshot import Snapshot
+    from waymark.host.core.snapshot import Snapshot
 
     data = await controller.call("browser.request", {"method": "snapshot", "params": {"tab_id": tab_id}})
     return Snapshot.model_validate(data["data"])
@@ -350,7 +357,7 @@ async def _open_task(task: Task, page: Any, controller: Any, servers: Servers) -
 
 async def _judge_predicates(controller: Any, task: Task, tab_id: int, start_url: str) -> tuple[bool, str, dict[str, Any]]:
     """All of the task's predicates on the final state, allowing a moment for a late navigation."""
-    from host.agent.verifier import Expectation, VerifyContext, parse_predicates
+    from waymark.host.agent.verifier import Expectation, VerifyContext, parse_predicates
 
     expectation = Expectation(parse_predicates(task.success), VerifyContext(url_before=start_url))
     first = await _final_snapshot(controller, tab_id)
@@ -365,8 +372,8 @@ async def _judge_predicates(controller: Any, task: Task, tab_id: int, start_url:
 
 async def _e2e_worker(config: RunConfig, queue: "asyncio.Queue[Task]", servers: Servers, sha: str,
                       emit: Callable[[Row], None]) -> None:
-    from host.control_client import Controller, HostNotConnected
-    from host.launch import ChromiumNotFound
+    from waymark.host.control_client import Controller, HostNotConnected
+    from waymark.host.launch import ChromiumNotFound
 
     try:
         controller = await Controller(headless=config.headless).__aenter__()
@@ -386,7 +393,7 @@ async def _e2e_worker(config: RunConfig, queue: "asyncio.Queue[Task]", servers: 
 async def _check_providers(config: RunConfig) -> None:
     """Build each chosen provider once before any task: a missing key or dependency is one clear
     error, not a report full of error rows."""
-    from providers.errors import ProviderError
+    from waymark.providers.errors import ProviderError
 
     if config.scripted():
         return

@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from host.extension import extension_dir
+from waymark.host.extension import extension_dir
 
 HANDLE_JS = Path(__file__).resolve().parent / "sw_handle.js"
 ENTRY = "sw/diagnostic_main.js"

@@ -21,8 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from host.core.actions import ELEMENT_ACTIONS
-from host.core.targets import Target
+from waymark.host.core.actions import ELEMENT_ACTIONS
+from waymark.host.core.targets import Target
 
 SUITES_DIR = Path(__file__).resolve().parent / "suites"
 SCRIPTS_DIR = Path(__file__).resolve().parent / "scripts"

@@ -1,3 +1,3 @@
-from host.cli import main
+from waymark.host.cli import main
 
 raise SystemExit(main())

@@ -7,7 +7,7 @@ import itertools
 import logging
 from typing import Any, Callable
 
-from host.core.protocol import BrowserRequest, Result, outbound
+from waymark.host.core.protocol import BrowserRequest, Result, outbound
 
 log = logging.getLogger(__name__)
 

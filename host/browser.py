@@ -7,10 +7,10 @@ returns one; the extension's handlers (extension/sw/) accept exactly these field
 
 from __future__ import annotations
 
-from host.bridge import BrowserBridge
-from host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
-from host.core.phases import timed
-from host.core.snapshot import Snapshot
+from waymark.host.bridge import BrowserBridge
+from waymark.host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
+from waymark.host.core.phases import timed
+from waymark.host.core.snapshot import Snapshot
 
 
 @timed("decode")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from host.core.paths import private_dir, state_dir
+from waymark.host.core.paths import private_dir, state_dir
 
 #: How many ancestors of the host are searched for the browser that started it (the browser may
 #: start the host through a wrapper script).

@@ -6,10 +6,10 @@ import asyncio
 import logging
 from typing import Any, Callable
 
-from host import rpc
-from host.bridge import BrowserBridge, BrowserError
-from host.core.protocol import Call, ErrorInfo, Notify, Reply, outbound
-from host.methods import CallContext, MethodError, lookup
+from waymark.host import rpc
+from waymark.host.bridge import BrowserBridge, BrowserError
+from waymark.host.core.protocol import Call, ErrorInfo, Notify, Reply, outbound
+from waymark.host.methods import CallContext, MethodError, lookup
 
 log = logging.getLogger(__name__)
 

@@ -12,8 +12,8 @@ import sys
 from importlib.metadata import entry_points
 from typing import Callable
 
-import host.commands
-from host.core import __version__
+import waymark.host.commands
+from waymark.host.core import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,9 +30,9 @@ def _registrars() -> dict[str, Callable[[argparse._SubParsersAction], None]]:
     """Subcommand name -> its `register(subparsers)`: the product's own, then those other
     installed packages declare under the `waymark.commands` entry point group."""
     found: dict[str, Callable[[argparse._SubParsersAction], None]] = {}
-    for info in pkgutil.iter_modules(host.commands.__path__):
+    for info in pkgutil.iter_modules(waymark.host.commands.__path__):
         if not info.name.startswith("_"):  # shared helpers of the subcommands, not subcommands
-            found[info.name] = importlib.import_module(f"host.commands.{info.name}").register
+            found[info.name] = importlib.import_module(f"waymark.host.commands.{info.name}").register
     for point in entry_points(group="waymark.commands"):
         found.setdefault(point.name, point.load())
     return found
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # Chrome starts the launcher with the caller's origin as an argument; `host` must ignore it.
     if argv[:1] == ["host"]:
-        from host.server import run_host
+        from waymark.host.server import run_host
 
         return run_host()
     parser = build_parser()

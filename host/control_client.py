@@ -12,15 +12,15 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-from host.core.protocol import Call, Cancel
-from host.framing import (
+from waymark.host.core.protocol import Call, Cancel
+from waymark.host.framing import (
     MAX_INBOUND_BYTES,
     decode_body,
     read_stream_frame,
     write_stream_frame,
 )
-from host.launch import LaunchedBrowser, launch_browser
-from host.server import CONTROL_ENV
+from waymark.host.launch import LaunchedBrowser, launch_browser
+from waymark.host.server import CONTROL_ENV
 
 Notification = Callable[[str, dict[str, Any]], None]
 

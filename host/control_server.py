@@ -17,12 +17,12 @@ import os
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
-from host.bridge import BrowserBridge
-from host.browsers import register, unregister
-from host.calls import CallRunner
-from host.core import PROTOCOL_VERSION, __version__
-from host.core.paths import control_socket_override, private_dir
-from host.core.protocol import (
+from waymark.host.bridge import BrowserBridge
+from waymark.host.browsers import register, unregister
+from waymark.host.calls import CallRunner
+from waymark.host.core import PROTOCOL_VERSION, __version__
+from waymark.host.core.paths import control_socket_override, private_dir
+from waymark.host.core.protocol import (
     Call,
     Cancel,
     ErrorInfo,
@@ -33,16 +33,16 @@ from host.core.protocol import (
     outbound,
     parse_inbound,
 )
-from host.framing import (
+from waymark.host.framing import (
     MAX_INBOUND_BYTES,
     FrameDecodeError,
     decode_body,
     read_stream_frame,
     write_stream_frame,
 )
-from host.mcp_access import ACCESS, ClientConnection, ConsentDenied
-from host.mcp_scope import opened_tabs, refusal, visible_reply
-from host.mcp_waiting import WaitingBadge
+from waymark.host.mcp_access import ACCESS, ClientConnection, ConsentDenied
+from waymark.host.mcp_scope import opened_tabs, refusal, visible_reply
+from waymark.host.mcp_waiting import WaitingBadge
 
 log = logging.getLogger(__name__)
 

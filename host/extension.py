@@ -11,7 +11,8 @@ from pathlib import Path
 
 
 def extension_dir() -> Path:
-    """The unpacked extension folder of this checkout ($WAYMARK_EXTENSION_DIR overrides)."""
+    """The unpacked extension folder ($WAYMARK_EXTENSION_DIR overrides): extension/ beside host/
+    in a checkout, waymark/extension/ beside waymark/host/ in an installed wheel."""
     override = os.environ.get("WAYMARK_EXTENSION_DIR")
     if override:
         return Path(override).resolve()

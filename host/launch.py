@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from host.extension import extension_dir, extension_id
-from host.registration import register_profile
+from waymark.host.extension import extension_dir, extension_id
+from waymark.host.registration import register_profile
 
 #: Flags every launch needs on these machines: no sandbox as root, and no background
 #: networking (without them Chromium floods a closed network with refused connections).

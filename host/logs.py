@@ -9,7 +9,7 @@ import os
 import sys
 from typing import BinaryIO
 
-from host.core.paths import private_dir, state_dir
+from waymark.host.core.paths import private_dir, state_dir
 
 LOG_FILE_NAME = "host.log"
 

@@ -22,7 +22,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from host.methods import MethodError
+from waymark.host.methods import MethodError
 
 log = logging.getLogger(__name__)
 

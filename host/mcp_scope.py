@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from host.methods import MethodError
+from waymark.host.methods import MethodError
 
 #: What a client may ask of the browser directly (`browser.request`): its own tabs, nothing else.
 CLIENT_BROWSER_REQUESTS = frozenset({"tabs.list", "tabs.open", "tabs.close"})

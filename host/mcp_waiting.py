@@ -9,7 +9,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from host.bridge import BrowserBridge
+    from waymark.host.bridge import BrowserBridge
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 if TYPE_CHECKING:
-    from host.bridge import BrowserBridge
+    from waymark.host.bridge import BrowserBridge
 
 
 class MethodError(Exception):

@@ -12,14 +12,14 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from host.framing import HEADER, decode_body, dumps, encode_frame
+from waymark.host.framing import HEADER, decode_body, dumps, encode_frame
 
 
 class HostProcess:
     """A host started as a child process with pipes for its stdin and stdout."""
 
     def __init__(self, argv: Sequence[str] | None = None, env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
-        argv = list(argv or [sys.executable, "-m", "host", "host", "chrome-extension://test/"])
+        argv = list(argv or [sys.executable, "-m", "waymark.host", "host", "chrome-extension://test/"])
         self.proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,

@@ -13,8 +13,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from host.core import HOST_NAME
-from host.extension import extension_origin
+import waymark
+from waymark.host.core import HOST_NAME
+from waymark.host.extension import extension_origin
 
 LAUNCHER_NAME = "waymark-native-host"
 
@@ -81,8 +82,8 @@ class HostManifest(BaseModel):
 
 
 def source_root() -> Path:
-    """The folder holding the `host` package this process runs."""
-    return Path(__file__).resolve().parent.parent
+    """The folder holding the `waymark` package this process runs (the checkout, or site-packages)."""
+    return Path(waymark.__file__).resolve().parent.parent
 
 
 def write_launcher(path: Path, python: str | None = None, env: dict[str, str] | None = None) -> Path:
@@ -93,7 +94,7 @@ def write_launcher(path: Path, python: str | None = None, env: dict[str, str] | 
     env = {"PYTHONPATH": str(source_root()), **(env or {})}
     for key, value in sorted(env.items()):
         lines.append(f"export {key}={shlex.quote(value)}")
-    lines.append(f'exec {shlex.quote(python)} -m host host "$@"')
+    lines.append(f'exec {shlex.quote(python)} -m waymark.host host "$@"')
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)

@@ -8,11 +8,11 @@ import os
 import threading
 from typing import BinaryIO
 
-from host.bridge import BrowserBridge
-from host.calls import CallRunner
-from host.control_server import listen_control, serve_control
-from host.core import PROTOCOL_VERSION, __version__
-from host.core.protocol import (
+from waymark.host.bridge import BrowserBridge
+from waymark.host.calls import CallRunner
+from waymark.host.control_server import listen_control, serve_control
+from waymark.host.core import PROTOCOL_VERSION, __version__
+from waymark.host.core.protocol import (
     BrowserEvent,
     Call,
     Cancel,
@@ -26,7 +26,7 @@ from host.core.protocol import (
     outbound,
     parse_inbound,
 )
-from host.framing import (
+from waymark.host.framing import (
     FrameDecodeError,
     FrameTooLarge,
     FrameWriter,
@@ -146,7 +146,7 @@ class HostServer:
 
 def run_host() -> int:
     """Entry point of `waymark host`: claim stdout, log to a file, serve until the port closes."""
-    from host.logs import claim_stdout, configure_logging
+    from waymark.host.logs import claim_stdout, configure_logging
 
     channel_in, channel_out = claim_stdout()
     configure_logging()

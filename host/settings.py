@@ -18,10 +18,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from host.core.paths import config_dir, private_dir
-from providers.base import LLMProvider
-from providers.errors import ProviderNotConfigured
-from providers.spec import ModelSpec
+from waymark.host.core.paths import config_dir, private_dir
+from waymark.providers.base import LLMProvider
+from waymark.providers.errors import ProviderNotConfigured
+from waymark.providers.spec import ModelSpec
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ class RoleSettings(BaseModel):
     @field_validator("options")
     @classmethod
     def _no_keys_in_options(cls, value: dict[str, Any]) -> dict[str, Any]:
-        from providers.spec import OPTION_NAMES
+        from waymark.providers.spec import OPTION_NAMES
 
         for key in value:
             if key not in OPTION_NAMES and any(word in key.lower() for word in ("key", "token", "secret", "password")):

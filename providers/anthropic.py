@@ -7,8 +7,8 @@ import json
 import time
 from typing import Any, AsyncIterator
 
-from providers import errors
-from providers.base import (
+from waymark.providers import errors
+from waymark.providers.base import (
     RAW_ARGUMENTS_KEY,
     Capabilities,
     Completion,
@@ -20,10 +20,10 @@ from providers.base import (
     ToolCall,
     Usage,
 )
-from providers.config import resolve_key
-from providers.deadline import Deadline
-from providers.http import HTTPProvider, error_for_status
-from providers.retry import RetryPolicy
+from waymark.providers.config import resolve_key
+from waymark.providers.deadline import Deadline
+from waymark.providers.http import HTTPProvider, error_for_status
+from waymark.providers.retry import RetryPolicy
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"

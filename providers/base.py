@@ -7,7 +7,7 @@ from typing import Any, AsyncIterator, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from providers.errors import Blocked
+from waymark.providers.errors import Blocked
 
 
 class TextPart(BaseModel):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import importlib.util
 from dataclasses import dataclass
 
-from providers.config import find_key, key_names
-from providers.openai_compat import PRESETS
+from waymark.providers.config import find_key, key_names
+from waymark.providers.openai_compat import PRESETS
 
 
 def mlx_available() -> bool:

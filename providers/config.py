@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from host.core import secrets_store
+from waymark.host.core import secrets_store
 
 #: (provider, preset) -> the names a key is looked up under, in order.
 KEY_NAMES: dict[str, tuple[str, ...]] = {

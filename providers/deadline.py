@@ -6,8 +6,8 @@ import asyncio
 import time
 from typing import Awaitable, Callable, TypeVar
 
-from providers import errors
-from providers.retry import RetryPolicy
+from waymark.providers import errors
+from waymark.providers.retry import RetryPolicy
 
 T = TypeVar("T")
 

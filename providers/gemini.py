@@ -15,8 +15,8 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from providers import errors
-from providers.base import (
+from waymark.providers import errors
+from waymark.providers.base import (
     Capabilities,
     Completion,
     CompletionRequest,
@@ -28,10 +28,10 @@ from providers.base import (
     ToolCall,
     Usage,
 )
-from providers.config import resolve_key
-from providers.deadline import Deadline, with_retries
-from providers.http import error_for_status
-from providers.retry import DEFAULT_POLICY, RetryPolicy, parse_retry_after
+from waymark.providers.config import resolve_key
+from waymark.providers.deadline import Deadline, with_retries
+from waymark.providers.http import error_for_status
+from waymark.providers.retry import DEFAULT_POLICY, RetryPolicy, parse_retry_after
 
 _BLOCKED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "MODEL_ARMOR"}
 

@@ -11,10 +11,10 @@ from typing import Any, AsyncGenerator, AsyncIterator
 
 import httpx
 
-from providers import errors
-from providers.base import LLMProvider
-from providers.deadline import Deadline, with_retries
-from providers.retry import DEFAULT_POLICY, RetryPolicy, parse_retry_after
+from waymark.providers import errors
+from waymark.providers.base import LLMProvider
+from waymark.providers.deadline import Deadline, with_retries
+from waymark.providers.retry import DEFAULT_POLICY, RetryPolicy, parse_retry_after
 
 _CONTEXT_WORDS = re.compile(
     r"context[ _-]?(length|window)|too many tokens|prompt is too long|maximum context|too long for|exceeds the (context|maximum)",

@@ -13,8 +13,8 @@ import threading
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from providers import errors
-from providers.base import (
+from waymark.providers import errors
+from waymark.providers.base import (
     Capabilities,
     Completion,
     CompletionRequest,
@@ -23,9 +23,9 @@ from providers.base import (
     LLMProvider,
     Usage,
 )
-from providers.deadline import Deadline
-from providers.streaming import collect
-from providers.textmode import flatten_messages
+from waymark.providers.deadline import Deadline
+from waymark.providers.streaming import collect
+from waymark.providers.textmode import flatten_messages
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, AsyncIterator
 
-from providers import errors
-from providers.base import (
+from waymark.providers import errors
+from waymark.providers.base import (
     RAW_ARGUMENTS_KEY,
     Capabilities,
     Completion,
@@ -24,11 +24,15 @@ from providers.base import (
     ToolCall,
     Usage,
 )
-from providers.config import resolve_key
-from providers.deadline import Deadline
-from providers.http import HTTPProvider, error_for_status
-from providers.retry import RetryPolicy
-from providers.textmode import ReasoningCutter, flatten_messages, strip_reasoning
+from waymark.providers.config import resolve_key
+from waymark.providers.deadline import Deadline
+from waymark.providers.http import HTTPProvider, error_for_status
+from waymark.providers.retry import RetryPolicy
+from waymark.providers.textmode import (
+    ReasoningCutter,
+    flatten_messages,
+    strip_reasoning,
+)
 
 
 @dataclass(frozen=True)

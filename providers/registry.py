@@ -6,16 +6,16 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from providers.base import LLMProvider
-from providers.errors import ProviderNotConfigured
+from waymark.providers.base import LLMProvider
+from waymark.providers.errors import ProviderNotConfigured
 
 #: Registry name -> "module:Class". The contract suite runs against every entry.
 _PROVIDERS: dict[str, str] = {
-    "gemini": "providers.gemini:GeminiProvider",
-    "openai_compat": "providers.openai_compat:OpenAICompatProvider",
-    "anthropic": "providers.anthropic:AnthropicProvider",
-    "mlx": "providers.mlx_local:MLXProvider",
-    "scripted": "providers.scripted:ScriptedProvider",
+    "gemini": "waymark.providers.gemini:GeminiProvider",
+    "openai_compat": "waymark.providers.openai_compat:OpenAICompatProvider",
+    "anthropic": "waymark.providers.anthropic:AnthropicProvider",
+    "mlx": "waymark.providers.mlx_local:MLXProvider",
+    "scripted": "waymark.providers.scripted:ScriptedProvider",
 }
 
 

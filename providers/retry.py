@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Awaitable, Callable, TypeVar
 
-from providers.errors import ProviderError, RateLimited
+from waymark.providers.errors import ProviderError, RateLimited
 
 log = logging.getLogger(__name__)
 

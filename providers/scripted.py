@@ -38,13 +38,13 @@ from typing import Any, AsyncIterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from host.core.actions import ACT_TOOL
-from host.core.page_in_view import page_in_view
-from host.core.phases import timed
-from host.core.snapshot import Snapshot
-from host.core.targets import Target, find_elements
-from providers import errors
-from providers.base import (
+from waymark.host.core.actions import ACT_TOOL
+from waymark.host.core.page_in_view import page_in_view
+from waymark.host.core.phases import timed
+from waymark.host.core.snapshot import Snapshot
+from waymark.host.core.targets import Target, find_elements
+from waymark.providers import errors
+from waymark.providers.base import (
     Capabilities,
     Completion,
     CompletionRequest,
@@ -53,7 +53,7 @@ from providers.base import (
     ToolCall,
     Usage,
 )
-from providers.retry import DEFAULT_POLICY, RetryPolicy
+from waymark.providers.retry import DEFAULT_POLICY, RetryPolicy
 
 
 class ScriptError(BaseModel):

@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from providers.errors import ProviderNotConfigured
+from waymark.providers.errors import ProviderNotConfigured
 
 #: Option name -> its type, for options given as text (`?temperature=0`).
 _PROVIDER_OPTIONS: dict[str, type] = {"base_url": str, "preset": str, "native_tools": bool, "json_schema": bool, "vision": bool,
@@ -41,7 +41,7 @@ class SpecError(ProviderNotConfigured):
 
 
 def _presets() -> dict[str, Any]:
-    from providers.openai_compat import PRESETS
+    from waymark.providers.openai_compat import PRESETS
 
     return PRESETS
 
@@ -78,7 +78,7 @@ class ModelSpec(BaseModel):
     @classmethod
     def parse(cls, text: str) -> "ModelSpec":
         """Read `PROVIDER[:PRESET]:MODEL[?OPTION=VALUE&...]`; raises SpecError saying the syntax."""
-        from providers.registry import names
+        from waymark.providers.registry import names
 
         head, _, query = text.strip().partition("?")
         first, sep, rest = head.partition(":")
@@ -159,7 +159,7 @@ class ModelSpec(BaseModel):
 
     def build(self) -> Any:
         """The LLMProvider this spec names (raises ProviderNotConfigured / AuthError)."""
-        from providers.registry import create
+        from waymark.providers.registry import create
 
         return create(self.provider, self.model, **self.options)
 

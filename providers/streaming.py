@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import AsyncIterator, Iterable
 
-from providers.base import Completion, Delta
+from waymark.providers.base import Completion, Delta
 
 
 def join_deltas(deltas: Iterable[Delta], *, model: str = "", latency_ms: float = 0.0) -> Completion:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from providers.base import Message, TextPart, Tool
+from waymark.providers.base import Message, TextPart, Tool
 
 
 def tool_instructions(tools: list[Tool], tool_choice: str = "auto") -> str:

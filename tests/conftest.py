@@ -13,7 +13,7 @@ from typing import Any, AsyncIterator, Iterator
 import pytest
 import pytest_asyncio
 
-from eval.sites.serve import SiteServer
+from waymark.eval.sites.serve import SiteServer
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -81,7 +81,7 @@ async def playwright_instance() -> AsyncIterator[Any]:
 @pytest.fixture(scope="session")
 def test_extension(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The extension as tests load it: a copy whose worker installs `globalThis.waymark`."""
-    from eval.sw_handle import diagnostic_extension
+    from waymark.eval.sw_handle import diagnostic_extension
 
     return diagnostic_extension(tmp_path_factory.mktemp("extension"))
 
@@ -89,7 +89,7 @@ def test_extension(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest_asyncio.fixture(scope="session")
 async def browser(playwright_instance: Any, tmp_path_factory: pytest.TempPathFactory, test_extension: Path) -> AsyncIterator[Any]:
     """One Chromium for the session with the extension's diagnostic build and the real host registered."""
-    from host.launch import launch_browser
+    from waymark.host.launch import launch_browser
 
     profile = tmp_path_factory.mktemp("profile")
     launched = await launch_browser(playwright_instance, profile, host_env=_host_env(), extension=test_extension)
@@ -145,7 +145,7 @@ async def wait_connected(worker: Any, min_connects: int = 1, timeout_s: float = 
 @pytest.fixture
 def host_process() -> Iterator[Any]:
     """A host started over pipes exactly as Chrome starts it."""
-    from host.pipe_client import HostProcess
+    from waymark.host.pipe_client import HostProcess
 
     with HostProcess() as proc:
         yield proc

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from eval.sites.serve import SiteServer
-from host.core.stats import spread
+from waymark.eval.sites.serve import SiteServer
+from waymark.host.core.stats import spread
 
 #: The fixture pages the section clicks on (static page, tall page, delayed effects, re-render).
 PAGES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "dispatch"
@@ -154,7 +154,7 @@ async def _stale_ablation(b: Bench, rounds: int) -> dict[str, Any]:
 
 async def run(options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Measure the dispatch path; returns the section's numbers."""
-    from host.control_client import Controller
+    from waymark.host.control_client import Controller
 
     rounds = int((options or {}).get("rounds", 20))
     server = SiteServer(PAGES).start()

@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from eval.sites.serve import SiteServer
-from host.core.stats import spread
+from waymark.eval.sites.serve import SiteServer
+from waymark.host.core.stats import spread
 
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
 
@@ -26,7 +26,7 @@ def _stats(values: list[float]) -> dict[str, float]:
 
 async def run(options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Measure cold and warm snapshots of the frame-heavy page over `rounds` loads."""
-    from host.control_client import Controller
+    from waymark.host.control_client import Controller
 
     rounds = max(2, int((options or {}).get("rounds", 20)) // 2)
     server = SiteServer(FIXTURES).start()

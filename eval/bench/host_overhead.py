@@ -30,13 +30,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from host.agent.human import NobodyHome
-from host.agent.loop import AgentRun, RunOptions
-from host.agent.parsing import parse_decision
-from host.agent.planner import MAX_PLAN_STEPS
-from host.core.phases import listening
-from host.core.stats import spread
-from providers.scripted import ScriptedProvider
+from waymark.host.agent.human import NobodyHome
+from waymark.host.agent.loop import AgentRun, RunOptions
+from waymark.host.agent.parsing import parse_decision
+from waymark.host.agent.planner import MAX_PLAN_STEPS
+from waymark.host.core.phases import listening
+from waymark.host.core.stats import spread
+from waymark.providers.scripted import ScriptedProvider
 
 #: Phases in table order; "model" is measured but not part of the host's total.
 PHASES = ("decode", "prompt", "parse", "validate", "predicates", "trace", "other")
@@ -53,8 +53,8 @@ def median_page(pages_dir: Path) -> Path:
 async def record(pages_dir: Path) -> dict[str, Any]:
     """Record the real browser's `snapshot` and `act` (scroll, settled snapshot) replies on the
     median corpus page, through the real host and extension."""
-    from eval.sites.serve import SiteServer
-    from host.control_client import Controller
+    from waymark.eval.sites.serve import SiteServer
+    from waymark.host.control_client import Controller
 
     page_file = median_page(pages_dir)
     server = SiteServer(pages_dir).start()

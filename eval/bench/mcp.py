@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from eval.bench.dispatch import PAGES, Bench, click_to_snapshot, stats
-from eval.sites.serve import SiteServer
+from waymark.eval.bench.dispatch import PAGES, Bench, click_to_snapshot, stats
+from waymark.eval.sites.serve import SiteServer
 
 DEFAULT_PAGES = 20
 
@@ -44,7 +44,7 @@ async def _clicks(session: Any, site: str, rounds: int, count_tokens: Any) -> di
 async def _snapshots(session: Any, corpus: Path, pages: list[Path], count_tokens: Any) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
-    from host.launch import BASE_FLAGS, chromium_path
+    from waymark.host.launch import BASE_FLAGS, chromium_path
 
     rows = []
     server = SiteServer(corpus).start()
@@ -83,11 +83,11 @@ async def run(options: dict[str, Any]) -> dict[str, Any]:
 
     corpus = Path(options["corpus"])
     pages = sorted(p for p in corpus.iterdir() if (p / "index.html").is_file())[: options.get("limit") or DEFAULT_PAGES]
-    params = StdioServerParameters(command=sys.executable, args=["-m", "host", "mcp", "--launch"], env=dict(os.environ))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "waymark.host", "mcp", "--launch"], env=dict(os.environ))
     rounds = int(options.get("rounds", 20))
     server = SiteServer(PAGES).start()
     try:
-        from host.control_client import Controller
+        from waymark.host.control_client import Controller
 
         async with Controller() as controller:
             direct = (await click_to_snapshot(Bench(controller, server.site), rounds))["click_to_settled_snapshot"]

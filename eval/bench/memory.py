@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from eval.sites.serve import SiteServer
+from waymark.eval.sites.serve import SiteServer
 
 #: The static page of the host run (the dispatch benchmark's shop page).
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "dispatch"
@@ -70,7 +70,7 @@ def run_script(steps: int) -> dict[str, Any]:
 
 async def host_run(steps: int = RUN_STEPS) -> dict[str, Any]:
     """The host's RSS before, during and after a `steps`-step scripted run."""
-    from host.control_client import Controller
+    from waymark.host.control_client import Controller
 
     server = SiteServer(FIXTURES).start()
     try:
@@ -146,7 +146,7 @@ async def content_heap(pages_dir: Path, count: int = SNAPSHOTS, page_timeout: fl
     """Heap and ref registry over `count` snapshots of the largest corpus page, static and
     re-rendered; each snapshot is bounded by `page_timeout`, and a page that fails is reported
     under `errors` instead of ending the section."""
-    from host.control_client import Controller
+    from waymark.host.control_client import Controller
 
     largest = max(pages_dir.glob("*/index.html"), key=lambda p: p.stat().st_size)
     server = SiteServer(pages_dir).start()

@@ -8,9 +8,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from host.core.stats import spread
-from host.extension import extension_origin
-from host.registration import host_manifest
+from waymark.host.core.stats import spread
+from waymark.host.extension import extension_origin
+from waymark.host.registration import host_manifest
 
 PEER_NAME = "dev.waymark.bench_echo"
 
@@ -93,8 +93,8 @@ def register_peer(profile_dir: Path, folder: Path) -> None:
 
 async def run(options: dict[str, Any]) -> dict[str, Any]:
     """Measure every size; returns {"browser_to_host": [...rows], "host_to_browser": {...}}."""
-    from eval.sw_handle import diagnostic_extension
-    from host.control_client import Controller
+    from waymark.eval.sw_handle import diagnostic_extension
+    from waymark.host.control_client import Controller
 
     rounds = int(options.get("rounds", 20))
     with tempfile.TemporaryDirectory(prefix="wm-bench-") as tmp:

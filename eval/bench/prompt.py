@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from eval.bench.snapshot import DEFAULT_TOKENIZER
-from host.core.stats import spread
+from waymark.eval.bench.snapshot import DEFAULT_TOKENIZER
+from waymark.host.core.stats import spread
 
 #: The task every request is built for: generic, so the page is what varies.
 TASK = "Find the contact page and open it"
@@ -21,9 +21,9 @@ GOAL_MEDIAN_EXECUTOR_TOKENS = 2500
 
 def requests_for(snapshot: Any) -> dict[str, str]:
     """The text each request puts before a model for this snapshot, by kind."""
-    from host.agent import prompts
-    from host.agent.grammar import executor_tools
-    from host.core.actions import SINGLE_TAB_ACTIONS
+    from waymark.host.agent import prompts
+    from waymark.host.agent.grammar import executor_tools
+    from waymark.host.core.actions import SINGLE_TAB_ACTIONS
 
     page = prompts.snapshot_block(snapshot.url, snapshot.title, snapshot.text, None)
     system = prompts.executor_system(secrets=False)
@@ -45,9 +45,9 @@ async def run(options: dict[str, Any]) -> dict[str, Any]:
     """Count every kind of request on every corpus page (bounded per page like every section)."""
     from tokenizers import Tokenizer
 
-    from eval.sites.serve import SiteServer
-    from host.control_client import Controller
-    from host.core.snapshot import Snapshot
+    from waymark.eval.sites.serve import SiteServer
+    from waymark.host.control_client import Controller
+    from waymark.host.core.snapshot import Snapshot
 
     tokenizer = Tokenizer.from_file(str(options.get("tokenizer") or DEFAULT_TOKENIZER))
     pages_dir = Path(options["corpus"])

@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from eval.sites.serve import SiteServer
-from host.core.stats import spread
+from waymark.eval.sites.serve import SiteServer
+from waymark.host.core.stats import spread
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 DEFAULT_TOKENIZER = DEFAULT_CORPUS / "tokenizer" / "claude-legacy-tokenizer.json"
@@ -121,8 +121,8 @@ async def run_async(pages_dir: Path | str = DEFAULT_CORPUS / "pages", tokenizer_
     is an error row naming it, and the next page gets a fresh tab."""
     from tokenizers import Tokenizer
 
-    from eval.sw_handle import diagnostic_extension
-    from host.control_client import Controller
+    from waymark.eval.sw_handle import diagnostic_extension
+    from waymark.host.control_client import Controller
 
     tokenizer = Tokenizer.from_file(str(tokenizer_file))
 
@@ -239,7 +239,7 @@ if __name__ == "__main__":
     import json
     import sys
 
-    # python -m eval.bench.snapshot [LIMIT [RESULT.json]]
+    # python -m waymark.eval.bench.snapshot [LIMIT [RESULT.json]]
     limit = int(sys.argv[1]) if len(sys.argv) > 1 and int(sys.argv[1]) > 0 else None
     outcome = asyncio.run(run_async(DEFAULT_CORPUS / "pages", DEFAULT_TOKENIZER, limit=limit))
     print(format_table(outcome))

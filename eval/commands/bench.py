@@ -20,14 +20,14 @@ from typing import Any
 
 #: Section name -> module under eval.bench, in the order they run.
 SECTIONS: dict[str, str] = {
-    "snapshot": "eval.bench.snapshot",
-    "prompt": "eval.bench.prompt",
-    "native": "eval.bench.native",
-    "host": "eval.bench.host_overhead",
-    "dispatch": "eval.bench.dispatch",
-    "frames": "eval.bench.frames",
-    "memory": "eval.bench.memory",
-    "mcp": "eval.bench.mcp",
+    "snapshot": "waymark.eval.bench.snapshot",
+    "prompt": "waymark.eval.bench.prompt",
+    "native": "waymark.eval.bench.native",
+    "host": "waymark.eval.bench.host_overhead",
+    "dispatch": "waymark.eval.bench.dispatch",
+    "frames": "waymark.eval.bench.frames",
+    "memory": "waymark.eval.bench.memory",
+    "mcp": "waymark.eval.bench.mcp",
 }
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "pages"

@@ -27,10 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from eval.sites.serve import SiteServer
-    from host.agent.timeline import summary_lines
-    from host.commands.run import Console, run_agent
-    from host.control_client import HostCallError, HostNotConnected
+    from waymark.eval.sites.serve import SiteServer
+    from waymark.host.agent.timeline import summary_lines
+    from waymark.host.commands.run import Console, run_agent
+    from waymark.host.control_client import HostCallError, HostNotConnected
 
     script = json.loads((SCRIPTS_DIR / "demo_shop.json").read_text(encoding="utf-8"))
     out = sys.stderr if args.json else sys.stdout

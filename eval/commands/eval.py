@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from host.commands._model_args import add_model_arguments, specs_from_args
+from waymark.host.commands._model_args import add_model_arguments, specs_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,9 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from eval.report import ReportError, format_summary
-    from eval.runner import RunConfig, RunnerError, run_suite_sync
-    from eval.tasks import TaskError
+    from waymark.eval.report import ReportError, format_summary
+    from waymark.eval.runner import RunConfig, RunnerError, run_suite_sync
+    from waymark.eval.tasks import TaskError
 
     try:
         config = RunConfig.from_cli(
@@ -58,8 +58,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from eval.compare import compare, format_comparison
-    from eval.report import ReportError, read_rows
+    from waymark.eval.compare import compare, format_comparison
+    from waymark.eval.report import ReportError, read_rows
 
     try:
         result = compare(read_rows(args.a), read_rows(args.b))
@@ -71,8 +71,8 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _html(args: argparse.Namespace) -> int:
-    from eval.html import write_html
-    from eval.report import ReportError, read_rows
+    from waymark.eval.html import write_html
+    from waymark.eval.report import ReportError, read_rows
 
     try:
         rows = read_rows(args.report)

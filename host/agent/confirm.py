@@ -14,8 +14,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from host.core.actions import ACTIONS
-from host.core.snapshot import Snapshot, SnapshotElement
+from waymark.host.core.actions import ACTIONS
+from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
 #: Words and phrases that make a button, link or menu item destructive.
 DESTRUCTIVE_PATTERN = re.compile(

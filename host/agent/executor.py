@@ -15,23 +15,23 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from host.agent import prompts
-from host.agent.grammar import (
+from waymark.host.agent import prompts
+from waymark.host.agent.grammar import (
     DecisionRejected,
     constrained_decision_schema,
     executor_tools,
     validate_decision,
 )
-from host.agent.parsing import (
+from waymark.host.agent.parsing import (
     ParseFailure,
     decision_from_tool_call,
     parse_decision,
     retry_reminder,
 )
-from host.core.actions import ACTION_TYPES, Decision
-from host.core.page_in_view import showing
-from host.core.snapshot import Snapshot
-from providers.base import CompletionRequest, LLMProvider, Message
+from waymark.host.core.actions import ACTION_TYPES, Decision
+from waymark.host.core.page_in_view import showing
+from waymark.host.core.snapshot import Snapshot
+from waymark.providers.base import CompletionRequest, LLMProvider, Message
 
 
 class ParseProblem(BaseModel):

@@ -16,17 +16,17 @@ from typing import Any
 import jsonschema
 from pydantic import ValidationError
 
-from host.agent import prompts
-from host.core.actions import (
+from waymark.host.agent import prompts
+from waymark.host.core.actions import (
     ACT_TOOL,
     ACTION_TYPES,
     Decision,
     action_adapter,
     decision_json_schema,
 )
-from host.core.phases import timed
-from host.core.snapshot import Snapshot, SnapshotElement
-from providers.base import Tool
+from waymark.host.core.phases import timed
+from waymark.host.core.snapshot import Snapshot, SnapshotElement
+from waymark.providers.base import Tool
 
 #: Most refs listed as an enum in the constrained-output schema (once per action variant that
 #: takes a ref); beyond this the grammar grows more than the constraint is worth.

@@ -25,23 +25,29 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from host.agent import repair as repairs
-from host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
-from host.agent.confirm import Policy, destructive_reason, domain_refusal
-from host.agent.executor import Executor, Turn
-from host.agent.human import Human
-from host.agent.planner import Plan, Planner, PlannerFailed, PlanStep, fallback_plan
-from host.agent.prompts import snapshot_block
-from host.agent.redaction import (
+from waymark.host.agent import repair as repairs
+from waymark.host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
+from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
+from waymark.host.agent.executor import Executor, Turn
+from waymark.host.agent.human import Human
+from waymark.host.agent.planner import (
+    Plan,
+    Planner,
+    PlannerFailed,
+    PlanStep,
+    fallback_plan,
+)
+from waymark.host.agent.prompts import snapshot_block
+from waymark.host.agent.redaction import (
     Redactor,
     SecretMissing,
     protect_typed_text,
     redact_url,
     resolve_action,
 )
-from host.agent.session import BrowserSession
-from host.agent.trace import RunSummary, TraceWriter, digest, new_run_id
-from host.agent.verifier import (
+from waymark.host.agent.session import BrowserSession
+from waymark.host.agent.trace import RunSummary, TraceWriter, digest, new_run_id
+from waymark.host.agent.verifier import (
     Expectation,
     Predicate,
     PredicateError,
@@ -52,18 +58,18 @@ from host.agent.verifier import (
     parse_predicates,
     unreachable_by_link,
 )
-from host.bridge import BrowserBridge, BrowserError
-from host.core.actions import (
+from waymark.host.bridge import BrowserBridge, BrowserError
+from waymark.host.core.actions import (
     ACTION_TYPES,
     SINGLE_TAB_ACTIONS,
     URL_ACTIONS,
     absolute_url,
 )
-from host.core.browser_api import ActionResult
-from host.core.phases import timed
-from host.core.snapshot import Snapshot
-from providers.base import LLMProvider
-from providers.errors import ProviderError
+from waymark.host.core.browser_api import ActionResult
+from waymark.host.core.phases import timed
+from waymark.host.core.snapshot import Snapshot
+from waymark.providers.base import LLMProvider
+from waymark.providers.errors import ProviderError
 
 log = logging.getLogger(__name__)
 

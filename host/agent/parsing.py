@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from host.core.actions import (
+from waymark.host.core.actions import (
     ACT_TOOL,
     ACTION_TYPES,
     INSTEAD,
@@ -35,10 +35,10 @@ from host.core.actions import (
     action_adapter,
     action_help,
 )
-from host.core.coercions import ACTION_ALIASES, coerce_decision
-from host.core.phases import timed
-from providers.base import RAW_ARGUMENTS_KEY
-from providers.textmode import strip_reasoning
+from waymark.host.core.coercions import ACTION_ALIASES, coerce_decision
+from waymark.host.core.phases import timed
+from waymark.providers.base import RAW_ARGUMENTS_KEY
+from waymark.providers.textmode import strip_reasoning
 
 FailureKind = Literal["no_json", "truncated", "malformed", "multi_root", "shape"]
 

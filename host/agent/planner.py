@@ -8,11 +8,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from host.agent import prompts
-from host.agent.parsing import ParseFailure, extract_json
-from host.agent.verifier import PREDICATE_NAMES, PredicateError, parse_predicates
-from host.core.coercions import coerce_predicates
-from providers.base import CompletionRequest, LLMProvider, Message
+from waymark.host.agent import prompts
+from waymark.host.agent.parsing import ParseFailure, extract_json
+from waymark.host.agent.verifier import (
+    PREDICATE_NAMES,
+    PredicateError,
+    parse_predicates,
+)
+from waymark.host.core.coercions import coerce_predicates
+from waymark.providers.base import CompletionRequest, LLMProvider, Message
 
 #: Planner answers that are not a usable plan get this many reminders.
 MAX_PLAN_RETRIES = 2

@@ -9,9 +9,9 @@ import json
 import re
 from typing import Any
 
-from host.agent.verifier import PREDICATE_NAMES
-from host.core.actions import ACTION_TYPES, text_form
-from host.core.phases import timed
+from waymark.host.agent.verifier import PREDICATE_NAMES
+from waymark.host.core.actions import ACTION_TYPES, text_form
+from waymark.host.core.phases import timed
 
 UNTRUSTED_TAG = "untrusted_page_content"
 

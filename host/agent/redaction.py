@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from host.core import secrets_store
-from host.core.snapshot import Snapshot, SnapshotElement
+from waymark.host.core import secrets_store
+from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
 PLACEHOLDER = re.compile(r"\{\{\s*secret:([A-Za-z_][A-Za-z0-9_.-]{0,63})\s*\}\}")
 REDACTED = "[redacted]"

@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from host.agent.confirm import Policy
-from host.agent.session import BrowserSession
-from host.agent.verifier import Expectation, Verification
-from host.core.browser_api import ActionResult
-from host.core.snapshot import Snapshot
+from waymark.host.agent.confirm import Policy
+from waymark.host.agent.session import BrowserSession
+from waymark.host.agent.verifier import Expectation, Verification
+from waymark.host.core.browser_api import ActionResult
+from waymark.host.core.snapshot import Snapshot
 
 #: Names of controls that close an overlay without committing to anything.
 CLOSE_NAME = re.compile(

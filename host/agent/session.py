@@ -6,10 +6,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from host.bridge import BrowserBridge, BrowserError
-from host.browser import act, detach_debugger, snapshot
-from host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
-from host.core.snapshot import Snapshot
+from waymark.host.bridge import BrowserBridge, BrowserError
+from waymark.host.browser import act, detach_debugger, snapshot
+from waymark.host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
+from waymark.host.core.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 

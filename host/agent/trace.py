@@ -15,9 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from host.agent.redaction import Redactor
-from host.core.paths import private_dir, runs_dir
-from host.core.phases import timed
+from waymark.host.agent.redaction import Redactor
+from waymark.host.core.paths import private_dir, runs_dir
+from waymark.host.core.phases import timed
 
 TRACE_FILE = "trace.jsonl"
 SUMMARY_FILE = "summary.json"

@@ -13,9 +13,9 @@ from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from host.core.phases import timed
-from host.core.snapshot import Snapshot
-from host.core.targets import Target, find_elements, normalise
+from waymark.host.core.phases import timed
+from waymark.host.core.snapshot import Snapshot
+from waymark.host.core.targets import Target, find_elements, normalise
 
 #: Predicates about where the browser is; they get the shorter navigation timeout.
 NAVIGATION_PREDICATES = frozenset({"url_contains", "url_matches", "url_changed", "title_contains"})

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from providers.spec import ModelChoice, ModelSpec, SpecError
+from waymark.providers.spec import ModelChoice, ModelSpec, SpecError
 
 SPEC_HELP = "PROVIDER:MODEL, PRESET:MODEL or openai_compat:PRESET:MODEL, with ?option=value&... (see README)"
 

@@ -8,9 +8,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from host.core import __version__
-from host.extension import extension_origin
-from host.registration import known_browsers, read_manifest
+from waymark.host.core import __version__
+from waymark.host.extension import extension_origin
+from waymark.host.registration import known_browsers, read_manifest
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +29,7 @@ class Row:
 
 def probe_launcher(path: str, timeout: float = 15.0) -> tuple[bool, str]:
     """Start the registered launcher as Chrome would and complete a handshake with it."""
-    from host.pipe_client import HostProcess
+    from waymark.host.pipe_client import HostProcess
 
     if not os.path.isabs(path):
         return False, f"path is not absolute: {path}"
@@ -63,7 +63,7 @@ def check_manifest(name: str, manifest_path: Path) -> Row:
 
 def _providers_summary() -> list[str]:
     try:
-        from providers.choices import configured_summary
+        from waymark.providers.choices import configured_summary
     except ImportError:
         return ["(provider configuration is not available in this build)"]
     return configured_summary()

@@ -12,6 +12,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from host.server import run_host
+    from waymark.host.server import run_host
 
     return run_host()

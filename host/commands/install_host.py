@@ -9,9 +9,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from host import registration
-from host.extension import extension_dir, extension_id
-from host.registration import LAUNCHER_NAME, installed_browsers, known_browsers
+from waymark.host import registration
+from waymark.host.extension import extension_dir, extension_id
+from waymark.host.registration import LAUNCHER_NAME, installed_browsers, known_browsers
 
 
 def register(sub: argparse._SubParsersAction) -> None:

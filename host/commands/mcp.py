@@ -8,7 +8,7 @@ import logging
 import sys
 from pathlib import Path
 
-from host.commands._model_args import add_model_arguments, models_from_args
+from waymark.host.commands._model_args import add_model_arguments, models_from_args
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -32,13 +32,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from host.agent.confirm import Policy
-    from host.core.paths import control_socket_override
-    from host.logs import configure_logging
-    from host.mcp.link import AttachedLink, LaunchedLink
-    from host.mcp.server import serve
-    from host.mcp.session import McpSession
-    from host.settings import load_settings
+    from waymark.host.agent.confirm import Policy
+    from waymark.host.core.paths import control_socket_override
+    from waymark.host.logs import configure_logging
+    from waymark.host.mcp.link import AttachedLink, LaunchedLink
+    from waymark.host.mcp.server import serve
+    from waymark.host.mcp.session import McpSession
+    from waymark.host.settings import load_settings
 
     if (args.headed or args.user_data_dir) and not args.launch:
         print("waymark mcp: --headed and --user-data-dir go with --launch", file=sys.stderr)

@@ -10,8 +10,8 @@ import asyncio
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from providers.choices import ProviderChoice
-    from providers.spec import ModelSpec
+    from waymark.providers.choices import ProviderChoice
+    from waymark.providers.spec import ModelSpec
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,14 +25,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 async def reachable(target: "ProviderChoice", timeout: float) -> str:
     """One line on whether the target answers a cheap request; never raises."""
-    from providers.spec import ModelSpec
+    from waymark.providers.spec import ModelSpec
 
     return await spec_reachable(ModelSpec.make(target.provider, "", {"preset": target.preset} if target.preset else {}), timeout)
 
 
 async def spec_reachable(spec: "ModelSpec", timeout: float) -> str:
     """One line on whether the endpoint of this spec answers a cheap request; never raises."""
-    from providers.errors import AuthError, ProviderError
+    from waymark.providers.errors import AuthError, ProviderError
 
     if spec.provider in ("mlx", "scripted"):
         return "in-process"
@@ -60,9 +60,9 @@ async def _check(rows: list[tuple["ProviderChoice", bool]], timeout: float) -> l
 
 def _chosen(args: argparse.Namespace) -> list[tuple[str, "ModelSpec | None", str]]:
     """(label, spec or None, why not) of each role's saved model and each --model spec."""
-    from host.settings import ROLES, effective_role, load_settings, role_spec
-    from providers.errors import ProviderError
-    from providers.spec import ModelSpec, SpecError
+    from waymark.host.settings import ROLES, effective_role, load_settings, role_spec
+    from waymark.providers.errors import ProviderError
+    from waymark.providers.spec import ModelSpec, SpecError
 
     rows: list[tuple[str, ModelSpec | None, str]] = []
     settings = load_settings()
@@ -84,7 +84,7 @@ def _chosen(args: argparse.Namespace) -> list[tuple[str, "ModelSpec | None", str
 
 
 def _run(args: argparse.Namespace) -> int:
-    from providers.choices import choices, status
+    from waymark.providers.choices import choices, status
 
     rows = [(t, *status(t)) for t in choices()]
     if args.no_check:

@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from host.commands._model_args import add_model_arguments, models_from_args
+from waymark.host.commands._model_args import add_model_arguments, models_from_args
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -56,7 +56,7 @@ class Console:
         print(text, file=self.out, flush=True)
 
     def on_notify(self, name: str, data: dict[str, Any]) -> None:
-        from host.agent.timeline import event_text
+        from waymark.host.agent.timeline import event_text
 
         if name in ("confirm", "ask_user"):
             task = asyncio.get_running_loop().create_task(self._answer(name, data))
@@ -86,7 +86,7 @@ class Console:
 
 async def run_agent(params: dict[str, Any], console: Console, headed: bool = False) -> dict[str, Any]:
     """Launch Chromium with the extension, call agent.run, and return the summary."""
-    from host.control_client import Controller
+    from waymark.host.control_client import Controller
 
     async with Controller(headless=not headed) as controller:
         console.controller = controller
@@ -94,8 +94,8 @@ async def run_agent(params: dict[str, Any], console: Console, headed: bool = Fal
 
 
 def _run(args: argparse.Namespace) -> int:
-    from host.agent.timeline import summary_lines
-    from host.control_client import HostCallError, HostNotConnected
+    from waymark.host.agent.timeline import summary_lines
+    from waymark.host.control_client import HostCallError, HostNotConnected
 
     try:
         params = run_params(args)

@@ -7,15 +7,15 @@ import argparse
 import sys
 from typing import Callable
 
-from host.extension import extension_dir
+from waymark.host.extension import extension_dir
 
 SCHEMA_FILE = "shared/protocol.schema.json"
 
 
 def generated_files() -> dict[str, Callable[[], str]]:
     """Path under extension/ -> the function that renders its text."""
-    from host.core.extension_types import GENERATED
-    from host.core.protocol import json_schema_text
+    from waymark.host.core.extension_types import GENERATED
+    from waymark.host.core.protocol import json_schema_text
 
     return {SCHEMA_FILE: json_schema_text, **GENERATED}
 

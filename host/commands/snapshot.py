@@ -44,7 +44,7 @@ def documented_json(snapshot: dict[str, Any]) -> dict[str, Any]:
 
 async def take(url: str, *, viewport: tuple[int, int], max_chars: int, offset: int, screenshot: bool) -> dict[str, Any]:
     """Launch the browser, load `url` in its tab and return the host's `snapshot` answer."""
-    from host.control_client import Controller
+    from waymark.host.control_client import Controller
 
     async with Controller(viewport=viewport) as controller:
         assert controller.browser is not None
@@ -60,7 +60,7 @@ async def take(url: str, *, viewport: tuple[int, int], max_chars: int, offset: i
 
 
 def _run(args: argparse.Namespace) -> int:
-    from host.control_client import HostCallError
+    from waymark.host.control_client import HostCallError
 
     if args.max_chars < 200:
         print("waymark snapshot: --max-chars must be at least 200", file=sys.stderr)

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _load(run: str) -> tuple[Path, list[dict[str, Any]], dict[str, Any] | None] | None:
-    from host.agent.trace import TraceNotFound, find_run, read_trace
+    from waymark.host.agent.trace import TraceNotFound, find_run, read_trace
 
     try:
         folder = find_run(run)
@@ -39,7 +39,7 @@ def _load(run: str) -> tuple[Path, list[dict[str, Any]], dict[str, Any] | None] 
 
 
 def _show(args: argparse.Namespace) -> int:
-    from host.agent.timeline import event_text
+    from waymark.host.agent.timeline import event_text
 
     loaded = _load(args.run)
     if loaded is None:
@@ -85,7 +85,7 @@ def _img(folder: Path, rel: str | None) -> str:
 
 def render_html(folder: Path, events: list[dict[str, Any]], summary: dict[str, Any] | None) -> str:
     """The whole trace as one HTML page (screenshots inlined as data URLs); every value escaped."""
-    from host.agent.timeline import OUTCOMES
+    from waymark.host.agent.timeline import OUTCOMES
 
     e = html.escape
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>Waymark run {e(folder.name)}</title>"

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from host.core.snapshot import Snapshot
+from waymark.host.core.snapshot import Snapshot
 
 
 class SnapshotOptions(BaseModel):

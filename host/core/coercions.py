@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any, Collection
 
-from host.core.actions import ACTION_TYPES
+from waymark.host.core.actions import ACTION_TYPES
 
 #: Names models give actions, mapped to the grammar's action types.
 ACTION_ALIASES: dict[str, str] = {

@@ -10,9 +10,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from host.core import actions
-from host.core.browser_api import ActionResult, ActRequest
-from host.core.messages import CONTENT_KINDS
+from waymark.host.core import actions
+from waymark.host.core.browser_api import ActionResult, ActRequest
+from waymark.host.core.messages import CONTENT_KINDS
 
 ACTIONS_FILE = "shared/actions.js"
 KINDS_FILE = "content/kinds.js"

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Iterator
 
-from host.core.snapshot import Snapshot
+from waymark.host.core.snapshot import Snapshot
 
 _PAGE: ContextVar[Snapshot | None] = ContextVar("waymark_page_in_view", default=None)
 

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from host.core import PROTOCOL_VERSION
+from waymark.host.core import PROTOCOL_VERSION
 
 
 class Envelope(BaseModel):

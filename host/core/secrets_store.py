@@ -14,7 +14,7 @@ import re
 import threading
 from pathlib import Path
 
-from host.core.paths import config_dir, private_dir
+from waymark.host.core.paths import config_dir, private_dir
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from host.core.snapshot import Snapshot, SnapshotElement
+from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
 
 class Target(BaseModel):

@@ -9,18 +9,18 @@ import logging
 from pathlib import Path
 from typing import Any, Protocol
 
-from host.browsers import BrowserChoiceError, choose, running
-from host.control_client import (
+from waymark.host.browsers import BrowserChoiceError, choose, running
+from waymark.host.control_client import (
     ControlConnection,
     Controller,
     HostCallError,
     HostNotConnected,
     Notification,
 )
-from host.control_server import MCP_CONNECT
-from host.framing import MAX_INBOUND_BYTES
-from host.mcp.errors import NoBrowser, Refused, ToolError
-from host.mcp_access import CONSENT_TIMEOUT_S
+from waymark.host.control_server import MCP_CONNECT
+from waymark.host.framing import MAX_INBOUND_BYTES
+from waymark.host.mcp.errors import NoBrowser, Refused, ToolError
+from waymark.host.mcp_access import CONSENT_TIMEOUT_S
 
 log = logging.getLogger(__name__)
 

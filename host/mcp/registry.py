@@ -10,7 +10,7 @@ from typing import Any, Awaitable, Callable
 import mcp_types as types
 from pydantic import BaseModel
 
-from host.mcp.session import Confirm, McpSession
+from waymark.host.mcp.session import Confirm, McpSession
 
 Content = types.TextContent | types.ImageContent
 Progress = Callable[[float, float | None, str], Awaitable[None]]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import difflib
 import re
 
-from host.agent.prompts import snapshot_block, wrap_untrusted
-from host.core.browser_api import ActionResult
-from host.core.snapshot import Snapshot
+from waymark.host.agent.prompts import snapshot_block, wrap_untrusted
+from waymark.host.core.browser_api import ActionResult
+from waymark.host.core.snapshot import Snapshot
 
 _REF_LINE = re.compile(r"^\[(\d+)\]")
 

@@ -12,14 +12,14 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
 
-from host.core import __version__
-from host.mcp.errors import Refused, ToolError
-from host.mcp.link import Link
-from host.mcp.registry import Content, Tool, ToolCall, text
-from host.mcp.session import McpSession
-from host.mcp.tools_actions import action_tools
-from host.mcp.tools_page import page_tools
-from host.mcp.tools_task import task_tools
+from waymark.host.core import __version__
+from waymark.host.mcp.errors import Refused, ToolError
+from waymark.host.mcp.link import Link
+from waymark.host.mcp.registry import Content, Tool, ToolCall, text
+from waymark.host.mcp.session import McpSession
+from waymark.host.mcp.tools_actions import action_tools
+from waymark.host.mcp.tools_page import page_tools
+from waymark.host.mcp.tools_task import task_tools
 
 log = logging.getLogger(__name__)
 

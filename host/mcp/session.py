@@ -7,24 +7,29 @@ from __future__ import annotations
 import logging
 from typing import Any, Awaitable, Callable
 
-from host.agent.confirm import Policy, destructive_reason, domain_refusal
-from host.agent.loop import action_line
-from host.agent.redaction import (
+from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
+from waymark.host.agent.loop import action_line
+from waymark.host.agent.redaction import (
     Redactor,
     SecretMissing,
     protect_typed_text,
     resolve_action,
 )
-from host.agent.verifier import Expectation, Predicate, Verification, VerifyContext
-from host.control_client import HostCallError, HostNotConnected, Notification
-from host.control_server import MCP_ASK, MCP_CONFIRM
-from host.core.actions import absolute_url
-from host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
-from host.core.snapshot import Snapshot
-from host.mcp.errors import NoBrowser, Refused, ToolError
-from host.mcp.link import HostLink
-from host.mcp.results import page_view
-from host.mcp_access import CONSENT_TIMEOUT_S
+from waymark.host.agent.verifier import (
+    Expectation,
+    Predicate,
+    Verification,
+    VerifyContext,
+)
+from waymark.host.control_client import HostCallError, HostNotConnected, Notification
+from waymark.host.control_server import MCP_ASK, MCP_CONFIRM
+from waymark.host.core.actions import absolute_url
+from waymark.host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
+from waymark.host.core.snapshot import Snapshot
+from waymark.host.mcp.errors import NoBrowser, Refused, ToolError
+from waymark.host.mcp.link import HostLink
+from waymark.host.mcp.results import page_view
+from waymark.host.mcp_access import CONSENT_TIMEOUT_S
 
 log = logging.getLogger(__name__)
 

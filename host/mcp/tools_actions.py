@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from host.agent.prompts import wrap_untrusted
-from host.agent.verifier import PredicateError, parse_predicate
-from host.core import actions as grammar
-from host.mcp.errors import ToolError
-from host.mcp.registry import Content, Tool, ToolCall, text
-from host.mcp.results import result_line
+from waymark.host.agent.prompts import wrap_untrusted
+from waymark.host.agent.verifier import PredicateError, parse_predicate
+from waymark.host.core import actions as grammar
+from waymark.host.mcp.errors import ToolError
+from waymark.host.mcp.registry import Content, Tool, ToolCall, text
+from waymark.host.mcp.results import result_line
 
 #: Tool name -> the grammar's action model; the description is the model's docstring.
 ACTION_TOOLS: dict[str, type[BaseModel]] = {

@@ -10,10 +10,14 @@ import mcp_types as types
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 
-from host.agent.verifier import PREDICATE_NAMES, PredicateError, parse_predicates
-from host.core.browser_api import SnapshotOptions
-from host.mcp.errors import ToolError
-from host.mcp.registry import Content, Tool, ToolCall, text
+from waymark.host.agent.verifier import (
+    PREDICATE_NAMES,
+    PredicateError,
+    parse_predicates,
+)
+from waymark.host.core.browser_api import SnapshotOptions
+from waymark.host.mcp.errors import ToolError
+from waymark.host.mcp.registry import Content, Tool, ToolCall, text
 
 
 def fields_of(model: type[BaseModel], **descriptions: str) -> dict[str, Any]:

@@ -8,11 +8,11 @@ from typing import Any
 
 from pydantic import ConfigDict, create_model
 
-from host.agent.timeline import event_text, summary_lines
-from host.mcp.errors import ToolError
-from host.mcp.registry import Content, Tool, ToolCall, text
-from host.mcp.tools_page import fields_of
-from host.rpc.agent import RunParams
+from waymark.host.agent.timeline import event_text, summary_lines
+from waymark.host.mcp.errors import ToolError
+from waymark.host.mcp.registry import Content, Tool, ToolCall, text
+from waymark.host.mcp.tools_page import fields_of
+from waymark.host.rpc.agent import RunParams
 
 RunTaskParams = create_model(
     "RunTaskParams", __config__=ConfigDict(extra="forbid"),

@@ -11,10 +11,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from host.browser import act as browser_act
-from host.core.actions import BROWSER_ACTIONS, parse_action
-from host.core.browser_api import ActRequest
-from host.methods import CallContext, MethodError, method
+from waymark.host.browser import act as browser_act
+from waymark.host.core.actions import BROWSER_ACTIONS, parse_action
+from waymark.host.core.browser_api import ActRequest
+from waymark.host.methods import CallContext, MethodError, method
 
 
 def _errors(exc: ValidationError) -> str:

@@ -33,18 +33,18 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from host.agent.budgets import Budgets, snapshot_chars
-from host.agent.confirm import Policy
-from host.agent.human import Human
-from host.agent.loop import AgentRun, CallSettings, RunOptions
-from host.agent.trace import new_run_id
-from host.methods import CallContext, MethodError, method
-from host.rpc.diagnostics import MeasuredProvider
-from host.settings import load_settings, role_spec
-from providers import registry
-from providers.base import LLMProvider
-from providers.errors import ProviderError, error_code
-from providers.spec import ChoiceError, ModelChoice, ModelSpec
+from waymark.host.agent.budgets import Budgets, snapshot_chars
+from waymark.host.agent.confirm import Policy
+from waymark.host.agent.human import Human
+from waymark.host.agent.loop import AgentRun, CallSettings, RunOptions
+from waymark.host.agent.trace import new_run_id
+from waymark.host.methods import CallContext, MethodError, method
+from waymark.host.rpc.diagnostics import MeasuredProvider
+from waymark.host.settings import load_settings, role_spec
+from waymark.providers import registry
+from waymark.providers.base import LLMProvider
+from waymark.providers.errors import ProviderError, error_code
+from waymark.providers.spec import ChoiceError, ModelChoice, ModelSpec
 
 log = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ import platform
 import sys
 from typing import Any
 
-from host.core import PROTOCOL_VERSION, __version__
-from host.methods import CallContext, MethodError, method, names
+from waymark.host.core import PROTOCOL_VERSION, __version__
+from waymark.host.methods import CallContext, MethodError, method, names
 
 
 @method("host.info")

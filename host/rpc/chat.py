@@ -13,15 +13,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from host.agent.prompts import UNTRUSTED_TAG, snapshot_block
-from host.bridge import BrowserError
-from host.browser import snapshot
-from host.core.browser_api import SnapshotOptions
-from host.core.page_in_view import showing
-from host.methods import CallContext, MethodError, method
-from host.rpc import diagnostics
-from host.settings import build_provider, effective_role, load_settings
-from providers.errors import error_code
+from waymark.host.agent.prompts import UNTRUSTED_TAG, snapshot_block
+from waymark.host.bridge import BrowserError
+from waymark.host.browser import snapshot
+from waymark.host.core.browser_api import SnapshotOptions
+from waymark.host.core.page_in_view import showing
+from waymark.host.methods import CallContext, MethodError, method
+from waymark.host.rpc import diagnostics
+from waymark.host.settings import build_provider, effective_role, load_settings
+from waymark.providers.errors import error_code
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +74,8 @@ async def _page_context(ctx: CallContext, params: ChatParams, want_screenshot: b
 @method("chat.send")
 async def chat_send(raw: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     """Stream an answer: `delta` notifications {text}, then {text, blocked, usage, provider, model, page}."""
-    from providers.base import CompletionRequest, ImagePart, Message, TextPart
-    from providers.errors import ProviderError
+    from waymark.providers.base import CompletionRequest, ImagePart, Message, TextPart
+    from waymark.providers.errors import ProviderError
 
     try:
         params = ChatParams.model_validate(raw)

@@ -16,16 +16,16 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Iterator
 
-from host.core.stats import quantile
-from host.methods import CallContext, method
-from providers.base import (
+from waymark.host.core.stats import quantile
+from waymark.host.methods import CallContext, method
+from waymark.providers.base import (
     Capabilities,
     Completion,
     CompletionRequest,
     Delta,
     LLMProvider,
 )
-from providers.errors import error_code
+from waymark.providers.errors import error_code
 
 #: Latencies kept per (provider, phase) for the percentiles.
 WINDOW = 500

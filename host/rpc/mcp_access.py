@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from host.mcp_access import ACCESS
-from host.methods import CallContext, MethodError, method
+from waymark.host.mcp_access import ACCESS
+from waymark.host.methods import CallContext, MethodError, method
 
 
 @method("mcp.watch")

@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from host.core import secrets_store
-from host.methods import CallContext, MethodError, method
-from host.settings import (
+from waymark.host.core import secrets_store
+from waymark.host.methods import CallContext, MethodError, method
+from waymark.host.settings import (
     ROLES,
     Settings,
     build_provider,
@@ -25,13 +25,13 @@ from host.settings import (
     settings_path,
     update_settings,
 )
-from providers.errors import error_code
+from waymark.providers.errors import error_code
 
 log = logging.getLogger(__name__)
 
 def _public_view(settings: Settings) -> dict[str, Any]:
-    from providers import registry
-    from providers.config import KEY_NAMES
+    from waymark.providers import registry
+    from waymark.providers.config import KEY_NAMES
 
     return {
         "settings": settings.model_dump(mode="json"),
@@ -96,8 +96,8 @@ async def secrets_list(params: dict[str, Any], ctx: CallContext) -> dict[str, An
 @method("settings.test")
 async def settings_test(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     """Check that a role's provider answers a one-word prompt: {ok, provider, model, latency_ms} or {ok: false, error}."""
-    from providers.base import CompletionRequest, Message
-    from providers.errors import ProviderError
+    from waymark.providers.base import CompletionRequest, Message
+    from waymark.providers.errors import ProviderError
 
     role = params.get("role", "chat")
     if role not in ROLES:

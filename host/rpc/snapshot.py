@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from host.browser import snapshot as browser_snapshot
-from host.core.browser_api import SnapshotOptions
-from host.methods import CallContext, MethodError, method
+from waymark.host.browser import snapshot as browser_snapshot
+from waymark.host.core.browser_api import SnapshotOptions
+from waymark.host.methods import CallContext, MethodError, method
 
 
 def _errors(exc: ValidationError) -> str:

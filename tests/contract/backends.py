@@ -11,8 +11,9 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from providers import registry
-from providers.base import (
+from tests.contract.fake_server import FakeServer, Reply
+from waymark.providers import registry
+from waymark.providers.base import (
     CompletionRequest,
     ImagePart,
     LLMProvider,
@@ -21,8 +22,7 @@ from providers.base import (
     Tool,
     Usage,
 )
-from providers.retry import RetryPolicy
-from tests.contract.fake_server import FakeServer, Reply
+from waymark.providers.retry import RetryPolicy
 
 #: Contract tests see errors as they happen; retrying is tested on its own.
 NO_RETRY = RetryPolicy(attempts=1)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from host.agent.parsing import decision_from_tool_call, parse_decision
-from providers.base import Capabilities, Completion, Usage
+from waymark.host.agent.parsing import decision_from_tool_call, parse_decision
+from waymark.providers.base import Capabilities, Completion, Usage
 
 
 def decision_of(result: Completion) -> dict[str, Any]:

@@ -8,9 +8,9 @@ from typing import AsyncIterator, Iterator
 import pytest
 import pytest_asyncio
 
-from providers import registry
 from tests.contract.backends import Backend, backend_for
 from tests.contract.fake_server import FakeServer
+from waymark.providers import registry
 
 
 @pytest_asyncio.fixture(scope="session")

@@ -8,15 +8,6 @@ from typing import AsyncIterator, Callable
 
 import pytest
 
-from providers.base import (
-    Capabilities,
-    Completion,
-    CompletionRequest,
-    Delta,
-    LLMProvider,
-    Usage,
-)
-from providers.streaming import join_deltas
 from tests.contract.backends import ScriptedBackend
 from tests.contract.checks import (
     check_joined,
@@ -26,6 +17,15 @@ from tests.contract.checks import (
 )
 from tests.contract.fake_server import Reply
 from tests.contract.test_contract import CLICK, CLICK_DECISION
+from waymark.providers.base import (
+    Capabilities,
+    Completion,
+    CompletionRequest,
+    Delta,
+    LLMProvider,
+    Usage,
+)
+from waymark.providers.streaming import join_deltas
 
 Mutation = Callable[[Completion], Completion]
 

@@ -9,11 +9,6 @@ import contextlib
 
 import pytest
 
-from host.agent.parsing import ParseFailure, parse_decision
-from providers import errors
-from providers.base import Delta
-from providers.retry import RetryPolicy
-from providers.streaming import join_deltas
 from tests.contract.backends import TINY_JPEG, Backend, HTTPBackend, needs_http
 from tests.contract.checks import (
     check_joined,
@@ -23,6 +18,11 @@ from tests.contract.checks import (
     check_usage,
 )
 from tests.contract.fake_server import Reply
+from waymark.host.agent.parsing import ParseFailure, parse_decision
+from waymark.providers import errors
+from waymark.providers.base import Delta
+from waymark.providers.retry import RetryPolicy
+from waymark.providers.streaming import join_deltas
 
 CLICK = ("click", {"ref": 3, "thought": "add the item"})
 CLICK_DECISION = {"thought": "add the item", "action": {"type": "click", "ref": 3}}

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from providers import errors
-from providers.base import Completion, CompletionRequest, LLMProvider, Message
-from providers.streaming import join_deltas
 from tests.contract.backends import Backend, HTTPBackend, needs_http
 from tests.contract.checks import check_tool_only
 from tests.contract.fake_server import Reply
+from waymark.providers import errors
+from waymark.providers.base import Completion, CompletionRequest, LLMProvider, Message
+from waymark.providers.streaming import join_deltas
 
 CLICK = ("click", {"ref": 3, "thought": "add the item"})
 CLICK_DECISION = {"thought": "add the item", "action": {"type": "click", "ref": 3}}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from host.core.browser_api import ActionResult
-from host.core.snapshot import Snapshot
+from waymark.host.core.browser_api import ActionResult
+from waymark.host.core.snapshot import Snapshot
 
 
 async def tab_id_of(sw: Any, page: Any) -> int:

@@ -21,7 +21,7 @@ PASSED_ENV = ("WAYMARK_STATE_DIR", "WAYMARK_CONFIG_DIR", "WAYMARK_RUNS_DIR", "WA
 
 async def control_socket(timeout: float = 15.0) -> Path:
     """The session browser's control socket (the oldest running browser's), once its host listens."""
-    from host.browsers import registry_dir, running
+    from waymark.host.browsers import registry_dir, running
 
     deadline = asyncio.get_running_loop().time() + timeout
     while not (browsers := running()):
@@ -33,7 +33,7 @@ async def control_socket(timeout: float = 15.0) -> Path:
 async def allowed_connection(name: str) -> Any:
     """A raw control connection (no `waymark mcp` between) admitted under a client name the user
     already allowed in this browser session."""
-    from host.control_client import ControlConnection
+    from waymark.host.control_client import ControlConnection
 
     reader, writer = await asyncio.open_unix_connection(str(await control_socket()))
     connection = await ControlConnection.handshake(reader, writer, 10)

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from eval.sites.serve import SiteServer
-from host.core import secrets_store
-from host.core.paths import state_dir
 from tests.agent_calls import start_run, trace_events
+from waymark.eval.sites.serve import SiteServer
+from waymark.host.core import secrets_store
+from waymark.host.core.paths import state_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_SCRIPT = json.loads((ROOT / "eval" / "scripts" / "demo_shop.json").read_text(encoding="utf-8"))

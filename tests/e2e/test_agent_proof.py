@@ -12,9 +12,9 @@ from typing import Any, AsyncIterator
 import pytest
 import pytest_asyncio
 
-from eval.sites.serve import SiteServer
 from tests.agent_calls import start_run, trace_events
 from tests.reliability.fake_model import FakeModel
+from waymark.eval.sites.serve import SiteServer
 
 LOGIN_TASK = "Sign in to Ledger with the username ada and the password lovelace."
 

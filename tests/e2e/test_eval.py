@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from eval import miniwob
-from eval.html import render
-from eval.report import read_rows
-from eval.runner import RunConfig, run_suite
-from eval.tasks import MiniwobSpec, load_suite
-from providers.spec import ModelSpec
+from waymark.eval import miniwob
+from waymark.eval.html import render
+from waymark.eval.report import read_rows
+from waymark.eval.runner import RunConfig, run_suite
+from waymark.eval.tasks import MiniwobSpec, load_suite
+from waymark.providers.spec import ModelSpec
 
 SCRIPTED = ModelSpec.make("scripted", "scripted")
 

@@ -26,7 +26,7 @@ PLAN = [{"intent": "Open the panel", "action": {"type": "click", "target": {"rol
 
 @pytest_asyncio.fixture(scope="module")
 async def own_browser(playwright_instance: Any, tmp_path_factory: pytest.TempPathFactory, test_extension: Path) -> AsyncIterator[Any]:
-    from host.launch import launch_browser
+    from waymark.host.launch import launch_browser
 
     launched = await launch_browser(playwright_instance, tmp_path_factory.mktemp("faults-profile"), host_env=_host_env(),
                                     extension=test_extension)
@@ -52,8 +52,8 @@ async def _until(predicate: Any, timeout_s: float = 30.0, evidence: Any = None) 
 
 def _host_log_tail(lines: int = 40) -> str:
     """The end of the hosts' log, so a failure says what the host was doing."""
-    from host.core.paths import state_dir
-    from host.logs import LOG_FILE_NAME
+    from waymark.host.core.paths import state_dir
+    from waymark.host.logs import LOG_FILE_NAME
 
     log = state_dir() / LOG_FILE_NAME
     return "host.log:\n" + "\n".join(log.read_text(errors="replace").splitlines()[-lines:]) if log.exists() else "no host.log"
@@ -115,7 +115,7 @@ async def _stop_service_worker(browser: Any) -> None:
 
 
 async def test_stopping_the_service_worker_mid_run_cancels_the_run_with_its_trace_and_a_fresh_worker_serves_the_next(own_browser, model, site_url):
-    from host.launch import find_service_worker
+    from waymark.host.launch import find_service_worker
 
     sw = own_browser.service_worker
     run, trace_dir = await _run_in_flight(sw, model, site_url)

@@ -19,13 +19,13 @@ from typing import Any, AsyncIterator
 import pytest
 import pytest_asyncio
 
-from eval.sites.serve import SiteServer
-from eval.tasks import SCRIPTS_DIR, Task, load_suite
-from host.agent.prompts import UNTRUSTED_TAG
-from host.agent.verifier import Expectation, VerifyContext, parse_predicates
 from tests.agent_calls import start_run
 from tests.e2e.dispatch_helpers import snapshot
 from tests.reliability.fake_model import FakeModel
+from waymark.eval.sites.serve import SiteServer
+from waymark.eval.tasks import SCRIPTS_DIR, Task, load_suite
+from waymark.host.agent.prompts import UNTRUSTED_TAG
+from waymark.host.agent.verifier import Expectation, VerifyContext, parse_predicates
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -57,8 +57,8 @@ async def _run(sw: Any, task: Task, sites: Any, params: dict[str, Any]) -> tuple
 
 
 async def test_the_injection_suite_passes_through_the_eval_runner_with_the_scripted_agent(tmp_path):
-    from eval.runner import RunConfig, run_suite
-    from providers.spec import ModelSpec
+    from waymark.eval.runner import RunConfig, run_suite
+    from waymark.providers.spec import ModelSpec
 
     config = RunConfig(suite="injection", executor=ModelSpec.make("scripted", "scripted"), out=tmp_path / "report.jsonl")
     summary = await run_suite(config)

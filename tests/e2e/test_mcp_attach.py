@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from host.control_client import ControlConnection, HostCallError
 from tests.conftest import _host_env, wait_connected
 from tests.e2e.dispatch_helpers import tab_id_of
 from tests.e2e.mcp_helpers import (
@@ -25,6 +24,7 @@ from tests.e2e.mcp_helpers import (
     ref_of,
     text_of,
 )
+from waymark.host.control_client import ControlConnection, HostCallError
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -142,8 +142,8 @@ async def test_a_program_on_the_control_socket_can_call_nothing_before_the_user_
 
 async def test_with_two_browsers_running_a_client_is_told_which_and_attaches_to_the_one_it_names(
         client, browser, playwright_instance, tmp_path_factory, site_url, test_extension):
-    from host.browsers import running
-    from host.launch import launch_browser
+    from waymark.host.browsers import running
+    from waymark.host.launch import launch_browser
 
     profile = tmp_path_factory.mktemp("second-browser")
     second = await launch_browser(playwright_instance, profile, host_env=_host_env(), extension=test_extension)

@@ -12,7 +12,6 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import expect
 
-from host.control_client import ControlConnection, HostCallError
 from tests.conftest import wait_connected
 from tests.e2e.dispatch_helpers import tab_id_of
 from tests.e2e.mcp_helpers import (
@@ -23,6 +22,7 @@ from tests.e2e.mcp_helpers import (
     ref_of,
     text_of,
 )
+from waymark.host.control_client import ControlConnection, HostCallError
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

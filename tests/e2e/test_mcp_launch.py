@@ -10,9 +10,9 @@ import mcp_types as types
 import pytest
 import pytest_asyncio
 
-from host.core import actions as grammar
-from host.core import secrets_store
 from tests.e2e.mcp_helpers import McpClient, ref_of, text_of
+from waymark.host.core import actions as grammar
+from waymark.host.core import secrets_store
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

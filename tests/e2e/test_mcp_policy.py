@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from host.settings import FILE_NAME, Settings
 from tests.e2e.mcp_helpers import McpClient, ref_of, text_of
+from waymark.host.settings import FILE_NAME, Settings
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -71,7 +71,7 @@ async def test_names_and_roles_agree_with_chrome_on_every_corpus_page(sw, page):
 
 
 def _serve_corpus():
-    from eval.sites.serve import SiteServer
+    from waymark.eval.sites.serve import SiteServer
 
     class Corpus:
         def __enter__(self) -> str:

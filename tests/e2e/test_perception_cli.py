@@ -10,7 +10,7 @@ import pytest
 
 
 def _waymark(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "host", *args], capture_output=True, text=True, timeout=180)
+    return subprocess.run([sys.executable, "-m", "waymark.host", *args], capture_output=True, text=True, timeout=180)
 
 
 @pytest.fixture(scope="module")

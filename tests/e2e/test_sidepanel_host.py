@@ -12,11 +12,11 @@ from typing import Any, Iterator
 
 import pytest
 
-from host.agent.prompts import UNTRUSTED_TAG as PAGE_TAG
-from host.core.snapshot import Snapshot
-from host.pipe_client import HostProcess
-from host.rpc.chat import wrap_page
 from tests.contract.fake_server import FakeServer, Reply
+from waymark.host.agent.prompts import UNTRUSTED_TAG as PAGE_TAG
+from waymark.host.core.snapshot import Snapshot
+from waymark.host.pipe_client import HostProcess
+from waymark.host.rpc.chat import wrap_page
 
 SCRIPTED_CHAT = {"provider": "scripted", "model": "scripted", "options": {"script": {"steps": [], "chat": ["Tea is in stock."]}}}
 

@@ -15,10 +15,15 @@ from typing import Any, AsyncIterator
 import pytest_asyncio
 from playwright.async_api import expect
 
-from host.extension import extension_dir, extension_id
-from host.launch import BASE_FLAGS, LaunchedBrowser, chromium_path, launch_browser
 from tests.conftest import _host_env, wait_connected
 from tests.e2e.test_sidepanel import Panel, configure, keepalive_released, tab_id_of
+from waymark.host.extension import extension_dir, extension_id
+from waymark.host.launch import (
+    BASE_FLAGS,
+    LaunchedBrowser,
+    chromium_path,
+    launch_browser,
+)
 
 
 @pytest_asyncio.fixture

@@ -12,7 +12,7 @@ import argparse
 import time
 from typing import Callable
 
-from host.agent.parsing import ParseFailure, parse_decision
+from waymark.host.agent.parsing import ParseFailure, parse_decision
 
 #: Adversarial inputs of (about) n characters each.
 SHAPES: dict[str, Callable[[int], str]] = {

@@ -3,7 +3,7 @@ browser that has gone, and the host ends cleanly instead of crashing."""
 
 from __future__ import annotations
 
-from host.pipe_client import HostProcess
+from waymark.host.pipe_client import HostProcess
 
 
 def test_a_host_whose_stdout_breaks_exits_cleanly_without_a_crash(isolated_state):

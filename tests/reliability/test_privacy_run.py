@@ -10,10 +10,10 @@ from typing import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from host.core.paths import state_dir
 from tests.agent_calls import start_run
 from tests.e2e.dispatch_helpers import tab_id_of
 from tests.reliability.fake_model import FakeModel
+from waymark.host.core.paths import state_dir
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 

@@ -12,8 +12,6 @@ from typing import Any, AsyncIterator
 import pytest
 import pytest_asyncio
 
-from providers import errors
-from providers.retry import RetryPolicy
 from tests.contract.backends import (
     AnthropicBackend,
     GeminiBackend,
@@ -21,6 +19,8 @@ from tests.contract.backends import (
     OpenAICompatBackend,
 )
 from tests.contract.fake_server import FakeServer, Reply
+from waymark.providers import errors
+from waymark.providers.retry import RetryPolicy
 
 FAST_RETRY = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.05)
 BACKENDS = {"openai_compat": OpenAICompatBackend, "anthropic": AnthropicBackend, "gemini": GeminiBackend}

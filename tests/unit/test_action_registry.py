@@ -3,9 +3,9 @@ actions elsewhere is derived from its traits, and each action has exactly one ha
 
 import re
 
-from host.agent.confirm import destructive_reason
-from host.agent.loop import HOST_ACTION_HANDLERS
-from host.core.actions import (
+from waymark.host.agent.confirm import destructive_reason
+from waymark.host.agent.loop import HOST_ACTION_HANDLERS
+from waymark.host.core.actions import (
     ACTION_TYPES,
     ACTIONS,
     BROWSER_ACTIONS,
@@ -13,8 +13,8 @@ from host.core.actions import (
     EXAMPLES,
     parse_action,
 )
-from host.core.snapshot import Snapshot
-from host.extension import extension_dir
+from waymark.host.core.snapshot import Snapshot
+from waymark.host.extension import extension_dir
 
 
 def test_every_action_the_host_carries_out_has_a_host_handler():

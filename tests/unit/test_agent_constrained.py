@@ -7,11 +7,16 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from host.agent.executor import Executor
-from host.agent.grammar import constrained_decision_schema
-from host.core.actions import ACTION_TYPES, EXAMPLES
-from host.core.snapshot import Snapshot
-from providers.base import Capabilities, Completion, CompletionRequest, LLMProvider
+from waymark.host.agent.executor import Executor
+from waymark.host.agent.grammar import constrained_decision_schema
+from waymark.host.core.actions import ACTION_TYPES, EXAMPLES
+from waymark.host.core.snapshot import Snapshot
+from waymark.providers.base import (
+    Capabilities,
+    Completion,
+    CompletionRequest,
+    LLMProvider,
+)
 
 REFS = sorted({e["ref"] for e in EXAMPLES.values() if "ref" in e} | {3})
 PAGE = Snapshot(url="http://shop.test/", title="Shop", text="\n".join(f'[{r}] button "B{r}"' for r in REFS),
@@ -81,7 +86,7 @@ async def test_the_executor_sends_no_schema_to_a_server_that_takes_none():
 
 
 async def test_with_one_tab_the_executor_offers_no_tab_switching_or_closing():
-    from host.core.actions import SINGLE_TAB_ACTIONS
+    from waymark.host.core.actions import SINGLE_TAB_ACTIONS
 
     model = SchemaModel(json_schema=True)
     await Executor(model).decide(task="t", intent="i", verify=[], history=[], feedback=None, page="p", snapshot=PAGE,
@@ -91,7 +96,7 @@ async def test_with_one_tab_the_executor_offers_no_tab_switching_or_closing():
 
 
 async def test_an_action_that_is_not_offered_is_refused_with_what_is():
-    from host.core.actions import SINGLE_TAB_ACTIONS
+    from waymark.host.core.actions import SINGLE_TAB_ACTIONS
 
     class ClosesTabs(SchemaModel):
         async def complete(self, request: CompletionRequest) -> Completion:

@@ -4,12 +4,17 @@ import json
 
 import pytest
 
-from host.agent.executor import Executor
-from host.agent.planner import Planner, PlannerFailed
-from host.core.snapshot import Snapshot
-from providers import errors
-from providers.base import Capabilities, Completion, CompletionRequest, LLMProvider
-from providers.scripted import ScriptedProvider
+from waymark.host.agent.executor import Executor
+from waymark.host.agent.planner import Planner, PlannerFailed
+from waymark.host.core.snapshot import Snapshot
+from waymark.providers import errors
+from waymark.providers.base import (
+    Capabilities,
+    Completion,
+    CompletionRequest,
+    LLMProvider,
+)
+from waymark.providers.scripted import ScriptedProvider
 
 PAGE = Snapshot(url="http://shop.test/", title="Shop", text='[4] button "Search"\n[5] link "Cart"',
                 elements=[{"ref": 4, "role": "button", "name": "Search"}, {"ref": 5, "role": "link", "name": "Cart"}])
@@ -63,7 +68,7 @@ async def test_no_model_request_carries_the_snapshot_yet_the_scripted_provider_r
 
 
 def test_tool_schemas_carry_no_ref_lists_bounds_or_null_branches_and_stay_small():
-    from host.agent.grammar import executor_tools
+    from waymark.host.agent.grammar import executor_tools
 
     tools = executor_tools()
     sent = json.dumps([{"name": t.name, "description": t.description, "parameters": t.parameters} for t in tools])
@@ -74,7 +79,7 @@ def test_tool_schemas_carry_no_ref_lists_bounds_or_null_branches_and_stay_small(
 
 
 def test_one_act_tool_offers_exactly_the_allowed_actions_with_their_fields():
-    from host.agent.grammar import executor_tools
+    from waymark.host.agent.grammar import executor_tools
 
     (tool,) = executor_tools(("click", "fill", "done"))
     assert tool.name == "act" and tool.parameters["properties"]["action"]["enum"] == ["click", "fill", "done"]
@@ -154,7 +159,7 @@ async def test_a_plan_with_an_unknown_predicate_is_refused_after_reminders():
 def test_a_plans_success_criteria_are_validated_like_step_checks():
     from pydantic import ValidationError
 
-    from host.agent.planner import Plan
+    from waymark.host.agent.planner import Plan
 
     plan = Plan.model_validate({"steps": [{"intent": "Sign in"}], "success_criteria": [{"url_contains": "/account"}]})
     assert plan.success_criteria == [{"url_contains": "/account"}]

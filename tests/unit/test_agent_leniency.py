@@ -6,17 +6,22 @@ from __future__ import annotations
 
 import pytest
 
-from host.agent import prompts
-from host.agent.executor import REPEAT_TEMPERATURE, Executor
-from host.agent.parsing import (
+from waymark.host.agent import prompts
+from waymark.host.agent.executor import REPEAT_TEMPERATURE, Executor
+from waymark.host.agent.parsing import (
     ParseFailure,
     decision_from_tool_call,
     parse_decision,
     retry_reminder,
 )
-from host.agent.planner import Planner, PlannerFailed
-from host.core.snapshot import Snapshot
-from providers.base import Capabilities, Completion, CompletionRequest, LLMProvider
+from waymark.host.agent.planner import Planner, PlannerFailed
+from waymark.host.core.snapshot import Snapshot
+from waymark.providers.base import (
+    Capabilities,
+    Completion,
+    CompletionRequest,
+    LLMProvider,
+)
 
 PAGE = Snapshot(url="http://shop.test/", title="Shop", text='[3] textbox "Email"\n[4] button "Search"',
                 elements=[{"ref": 3, "role": "textbox", "name": "Email"}, {"ref": 4, "role": "button", "name": "Search"}])

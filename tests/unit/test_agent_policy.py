@@ -2,18 +2,18 @@
 
 import pytest
 
-from host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
-from host.agent.confirm import Policy, destructive_reason, domain_refusal
-from host.agent.grammar import DecisionRejected, validate_decision
-from host.agent.prompts import UNTRUSTED_TAG, wrap_untrusted
-from host.agent.redaction import (
+from waymark.host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
+from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
+from waymark.host.agent.grammar import DecisionRejected, validate_decision
+from waymark.host.agent.prompts import UNTRUSTED_TAG, wrap_untrusted
+from waymark.host.agent.redaction import (
     REDACTED,
     Redactor,
     SecretMissing,
     protect_typed_text,
     resolve_action,
 )
-from host.core.snapshot import Snapshot, SnapshotElement
+from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
 
 def page(*elements):

@@ -5,18 +5,18 @@ import stat
 
 import pytest
 
-from host.agent.redaction import Redactor
-from host.agent.repair import close_control, occluder_ref
-from host.agent.timeline import step_line, summary_lines
-from host.agent.trace import (
+from waymark.host.agent.redaction import Redactor
+from waymark.host.agent.repair import close_control, occluder_ref
+from waymark.host.agent.timeline import step_line, summary_lines
+from waymark.host.agent.trace import (
     RunSummary,
     TraceNotFound,
     TraceWriter,
     find_run,
     read_trace,
 )
-from host.core.browser_api import ActionResult
-from host.core.snapshot import Snapshot
+from waymark.host.core.browser_api import ActionResult
+from waymark.host.core.snapshot import Snapshot
 
 
 def test_a_trace_is_private_and_redacted(tmp_path):

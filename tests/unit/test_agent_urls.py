@@ -2,7 +2,7 @@
 
 import pytest
 
-from host.core.actions import absolute_url
+from waymark.host.core.actions import absolute_url
 
 PAGE = "http://127.0.0.1:8000/agent/contact.html?x=1"
 

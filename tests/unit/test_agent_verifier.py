@@ -2,15 +2,15 @@
 
 import pytest
 
-from host.agent.verifier import (
+from waymark.host.agent.verifier import (
     Expectation,
     PredicateError,
     VerifyContext,
     check,
     parse_predicate,
 )
-from host.core.snapshot import Snapshot
-from host.core.targets import find_elements
+from waymark.host.core.snapshot import Snapshot
+from waymark.host.core.targets import find_elements
 
 
 def snap(url="http://shop.test/cart.html", title="Your cart", text="", elements=()):
@@ -145,7 +145,7 @@ def test_navigation_predicates_default_to_a_three_second_timeout():
 
 
 def test_a_url_check_is_unreachable_only_when_neither_the_url_nor_any_link_meets_it():
-    from host.agent.verifier import parse_predicates, unreachable_by_link
+    from waymark.host.agent.verifier import parse_predicates, unreachable_by_link
 
     snap = Snapshot(url="http://127.0.0.1/contact.html", elements=[{"ref": 1, "role": "link", "name": "Home", "href": "http://127.0.0.1/index.html"}])
     checks = parse_predicates([{"url_matches": "/contact-us"}, {"url_contains": "/index.html"}, {"url_contains": "contact"}])
@@ -153,7 +153,7 @@ def test_a_url_check_is_unreachable_only_when_neither_the_url_nor_any_link_meets
 
 
 def test_a_page_seen_only_in_part_decides_no_url_check_unreachable():
-    from host.agent.verifier import parse_predicates, unreachable_by_link
+    from waymark.host.agent.verifier import parse_predicates, unreachable_by_link
 
     snap = Snapshot(url="http://127.0.0.1/contact.html", next_offset=40)
     assert unreachable_by_link(parse_predicates([{"url_matches": "/contact-us"}]), snap) == []

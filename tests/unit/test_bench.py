@@ -3,12 +3,12 @@ times the real agent loop over a replay without leaving its timers behind."""
 
 import asyncio
 
-import host.agent.executor as executor_module
-from eval.bench import dispatch, frames, host_overhead, memory, native, snapshot
-from host.agent.loop import AgentRun
-from host.agent.planner import MAX_PLAN_STEPS
-from host.agent.trace import TraceWriter
-from providers.scripted import ScriptedProvider, load_script
+import waymark.host.agent.executor as executor_module
+from waymark.eval.bench import dispatch, frames, host_overhead, memory, native, snapshot
+from waymark.host.agent.loop import AgentRun
+from waymark.host.agent.planner import MAX_PLAN_STEPS
+from waymark.host.agent.trace import TraceWriter
+from waymark.providers.scripted import ScriptedProvider, load_script
 
 
 def _stats(median, p90):

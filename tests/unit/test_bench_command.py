@@ -50,7 +50,7 @@ def _tokenizer(path: Path) -> Path:
 @pytest.mark.e2e
 def test_every_bench_section_completes_on_two_pages_with_one_round(tmp_path):
     # Not timed: the bench must not rot unseen, so every section runs and reports without an error.
-    from eval.commands.bench import SECTIONS
+    from waymark.eval.commands.bench import SECTIONS
 
     corpus = _pages(tmp_path / "pages", ["basic", "label"])
     out = tmp_path / "bench.json"

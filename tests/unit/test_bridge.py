@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from host.bridge import BrowserBridge, BrowserDisconnected
+from waymark.host.bridge import BrowserBridge, BrowserDisconnected
 
 
 def test_a_request_made_after_the_port_closed_fails_at_once_without_writing_to_the_channel():

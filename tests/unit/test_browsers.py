@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from host.browsers import (
+from waymark.host.browsers import (
     BrowserChoiceError,
     RunningBrowser,
     choose,

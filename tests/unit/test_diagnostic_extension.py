@@ -5,8 +5,8 @@ import json
 import re
 from pathlib import Path
 
-from eval.sw_handle import ENTRY, diagnostic_extension
-from host.extension import extension_dir, extension_id_from_key
+from waymark.eval.sw_handle import ENTRY, diagnostic_extension
+from waymark.host.extension import extension_dir, extension_id_from_key
 
 SETS_HANDLE = re.compile(r"globalThis\)?\.waymark\s*=")
 

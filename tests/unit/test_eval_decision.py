@@ -6,9 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from eval.decision import decide_and_judge, judge
-from eval.tasks import ExpectedCall, load_suite
-from providers.spec import ModelSpec
+from waymark.eval.decision import decide_and_judge, judge
+from waymark.eval.tasks import ExpectedCall, load_suite
+from waymark.providers.spec import ModelSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -69,7 +69,7 @@ async def test_a_decision_that_picks_the_wrong_element_fails(tmp_path):
 
 def test_the_smoke_suite_runs_from_the_command_line_without_a_browser(tmp_path):
     out = tmp_path / "smoke.jsonl"
-    done = subprocess.run([sys.executable, "-m", "host", "eval", "run", "--suite", "smoke", "--provider", "scripted",
+    done = subprocess.run([sys.executable, "-m", "waymark.host", "eval", "run", "--suite", "smoke", "--provider", "scripted",
                            "--out", str(out)], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in out.read_text().splitlines()]
@@ -81,7 +81,7 @@ def test_the_smoke_suite_runs_from_the_command_line_without_a_browser(tmp_path):
 
 
 def test_eval_run_refuses_mixing_provider_and_planner_flags(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "host", "eval", "run", "--suite", "smoke", "--provider", "scripted",
+    done = subprocess.run([sys.executable, "-m", "waymark.host", "eval", "run", "--suite", "smoke", "--provider", "scripted",
                            "--planner", "scripted:x", "--executor", "scripted:x", "--out", str(tmp_path / "r.jsonl")],
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 2
@@ -89,7 +89,7 @@ def test_eval_run_refuses_mixing_provider_and_planner_flags(tmp_path):
 
 
 def test_eval_run_names_the_known_suites_for_an_unknown_one(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "host", "eval", "run", "--suite", "nope", "--provider", "scripted",
+    done = subprocess.run([sys.executable, "-m", "waymark.host", "eval", "run", "--suite", "nope", "--provider", "scripted",
                            "--out", str(tmp_path / "r.jsonl")], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 2
     assert "miniwob" in done.stderr and "smoke" in done.stderr
@@ -99,7 +99,7 @@ def test_eval_run_refuses_a_provider_without_a_key_before_running_any_task(tmp_p
     env = {k: v for k, v in os.environ.items() if k not in ("GEMINI_API_KEY", "GOOGLE_API_KEY")}
     env["WAYMARK_CONFIG_DIR"] = str(tmp_path / "config")
     out = tmp_path / "r.jsonl"
-    done = subprocess.run([sys.executable, "-m", "host", "eval", "run", "--suite", "smoke", "--provider", "gemini",
+    done = subprocess.run([sys.executable, "-m", "waymark.host", "eval", "run", "--suite", "smoke", "--provider", "gemini",
                            "--model", "gemini-2.5-flash", "--out", str(out)], capture_output=True, text=True,
                           timeout=60, cwd=ROOT, env=env)
     assert done.returncode == 2

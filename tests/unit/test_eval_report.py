@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from eval.compare import compare, format_comparison
-from eval.html import render, write_html
-from eval.report import ReportError, ReportWriter, Row, read_rows, summarize
+from waymark.eval.compare import compare, format_comparison
+from waymark.eval.html import render, write_html
+from waymark.eval.report import ReportError, ReportWriter, Row, read_rows, summarize
 
 
 def row(task: str, verdict: str, latency: float = 1000.0, tokens_in: int = 100, tokens_out: int = 10, **kw) -> Row:
@@ -90,7 +90,7 @@ def test_html_report_says_when_a_trace_is_missing(tmp_path):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "host", *args], capture_output=True, text=True, timeout=60,
+    return subprocess.run([sys.executable, "-m", "waymark.host", *args], capture_output=True, text=True, timeout=60,
                           cwd=Path(__file__).resolve().parents[2])
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.tasks import (
+from waymark.eval.tasks import (
     SUITES_DIR,
     TaskError,
     load_suite,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from host.framing import (
+from waymark.host.framing import (
     MAX_OUTBOUND_BYTES,
     FrameDecodeError,
     FrameTooLarge,

@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from host.framing import (
+from waymark.host.framing import (
     MAX_OUTBOUND_BYTES,
     FrameWriter,
     FramingError,

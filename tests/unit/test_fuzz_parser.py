@@ -11,8 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from host.agent.parsing import ParseFailure, decision_from_tool_call, parse_decision
 from tests.reliability.parser_scaling import SHAPES
+from waymark.host.agent.parsing import (
+    ParseFailure,
+    decision_from_tool_call,
+    parse_decision,
+)
 
 KINDS = {"no_json", "truncated", "malformed", "multi_root", "shape"}
 

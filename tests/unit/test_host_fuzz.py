@@ -6,8 +6,8 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from host.core.protocol import ProtocolError, parse_inbound
-from host.framing import FrameDecodeError, decode_body, encode_frame
+from waymark.host.core.protocol import ProtocolError, parse_inbound
+from waymark.host.framing import FrameDecodeError, decode_body, encode_frame
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),

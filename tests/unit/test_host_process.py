@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from host.framing import encode_frame
+from waymark.host.framing import encode_frame
 
 
 def assert_no_traceback(host) -> None:

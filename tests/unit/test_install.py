@@ -5,11 +5,11 @@ import os
 import subprocess
 import sys
 
-from host.extension import extension_origin
+from waymark.host.extension import extension_origin
 
 
 def waymark(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "host", *args], capture_output=True, text=True, timeout=120,
+    return subprocess.run([sys.executable, "-m", "waymark.host", *args], capture_output=True, text=True, timeout=120,
                           env={**os.environ, **(env or {})})
 
 

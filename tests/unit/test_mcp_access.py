@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from host.mcp_access import Access, ClientConnection, ConsentDenied
+from waymark.host.mcp_access import Access, ClientConnection, ConsentDenied
 
 
 async def asked(access: Access) -> str:

@@ -3,8 +3,8 @@ is shorter than the whole snapshot and the two are comparable."""
 
 from __future__ import annotations
 
-from host.core.snapshot import Snapshot
-from host.mcp.results import page_change, page_view
+from waymark.host.core.snapshot import Snapshot
+from waymark.host.mcp.results import page_change, page_view
 
 CHORES = "\n".join(f'[{n}] checkbox "Chore {n}" checked=false' for n in range(1, 21))
 

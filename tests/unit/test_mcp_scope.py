@@ -3,7 +3,7 @@ tabs the client opened or the user shared."""
 
 from __future__ import annotations
 
-from host.mcp_scope import opened_tabs, refusal, visible_reply
+from waymark.host.mcp_scope import opened_tabs, refusal, visible_reply
 
 SCOPE = {11, 12}
 

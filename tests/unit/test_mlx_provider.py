@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from providers import errors, registry
-from providers.base import CompletionRequest, Message
+from waymark.providers import errors, registry
+from waymark.providers.base import CompletionRequest, Message
 
 pytest.importorskip("mlx_lm", reason="mlx-lm is not installed (the test extra installs it)")
 

@@ -7,9 +7,9 @@ import argparse
 
 import pytest
 
-from host.agent.budgets import MAX_SNAPSHOT_CHARS, snapshot_chars
-from host.commands._model_args import add_model_arguments, specs_from_args
-from providers.spec import LOCAL_TIMEOUT_S, ModelSpec, SpecError
+from waymark.host.agent.budgets import MAX_SNAPSHOT_CHARS, snapshot_chars
+from waymark.host.commands._model_args import add_model_arguments, specs_from_args
+from waymark.providers.spec import LOCAL_TIMEOUT_S, ModelSpec, SpecError
 
 
 @pytest.mark.parametrize(("text", "provider", "model", "options"), [
@@ -96,7 +96,7 @@ def test_the_snapshot_is_sized_to_the_executors_context_window():
 def test_an_eval_run_on_a_local_server_needs_no_cloud_key(tmp_path, monkeypatch):
     import asyncio
 
-    from eval.runner import RunConfig, _check_providers
+    from waymark.eval.runner import RunConfig, _check_providers
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     specs = specs_from_args(_args("--provider", "llamacpp", "--model", "qwen"))
@@ -106,7 +106,7 @@ def test_an_eval_run_on_a_local_server_needs_no_cloud_key(tmp_path, monkeypatch)
 
 
 def test_the_settings_saved_for_a_role_give_its_spec_with_the_call_options():
-    from host.settings import RoleSettings, Settings, role_spec
+    from waymark.host.settings import RoleSettings, Settings, role_spec
 
     settings = Settings(chat=RoleSettings(provider="gemini", model="gemini-2.5-flash"),
                         executor=RoleSettings(provider="openai_compat", model="qwen",
@@ -117,7 +117,7 @@ def test_the_settings_saved_for_a_role_give_its_spec_with_the_call_options():
 
 
 def test_an_eval_task_on_a_local_model_gets_a_longer_wall_clock(tmp_path):
-    from eval.runner import LOCAL_TASK_TIMEOUT_S, TASK_TIMEOUT_S, RunConfig
+    from waymark.eval.runner import LOCAL_TASK_TIMEOUT_S, TASK_TIMEOUT_S, RunConfig
 
     local = RunConfig.from_cli(suite="sites", specs=specs_from_args(_args("--model", "llamacpp:qwen")), tasks=None, workers=1,
                                shard=None, out=tmp_path / "a.jsonl")

@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from host.agent.parsing import (
+from waymark.host.agent.parsing import (
     ParseFailure,
     decision_from_tool_call,
     extract_json,
     parse_decision,
     retry_reminder,
 )
-from providers.base import RAW_ARGUMENTS_KEY
+from waymark.providers.base import RAW_ARGUMENTS_KEY
 
 CLICK = {"action": {"type": "click", "ref": 3}}
 

@@ -11,16 +11,16 @@ from typing import Iterator
 
 import pytest
 
-from host.agent.redaction import (
+from waymark.host.agent.redaction import (
     REDACTED,
     Redactor,
     SecretMissing,
     protect_typed_text,
     resolve_action,
 )
-from host.agent.trace import RunSummary, TraceWriter
-from host.core import secrets_store
-from host.core.snapshot import Snapshot
+from waymark.host.agent.trace import RunSummary, TraceWriter
+from waymark.host.core import secrets_store
+from waymark.host.core.snapshot import Snapshot
 
 
 def mode(path: Path) -> int:
@@ -55,7 +55,7 @@ def test_a_run_folder_and_every_file_in_it_are_user_only(private_env: Path) -> N
 
 
 def test_the_secret_store_and_the_settings_file_are_user_only(private_env: Path) -> None:
-    from host.settings import Settings, save_settings, settings_path
+    from waymark.host.settings import Settings, save_settings, settings_path
 
     secrets_store.set_secret("BANK", "hunter2")
     save_settings(Settings())
@@ -69,7 +69,7 @@ def test_the_secret_store_and_the_settings_file_are_user_only(private_env: Path)
 def test_the_log_folder_is_user_only(private_env: Path) -> None:
     import logging
 
-    from host.logs import configure_logging
+    from waymark.host.logs import configure_logging
 
     handler = configure_logging()
     try:
@@ -123,6 +123,6 @@ def test_a_password_fields_value_is_redacted_from_a_snapshot_whatever_the_page_r
     ("https://ex.example/p#section-2", "https://ex.example/p#section-2"),
 ])
 def test_urls_lose_credentials_and_secret_parameters_before_a_trace_sees_them(url: str, safe: str) -> None:
-    from host.agent.redaction import redact_url
+    from waymark.host.agent.redaction import redact_url
 
     assert redact_url(url) == safe

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from host.commands.schema import SCHEMA_FILE, generated_files
-from host.core.protocol import ProtocolError, json_schema_text, parse_inbound
-from host.extension import extension_dir, extension_id, manifest
+from waymark.host.commands.schema import SCHEMA_FILE, generated_files
+from waymark.host.core.protocol import ProtocolError, json_schema_text, parse_inbound
+from waymark.host.extension import extension_dir, extension_id, manifest
 
 
 def test_checked_in_json_schema_matches_the_protocol_models():
@@ -26,7 +26,7 @@ def test_extension_id_is_derived_from_the_manifest_key():
 
 
 def test_js_protocol_constants_match_the_host():
-    from host.core import HOST_NAME, PROTOCOL_VERSION
+    from waymark.host.core import HOST_NAME, PROTOCOL_VERSION
 
     text = (extension_dir() / "shared" / "protocol.js").read_text(encoding="utf-8")
     assert f'export const HOST_NAME = "{HOST_NAME}";' in text

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from host.cli import main
-from providers.choices import configured_summary
-from providers.config import find_key, resolve_key
+from waymark.host.cli import main
+from waymark.providers.choices import configured_summary
+from waymark.providers.config import find_key, resolve_key
 
 SECRET = "sk-test-do-not-print-1234567890"
 
@@ -24,7 +24,7 @@ def test_key_from_the_environment_names_the_variable(monkeypatch: pytest.MonkeyP
 
 
 def test_key_from_the_secret_store_is_found() -> None:
-    secrets_store = pytest.importorskip("host.core.secrets_store")
+    secrets_store = pytest.importorskip("waymark.host.core.secrets_store")
     secrets_store.set_secret("ANTHROPIC_API_KEY", SECRET)
     try:
         key, source = find_key("anthropic")

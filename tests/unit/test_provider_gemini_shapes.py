@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from google.genai import types
 
-from providers import errors
-from providers.base import CompletionRequest, Message
-from providers.gemini import GeminiProvider, _usage
-from providers.retry import RetryPolicy
+from waymark.providers import errors
+from waymark.providers.base import CompletionRequest, Message
+from waymark.providers.gemini import GeminiProvider, _usage
+from waymark.providers.retry import RetryPolicy
 
 REQUEST = CompletionRequest(messages=[Message.text("user", "Hello")], max_tokens=50, timeout=20)
 ONE_TRY = RetryPolicy(attempts=1)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from providers import errors
-from providers.http import error_for_status, error_message
+from waymark.providers import errors
+from waymark.providers.http import error_for_status, error_message
 
 
 @pytest.mark.parametrize(

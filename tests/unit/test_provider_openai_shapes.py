@@ -4,8 +4,8 @@ suite's tests/contract/test_real_shapes.py.)"""
 
 from __future__ import annotations
 
-from providers import registry
-from providers.base import CompletionRequest, Message
+from waymark.providers import registry
+from waymark.providers.base import CompletionRequest, Message
 
 REQUEST = CompletionRequest(messages=[Message.text("user", "Pay the invoice.")], max_tokens=300)
 

@@ -11,10 +11,10 @@ from typing import Any
 import httpx
 import pytest
 
-from host.agent.parsing import parse_decision
-from providers import errors, registry
-from providers.base import CompletionRequest, Message, Tool
-from providers.retry import RetryPolicy
+from waymark.host.agent.parsing import parse_decision
+from waymark.providers import errors, registry
+from waymark.providers.base import CompletionRequest, Message, Tool
+from waymark.providers.retry import RetryPolicy
 
 REQUEST = CompletionRequest(messages=[Message.text("user", "Open the cart")], max_tokens=100, timeout=10)
 ONE_TRY = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.01)
@@ -101,7 +101,7 @@ async def test_reasoning_a_server_sends_in_its_own_field_is_not_the_answer(field
 
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 8])
 def test_reasoning_cut_from_a_stream_in_any_pieces_reads_as_the_whole_answer(size):
-    from providers.textmode import ReasoningCutter, strip_reasoning
+    from waymark.providers.textmode import ReasoningCutter, strip_reasoning
 
     answer = '<think>Maybe <b>4</b>, or {"ref": 4}?</think>\n\n{"action": {"type": "click", "ref": 5}} <'
     cutter = ReasoningCutter()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from providers import errors, registry
-from providers.base import (
+from waymark.providers import errors, registry
+from waymark.providers.base import (
     CompletionRequest,
     ImagePart,
     Message,

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from providers import errors
-from providers.retry import RetryPolicy, parse_retry_after
+from waymark.providers import errors
+from waymark.providers.retry import RetryPolicy, parse_retry_after
 
 
 def test_retryable_errors_back_off_within_the_exponential_bound() -> None:

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from host.agent.parsing import decision_from_tool_call, parse_decision
-from host.core.page_in_view import showing
-from host.core.snapshot import Snapshot
-from providers import errors, registry
-from providers.base import CompletionRequest, Message, Tool
-from providers.retry import RetryPolicy
-from providers.scripted import resolve_target
+from waymark.host.agent.parsing import decision_from_tool_call, parse_decision
+from waymark.host.core.page_in_view import showing
+from waymark.host.core.snapshot import Snapshot
+from waymark.providers import errors, registry
+from waymark.providers.base import CompletionRequest, Message, Tool
+from waymark.providers.retry import RetryPolicy
+from waymark.providers.scripted import resolve_target
 
 SNAPSHOT = Snapshot.model_validate({
     "url": "http://127.0.0.1/shop",
