@@ -9,12 +9,16 @@ import hashlib
 import json
 import socket
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 
 from tests.contract.fake_server import FakeServer, Reply
+from waymark.host.core.page_in_view import showing
+from waymark.host.core.snapshot import Snapshot
 from waymark.providers import registry
 from waymark.providers.base import (
+    Completion,
     CompletionRequest,
+    Delta,
     ImagePart,
     LLMProvider,
     Message,
@@ -170,11 +174,32 @@ class ScriptedBackend(Backend):
         if reply.usage:
             script["usage"] = {"input_tokens": reply.usage[0], "output_tokens": reply.usage[1]}
         self._tools_role = bool(reply.tool_calls) or bool(errors) or bool(reply.delay)
-        return registry.create("scripted", "scripted", script=script, retry=retry)
+        return _ShowingThePage(registry.create("scripted", "scripted", script=script, retry=retry))
 
     def metadata(self, tools: bool) -> dict[str, Any]:
         role = "executor" if self._tools_role else "chat"
-        return {"role": role, "step_index": 0, "snapshot": SNAPSHOT}
+        return {"role": role, "step_index": 0}
+
+
+class _ShowingThePage:
+    """The scripted provider with the contract's page in view for each call, as the agent's
+    executor shows it the snapshot a call is about (host.core.page_in_view)."""
+
+    def __init__(self, inner: LLMProvider) -> None:
+        self._inner = inner
+        self._page = Snapshot.model_validate(SNAPSHOT)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        with showing(self._page):
+            return await self._inner.complete(request)
+
+    async def stream(self, request: CompletionRequest) -> AsyncIterator[Delta]:
+        with showing(self._page):
+            async for delta in self._inner.stream(request):
+                yield delta
 
 
 class MLXBackend(Backend):
