@@ -25,7 +25,7 @@ from waymark.host.core.actions import (
     decision_json_schema,
 )
 from waymark.host.core.phases import timed
-from waymark.host.core.snapshot import Snapshot, SnapshotElement
+from waymark.host.core.snapshot import Snapshot, SnapshotElement, box_inside
 from waymark.providers.base import Tool
 
 #: Most refs listed as an enum in the constrained-output schema (once per action variant that
@@ -175,10 +175,9 @@ _INSIDE_LISTED = 8
 
 def _not_a_control(container: SnapshotElement, snapshot: Snapshot) -> str:
     """Why a press on `container` is refused, naming the controls inside it to choose from."""
-    x, y, w, h = container.bbox
     inside = [e for e in snapshot.elements
               if e.ref != container.ref and e.frame == container.frame and e.role not in CONTAINER_ROLES
-              and x <= e.bbox[0] and y <= e.bbox[1] and e.bbox[0] + e.bbox[2] <= x + w and e.bbox[1] + e.bbox[3] <= y + h]
+              and box_inside(e.bbox, container.bbox)]
     said = f'[{container.ref}] is a {container.role} "{container.name}", which holds controls but is not one'
     if not inside:
         return said + "; act on a control (a button, link or field) by its own ref"

@@ -18,7 +18,7 @@ from waymark.host.agent.confirm import Policy
 from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.verifier import Expectation, Verification
 from waymark.host.core.browser_api import ActionResult
-from waymark.host.core.snapshot import Snapshot
+from waymark.host.core.snapshot import Snapshot, box_inside
 
 #: Names of controls that close an overlay without committing to anything.
 CLOSE_NAME = re.compile(
@@ -53,19 +53,13 @@ def occluder_ref(result: ActionResult) -> int | None:
     return None
 
 
-def _inside(box: list[float], outer: list[float]) -> bool:
-    x, y, w, h = box
-    ox, oy, ow, oh = outer
-    return ow > 0 and oh > 0 and x >= ox - 1 and y >= oy - 1 and x + w <= ox + ow + 1 and y + h <= oy + oh + 1
-
-
 def close_control(snapshot: Snapshot, occluder: int | None) -> int | None:
     """A button or link that closes the occluder: inside its box when the box is known."""
     outer = snapshot.find(occluder).bbox if occluder is not None and snapshot.find(occluder) else None
     for element in snapshot.elements:
         if element.role.lower() not in ("button", "link") or not CLOSE_NAME.search(element.name.strip()):
             continue
-        if outer is None or _inside(element.bbox, outer):
+        if outer is None or box_inside(element.bbox, outer):
             return element.ref
     return None
 

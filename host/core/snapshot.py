@@ -57,3 +57,11 @@ class Snapshot(BaseModel):
     def find(self, ref: int) -> SnapshotElement | None:
         """The element with this ref, if the snapshot has it."""
         return next((e for e in self.elements if e.ref == ref), None)
+
+
+def box_inside(box: list[float], outer: list[float]) -> bool:
+    """Whether `box` lies within `outer` ([x, y, width, height], CSS pixels), allowing a pixel of
+    rounding on each side; an outer box of no size holds nothing."""
+    x, y, w, h = box
+    ox, oy, ow, oh = outer
+    return ow > 0 and oh > 0 and x >= ox - 1 and y >= oy - 1 and x + w <= ox + ow + 1 and y + h <= oy + oh + 1
