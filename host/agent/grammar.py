@@ -143,7 +143,8 @@ def validate_decision(decision: dict[str, Any], snapshot: Snapshot) -> Decision:
     """The decision as a typed Decision, after the JSON Schema and the snapshot's refs agree.
 
     Raises DecisionRejected with kind `shape` (not the grammar), `unknown_ref` (a ref this
-    snapshot does not have) or `not_a_control` (a click on a dialog or landmark, not a control).
+    snapshot does not have), `not_a_control` (a click on a dialog or landmark, not a control) or
+    `already_done` (a fill or check that would change nothing).
     """
     errors = sorted(_validator().iter_errors(decision), key=lambda e: len(list(e.path)))
     if errors:
@@ -160,7 +161,25 @@ def validate_decision(decision: dict[str, Any], snapshot: Snapshot) -> Decision:
         raise DecisionRejected("unknown_ref", f"ref {ref} is not in the current snapshot; use one of the [numbers] listed there")
     if typed.action.type in POINTER_PRESSES and element.role in CONTAINER_ROLES:
         raise DecisionRejected("not_a_control", _not_a_control(element, snapshot))
+    unchanged = _already_so(typed.action, element)
+    if unchanged:
+        raise DecisionRejected("already_done", unchanged)
     return typed
+
+
+def _already_so(action: Any, element: SnapshotElement) -> str | None:
+    """Why an action would change nothing the page shows: the field already holds its text, the
+    box is already in its state. A small model filled the same username six times in a row and
+    never went on to the password."""
+    said = f'[{element.ref}] {element.role} "{element.name}"'
+    next_part = "go on with the next part of the task"
+    if action.type == "fill" and element.value is not None and element.value == action.text and "{{" not in action.text:
+        return f'{said} already holds "{action.text}"; {next_part}'
+    if action.type == "check" and element.states.get("checked") is True:
+        return f"{said} is already checked; {next_part}"
+    if action.type == "uncheck" and element.states.get("checked") is False:
+        return f"{said} is already unchecked; {next_part}"
+    return None
 
 
 #: Roles that hold controls without being one (WAI-ARIA's landmark and window roles): a press on

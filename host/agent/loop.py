@@ -102,6 +102,10 @@ class RunOptions(BaseModel):
     max_chars: int = Field(default=20_000, ge=500)
     planner_call: CallSettings = Field(default_factory=CallSettings)
     executor_call: CallSettings = Field(default_factory=CallSettings)
+    #: Ask the planner for a plan. Off, the executor works on the whole task as one open step: a
+    #: small local model acts well turn by turn but writes plans whose checks cannot hold, and
+    #: such a run's success is then unproven unless the page shows evidence the planner would have named.
+    plan: bool = True
 
 
 class RunStopped(Exception):
@@ -356,6 +360,12 @@ class AgentRun:
 
     async def _plan(self, snap: Snapshot, evidence: dict[str, Any] | None) -> Plan:
         self.budget.check_tokens()
+        if not self.options.plan:
+            plan = fallback_plan(self.options.task)
+            self.open_step = plan.steps[0]
+            self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in plan.steps], tokens=0,
+                      fallback=True, reason="planning is off for this run", evidence=evidence)
+            return plan
         safe = self._safe(snap)
         done_steps = [line for line in self.history if "-> passed" in line]
         try:
