@@ -130,8 +130,12 @@ def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = A
     for kind, spec in _action_schemas().items():
         if kind not in allowed:
             continue
+        if not refs and "ref" in spec["parameters"]["required"]:
+            continue  # a page with no elements has nothing to click, fill or check
         props: dict[str, Any] = {"type": {"type": "string", "enum": [kind]}}
         for name, sub in spec["parameters"]["properties"].items():
+            if name == "ref" and not refs:
+                continue  # scroll and press work without one
             props[name] = ref if name == "ref" else _plain(sub)
         variants.append({"type": "object", "properties": props, "required": ["type", *spec["parameters"]["required"]],
                          "additionalProperties": False})
@@ -158,6 +162,9 @@ def validate_decision(decision: dict[str, Any], snapshot: Snapshot) -> Decision:
         return typed
     element = snapshot.find(ref)
     if element is None:
+        if not snapshot.elements:
+            raise DecisionRejected("unknown_ref", f"this page lists no element to act on (ref {ref} is not one): go back, "
+                                                  "open another page, scroll, or answer done")
         raise DecisionRejected("unknown_ref", f"ref {ref} is not in the current snapshot; use one of the [numbers] listed there")
     if typed.action.type in POINTER_PRESSES and element.role in CONTAINER_ROLES:
         raise DecisionRejected("not_a_control", _not_a_control(element, snapshot))

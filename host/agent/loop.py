@@ -61,6 +61,7 @@ from waymark.host.agent.verifier import (
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.core.actions import (
     ACTION_TYPES,
+    ELEMENT_ACTIONS,
     SINGLE_TAB_ACTIONS,
     URL_ACTIONS,
     absolute_url,
@@ -212,9 +213,12 @@ class AgentRun:
     def _page(self, snapshot: Snapshot) -> str:
         return snapshot_block(snapshot.url, snapshot.title, snapshot.text, self.session.tab_id if len(self.task_tabs) > 1 else None)
 
-    def _allowed(self) -> tuple[str, ...]:
-        """The actions offered this turn: tab switching and closing only when the task has tabs to switch."""
-        return ACTION_TYPES if len(self.task_tabs) > 1 else SINGLE_TAB_ACTIONS
+    def _allowed(self, snap: Snapshot) -> tuple[str, ...]:
+        """The actions offered this turn: tab switching and closing only when the task has tabs to
+        switch, actions on an element only when the page lists one (on an empty page a small model
+        answered with refs of the page before, nine turns in a row)."""
+        allowed = ACTION_TYPES if len(self.task_tabs) > 1 else SINGLE_TAB_ACTIONS
+        return allowed if snap.elements else tuple(a for a in allowed if a not in ELEMENT_ACTIONS)
 
     def _timeout(self, call: CallSettings) -> float:
         return max(1.0, min(call.timeout_s, self.budget.remaining_s()))
@@ -454,7 +458,7 @@ class AgentRun:
             task=self.options.task, intent=step.intent, verify=step.verify, history=self.history, feedback=feedback,
             page=self._page(safe), snapshot=safe, step_index=index, attempt=attempt,
             reminders=self.options.budgets.retries_per_step, timeout=self._timeout(self.options.executor_call),
-            allowed=self._allowed(),
+            allowed=self._allowed(safe),
         )
         timing["model_ms"] = (time.perf_counter() - t0) * 1000
         self._take_tokens(turn.tokens_in, turn.tokens_out)
