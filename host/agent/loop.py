@@ -18,6 +18,7 @@ the executor works on until it says done.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import time
@@ -41,6 +42,7 @@ from waymark.host.agent.prompts import snapshot_block
 from waymark.host.agent.redaction import (
     Redactor,
     SecretMissing,
+    is_password_field,
     protect_typed_text,
     redact_url,
     resolve_action,
@@ -187,6 +189,9 @@ class AgentRun:
         #: Checks of the current step that held before it acted, and URL checks nothing led to.
         self._held_before: set[str] = set()
         self._unreachable_before: set[str] = set()
+        #: Secret fields this run filled (page, document, ref) -> a digest of the text: their value
+        #: never leaves the page, so only this shows that filling one again changes nothing.
+        self._secret_fills: dict[tuple[str, str, int], str] = {}
 
     # ------------------------------------------------------------ plumbing
 
@@ -500,6 +505,11 @@ class AgentRun:
                 finish("refused", refusal)
                 return None, snap, refusal
 
+        refill = self._secret_refill(action, snap)
+        if refill:
+            finish("retry", f"already_done: {refill}")
+            return None, snap, refill
+
         reason = destructive_reason(action, safe)
         if reason:
             await self._gate(action, reason, safe, record, finish)
@@ -545,8 +555,31 @@ class AgentRun:
                 return None, fresh, f"the action failed with {code}: {message}"
             result = fixed.result
 
+        self._note_secret_fill(action, snap)
         self.history.append(f"- did: {action_line(action, safe)}")
         return await self._verify(result, expectation, timing, finish, record, open_ended=step is self.open_step)
+
+    def _secret_key(self, action: dict[str, Any], snap: Snapshot) -> tuple[tuple[str, str, int], str] | None:
+        element = snap.find(action["ref"]) if action["type"] == "fill" else None
+        if element is None or not is_password_field(element):
+            return None
+        return (snap.url, element.doc, element.ref), hashlib.sha256(action["text"].encode()).hexdigest()
+
+    def _secret_refill(self, action: dict[str, Any], snap: Snapshot) -> str | None:
+        """Why filling a secret field again would change nothing: this run filled it with the same
+        text and it still holds a value (a small model filled a password ten times over)."""
+        found = self._secret_key(action, snap)
+        if found is None or self._secret_fills.get(found[0]) != found[1]:
+            return None
+        element = snap.find(action["ref"])
+        if element is None or not element.states.get("has_value"):
+            return None
+        return f'[{element.ref}] {element.role} "{element.name}" already holds the text you filled in; go on with the next part of the task'
+
+    def _note_secret_fill(self, action: dict[str, Any], snap: Snapshot) -> None:
+        found = self._secret_key(action, snap)
+        if found is not None:
+            self._secret_fills[found[0]] = found[1]
 
     async def _done(self, action: dict[str, Any], step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
                     finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
