@@ -141,7 +141,7 @@ def action_line(action: dict[str, Any], snapshot: Snapshot | None) -> str:
     if isinstance(ref, int):
         element = snapshot.find(ref) if snapshot else None
         parts.append(f'[{ref}] {element.role} "{element.name[:60]}"' if element else f"[{ref}]")
-    for field in ("text", "key", "value", "url", "direction", "question", "result", "ms"):
+    for field in ("text", "key", "value", "files", "url", "direction", "question", "result", "ms"):
         if action.get(field) not in (None, ""):
             parts.append(f"{field}={str(action[field])[:80]!r}")
     return " ".join(parts)
