@@ -188,3 +188,97 @@ async def test_select_of_a_missing_option_names_the_options(sw, page, site_url):
     assert result.error.code == "no_such_option"
     assert result.error.data["options"] == ["Red", "Green", "Blue"]
     assert await page.text_content("#color-out") == ""
+
+
+# ------------------------------------------------------------------ stale refs, frames, no debugger
+
+
+async def hold_debugger(sw: Any, tab: int) -> None:
+    """Make dispatch's debugger attach fail for this tab, as another debugger would."""
+    await sw.evaluate("(tabId) => chrome.debugger.attach({tabId}, '1.3')", tab)
+
+
+async def release_debugger(sw: Any, tab: int) -> None:
+    await sw.evaluate("(tabId) => chrome.debugger.detach({tabId}).catch(() => {})", tab)
+
+
+async def test_upload_to_a_removed_input_fails_as_stale_ref(sw, page, site_url, uploads):
+    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/upload.html")
+    doc = ref(snap, "Document")
+    await page.evaluate("() => document.getElementById('doc').remove()")
+    result = await act(sw, tab, {"type": "upload_file", "ref": doc, "files": ["report.pdf"]})
+    assert not result.ok
+    assert result.error.code == "stale_ref"
+
+
+async def test_upload_without_the_debugger_fails_as_debugger_unavailable(sw, page, site_url, uploads):
+    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/upload.html")
+    await hold_debugger(sw, tab)
+    try:
+        result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Document"), "files": ["report.pdf"]})
+    finally:
+        await release_debugger(sw, tab)
+    assert not result.ok
+    assert result.error.code == "debugger_unavailable"
+    assert await page.text_content("#doc-out") == ""
+
+
+async def test_select_text_in_a_removed_field_fails_as_stale_ref(sw, page, site_url):
+    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/clipboard.html")
+    source = ref(snap, "Source")
+    await page.evaluate("() => document.getElementById('source').remove()")
+    result = await act(sw, tab, {"type": "select_text", "ref": source, "text": "beta"})
+    assert not result.ok
+    assert result.error.code == "stale_ref"
+
+
+async def test_a_password_field_is_never_copied(sw, page, site_url):
+    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/clipboard.html")
+    await page.evaluate("() => { const pin = document.getElementById('pin'); pin.focus(); pin.select(); }")
+    result = await act(sw, tab, {"type": "press", "key": "Control+C"}, snapshot=None)
+    assert not result.ok
+    assert result.error.code == "not_editable"
+
+
+async def test_paste_without_the_debugger_inserts_with_input_events(sw, page, site_url):
+    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/clipboard.html")
+    assert (await act(sw, tab, {"type": "select_text", "text": "quick brown"}, snapshot=None)).ok
+    assert (await act(sw, tab, {"type": "press", "key": "Control+C"}, snapshot=None)).ok
+    await hold_debugger(sw, tab)
+    try:
+        result = await act(sw, tab, {"type": "press", "key": "Control+V", "ref": ref(snap, "Target")}, snapshot=None)
+    finally:
+        await release_debugger(sw, tab)
+    assert result.ok, result.error
+    assert result.path == "synthetic"
+    assert await page.input_value("#target") == "quick brown"
+    assert await page.text_content("#target-inputs") != "0"
+
+
+async def test_select_on_a_div_dropdown_without_the_debugger_clicks_synthetically(sw, page, site_url):
+    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/widgets.html")
+    await hold_debugger(sw, tab)
+    try:
+        result = await act(sw, tab, {"type": "select", "ref": ref(snap, "Color: none"), "value": "Blue"})
+    finally:
+        await release_debugger(sw, tab)
+    assert result.ok, result.error
+    assert result.path == "synthetic"
+    assert await page.text_content("#color-out") == "blue"
+
+
+async def test_text_selected_in_a_cross_origin_frame_pastes_into_its_field(sw, page, site_url, other_origin):
+    await wait_connected(sw)
+    await page.goto(f"{site_url}/dispatch/frame_text.html?other={other_origin}")
+    await page.wait_for_function("() => window.frames.length === 2 && Array.from(window.frames).every((f) => f)")
+    for frame in page.frames[1:]:
+        await frame.wait_for_load_state()
+    tab = await tab_id_of(sw, page)
+    snap = await snapshot(sw, tab)
+    assert (await act(sw, tab, {"type": "select_text", "text": "Card payment"}, snapshot=None)).ok
+    assert (await act(sw, tab, {"type": "press", "key": "Control+C"}, snapshot=None)).ok
+    assert (await act(sw, tab, {"type": "select_text", "ref": ref(snap, "Coupon"), "text": "SPRING25"}, snapshot=None)).ok
+    pasted = await act(sw, tab, {"type": "press", "key": "Control+V"}, snapshot=None)
+    assert pasted.ok, pasted.error
+    coupon = next(f for f in page.frames if "frame_coupon.html" in f.url and "tracker" not in f.url)
+    assert await coupon.input_value("#code") == "Card payment"
