@@ -446,10 +446,9 @@ class AgentRun:
         t0 = time.perf_counter()
         turn: Turn = await self.executor.decide(
             task=self.options.task, intent=step.intent, verify=step.verify, history=self.history, feedback=feedback,
-            page=self._page(safe) + (f"\n{files}" if (files := upload_summary(self.options.upload_dir)) else ""),
-            snapshot=safe, step_index=index, attempt=attempt,
+            page=self._page(safe), snapshot=safe, step_index=index, attempt=attempt,
             reminders=self.options.budgets.retries_per_step, timeout=self._timeout(self.options.executor_call),
-            allowed=self._allowed(),
+            allowed=self._allowed(), uploads=upload_summary(self.options.upload_dir),
         )
         timing["model_ms"] = (time.perf_counter() - t0) * 1000
         self._take_tokens(turn.tokens_in, turn.tokens_out)

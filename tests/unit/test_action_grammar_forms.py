@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from waymark.host.agent.prompts import action_signatures
+from waymark.host.agent.prompts import action_signatures, executor_user
 from waymark.host.core.actions import (
     ACTION_TYPES,
     SINGLE_TAB_ACTIONS,
@@ -59,3 +59,14 @@ def test_the_upload_folder_setting_must_be_absolute():
         Settings(upload_dir="Downloads")
     assert Settings(upload_dir="  ").upload_dir is None
     assert Settings(upload_dir="/srv/files").upload_dir == "/srv/files"
+
+
+def test_the_executor_is_shown_the_upload_folders_files_after_the_page():
+    message = executor_user("Attach the report", "attach", [], [], None, "PAGE", text_mode=True,
+                            allowed=offered_actions(multi_tab=False, upload_folder=True), uploads="Files you can upload: report.pdf.")
+    assert message.index("PAGE") < message.index("Files you can upload: report.pdf.") < message.index("upload_file{ref,files}")
+
+
+def test_without_uploads_the_executor_is_told_of_no_files():
+    message = executor_user("t", "i", [], [], None, "PAGE", text_mode=True, allowed=SINGLE_TAB_ACTIONS)
+    assert "upload" not in message
