@@ -28,7 +28,7 @@ from waymark.host.agent.parsing import (
     parse_decision,
     retry_reminder,
 )
-from waymark.host.core.actions import ACTION_TYPES, Decision
+from waymark.host.core.actions import ACTION_TYPES, UPLOAD_ACTIONS, Decision
 from waymark.host.core.page_in_view import showing
 from waymark.host.core.snapshot import Snapshot
 from waymark.providers.base import CompletionRequest, LLMProvider, Message
@@ -98,13 +98,14 @@ class Executor:
     async def decide(
         self, *, task: str, intent: str, verify: list[dict[str, Any]], history: list[str], feedback: str | None,
         page: str, snapshot: Snapshot, step_index: int, attempt: int, reminders: int, timeout: float | None = None,
-        allowed: tuple[str, ...] = ACTION_TYPES,
+        allowed: tuple[str, ...] = ACTION_TYPES, uploads: str = "",
     ) -> Turn:
         """One decision valid for `snapshot`, or `decision=None` after `reminders` unusable replies.
         Only the `allowed` actions are offered (tools, answer format, constraint) and accepted."""
         first = [
             Message.text("system", prompts.executor_system(secrets=prompts.mentions_secrets(task))),
-            Message.text("user", prompts.executor_user(task, intent, verify, history, feedback, page, text_mode=not self.native, allowed=allowed)),
+            Message.text("user", prompts.executor_user(task, intent, verify, history, feedback, page, text_mode=not self.native, allowed=allowed,
+                                                          uploads=uploads)),
         ]
         messages = first
         temperature = self.temperature
@@ -142,7 +143,8 @@ class Executor:
                     decision = parse_decision(completion.text or "", coercions)
                 typed = validate_decision(decision, snapshot)
                 if typed.action.type not in allowed:
-                    raise DecisionRejected("not_offered", f"{typed.action.type} is not possible now (this task has one tab); "
+                    why = "no upload folder is set" if typed.action.type in UPLOAD_ACTIONS else "this task has one tab"
+                    raise DecisionRejected("not_offered", f"{typed.action.type} is not possible now ({why}); "
                                            f"choose one of: {', '.join(allowed)}")
             except ParseFailure as failure:
                 reminder = retry_reminder(failure)

@@ -62,15 +62,15 @@ from waymark.host.agent.verifier import (
 )
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.core.actions import (
-    ACTION_TYPES,
     ELEMENT_ACTIONS,
-    SINGLE_TAB_ACTIONS,
     URL_ACTIONS,
     absolute_url,
+    offered_actions,
 )
 from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.phases import timed
 from waymark.host.core.snapshot import Snapshot
+from waymark.host.core.uploads import upload_summary
 from waymark.providers.base import LLMProvider
 from waymark.providers.errors import ProviderError
 
@@ -102,6 +102,8 @@ class RunOptions(BaseModel):
     policy: Policy = Field(default_factory=Policy)
     #: Attach a numbered-overlay screenshot to each step's settled snapshot (for traces and the panel).
     screenshots: bool = True
+    #: The folder upload_file takes files from (host.core.uploads); None: upload_file is not offered.
+    upload_dir: str | None = None
     max_chars: int = Field(default=20_000, ge=500)
     planner_call: CallSettings = Field(default_factory=CallSettings)
     executor_call: CallSettings = Field(default_factory=CallSettings)
@@ -146,7 +148,7 @@ def action_line(action: dict[str, Any], snapshot: Snapshot | None) -> str:
     if isinstance(ref, int):
         element = snapshot.find(ref) if snapshot else None
         parts.append(f'[{ref}] {element.role} "{element.name[:60]}"' if element else f"[{ref}]")
-    for field in ("text", "key", "value", "url", "direction", "question", "result", "ms"):
+    for field in ("text", "key", "value", "files", "url", "direction", "question", "result", "ms"):
         if action.get(field) not in (None, ""):
             parts.append(f"{field}={str(action[field])[:80]!r}")
     return " ".join(parts)
@@ -163,7 +165,8 @@ class AgentRun:
         self.run_id = run_id or new_run_id()
         self.redactor = Redactor()
         self.trace = TraceWriter(self.run_id, self.redactor)
-        self.session = BrowserSession(bridge, tab_id=options.tab_id, max_chars=options.max_chars, screenshots=options.screenshots)
+        self.session = BrowserSession(bridge, tab_id=options.tab_id, max_chars=options.max_chars, screenshots=options.screenshots,
+                                      upload_dir=options.upload_dir)
         self.planner = Planner(planner, timeout=options.planner_call.timeout_s, temperature=options.planner_call.temperature)
         self.executor = Executor(executor, timeout=options.executor_call.timeout_s, temperature=options.executor_call.temperature)
         self.human = human
@@ -220,9 +223,10 @@ class AgentRun:
 
     def _allowed(self, snap: Snapshot) -> tuple[str, ...]:
         """The actions offered this turn: tab switching and closing only when the task has tabs to
-        switch, actions on an element only when the page lists one (on an empty page a small model
-        answered with refs of the page before, nine turns in a row)."""
-        allowed = ACTION_TYPES if len(self.task_tabs) > 1 else SINGLE_TAB_ACTIONS
+        switch, uploads only when the user set an upload folder, actions on an element only when
+        the page lists one (on an empty page a small model answered with refs of the page before,
+        nine turns in a row)."""
+        allowed = offered_actions(multi_tab=len(self.task_tabs) > 1, upload_folder=bool(self.options.upload_dir))
         return allowed if snap.elements else tuple(a for a in allowed if a not in ELEMENT_ACTIONS)
 
     def _timeout(self, call: CallSettings) -> float:
@@ -463,7 +467,7 @@ class AgentRun:
             task=self.options.task, intent=step.intent, verify=step.verify, history=self.history, feedback=feedback,
             page=self._page(safe), snapshot=safe, step_index=index, attempt=attempt,
             reminders=self.options.budgets.retries_per_step, timeout=self._timeout(self.options.executor_call),
-            allowed=self._allowed(safe),
+            allowed=self._allowed(safe), uploads=upload_summary(self.options.upload_dir),
         )
         timing["model_ms"] = (time.perf_counter() - t0) * 1000
         self._take_tokens(turn.tokens_in, turn.tokens_out)

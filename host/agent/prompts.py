@@ -129,8 +129,9 @@ def planner_user(task: str, page: str, evidence: dict[str, Any] | None = None, d
 
 @timed("prompt")
 def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], history: list[str], feedback: str | None, page: str,
-                  text_mode: bool, allowed: tuple[str, ...] = ACTION_TYPES) -> str:
-    """The executor's user message for one turn."""
+                  text_mode: bool, allowed: tuple[str, ...] = ACTION_TYPES, uploads: str = "") -> str:
+    """The executor's user message for one turn; `uploads` is the line naming the files of the
+    upload folder (host.core.uploads.upload_summary), when upload_file is offered."""
     parts = [f"Task: {task}", f"Current step: {step_intent}"]
     if verify:
         parts.append("This step is checked by: " + json.dumps(verify, ensure_ascii=False))
@@ -140,6 +141,8 @@ def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], his
     if feedback:
         parts.append(f"Your last attempt at this step did not work: {feedback}")
     parts.append(page)
+    if uploads:
+        parts.append(uploads)
     if text_mode:
         parts.append(decision_format(allowed))
     return "\n\n".join(parts)
