@@ -186,7 +186,7 @@ async def test_headings_are_context_lines_without_refs(sw, page, site_url):
     snap = await snapshot(sw, page)
     lines = snap["text"].splitlines()
     assert "# Basics" in lines
-    assert lines.index("# Basics") < lines.index(f'[{by_name(snap, "Home")["ref"]}] link "Home"')
+    assert lines.index("# Basics") < lines.index(f'[{by_name(snap, "Home")["ref"]}] "Home"')
 
 
 async def test_frame_offsets_give_each_frames_viewport_origin_in_top_level_coordinates(sw, page, site_url, other_origin):
