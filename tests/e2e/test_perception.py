@@ -119,7 +119,7 @@ async def test_cookie_modal_is_reported_with_its_ref_and_the_buttons_under_it_ar
     [occluder] = snap["stats"]["occluders"]
     layer = next(e for e in snap["elements"] if e["ref"] == occluder["ref"])
     assert layer["states"]["occluding"] == 3
-    assert snap["text"].splitlines()[2].startswith(f"[{layer['ref']}] ")
+    assert snap["text"].splitlines()[1].startswith(f"[{layer['ref']}] ")
 
 
 async def test_occlusion_filter_can_be_turned_off(sw, page, site_url):
