@@ -755,7 +755,9 @@
         if (sr) stack.push(sr.firstElementChild);
       }
     };
-    if (document.documentElement) walk(document);
+    // A frame drawn at no size (a tracking pixel, a display:none ad slot) shows nothing: not walked.
+    const drawn = window === window.top || (vw > 0 && vh > 0);
+    if (document.documentElement && drawn) walk(document);
 
     /** @type {any[]} */
     const layers = [];

@@ -40,7 +40,7 @@ export const KIND = Object.freeze({
 });
 
 /**
- * @typedef {{tab_id?: number|null, action: Record<string, unknown>, settle_min_ms?: number, settle_timeout_ms?: number, snapshot?: SnapshotOptions|null, dialogs?: "accept"|"dismiss", scroll_into_view?: boolean, upload_paths?: Array<string>|null}} ActRequest
+ * @typedef {{tab_id?: number|null, action: Record<string, unknown>, ref_generation?: number|null, settle_min_ms?: number, settle_timeout_ms?: number, snapshot?: SnapshotOptions|null, dialogs?: "accept"|"dismiss", scroll_into_view?: boolean, upload_paths?: Array<string>|null}} ActRequest
  * @typedef {{code: "stale_ref"|"not_found"|"not_visible"|"disabled"|"readonly"|"occluded"|"not_editable"|"navigation_timeout"|"restricted_page"|"no_such_tab"|"debugger_unavailable"|"timeout"|"bad_action"|"no_such_option"|"dialog_blocked"|"no_upload_folder"|"bad_file_name"|"file_not_found"|"outside_upload_folder"|"too_many_files"|"not_a_file_input"|"no_such_text"|"clipboard_empty"|string, message: string, data?: Record<string, unknown>, [key: string]: unknown}} ActionError
  * @typedef {{ok: boolean, action: string, path?: "cdp"|"synthetic"|"browser"|null, settle_ms?: number, settled?: boolean|null, url_before?: string, url_after?: string, navigated?: boolean, new_tab?: NewTabInfo|null, tab_id?: number|null, error?: ActionError|null, snapshot?: Snapshot|null, dialogs?: Array<Record<string, unknown>>, text?: string|null, [key: string]: unknown}} ActionResult
  * @typedef {{type: "ask_user", question: string}} AskUser
@@ -62,7 +62,7 @@ export const KIND = Object.freeze({
  * @typedef {{type: "scroll", direction?: "up"|"down"|"left"|"right", ref?: number|null, amount?: number|null}} Scroll
  * @typedef {{type: "select", ref: number, value: string}} Select
  * @typedef {{type: "select_text", text: string, ref?: number|null}} SelectText
- * @typedef {{url: string, title?: string, viewport?: Record<string, unknown>, elements?: Array<SnapshotElement>, text?: string, next_offset?: number|null, page_overflow?: boolean, stats?: Record<string, unknown>, tab_id?: number|null, screenshot_b64?: string|null, thumbnail_b64?: string|null, [key: string]: unknown}} Snapshot
+ * @typedef {{url: string, title?: string, viewport?: Record<string, unknown>, elements?: Array<SnapshotElement>, text?: string, next_offset?: number|null, page_overflow?: boolean, stats?: Record<string, unknown>, tab_id?: number|null, ref_generation?: number, screenshot_b64?: string|null, thumbnail_b64?: string|null, [key: string]: unknown}} Snapshot
  * @typedef {{ref: number, role: string, name?: string, value?: string|null, states?: Record<string, unknown>, bbox?: Array<number>, frame?: number, in_viewport?: boolean, href?: string|null, doc?: string, options?: Array<string>|null, field?: string|null, placeholder?: string|null, [key: string]: unknown}} SnapshotElement
  * @typedef {{tab_id?: number|null, max_chars?: number, offset?: number, screenshot?: boolean, thumbnail?: boolean, occlusion?: boolean}} SnapshotOptions
  * @typedef {{type: "switch_tab", tab_id: number}} SwitchTab

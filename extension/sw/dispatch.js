@@ -11,7 +11,7 @@ import * as cdp from "./cdp.js";
 import { isInside, toFrameLocal, toTopLevel } from "../shared/coords.js";
 import { ensureInjected, isRestrictedUrl, sendToFrame } from "./inject.js";
 import { WaymarkError } from "./native.js";
-import { globalRef, resolveRef, wasIssued } from "./refs.js";
+import { fromEarlierGeneration, globalRef, resolveRef, wasIssued } from "./refs.js";
 import { TabWatcher } from "./settle.js";
 import { pageText } from "./page_text.js";
 import { frameOffsets, takeSnapshot } from "./snapshot.js";
@@ -93,6 +93,9 @@ export async function act(req) {
     result.url_before = tab.url || tab.pendingUrl || "";
     if (ELEMENT_ACTIONS.has(result.action) && isRestrictedUrl(result.url_before)) {
       throw new WaymarkError("restricted_page", `extensions cannot act on ${safeScheme(result.url_before)} pages`);
+    }
+    if (action.ref !== undefined && action.ref !== null && fromEarlierGeneration(tabId, req.ref_generation)) {
+      throw new WaymarkError("stale_ref", `ref ${action.ref} is from an earlier page of this tab: take its refs from the current snapshot`);
     }
     watcher = new TabWatcher(tabId);
     /** @type {"accept"|"dismiss"} */

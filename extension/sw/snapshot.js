@@ -14,9 +14,9 @@
  */
 import { WaymarkError } from "./native.js";
 import { ensureInjected, sendToFrame } from "./inject.js";
-import { globalRef, forgetDeadDocuments, forgetRefs, resolveRef, tableSize, wasIssued } from "./refs.js";
+import { globalRef, forgetDeadDocuments, forgetRefs, refGeneration, resolveRef, tableSize, wasIssued } from "./refs.js";
 import { childFrameOffset, intersect, isInside, roundBox, toTopLevel, viewportBox } from "../shared/coords.js";
-import { oneLine, paginate, sanitizeOrigin, sanitizeUrl } from "./snapshot_text.js";
+import { oneLine, paginate, sanitizeOrigin, sanitizeUrl, withoutEchoedHeadings } from "./snapshot_text.js";
 import { overlayScreenshot } from "./overlay.js";
 import { thumbnail } from "./thumbnail.js";
 import { errorPageSnapshot, loadError } from "./load_errors.js";
@@ -219,7 +219,7 @@ function stitch(tabId, answers) {
       items.push({ kind: "frame", origin: sanitizeOrigin(a.url), in_viewport: false, frame: a.frameId });
     }
   }
-  return { items, stats, top: top.result, liveDocs: new Set(answers.filter((a) => a.result).map((a) => /** @type {FrameResult} */ (a.result).docId)) };
+  return { items, stats, top: top.result };
 }
 
 /**
@@ -250,18 +250,23 @@ export async function takeSnapshot(tabId, options = {}) {
   const failure = await loadError(tab);
   if (failure) return errorPageSnapshot(tab, failure);
   const answers = await askAllFrames(id, { kind: KIND.SNAPSHOT, occlusion: opts.occlusion });
-  const { items, stats, top, liveDocs } = stitch(id, answers);
-  forgetDeadDocuments(id, liveDocs);
-  for (const a of answers) if (a.result?.dropped?.length) forgetRefs(id, a.frameId, a.result.docId, a.result.dropped);
+  // Refs of gone documents and elements are forgotten before new ones are given: a tab that
+  // went to another page numbers its elements from 1 again (refs.js generations).
+  if (answers.some((a) => a.frameId === 0 && a.result)) {
+    forgetDeadDocuments(id, new Set(answers.flatMap((a) => (a.result ? [a.result.docId] : []))));
+    for (const a of answers) if (a.result?.dropped?.length) forgetRefs(id, a.frameId, a.result.docId, a.result.dropped);
+  }
+  const { items, stats, top } = stitch(id, answers);
 
   // Viewport first (document order within each part), then the rest.
-  const inView = items.filter((x) => x.in_viewport);
-  const outside = items.filter((x) => !x.in_viewport);
+  const shown = withoutEchoedHeadings(items);
+  const inView = shown.filter((x) => x.in_viewport);
+  const outside = shown.filter((x) => !x.in_viewport);
   const ordered = inView.concat(outside);
   const url = sanitizeUrl(top.url);
   const vp = top.viewport;
+  // The title and URL are not repeated here: every reader of the text is shown them beside it.
   const header = [
-    `page ${JSON.stringify(oneLine(top.title, 80))} ${oneLine(url, 150)}`,
     `viewport ${vp.width}x${vp.height} scroll=${vp.scroll_x},${vp.scroll_y} page=${vp.page_width}x${vp.page_height}` +
       (stats.occluded ? ` occluded=${stats.occluded}` : ""),
   ];
@@ -295,6 +300,7 @@ export async function takeSnapshot(tabId, options = {}) {
       ms: 0,
     },
     tab_id: id,
+    ref_generation: refGeneration(id),
     screenshot_b64: null,
     thumbnail_b64: null,
   };

@@ -2,7 +2,9 @@
 /**
  * The snapshot as the model reads it: sanitising of page-controlled strings (names, URLs)
  * and the compact text, one line per element (`[ref] role "name" key=value ...`), viewport
- * first, paginated by `max_chars` / `offset`.
+ * first, paginated by `max_chars` / `offset`. Links, most of any page, are written without
+ * their role word (`[ref] "name"`), an element without a name without its empty quotes, and a
+ * heading that only repeats the name of the element beside it is left out.
  *
  * Page content is data: every string that came from the page is collapsed to one line,
  * quoted with escapes and capped, so no page can forge a line of its own (`[12] button`).
@@ -107,7 +109,9 @@ function stateValue(v) {
 export function renderItem(item, pageOrigin) {
   if (item.kind === "heading") return `${"#".repeat(Math.min(6, Math.max(1, item.level)))} ${oneLine(item.text, 100)}`;
   if (item.kind === "frame") return `frame ${quote(item.origin, 80)} unreadable`;
-  let line = `[${item.ref}] ${item.role} ${quote(item.name)}`;
+  let line = `[${item.ref}]`;
+  if (item.role !== "link") line += ` ${item.role}`;
+  if (item.name) line += ` ${quote(item.name)}`;
   if (item.value !== null && item.value !== undefined && item.value !== "") line += ` value=${quote(item.value)}`;
   for (const [k, v] of Object.entries(item.states)) line += ` ${k}=${stateValue(v)}`;
   if (item.options && item.options.length) line += ` options=${quote(item.options.join("|"), 200)}`;
@@ -116,6 +120,25 @@ export function renderItem(item, pageOrigin) {
   if (item.field) line += ` field=${quote(item.field, 60)}`;
   if (item.placeholder) line += ` placeholder=${quote(item.placeholder)}`;
   return line;
+}
+
+/** @param {Item|undefined} item */
+function nameOfElement(item) {
+  return item && item.kind === "element" ? oneLine(item.name, 100) : null;
+}
+
+/**
+ * The items without headings that say only what the element next to them is called (a story's
+ * title heading around its link): the model reads that name on the element's own line.
+ * @param {Item[]} items
+ * @returns {Item[]}
+ */
+export function withoutEchoedHeadings(items) {
+  return items.filter((item, i) => {
+    if (item.kind !== "heading") return true;
+    const text = oneLine(item.text, 100);
+    return text !== nameOfElement(items[i + 1]) && text !== nameOfElement(items[i - 1]);
+  });
 }
 
 /**

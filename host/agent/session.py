@@ -23,6 +23,8 @@ class BrowserSession:
         self.tab_id = tab_id
         self.max_chars = max_chars
         self.screenshots = screenshots
+        #: The ref generation of the last snapshot the run saw, which its refs come from.
+        self.ref_generation: int | None = None
 
     def options(self, screenshot: bool = False) -> SnapshotOptions:
         # A screenshot always comes with its thumbnail for the panel's timeline, made by the extension.
@@ -43,16 +45,22 @@ class BrowserSession:
         snap = await snapshot(self.bridge, self.options(screenshot))
         if snap.tab_id is not None:
             self.tab_id = snap.tab_id
+        self.ref_generation = snap.ref_generation
         return snap
 
     async def act(self, action: dict[str, Any], *, screenshot: bool = False, snapshot_after: bool = True) -> ActionResult:
         """Dispatch one action; the result's tab becomes the session's tab."""
-        request = ActRequest(tab_id=self.tab_id, action=action, snapshot=self.options(screenshot) if snapshot_after else None)
+        request = ActRequest(tab_id=self.tab_id, action=action, ref_generation=self.ref_generation,
+                             snapshot=self.options(screenshot) if snapshot_after else None)
         result = await act(self.bridge, request, upload_dir=self.upload_dir)
         if result.tab_id is not None:
             self.tab_id = result.tab_id
         elif result.new_tab is not None:
             self.tab_id = result.new_tab.tab_id
+        if result.snapshot is not None:
+            self.ref_generation = result.snapshot.ref_generation
+        elif self.tab_id != request.tab_id:
+            self.ref_generation = None  # refs are per tab: another tab's are not checked against this one's
         return result
 
     async def release(self) -> None:

@@ -85,5 +85,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(documented_json(snap), ensure_ascii=False))
     else:
+        # The model reads the title and URL beside the text (host.agent.prompts.snapshot_block).
+        print(f"page {json.dumps(snap.get('title', ''), ensure_ascii=False)} {snap.get('url', '')}")
         print(snap.get("text", ""))
     return 0

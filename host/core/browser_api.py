@@ -59,6 +59,9 @@ class ActRequest(BaseModel):
     tab_id: int | None = None
     #: One action of host.core.actions (as JSON); ask_user and done never reach the extension.
     action: dict[str, Any]
+    #: The `Snapshot.ref_generation` the action's ref was read in: a ref of an earlier page of the
+    #: tab (whose number a new page may give again) is then `stale_ref`. None: not checked.
+    ref_generation: int | None = None
     #: Settle: at least this long after the action, then until nothing the action started is pending
     #: (requests, short timers: seen by the page-world tracker) and the DOM is quiet, bounded by
     #: settle_timeout_ms. Where the tracker cannot see the page, the extension waits at least 50 ms.

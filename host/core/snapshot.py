@@ -49,6 +49,9 @@ class Snapshot(BaseModel):
     page_overflow: bool = False
     stats: dict[str, Any] = Field(default_factory=dict)
     tab_id: int | None = None
+    #: The generation of the tab's refs: numbering starts again at 1 when the tab goes to another
+    #: page, so an act request names the generation its ref was read in (`ActRequest.ref_generation`).
+    ref_generation: int = 1
     #: Base64 JPEG of the numbered-overlay screenshot, when asked for.
     screenshot_b64: str | None = None
     #: Base64 JPEG thumbnail of that screenshot, when asked for (`SnapshotOptions.thumbnail`).

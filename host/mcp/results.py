@@ -26,8 +26,10 @@ def page_text(snapshot: Snapshot) -> str:
 def page_change(before: Snapshot, after: Snapshot) -> str | None:
     """The lines that changed between two whole snapshots of one tab (`-` gone, `+` new), each
     group anchored to the ref line above it; refs are stable, so every other line the client
-    read still holds. None when the two cannot be compared (another tab or page, or a paged snapshot)."""
-    if (before.tab_id, before.url) != (after.tab_id, after.url) or before.next_offset is not None or after.next_offset is not None:
+    read still holds. None when the two cannot be compared (another tab, page or generation of
+    refs, or a paged snapshot)."""
+    if (before.tab_id, before.url, before.ref_generation) != (after.tab_id, after.url, after.ref_generation) \
+            or before.next_offset is not None or after.next_offset is not None:
         return None
     old, new = f"title: {before.title}\n{before.text}".splitlines(), f"title: {after.title}\n{after.text}".splitlines()
     lines: list[str] = []

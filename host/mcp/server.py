@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
     "Waymark drives a real Chrome through its extension. Read the page with browser_snapshot: one line per element, "
-    "`[ref] role \"name\" state`; act by ref with browser_click, browser_fill, browser_press_key, ... Every action answers "
+    "`[ref] role \"name\" state` (links without the role word); act by ref with browser_click, browser_fill, browser_press_key, ... Every action answers "
     "with its result and the fresh snapshot, or only the lines that changed since the snapshot you last read when that is "
     "shorter (`- ` gone, `+ ` new; every other line and ref still holds), so no separate snapshot call is needed; a ref that "
     "no longer exists fails as stale_ref with the whole fresh snapshot. Prove what happened with browser_verify. Type secrets as {{secret:NAME}}: the value "

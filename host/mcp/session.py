@@ -148,6 +148,8 @@ class McpSession:
         kind = action["type"]
         if kind in ("navigate", "new_tab") and action.get("url"):
             action = {**action, "url": self._allowed_url(action["url"])}
+        # The generation of the refs the client read: a ref of the tab's earlier page is stale.
+        generation = self.last.ref_generation if self.last is not None and self.last.tab_id == self.tab_id else None
         seen = await self._snapshot_with(action.get("ref"))
         line = action_line(action, seen)
         reason = destructive_reason(action, seen)
@@ -159,7 +161,7 @@ class McpSession:
             raise ToolError("secret_missing", str(exc)) from None
         protect_typed_text(action, seen, self.redactor)
         self.url_before = seen.url if seen else ""
-        result = await self._dispatch(dispatched, max_chars=max_chars)
+        result = await self._dispatch(dispatched, max_chars=max_chars, ref_generation=generation)
         if result.tab_id is not None:
             self.tab_id = result.tab_id
         refusal = domain_refusal(result.url_after, self.policy) if result.url_after else None
@@ -195,7 +197,9 @@ class McpSession:
         if not await confirm(line, reason):
             raise Refused("declined", f"the user declined {line} ({reason})")
 
-    async def _dispatch(self, action: dict[str, Any], *, snapshot: bool = True, max_chars: int = DEFAULT_MAX_CHARS) -> ActionResult:
-        request = ActRequest(tab_id=self.tab_id, action=action, snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None)
+    async def _dispatch(self, action: dict[str, Any], *, snapshot: bool = True, max_chars: int = DEFAULT_MAX_CHARS,
+                        ref_generation: int | None = None) -> ActionResult:
+        request = ActRequest(tab_id=self.tab_id, action=action, ref_generation=ref_generation,
+                             snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None)
         timeout = 30.0 + (request.settle_timeout_ms + (action.get("ms") or 0)) / 1000
         return ActionResult.model_validate(await self.call("act", request.model_dump(mode="json"), timeout=timeout + 5))

@@ -96,8 +96,8 @@ async def run_verify(params: VerifyParams, call: ToolCall) -> list[Content]:
 def page_tools() -> list[Tool]:
     """Snapshot, screenshot, tab list and verify."""
     return [
-        Tool("browser_snapshot", "The current tab as compact text: one line per element, `[ref] role \"name\" state`; "
-             "act on elements by ref.", SnapshotParams, run_snapshot),
+        Tool("browser_snapshot", "The current tab as compact text: one line per element, `[ref] role \"name\" state` "
+             "(links without the role word); act on elements by ref.", SnapshotParams, run_snapshot),
         Tool("browser_screenshot", "A screenshot of the current tab with each element's ref number drawn on it.", NoParams, run_screenshot),
         Tool("browser_tab_list", "The tabs this client may act in; the current one is marked.", NoParams, run_tab_list),
         Tool("browser_verify", "Check predicates over the live page, re-checking until they hold or time runs out; "

@@ -68,7 +68,17 @@ async def test_refs_of_a_page_that_was_navigated_away_are_stale(sw, page, site_u
     assert (await act(sw, tab, {"type": "reload"}, snapshot=None)).ok
     result = await act(sw, tab, {"type": "click", "ref": count})
     assert result.error is not None and result.error.code == "stale_ref"
-    assert result.snapshot is not None and ref(result.snapshot, "Count") != count
+    assert result.snapshot is not None and result.snapshot.ref_generation == snap.ref_generation + 1
+
+
+async def test_a_ref_of_the_earlier_page_is_stale_though_the_new_page_gives_its_number_again(sw, page, site_url):
+    tab, snap = await open_buttons(sw, page, site_url)
+    count = ref(snap, "Count")
+    reloaded = await act(sw, tab, {"type": "reload"})
+    assert reloaded.snapshot is not None and ref(reloaded.snapshot, "Count") == count, "refs start again at 1"
+    result = await act(sw, tab, {"type": "click", "ref": count}, ref_generation=snap.ref_generation)
+    assert result.error is not None and result.error.code == "stale_ref"
+    assert await page.text_content("#clicks") == "0"
 
 
 async def test_navigate_refuses_javascript_urls(sw, page, site_url):

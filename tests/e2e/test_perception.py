@@ -119,7 +119,7 @@ async def test_cookie_modal_is_reported_with_its_ref_and_the_buttons_under_it_ar
     [occluder] = snap["stats"]["occluders"]
     layer = next(e for e in snap["elements"] if e["ref"] == occluder["ref"])
     assert layer["states"]["occluding"] == 3
-    assert snap["text"].splitlines()[2].startswith(f"[{layer['ref']}] ")
+    assert snap["text"].splitlines()[1].startswith(f"[{layer['ref']}] ")
 
 
 async def test_occlusion_filter_can_be_turned_off(sw, page, site_url):
@@ -186,7 +186,7 @@ async def test_headings_are_context_lines_without_refs(sw, page, site_url):
     snap = await snapshot(sw, page)
     lines = snap["text"].splitlines()
     assert "# Basics" in lines
-    assert lines.index("# Basics") < lines.index(f'[{by_name(snap, "Home")["ref"]}] link "Home"')
+    assert lines.index("# Basics") < lines.index(f'[{by_name(snap, "Home")["ref"]}] "Home"')
 
 
 async def test_frame_offsets_give_each_frames_viewport_origin_in_top_level_coordinates(sw, page, site_url, other_origin):

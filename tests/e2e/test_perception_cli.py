@@ -37,7 +37,7 @@ def test_snapshot_prints_the_model_text_by_default(site_url):
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith('page "Perception basics" ')
-    assert '[1] link "Home"' in lines
+    assert '[1] "Home"' in lines
 
 
 def test_snapshot_rejects_a_malformed_viewport():

@@ -1,7 +1,7 @@
 // The snapshot as the model reads it: page strings can never forge a line, URLs lose their secrets.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { oneLine, paginate, quote, renderItem, sanitizeOrigin, sanitizeUrl } from "../../extension/sw/snapshot_text.js";
+import { oneLine, paginate, quote, renderItem, sanitizeOrigin, sanitizeUrl, withoutEchoedHeadings } from "../../extension/sw/snapshot_text.js";
 
 const element = (ref, name, extra = {}) => ({ kind: "element", ref, role: "button", name, value: null, states: {}, bbox: [0, 0, 1, 1], frame: 0, doc: "d", in_viewport: true, ...extra });
 
@@ -28,7 +28,19 @@ test("an element line leads with its ref, then role, name and states", () => {
 });
 
 test("a field's name attribute is its own key, never passed off as the accessible name", () => {
-  assert.equal(renderItem(element(3, "", { role: "textbox", field: "user_login" }), "https://a.test"), '[3] textbox "" field="user_login"');
+  assert.equal(renderItem(element(3, "", { role: "textbox", field: "user_login" }), "https://a.test"), '[3] textbox field="user_login"');
+});
+
+test("a link is written without its role word, a nameless one with where it goes", () => {
+  assert.equal(renderItem(element(4, "Home", { role: "link", href: "https://a.test/" }), "https://a.test"), '[4] "Home"');
+  assert.equal(renderItem(element(5, "", { role: "link", href: "https://a.test/cart" }), "https://a.test"), '[5] href="/cart"');
+});
+
+test("a heading that only repeats the name of the element beside it is left out, others stay", () => {
+  const heading = (text) => ({ kind: "heading", level: 2, text, in_viewport: true });
+  const story = element(1, "Storm hits coast", { role: "link" });
+  const items = [heading("Storm hits coast"), story, heading("Weather"), element(2, "Forecast")];
+  assert.deepEqual(withoutEchoedHeadings(items), [story, heading("Weather"), element(2, "Forecast")]);
 });
 
 test("a page that does not fit says where the next one starts", () => {

@@ -9,8 +9,8 @@ from waymark.host.mcp.results import page_change, page_view
 CHORES = "\n".join(f'[{n}] checkbox "Chore {n}" checked=false' for n in range(1, 21))
 
 
-def snap(text: str, url: str = "http://127.0.0.1/chores", tab: int = 7, next_offset: int | None = None) -> Snapshot:
-    return Snapshot(url=url, title="Chores", text=text, tab_id=tab, next_offset=next_offset)
+def snap(text: str, url: str = "http://127.0.0.1/chores", tab: int = 7, next_offset: int | None = None, generation: int = 1) -> Snapshot:
+    return Snapshot(url=url, title="Chores", text=text, tab_id=tab, next_offset=next_offset, ref_generation=generation)
 
 
 def test_a_small_change_is_shown_as_removed_and_added_lines_anchored_to_the_ref_above():
@@ -37,6 +37,10 @@ def test_snapshots_of_another_tab_another_page_or_a_paged_one_are_not_compared()
     assert page_change(base, snap(CHORES, url="http://127.0.0.1/other")) is None
     assert page_change(base, snap(CHORES, next_offset=400)) is None
     assert page_change(snap(CHORES, next_offset=400), base) is None
+
+
+def test_a_reloaded_page_whose_refs_started_again_is_not_compared():
+    assert page_change(snap(CHORES), snap(CHORES, generation=2)) is None
 
 
 def test_changed_lines_stay_fenced_as_page_data():
