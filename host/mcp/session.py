@@ -23,7 +23,7 @@ from waymark.host.agent.verifier import (
 )
 from waymark.host.control_client import HostCallError, HostNotConnected, Notification
 from waymark.host.control_server import MCP_ASK, MCP_CONFIRM
-from waymark.host.core.actions import absolute_url
+from waymark.host.core.actions import ActionModel, Extract, absolute_url, action_json
 from waymark.host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
 from waymark.host.core.snapshot import Snapshot
 from waymark.host.mcp.errors import NoBrowser, Refused, ToolError
@@ -131,7 +131,7 @@ class McpSession:
 
     async def page_text(self) -> str:
         """The readable text of every frame of the current tab (for text_present and extract)."""
-        result = await self._dispatch({"type": "extract", "max_chars": 20_000}, snapshot=False)
+        result = await self._dispatch(Extract(max_chars=20_000), snapshot=False)
         return result.text or "" if result.ok else ""
 
     async def verify(self, predicates: list[Predicate], timeout_s: float | None) -> Verification:
@@ -142,13 +142,13 @@ class McpSession:
 
     # ------------------------------------------------------------ actions
 
-    async def act(self, action: dict[str, Any], confirm: Confirm, *, max_chars: int = DEFAULT_MAX_CHARS) -> tuple[ActionResult, str]:
+    async def act(self, action: ActionModel, confirm: Confirm, *, max_chars: int = DEFAULT_MAX_CHARS) -> tuple[ActionResult, str]:
         """Carry out one grammar action under the user's policy; returns the redacted result (with
         the settled snapshot, or the fresh one of a stale ref) and the action's human line."""
-        kind = action["type"]
-        if kind in ("navigate", "new_tab") and action.get("url"):
-            action = {**action, "url": self._allowed_url(action["url"])}
-        seen = await self._snapshot_with(action.get("ref"))
+        url = getattr(action, "url", None) if action.traits.opens_url else None
+        if url:
+            action = action.model_copy(update={"url": self._allowed_url(url)})
+        seen = await self._snapshot_with(getattr(action, "ref", None))
         line = action_line(action, seen)
         reason = destructive_reason(action, seen)
         if reason:
@@ -195,7 +195,7 @@ class McpSession:
         if not await confirm(line, reason):
             raise Refused("declined", f"the user declined {line} ({reason})")
 
-    async def _dispatch(self, action: dict[str, Any], *, snapshot: bool = True, max_chars: int = DEFAULT_MAX_CHARS) -> ActionResult:
-        request = ActRequest(tab_id=self.tab_id, action=action, snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None)
-        timeout = 30.0 + (request.settle_timeout_ms + (action.get("ms") or 0)) / 1000
+    async def _dispatch(self, action: ActionModel, *, snapshot: bool = True, max_chars: int = DEFAULT_MAX_CHARS) -> ActionResult:
+        request = ActRequest(tab_id=self.tab_id, action=action_json(action), snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None)
+        timeout = 30.0 + (request.settle_timeout_ms + (getattr(action, "ms", None) or 0)) / 1000
         return ActionResult.model_validate(await self.call("act", request.model_dump(mode="json"), timeout=timeout + 5))
