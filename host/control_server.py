@@ -15,7 +15,7 @@ import contextlib
 import logging
 import os
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Awaitable, Callable, Coroutine, Protocol
 
 from pydantic import BaseModel
 
@@ -148,7 +148,7 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
     started: list[str] = []
     asking: set[asyncio.Task[None]] = set()
 
-    def ask(answer: Callable[[ClientConnection, Call, Send], Awaitable[None]], connection: ClientConnection, call: Call) -> None:
+    def ask(answer: Callable[[ClientConnection, Call, Send], Coroutine[Any, Any, None]], connection: ClientConnection, call: Call) -> None:
         task = asyncio.get_running_loop().create_task(answer(connection, call, send))
         asking.add(task)
         task.add_done_callback(asking.discard)
@@ -232,7 +232,7 @@ async def _question(client: ClientConnection, call: Call, send: Send) -> None:
     await _answer(call, send, lambda: ACCESS.ask(client, question), lambda answer: {"answer": answer})
 
 
-async def _answer(call: Call, send: Send, ask: Callable[[], Awaitable[Any]], data: Callable[[Any], dict]) -> None:
+async def _answer(call: Call, send: Send, ask: Callable[[], Awaitable[Any]], data: Callable[[Any], dict[str, Any]]) -> None:
     try:
         answer = await ask()
     except ConsentDenied as exc:

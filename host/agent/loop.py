@@ -139,7 +139,7 @@ def _clipped(answers: list[str]) -> list[str]:
 
 def action_line(action: ActionModel, snapshot: Snapshot | None) -> str:
     """A short human line for an action: `click [12] button "Add to cart"`."""
-    parts = [str(action.type)]
+    parts = [action.type]
     ref = getattr(action, "ref", None)
     if isinstance(ref, int):
         element = snapshot.find(ref) if snapshot else None

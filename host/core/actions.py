@@ -50,6 +50,8 @@ class _Action(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     traits: ClassVar[Traits]
+    #: The action's name; each action narrows it to its own Literal.
+    type: str
 
 
 #: Any one action of the grammar, as the code that carries one out takes it (dispatch on its
