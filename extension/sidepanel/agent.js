@@ -5,12 +5,14 @@
  * (`ask_user`) and confirmations of destructive actions are answered inline; Stop cancels the
  * run at once; the end shows a summary with where the trace is.
  */
+import { errorCode, errorMessage } from "../shared/errors.js";
 import { byId, clear, formatMs, h } from "./dom.js";
 
 /** @typedef {import("./host_client.js").HostClient} HostClient */
 /** @typedef {import("./host_client.js").CallHandle} CallHandle */
 /** @typedef {import("./host_status.js").HostStatus} HostStatus */
 /** @typedef {import("./current_tab.js").CurrentTab} CurrentTab */
+/** @typedef {import("./settings_types.js").Settings} Settings */
 
 const GOOD = new Set(["passed", "done", "answered"]);
 const BAD = new Set(["failed", "refused", "blocked", "declined"]);
@@ -18,13 +20,13 @@ const BAD = new Set(["failed", "refused", "blocked", "declined"]);
 /**
  * The `agent.run` parameters for a task. The host runs each role (planner, executor) with the
  * provider and model saved in its settings, so only the task, the tab and the policy travel.
- * @param {Record<string, any>} settings  the host's settings (settings.get().settings)
+ * @param {Settings} settings  the host's settings (settings.get().settings)
  * @param {string} task
  * @param {number|null} tabId
- * @returns {Record<string, any>}
+ * @returns {Record<string, unknown>}
  */
 export function agentParams(settings, task, tabId) {
-  for (const role of ["planner", "executor"]) {
+  for (const role of /** @type {const} */ (["planner", "executor"])) {
     const conf = settings[role].provider ? settings[role] : settings.chat;
     if (!conf.provider) {
       throw Object.assign(new Error("No model is configured for agent mode: choose a provider and model in Settings. (Chrome's built-in model is chat-only.)"), { code: "provider_not_configured" });
@@ -44,7 +46,7 @@ export class AgentView {
     this.client = deps.client;
     this.status = deps.status;
     this.tab = deps.tab;
-    /** @type {Record<string, any>|null} */
+    /** @type {Settings|null} */
     this.settings = null;
     /** @type {CallHandle|null} */
     this.running = null;
@@ -67,7 +69,7 @@ export class AgentView {
     this.stopButton.addEventListener("click", () => this.stop());
   }
 
-  /** @param {Record<string, any>} settings */
+  /** @param {Settings} settings */
   setSettings(settings) {
     this.settings = settings;
     const exec = settings.executor.provider ? settings.executor : settings.chat;
@@ -103,7 +105,7 @@ export class AgentView {
       if (!this.settings) throw Object.assign(new Error("The host's settings are not loaded yet: is the host connected?"), { code: "host_disconnected" });
       params = agentParams(this.settings, task, this.tab.tabId);
     } catch (e) {
-      this.showEnd({ kind: "error", title: "Cannot start", text: String(/** @type {any} */ (e).message) });
+      this.showEnd({ kind: "error", title: "Cannot start", text: errorMessage(e) });
       return;
     }
     this.setBusy(true);
@@ -115,17 +117,17 @@ export class AgentView {
       this.showSummary(summary);
       this.status.reportProvider(null);
     } catch (e) {
-      const err = /** @type {any} */ (e);
-      if (err.code === "cancelled") {
+      const code = errorCode(e) || "error";
+      if (code === "cancelled") {
         this.showEnd({ kind: "stopped", title: "Stopped", text: "You stopped the run. Nothing more will be done on the page." });
-      } else if (err.code === "worker_restarted") {
+      } else if (code === "worker_restarted") {
         this.showEnd({
           kind: "error", title: "Run interrupted",
           text: "The extension's background worker stopped during the run, which ended it; no further actions were taken. The page may be part-way through the task. Start the task again when ready.",
         });
       } else {
-        this.showEnd({ kind: "error", title: "The run failed to start", text: `${err.message} (${err.code})` });
-        this.status.reportProvider({ code: err.code, message: err.message });
+        this.showEnd({ kind: "error", title: "The run failed to start", text: `${errorMessage(e)} (${code})` });
+        this.status.reportProvider({ code, message: errorMessage(e) });
       }
     } finally {
       this.running = null;
@@ -205,7 +207,7 @@ export class AgentView {
       await this.client.call("agent.answer", { run_id: data.run_id, request_id: data.request_id, answer });
       return true;
     } catch (e) {
-      disableCard(card, `Could not answer: ${/** @type {any} */ (e).message}`);
+      disableCard(card, `Could not answer: ${errorMessage(e)}`);
       return false;
     }
   }

@@ -426,5 +426,8 @@ export const snapshotDiagnostics = {
 
 /** @param {import("./native.js").NativeChannel} channel */
 export function registerSnapshotHandler(channel) {
-  channel.handle("snapshot", async (params) => takeSnapshot(params.tab_id ?? null, /** @type {SnapshotOptions} */ (params)));
+  channel.handle("snapshot", async (params) => {
+    const options = /** @type {SnapshotOptions} */ (params);
+    return takeSnapshot(options.tab_id ?? null, options);
+  });
 }
