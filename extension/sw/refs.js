@@ -92,5 +92,5 @@ chrome.tabs?.onRemoved.addListener((tabId) => tables.delete(tabId));
  */
 export function wasIssued(tabId, ref) {
   const t = tables.get(tabId);
-  return Boolean(t) && Number.isInteger(ref) && ref >= 1 && ref < /** @type {any} */ (t).next;
+  return t !== undefined && Number.isInteger(ref) && ref >= 1 && ref < t.next;
 }
