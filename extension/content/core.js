@@ -4,10 +4,10 @@
  * Idempotent: injecting it again into the same document is a no-op. Other content files
  * register message handlers on `globalThis.__waymark` with `handle(kind, fn)`.
  */
-/** @typedef {import("./types.js").ContentMessage} ContentMessage */
-/** @typedef {import("./types.js").ContentCore} ContentCore */
+/** @typedef {import("../shared/content_types.js").ContentMessage} ContentMessage */
+/** @typedef {import("../shared/content_types.js").ContentCore} ContentCore */
 (() => {
-  const g = /** @type {import("./types.js").ContentGlobal} */ (globalThis);
+  const g = /** @type {import("../shared/content_types.js").ContentGlobal} */ (globalThis);
   if (g.__waymark) return;
 
   /** @type {Map<string, (msg: ContentMessage) => unknown>} */

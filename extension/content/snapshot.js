@@ -14,9 +14,9 @@
 /** @typedef {import("../sw/snapshot.js").WalkElement} WalkElement */
 /** An element that may have labels (input, select, textarea, button, ...). @typedef {Element & {labels?: NodeListOf<HTMLLabelElement>|null}} Labelable */
 (() => {
-  const g = /** @type {import("./types.js").ContentGlobal} */ (globalThis);
+  const g = /** @type {import("../shared/content_types.js").ContentGlobal} */ (globalThis);
   // content/core.js runs first in every frame; the check below still guards a frame without it.
-  const core = /** @type {import("./types.js").ContentCore} */ (g.__waymark);
+  const core = /** @type {import("../shared/content_types.js").ContentCore} */ (g.__waymark);
   const KIND = /** @type {typeof import("../shared/actions.js").KIND} */ (g.__waymarkKinds);
   if (!core || core.snapshotReady) return;
   core.snapshotReady = true;

@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * Types the isolated-world content scripts share. They are classic scripts and cannot import,
- * but their JSDoc can: this module holds only types and is never injected.
+ * Types the isolated-world content scripts (content/) share. They are classic scripts and
+ * cannot import, but their JSDoc can: this module holds only types and is never loaded.
  *
  * A message from the service worker: its `kind` (shared/actions.js KIND), the document it was
  * meant for, and the handler's own fields.
