@@ -12,7 +12,7 @@ import base64
 import json
 import struct
 import threading
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO
 
 from pydantic import BaseModel
 
@@ -97,12 +97,6 @@ def read_frame(stream: BinaryIO) -> bytes | None:
         return None
     length = frame_length(header)
     return check_body(_read_exactly(stream, length), length)
-
-
-def iter_frames(stream: BinaryIO) -> Iterator[bytes]:
-    """Yield frame bodies until a clean EOF."""
-    while (body := read_frame(stream)) is not None:
-        yield body
 
 
 def decode_body(body: bytes) -> object:
