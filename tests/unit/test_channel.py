@@ -1,12 +1,14 @@
 """The one frame loop (host.channel): every connection gets the same typed errors for bad input,
 whether its frames come from a blocking stream (the native port) or an asyncio socket (the
-control socket), and the control socket answers them as the native port does."""
+control socket); the control socket answers them as the native port does, and the pipe client
+reads a host's stdout with the same errors."""
 
 from __future__ import annotations
 
 import asyncio
 import io
 import os
+import sys
 import tempfile
 
 import pytest
@@ -25,6 +27,7 @@ from waymark.host.core.protocol import (
     ControlHello,
     ErrorReply,
     Ping,
+    ProtocolError,
     parse_inbound,
     parse_outbound,
 )
@@ -36,6 +39,7 @@ from waymark.host.framing import (
     encode_frame,
     read_stream_frame,
 )
+from waymark.host.pipe_client import HostProcess
 
 PING = encode_frame(b'{"v":1,"type":"ping","id":"p1"}')
 TOO_LARGE = (MAX_INBOUND_BYTES + 1).to_bytes(4, "little")
@@ -142,3 +146,21 @@ def test_the_control_socket_answers_a_bad_frame_and_goes_on():
     assert [a["code"] for a in answers[1:2]] == ["invalid_json"]
     assert answers[2]["type"] == "error" and answers[2]["code"] == "unsupported"  # a ping is not for the control socket
     assert answers[3]["code"] == "frame_too_large"
+
+
+@pytest.mark.parametrize(("written", "error"), [
+    (TOO_LARGE, FrameTooLarge), (PING[:2], TruncatedFrame), (PING[:10], TruncatedFrame),
+], ids=["oversized header", "eof inside the header", "eof inside the body"])
+def test_the_pipe_client_reads_a_broken_stdout_with_the_same_typed_errors(written, error):
+    script = f"import sys; sys.stdout.buffer.write({written!r}); sys.stdout.flush()"
+    with HostProcess([sys.executable, "-c", script]) as proc:
+        with pytest.raises(error):
+            proc.read(timeout=30)
+
+
+def test_the_pipe_client_refuses_a_frame_that_is_no_host_message():
+    script = f"import sys; sys.stdout.buffer.write({encode_frame(PING[4:])!r}); sys.stdout.flush()"
+    with HostProcess([sys.executable, "-c", script]) as proc:
+        with pytest.raises(ProtocolError) as refused:
+            proc.read(timeout=30)
+    assert refused.value.code == "unknown_type"  # a ping goes to the host, never from it
