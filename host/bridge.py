@@ -7,7 +7,8 @@ import itertools
 import logging
 from typing import Any, Callable
 
-from waymark.host.core.protocol import BrowserRequest, Result, outbound
+from waymark.host.channel import Send
+from waymark.host.core.protocol import BrowserRequest, Result
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ class BrowserDisconnected(BrowserError):
 class BrowserBridge:
     """Sends `request` messages to the extension and resolves them with its `result` replies."""
 
-    def __init__(self, send: Callable[[dict], None]) -> None:
+    def __init__(self, send: Send) -> None:
         self._send = send
         self._pending: dict[str, asyncio.Future[Result]] = {}
         self._ids = itertools.count(1)
@@ -55,7 +56,7 @@ class BrowserBridge:
         self._pending[request_id] = future
         try:
             try:
-                self._send(outbound(BrowserRequest(id=request_id, method=method, params=params or {})))
+                self._send(BrowserRequest(id=request_id, method=method, params=params or {}))
             except OSError:
                 # The port closed under us (stdout is a broken pipe): the same failure as a closed port.
                 raise BrowserDisconnected() from None

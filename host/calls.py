@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable
+from typing import Any
 
 from waymark.host import rpc
 from waymark.host.bridge import BrowserBridge, BrowserError
-from waymark.host.core.protocol import Call, ErrorInfo, Notify, Reply, outbound
+from waymark.host.channel import Send
+from waymark.host.core.protocol import Call, ErrorInfo, Notify, Reply
 from waymark.host.methods import CallContext, MethodError, lookup
 
 log = logging.getLogger(__name__)
-
-Send = Callable[[dict], None]
 
 
 class CallRunner:
@@ -27,7 +26,7 @@ class CallRunner:
     def start(self, call: Call, send: Send) -> None:
         """Run `call` in the background; its reply and notifications go to `send`."""
         if call.id in self._tasks:
-            send(outbound(Reply(id=call.id, ok=False, error=ErrorInfo(code="duplicate_id", message=f"call {call.id} is already running"))))
+            send(Reply(id=call.id, ok=False, error=ErrorInfo(code="duplicate_id", message=f"call {call.id} is already running")))
             return
         task = asyncio.get_running_loop().create_task(self._run(call, send), name=f"call {call.method} {call.id}")
         self._tasks[call.id] = task
@@ -54,7 +53,7 @@ class CallRunner:
     async def _run(self, call: Call, send: Send) -> None:
         def reply(**fields: Any) -> None:
             try:
-                send(outbound(Reply(id=call.id, **fields)))
+                send(Reply(id=call.id, **fields))
             except Exception:
                 log.exception("could not send the reply to %s", call.id)
 
@@ -64,7 +63,7 @@ class CallRunner:
             return
 
         def notify(name: str, data: dict[str, Any]) -> None:
-            send(outbound(Notify(id=call.id, name=name, data=data)))
+            send(Notify(id=call.id, name=name, data=data))
 
         try:
             data = await fn(call.params, CallContext(call_id=call.id, browser=self._bridge, notify=notify))

@@ -6,23 +6,40 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import logging
 import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Union
 
-from waymark.host.core.protocol import Call, Cancel
+from pydantic import BaseModel, ValidationError
+
+from waymark.host.channel import BadFrame, decode_message, serve_frames, stream_frames
+from waymark.host.core.protocol import (
+    Call,
+    Cancel,
+    ControlHello,
+    ErrorReply,
+    Notify,
+    Reply,
+    parse_outbound,
+)
 from waymark.host.framing import (
     MAX_INBOUND_BYTES,
-    decode_body,
+    FrameDecodeError,
+    FramingError,
     read_stream_frame,
     write_stream_frame,
 )
 from waymark.host.launch import LaunchedBrowser, launch_browser
 from waymark.host.server import CONTROL_ENV
 
+log = logging.getLogger(__name__)
+
 Notification = Callable[[str, dict[str, Any]], None]
+#: The host's last word on a call.
+Answer = Union[Reply, ErrorReply]
 
 
 class HostCallError(Exception):
@@ -46,12 +63,12 @@ class ControlConnection:
     reaches the host the user's own Chrome started through another.
     """
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host_hello: dict[str, Any]) -> None:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host_hello: ControlHello) -> None:
         self.host_hello = host_hello
         #: Why the host closed the connection, when it said (the user pressed Stop in the side panel).
         self.close_reason: str | None = None
         self._writer = writer
-        self._pending: dict[str, tuple[asyncio.Future[dict], Notification | None]] = {}
+        self._pending: dict[str, tuple[asyncio.Future[Answer], Notification | None]] = {}
         self._ids = itertools.count(1)
         self._reader_task = asyncio.get_running_loop().create_task(self._read_replies(reader))
 
@@ -62,9 +79,15 @@ class ControlConnection:
             body = await asyncio.wait_for(read_stream_frame(reader), timeout)
         except asyncio.TimeoutError:
             raise HostNotConnected(f"the host sent no hello within {timeout:g} s") from None
+        except FramingError as exc:
+            raise HostNotConnected(f"the host's hello is not a frame: {exc}") from None
         if body is None:
             raise HostNotConnected("the host closed the control socket before its hello")
-        return cls(reader, writer, decode_body(body))  # type: ignore[arg-type]
+        try:
+            hello = decode_message(body, ControlHello.model_validate)
+        except (FrameDecodeError, ValidationError) as exc:
+            raise HostNotConnected(f"the host's first message is not its hello: {exc}") from None
+        return cls(reader, writer, hello)
 
     @property
     def closed(self) -> bool:
@@ -78,25 +101,31 @@ class ControlConnection:
 
     async def _read_replies(self, reader: asyncio.StreamReader) -> None:
         try:
-            while (body := await read_stream_frame(reader)) is not None:
-                message = decode_body(body)
-                if not isinstance(message, dict):
-                    continue
-                if message.get("type") == "error" and not message.get("id"):
-                    self.close_reason = str(message.get("message", ""))
-                    continue
-                entry = self._pending.get(message.get("id") or "")
-                if entry is None:
-                    continue
-                future, on_notify = entry
-                if message.get("type") == "notify" and on_notify is not None:
-                    on_notify(message.get("name", ""), message.get("data") or {})
-                elif message.get("type") in ("reply", "error") and not future.done():
-                    future.set_result(message)
+            ended = await serve_frames(stream_frames(reader), parse_outbound, self._on_message, self._on_bad)
+            if ended is not None:
+                log.warning("the control connection broke: %s", ended)
         finally:
             for future, _ in self._pending.values():
                 if not future.done():
                     future.set_exception(HostNotConnected(self.close_reason or "the host closed the control socket"))
+
+    def _on_message(self, message: BaseModel) -> None:
+        if isinstance(message, ErrorReply) and not message.id:
+            self.close_reason = message.message
+            return
+        entry = self._pending.get(getattr(message, "id", None) or "")
+        if entry is None:
+            return
+        future, on_notify = entry
+        if isinstance(message, Notify) and on_notify is not None:
+            on_notify(message.name, message.data)
+        elif isinstance(message, (Reply, ErrorReply)) and not future.done():
+            future.set_result(message)
+
+    @staticmethod
+    def _on_bad(exc: BadFrame) -> None:
+        # Nobody to answer: the host only ever sends valid messages, so this is worth a look in the log.
+        log.warning("the host sent a bad frame (%s): %s", exc.code, exc)
 
     async def call(self, method: str, params: dict[str, Any] | None = None, on_notify: Notification | None = None,
                    timeout: float | None = None) -> dict[str, Any]:
@@ -104,25 +133,25 @@ class ControlConnection:
         if self.closed:
             raise HostNotConnected(self.close_reason or "the host closed the control socket")
         call_id = f"c{next(self._ids)}"
-        future: asyncio.Future[dict] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         self._pending[call_id] = (future, on_notify)
         try:
-            write_stream_frame(self._writer, Call(type="call", id=call_id, method=method, params=params or {}).model_dump(mode="json"))
+            write_stream_frame(self._writer, Call(type="call", id=call_id, method=method, params=params or {}))
             await self._writer.drain()
             try:
                 reply = await asyncio.wait_for(asyncio.shield(future), timeout)
             except (asyncio.TimeoutError, asyncio.CancelledError):
                 with contextlib.suppress(Exception):
-                    write_stream_frame(self._writer, Cancel(type="cancel", id=call_id).model_dump(mode="json"))
+                    write_stream_frame(self._writer, Cancel(type="cancel", id=call_id))
                 raise
         finally:
             self._pending.pop(call_id, None)
-        if reply.get("type") == "error":
-            raise HostCallError(reply.get("code", "error"), reply.get("message", ""))
-        if not reply.get("ok"):
-            error = reply.get("error") or {}
-            raise HostCallError(error.get("code", "error"), error.get("message", ""), reply.get("data"))
-        return reply.get("data") or {}
+        if isinstance(reply, ErrorReply):
+            raise HostCallError(reply.code, reply.message)
+        if not reply.ok:
+            error = reply.error
+            raise HostCallError(error.code if error else "error", error.message if error else "", reply.data)
+        return reply.data or {}
 
 
 class Controller:
@@ -151,7 +180,7 @@ class Controller:
         self._playwright_cm: Any = None
         self.playwright: Any = None
         self.browser: LaunchedBrowser | None = None
-        self.host_hello: dict[str, Any] = {}
+        self.host_hello: ControlHello | None = None
 
     @property
     def close_reason(self) -> str | None:

@@ -15,31 +15,34 @@ import contextlib
 import logging
 import os
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Awaitable, Callable, Coroutine, Protocol
+
+from pydantic import BaseModel
 
 from waymark.host.bridge import BrowserBridge
 from waymark.host.browsers import register, unregister
 from waymark.host.calls import CallRunner
+from waymark.host.channel import (
+    Send,
+    bad_frame_reply,
+    closing_reply,
+    serve_frames,
+    stream_frames,
+)
 from waymark.host.core import PROTOCOL_VERSION, __version__
 from waymark.host.core.paths import control_socket_override, private_dir
 from waymark.host.core.protocol import (
     Call,
     Cancel,
+    ControlHello,
     ErrorInfo,
     ErrorReply,
-    HelloFromHost,
-    ProtocolError,
+    Notify,
+    Outbound,
     Reply,
-    outbound,
     parse_inbound,
 )
-from waymark.host.framing import (
-    MAX_INBOUND_BYTES,
-    FrameDecodeError,
-    decode_body,
-    read_stream_frame,
-    write_stream_frame,
-)
+from waymark.host.framing import MAX_INBOUND_BYTES, write_stream_frame
 from waymark.host.mcp_access import ACCESS, ClientConnection, ConsentDenied
 from waymark.host.mcp_scope import opened_tabs, refusal, visible_reply
 from waymark.host.mcp_waiting import WaitingBadge
@@ -126,22 +129,17 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
     are cancelled when it goes. A `gated` connection (an MCP client attached to the user's own
     browser) may call nothing until its `mcp.connect` is allowed by the user (host.mcp_access)."""
 
-    def send(message: dict) -> None:
+    def send(message: Outbound) -> None:
         if not writer.is_closing():
             write_stream_frame(writer, message)
 
     def refuse(call_id: str, code: str, message: str) -> None:
-        send(outbound(Reply(id=call_id, ok=False, error=ErrorInfo(code=code, message=message))))
+        send(Reply(id=call_id, ok=False, error=ErrorInfo(code=code, message=message)))
 
-    bridge = server.bridge
-    send(
-        {
-            **outbound(HelloFromHost(host_version=__version__, protocol=PROTOCOL_VERSION)),
-            "extension_version": bridge.extension_version,
-        }
-    )
+    send(ControlHello(host_version=__version__, protocol=PROTOCOL_VERSION, extension_version=server.bridge.extension_version))
+
     def cut_off() -> None:
-        send(outbound(ErrorReply(code="stopped", message="the user stopped MCP clients in the side panel")))
+        send(ErrorReply(code="stopped", message="the user stopped MCP clients in the side panel"))
         writer.close()
 
     client = ClientConnection(close=cut_off) if gated else None
@@ -149,35 +147,40 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
         ACCESS.opened(client)
     started: list[str] = []
     asking: set[asyncio.Task[None]] = set()
+
+    def ask(answer: Callable[[ClientConnection, Call, Send], Coroutine[Any, Any, None]], connection: ClientConnection, call: Call) -> None:
+        task = asyncio.get_running_loop().create_task(answer(connection, call, send))
+        asking.add(task)
+        task.add_done_callback(asking.discard)
+
+    def handle(message: BaseModel) -> None:
+        if isinstance(message, Cancel):
+            server.calls.cancel(message.id)
+        elif not isinstance(message, Call):
+            send(ErrorReply(id=getattr(message, "id", None), code="unsupported", message="the control socket takes only call and cancel"))
+        elif client is None:
+            started.append(message.id)
+            server.calls.start(message, send)
+        elif message.method == MCP_CONNECT:
+            ask(_admit, client, message)
+        elif not client.allowed:
+            refuse(message.id, "consent_required", f"call {MCP_CONNECT} first: the user allows MCP clients in the side panel")
+        elif message.method in (MCP_CONFIRM, MCP_ASK):
+            ask(_confirm if message.method == MCP_CONFIRM else _question, client, message)
+        elif message.method not in CLIENT_METHODS:
+            refuse(message.id, "not_for_clients", f"MCP clients may not call {message.method[:64]!r}")
+        elif out := refusal(message.method, message.params, ACCESS.scope(client)):
+            refuse(message.id, out.code, out.message)
+        else:
+            started.append(message.id)
+            server.calls.start(message, _scoped(send, client, message))
+
     try:
-        while (body := await read_stream_frame(reader)) is not None:
-            try:
-                message = parse_inbound(decode_body(body))
-            except (FrameDecodeError, ProtocolError) as exc:
-                send(outbound(ErrorReply(id=getattr(exc, "message_id", None), code=exc.code, message=str(exc))))
-                continue
-            if isinstance(message, Call) and client is not None and message.method == MCP_CONNECT:
-                task = asyncio.get_running_loop().create_task(_admit(client, message, send))
-                asking.add(task)
-                task.add_done_callback(asking.discard)
-            elif isinstance(message, Call) and client is not None and not client.allowed:
-                refuse(message.id, "consent_required", f"call {MCP_CONNECT} first: the user allows MCP clients in the side panel")
-            elif isinstance(message, Call) and client is not None and message.method in (MCP_CONFIRM, MCP_ASK):
-                asked = _confirm if message.method == MCP_CONFIRM else _question
-                task = asyncio.get_running_loop().create_task(asked(client, message, send))
-                asking.add(task)
-                task.add_done_callback(asking.discard)
-            elif isinstance(message, Call) and client is not None and message.method not in CLIENT_METHODS:
-                refuse(message.id, "not_for_clients", f"MCP clients may not call {message.method[:64]!r}")
-            elif isinstance(message, Call) and client is not None and (out := refusal(message.method, message.params, ACCESS.scope(client))):
-                refuse(message.id, out.code, out.message)
-            elif isinstance(message, Call):
-                started.append(message.id)
-                server.calls.start(message, _scoped(send, client, message) if client is not None else send)
-            elif isinstance(message, Cancel):
-                server.calls.cancel(message.id)
-            else:
-                send(outbound(ErrorReply(id=getattr(message, "id", None), code="unsupported", message="the control socket takes only call and cancel")))
+        ended = await serve_frames(stream_frames(reader), parse_inbound, handle, lambda exc: send(bad_frame_reply(exc)))
+        if ended is not None:
+            log.warning("closing a control connection: %s", ended)
+            if (reply := closing_reply(ended)) is not None:
+                send(reply)
     finally:
         for call_id in started:
             server.calls.cancel(call_id)
@@ -189,49 +192,50 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
         log.info("control connection closed")
 
 
-def _scoped(send: Callable[[dict], None], client: ClientConnection, call: Call) -> Callable[[dict], None]:
+def _scoped(send: Send, client: ClientConnection, call: Call) -> Send:
     """`send` for a client's call: the tabs its replies and notifications show it opened become
     its own, a tab list shows only its tabs, and an `act` reply is noted in the panel's activity list."""
+    acting = call.method == "act" and isinstance(call.params.get("action"), dict)
 
-    def send_scoped(message: dict) -> None:
-        if message.get("id") == call.id and isinstance(message.get("data"), dict):
-            data = message["data"]
+    def send_scoped(message: Outbound) -> None:
+        if isinstance(message, (Reply, Notify)) and message.id == call.id and message.data is not None:
+            data = message.data
             client.tabs |= opened_tabs(call.method, call.params, data)
-            if message.get("type") == "reply":
-                message = {**message, "data": visible_reply(call.method, call.params, data, ACCESS.scope(client))}
-                if call.method == "act" and isinstance(call.params.get("action"), dict):
-                    error = (data.get("error") or message.get("error") or {}).get("code", "")
+            if isinstance(message, Reply):
+                message = message.model_copy(update={"data": visible_reply(call.method, call.params, data, ACCESS.scope(client))})
+                if acting:
+                    error = data.get("error") or (message.error.model_dump() if message.error else {})
                     ms = float(data.get("settle_ms") or 0)
-                    ACCESS.did(client.client, call.params["action"], bool(message.get("ok") and data.get("ok")), error, ms)
-        elif message.get("type") == "reply" and call.method == "act" and isinstance(call.params.get("action"), dict):
-            ACCESS.did(client.client, call.params["action"], False, (message.get("error") or {}).get("code", ""))
+                    ACCESS.did(client.client, call.params["action"], bool(message.ok and data.get("ok")), error.get("code", ""), ms)
+        elif isinstance(message, Reply) and acting:
+            ACCESS.did(client.client, call.params["action"], False, message.error.code if message.error else "")
         send(message)
 
     return send_scoped
 
 
-async def _admit(client: ClientConnection, call: Call, send: Callable[[dict], None]) -> None:
+async def _admit(client: ClientConnection, call: Call, send: Send) -> None:
     """Answer an `mcp.connect` once the user allowed the client (or denied it)."""
     name = str(call.params.get("client") or "an unnamed MCP client")[:100]
     await _answer(call, send, lambda: ACCESS.admit(client, name), lambda _: {"client": name, "allowed": True})
 
 
-async def _confirm(client: ClientConnection, call: Call, send: Callable[[dict], None]) -> None:
+async def _confirm(client: ClientConnection, call: Call, send: Send) -> None:
     """Answer an `mcp.confirm` with the user's yes or no from the side panel."""
     line, reason = (str(call.params.get(k, ""))[:300] for k in ("action_line", "reason"))
     await _answer(call, send, lambda: ACCESS.confirm(client, line, reason), lambda allowed: {"allowed": allowed})
 
 
-async def _question(client: ClientConnection, call: Call, send: Callable[[dict], None]) -> None:
+async def _question(client: ClientConnection, call: Call, send: Send) -> None:
     """Answer an `mcp.ask` with the user's words from the side panel (None: skipped)."""
     question = str(call.params.get("question", ""))[:1000]
     await _answer(call, send, lambda: ACCESS.ask(client, question), lambda answer: {"answer": answer})
 
 
-async def _answer(call: Call, send: Callable[[dict], None], ask: Callable[[], Awaitable[Any]], data: Callable[[Any], dict]) -> None:
+async def _answer(call: Call, send: Send, ask: Callable[[], Awaitable[Any]], data: Callable[[Any], dict[str, Any]]) -> None:
     try:
         answer = await ask()
     except ConsentDenied as exc:
-        send(outbound(Reply(id=call.id, ok=False, error=ErrorInfo(code=exc.code, message=exc.message))))
+        send(Reply(id=call.id, ok=False, error=ErrorInfo(code=exc.code, message=exc.message)))
         return
-    send(outbound(Reply(id=call.id, ok=True, data=data(answer))))
+    send(Reply(id=call.id, ok=True, data=data(answer)))

@@ -12,7 +12,11 @@ import base64
 import json
 import struct
 import threading
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO
+
+from pydantic import BaseModel
+
+from waymark.host.core.protocol import Chunk
 
 HEADER = struct.Struct("<I")
 #: Browser-to-host frames above this are refused (Chrome's own limit is 64 MiB).
@@ -65,6 +69,24 @@ def _read_exactly(stream: BinaryIO, n: int) -> bytes:
     return b"".join(chunks)
 
 
+def frame_length(header: bytes) -> int:
+    """The body length a complete header announces; FrameTooLarge above MAX_INBOUND_BYTES,
+    TruncatedFrame for a header the stream cut short."""
+    if len(header) < HEADER.size:
+        raise TruncatedFrame(f"stream ended inside a length header ({len(header)} of 4 bytes)")
+    (length,) = HEADER.unpack(header[: HEADER.size])
+    if length > MAX_INBOUND_BYTES:
+        raise FrameTooLarge(length)
+    return int(length)
+
+
+def check_body(body: bytes, length: int) -> bytes:
+    """The body, or TruncatedFrame when the stream ended before `length` bytes of it."""
+    if len(body) < length:
+        raise TruncatedFrame(f"stream ended inside a frame ({len(body)} of {length} bytes)")
+    return body
+
+
 def read_frame(stream: BinaryIO) -> bytes | None:
     """Read one frame body. Returns None on a clean EOF between frames.
 
@@ -73,21 +95,8 @@ def read_frame(stream: BinaryIO) -> bytes | None:
     header = _read_exactly(stream, HEADER.size)
     if not header:
         return None
-    if len(header) < HEADER.size:
-        raise TruncatedFrame(f"stream ended inside a length header ({len(header)} of 4 bytes)")
-    (length,) = HEADER.unpack(header)
-    if length > MAX_INBOUND_BYTES:
-        raise FrameTooLarge(length)
-    body = _read_exactly(stream, length)
-    if len(body) < length:
-        raise TruncatedFrame(f"stream ended inside a frame ({len(body)} of {length} bytes)")
-    return body
-
-
-def iter_frames(stream: BinaryIO) -> Iterator[bytes]:
-    """Yield frame bodies until a clean EOF."""
-    while (body := read_frame(stream)) is not None:
-        yield body
+    length = frame_length(header)
+    return check_body(_read_exactly(stream, length), length)
 
 
 def decode_body(body: bytes) -> object:
@@ -107,29 +116,31 @@ def encode_frame(payload: bytes) -> bytes:
     return HEADER.pack(len(payload)) + payload
 
 
-def dumps(message: dict) -> bytes:
-    """Serialise a message compactly as UTF-8 JSON."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+def dumps(value: Any) -> bytes:
+    """Serialise a JSON value compactly as UTF-8 JSON."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def split_into_chunks(body: bytes, chunk_id: str) -> list[dict]:
+def encode_message(message: BaseModel) -> bytes:
+    """A protocol message's frame body: every field, in JSON mode."""
+    return dumps(message.model_dump(mode="json"))
+
+
+def split_into_chunks(body: bytes, chunk_id: str) -> list[Chunk]:
     """Split an oversized host-to-browser body into `chunk` messages the extension reassembles.
 
     The data is base64 so that JSON escaping cannot inflate a chunk past Chrome's limit.
     """
     pieces = [body[i : i + CHUNK_RAW_BYTES] for i in range(0, len(body), CHUNK_RAW_BYTES)] or [b""]
     return [
-        {
-            "v": 1,
-            "type": "chunk",
-            "id": None,
-            "chunk_id": chunk_id,
-            "index": index,
-            "total": len(pieces),
-            "data": base64.b64encode(piece).decode("ascii"),
-        }
+        Chunk(chunk_id=chunk_id, index=index, total=len(pieces), data=base64.b64encode(piece).decode("ascii"))
         for index, piece in enumerate(pieces)
     ]
+
+
+def join_chunks(chunks: list[Chunk]) -> bytes:
+    """The body a complete sequence of chunks carries (what the extension's reassembly does)."""
+    return b"".join(base64.b64decode(c.data) for c in sorted(chunks, key=lambda c: c.index))
 
 
 class FrameWriter:
@@ -140,35 +151,36 @@ class FrameWriter:
         self._lock = threading.Lock()
         self._chunk_seq = 0
 
-    def send(self, message: dict) -> None:
+    def send(self, message: BaseModel) -> None:
         """Send one message; bodies over MAX_OUTBOUND_BYTES travel as a sequence of chunks."""
-        body = dumps(message)
+        body = encode_message(message)
         with self._lock:
             if len(body) + HEADER.size <= MAX_OUTBOUND_BYTES:
                 frames = [encode_frame(body)]
             else:
                 self._chunk_seq += 1
-                frames = [encode_frame(dumps(c)) for c in split_into_chunks(body, f"c{self._chunk_seq}")]
+                frames = [encode_frame(encode_message(c)) for c in split_into_chunks(body, f"c{self._chunk_seq}")]
             for frame in frames:
                 self._stream.write(frame)
             self._stream.flush()
 
 
 async def read_stream_frame(reader: asyncio.StreamReader) -> bytes | None:
-    """One length-prefixed frame from an asyncio stream (the control socket), or None at EOF."""
+    """One frame body from an asyncio stream (the control socket), or None on a clean EOF between
+    frames; the same FrameTooLarge and TruncatedFrame as `read_frame`."""
     try:
         header = await reader.readexactly(HEADER.size)
-    except asyncio.IncompleteReadError:
-        return None
-    (length,) = HEADER.unpack(header)
-    if length > MAX_INBOUND_BYTES:
-        raise ValueError(f"control frame of {length} bytes is too large")
+    except asyncio.IncompleteReadError as exc:
+        if not exc.partial:
+            return None
+        header = exc.partial
+    length = frame_length(header)
     try:
         return await reader.readexactly(length)
-    except asyncio.IncompleteReadError:
-        return None
+    except asyncio.IncompleteReadError as exc:
+        return check_body(exc.partial, length)
 
 
-def write_stream_frame(writer: asyncio.StreamWriter, message: dict) -> None:
-    """Queue one length-prefixed frame on an asyncio stream."""
-    writer.write(encode_frame(dumps(message)))
+def write_stream_frame(writer: asyncio.StreamWriter, message: BaseModel) -> None:
+    """Queue one message's frame on an asyncio stream."""
+    writer.write(encode_frame(encode_message(message)))

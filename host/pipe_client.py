@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import base64
-import json
 import os
 import select
 import subprocess
@@ -12,7 +10,18 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from waymark.host.framing import HEADER, decode_body, dumps, encode_frame
+from waymark.host.channel import decode_message
+from waymark.host.core.protocol import Chunk, parse_outbound
+from waymark.host.framing import (
+    HEADER,
+    TruncatedFrame,
+    check_body,
+    decode_body,
+    dumps,
+    encode_frame,
+    frame_length,
+    join_chunks,
+)
 
 
 class HostProcess:
@@ -43,7 +52,7 @@ class HostProcess:
         self.send_raw(encode_frame(body))
 
     def send(self, message: dict[str, Any]) -> None:
-        """Send one JSON message."""
+        """Send one JSON message as it is: a test may send what no model allows."""
         self.send_body(dumps(message))
 
     def _fill(self, n: int, timeout: float) -> bool:
@@ -60,33 +69,37 @@ class HostProcess:
         return True
 
     def read_frame(self, timeout: float = 10.0) -> bytes | None:
-        """One raw frame body from the host's stdout, or None when it closed stdout."""
+        """One raw frame body from the host's stdout, or None when it closed stdout between
+        frames; the framing's FrameTooLarge and TruncatedFrame for a broken stream."""
         if not self._fill(HEADER.size, timeout):
-            return None
-        (length,) = HEADER.unpack(self._buffer[: HEADER.size])
-        if not self._fill(HEADER.size + length, timeout):
-            raise EOFError("host closed stdout inside a frame")
-        body = self._buffer[HEADER.size : HEADER.size + length]
+            if not self._buffer:
+                return None
+            raise TruncatedFrame(f"host closed stdout inside a length header ({len(self._buffer)} of 4 bytes)")
+        length = frame_length(self._buffer[: HEADER.size])
+        self._fill(HEADER.size + length, timeout)
+        body = check_body(self._buffer[HEADER.size : HEADER.size + length], length)
         self._buffer = self._buffer[HEADER.size + length :]
         return body
 
     def read(self, timeout: float = 10.0) -> dict[str, Any] | None:
-        """One message, with chunked messages reassembled; None when stdout closed."""
+        """One message as the host wrote it, chunked messages reassembled; None when stdout closed.
+        Every frame must be a valid host-to-browser message (ProtocolError otherwise)."""
         body = self.read_frame(timeout)
         if body is None:
             return None
-        message = decode_body(body)
-        assert isinstance(message, dict)
+        message = decode_message(body, parse_outbound)
         self.frames_in_last_read = 1
-        if message.get("type") != "chunk":
-            return message
-        pieces = [base64.b64decode(message["data"])]
-        for _ in range(message["total"] - 1):
-            nxt = self.read_frame(timeout)
-            assert nxt is not None
-            pieces.append(base64.b64decode(json.loads(nxt)["data"]))
-            self.frames_in_last_read += 1
-        result = decode_body(b"".join(pieces))
+        if isinstance(message, Chunk):
+            chunks = [message]
+            while len(chunks) < message.total:
+                more = self.read_frame(timeout)
+                if more is None:
+                    raise TruncatedFrame(f"host closed stdout after {len(chunks)} of {message.total} chunks")
+                chunks.append(Chunk.model_validate(decode_body(more)))
+                self.frames_in_last_read += 1
+            body = join_chunks(chunks)
+            decode_message(body, parse_outbound)
+        result = decode_body(body)
         assert isinstance(result, dict)
         return result
 

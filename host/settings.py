@@ -37,7 +37,7 @@ _lock = threading.Lock()
 class RoleSettings(BaseModel):
     """Which provider and model one role uses. An empty provider means "not configured"."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
 
     provider: str = ""
     model: str = ""
@@ -58,7 +58,7 @@ class RoleSettings(BaseModel):
 class Settings(BaseModel):
     """Everything the user configures in the side panel's settings."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
 
     chat: RoleSettings = Field(default_factory=RoleSettings)
     planner: RoleSettings = Field(default_factory=RoleSettings)
@@ -99,6 +99,23 @@ class Settings(BaseModel):
             if rule not in cleaned:
                 cleaned.append(rule)
         return cleaned
+
+
+class SettingsView(BaseModel):
+    """What `settings.get` and `settings.set` show the side panel: the settings, and what it needs
+    to edit them, never a secret's value (extension/sidepanel/settings_types.js is generated from it)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
+
+    settings: Settings
+    #: The provider names the host knows.
+    providers: list[str]
+    #: The names of the secrets stored, never their values.
+    secrets: list[str]
+    #: "provider" or "provider:preset" -> the secret name its key is stored under.
+    key_names: dict[str, str]
+    #: Where the settings file is.
+    config_path: str
 
 
 def settings_path() -> Path:

@@ -19,7 +19,7 @@
 (() => {
   const BUSY = "__waymark_busy";
   const HERE = "__waymark_activity_here";
-  const g = /** @type {any} */ (globalThis);
+  const g = /** @type {typeof globalThis & Record<string, unknown>} */ (globalThis);
   if (g[HERE]) return;
   Object.defineProperty(g, HERE, { value: true });
 
@@ -57,7 +57,7 @@
   }
 
   g.setTimeout = disguise({
-    /** @param {any} handler @param {number=} delay @param {any[]} args */
+    /** @param {TimerHandler} handler @param {number=} delay @param {unknown[]} args */
     setTimeout(handler, delay, ...args) {
       if (typeof handler !== "function") return native.setTimeout.call(g, handler, delay, ...args);
       // Every function timer carries its generation down its chain, so a loop stays a loop
@@ -67,7 +67,7 @@
       const ms = Number(delay) || 0;
       const work = ms <= SHORT_TIMER_MS && generation <= MAX_GENERATION ? { start: now, until: now + ms + REQUEST_MS } : null;
       /** @type {number} */
-      const id = native.setTimeout.call(g, /** @this {any} @param {any[]} a */ function (...a) {
+      const id = native.setTimeout.call(g, /** @this {unknown} @param {unknown[]} a */ function (...a) {
         if (work) {
           timers.delete(id);
           pending.delete(work);
@@ -89,8 +89,9 @@
   }.setTimeout, native.setTimeout);
 
   g.clearTimeout = disguise({
-    /** @param {any} id */
+    /** @param {number=} id */
     clearTimeout(id) {
+      if (id === undefined) return native.clearTimeout.call(g, id);
       const work = timers.get(id);
       if (work) {
         timers.delete(id);
@@ -102,7 +103,7 @@
 
   if (typeof native.requestAnimationFrame === "function") {
     g.requestAnimationFrame = disguise({
-      /** @param {any} callback */
+      /** @param {FrameRequestCallback} callback */
       requestAnimationFrame(callback) {
         if (typeof callback !== "function") return native.requestAnimationFrame.call(g, callback);
         // Frame callbacks share the timers' generations: a render the action asked for is
@@ -111,7 +112,7 @@
         const now = performance.now();
         const work = generation <= MAX_GENERATION ? { start: now, until: now + FRAME_MS } : null;
         /** @type {number} */
-        const id = native.requestAnimationFrame.call(g, /** @this {any} @param {number} time */ function (time) {
+        const id = native.requestAnimationFrame.call(g, /** @this {unknown} @param {number} time */ function (time) {
           if (work) {
             frames.delete(id);
             pending.delete(work);
@@ -133,7 +134,7 @@
     }.requestAnimationFrame, native.requestAnimationFrame);
 
     g.cancelAnimationFrame = disguise({
-      /** @param {any} id */
+      /** @param {number} id */
       cancelAnimationFrame(id) {
         const work = frames.get(id);
         if (work) {
@@ -166,7 +167,7 @@
 
   if (typeof native.fetch === "function") {
     g.fetch = disguise({
-      /** @param {any[]} args */
+      /** @param {Parameters<typeof fetch>} args */
       fetch(...args) {
         const done = request();
         const answer = native.fetch.apply(g, args);
@@ -178,7 +179,7 @@
   }
 
   XMLHttpRequest.prototype.send = disguise({
-    /** @this {XMLHttpRequest} @param {any} body */
+    /** @this {XMLHttpRequest} @param {Document|XMLHttpRequestBodyInit|null=} body */
     send(body) {
       const done = request();
       this.addEventListener("loadend", done, { once: true });

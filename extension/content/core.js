@@ -4,11 +4,13 @@
  * Idempotent: injecting it again into the same document is a no-op. Other content files
  * register message handlers on `globalThis.__waymark` with `handle(kind, fn)`.
  */
+/** @typedef {import("../shared/content_types.js").ContentMessage} ContentMessage */
+/** @typedef {import("../shared/content_types.js").ContentCore} ContentCore */
 (() => {
-  const g = /** @type {any} */ (globalThis);
+  const g = /** @type {import("../shared/content_types.js").ContentGlobal} */ (globalThis);
   if (g.__waymark) return;
 
-  /** @type {Map<string, (msg: any) => any>} */
+  /** @type {Map<string, (msg: ContentMessage) => unknown>} */
   const handlers = new Map();
 
   /**
@@ -24,6 +26,7 @@
   let dropped = [];
   let nextRef = 1;
 
+  /** @type {ContentCore} */
   const core = {
     /** A random identity of this document instance; a navigated frame gets a new one. */
     docId: crypto.randomUUID(),
@@ -85,14 +88,14 @@
       }
       return -1;
     },
-    /** @param {string} kind @param {(msg: any) => any} fn */
+    /** @template {ContentMessage} M @param {string} kind @param {(msg: M) => unknown} fn */
     handle(kind, fn) {
-      handlers.set(kind, fn);
+      handlers.set(kind, /** @type {(msg: ContentMessage) => unknown} */ (fn));
     },
   };
   g.__waymark = core;
 
-  chrome.runtime.onMessage.addListener((msg, _sender, sendResponse) => {
+  chrome.runtime.onMessage.addListener((/** @type {ContentMessage|null} */ msg, _sender, sendResponse) => {
     if (!msg || typeof msg.kind !== "string" || !msg.kind.startsWith("wm:")) return false;
     if (msg.docId && msg.docId !== core.docId) {
       sendResponse({ ok: false, error: { code: "stale_ref", message: "the frame's document changed since the ref was issued" } });
@@ -107,7 +110,8 @@
       .then(() => fn(msg))
       .then(
         (data) => sendResponse({ ok: true, data, docId: core.docId }),
-        (e) => sendResponse({ ok: false, error: { code: e?.code || "content_error", message: String(e?.message || e) }, data: e?.data ?? null }),
+        (/** @type {{code?: string, message?: string, data?: unknown}|null|undefined} */ e) =>
+          sendResponse({ ok: false, error: { code: e?.code || "content_error", message: String(e?.message || e) }, data: e?.data ?? null }),
       );
     return true;
   });

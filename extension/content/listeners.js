@@ -14,7 +14,7 @@
 (() => {
   const QUERY = "__waymark_listens";
   const QUERY_ANY = "__waymark_listens_any";
-  const g = /** @type {any} */ (globalThis);
+  const g = /** @type {typeof globalThis & Record<string, unknown>} */ (globalThis);
   if (g[QUERY]) return;
   Object.defineProperty(g, QUERY, { value: true });
 
@@ -25,7 +25,7 @@
   let any = false;
   const cancel = (/** @type {Event} */ e) => e.preventDefault();
 
-  /** @param {any} target @param {string} type */
+  /** @param {unknown} target @param {string} type */
   function note(target, type) {
     if (!POINTER.has(type) || !(target instanceof Element) || marked.has(target)) return;
     if (target === document.documentElement || target === document.body) return;
@@ -35,7 +35,7 @@
   }
 
   const wrapped = {
-    /** @this {EventTarget} @param {string} type @param {any} listener @param {any=} options */
+    /** @this {EventTarget} @param {string} type @param {EventListenerOrEventListenerObject|null} listener @param {boolean|AddEventListenerOptions=} options */
     addEventListener(type, listener, options) {
       if (listener) note(this, String(type));
       return add.call(this, type, listener, options);
@@ -52,7 +52,7 @@
     const set = desc.set;
     Object.defineProperty(HTMLElement.prototype, prop, {
       ...desc,
-      set(/** @type {any} */ value) {
+      set(/** @type {unknown} */ value) {
         if (value) note(this, kind);
         set.call(this, value);
       },

@@ -10,11 +10,14 @@
  * (hrefs, quoting) happens in the service worker; here texts are only collapsed and capped
  * so messages stay small. Password and other secret values never leave this frame.
  */
+/** @typedef {import("../sw/snapshot.js").WalkItem} WalkItem */
+/** @typedef {import("../sw/snapshot.js").WalkElement} WalkElement */
+/** An element that may have labels (input, select, textarea, button, ...). @typedef {Element & {labels?: NodeListOf<HTMLLabelElement>|null}} Labelable */
 (() => {
-  const g = /** @type {any} */ (globalThis);
-  const core = g.__waymark;
-  /** @type {typeof import("../shared/actions.js").KIND} */
-  const KIND = g.__waymarkKinds;
+  const g = /** @type {import("../shared/content_types.js").ContentGlobal} */ (globalThis);
+  // content/core.js runs first in every frame; the check below still guards a frame without it.
+  const core = /** @type {import("../shared/content_types.js").ContentCore} */ (g.__waymark);
+  const KIND = /** @type {typeof import("../shared/actions.js").KIND} */ (g.__waymarkKinds);
   if (!core || core.snapshotReady) return;
   core.snapshotReady = true;
 
@@ -41,7 +44,7 @@
 
   /** @type {((el: Element) => ShadowRoot|null)|null} */
   const openOrClosed = typeof chrome !== "undefined" && chrome.dom && typeof chrome.dom.openOrClosedShadowRoot === "function"
-    ? (el) => /** @type {any} */ (chrome.dom).openOrClosedShadowRoot(el) || null
+    ? (el) => chrome.dom.openOrClosedShadowRoot(/** @type {HTMLElement} */ (el)) || null
     : null;
 
   /** Zero-width characters render as nothing: they join what is around them, never part it. */
@@ -380,7 +383,7 @@
     if (isField(el)) {
       // A hidden label names nothing (a page that repeats a form in a closed panel labels one
       // field twice, once out of sight).
-      const labels = /** @type {HTMLLabelElement[]} */ (Array.from(/** @type {any} */ (el).labels || []))
+      const labels = /** @type {HTMLLabelElement[]} */ (Array.from(/** @type {Labelable} */ (el).labels || []))
         .filter((l) => typeof l.checkVisibility !== "function" || l.checkVisibility({ visibilityProperty: true }));
       const labelled = clean(labels.map((l) => textOf(l, NAME_CAP, { naming: true, exclude: el })).join(" "), NAME_CAP);
       const fallback = tag === "input" && /** @type {HTMLInputElement} */ (el).type === "file" ? "Choose File" : "";
@@ -459,14 +462,14 @@
    * @param {Element} el @param {string} role @param {Element|null} active
    */
   function valueAndStates(el, role, active) {
-    /** @type {Record<string, any>} */
+    /** @type {Record<string, string|number|boolean>} */
     const states = {};
     /** @type {string|null} */
     let value = null;
     /** @type {string[]|undefined} */
     let options;
     const tag = el.localName;
-    const any = /** @type {any} */ (el);
+    const props = /** @type {Element & {selected?: boolean, disabled?: boolean, required?: boolean, readOnly?: boolean}} */ (el);
     if (tag === "input") {
       const input = /** @type {HTMLInputElement} */ (el);
       if (input.type === "checkbox" || input.type === "radio") {
@@ -490,25 +493,26 @@
     }
     const ariaChecked = el.getAttribute("aria-checked");
     if (ariaChecked && states.checked === undefined) states.checked = ariaChecked === "mixed" ? "mixed" : ariaChecked === "true";
-    if (el.getAttribute("aria-selected") === "true" || (tag === "option" && any.selected)) states.selected = true;
+    if (el.getAttribute("aria-selected") === "true" || (tag === "option" && props.selected)) states.selected = true;
     const expanded = el.getAttribute("aria-expanded");
     if (expanded) states.expanded = expanded === "true";
     else if (tag === "summary" && el.parentElement?.localName === "details") states.expanded = /** @type {HTMLDetailsElement} */ (el.parentElement).open;
     const pressed = el.getAttribute("aria-pressed");
     if (pressed) states.pressed = pressed === "mixed" ? "mixed" : pressed === "true";
-    if (any.disabled === true || el.getAttribute("aria-disabled") === "true") states.disabled = true;
-    if (any.required === true || el.getAttribute("aria-required") === "true") states.required = true;
-    if ((any.readOnly === true && isField(el)) || el.getAttribute("aria-readonly") === "true") states.readonly = true;
+    if (props.disabled === true || el.getAttribute("aria-disabled") === "true") states.disabled = true;
+    if (props.required === true || el.getAttribute("aria-required") === "true") states.required = true;
+    if ((props.readOnly === true && isField(el)) || el.getAttribute("aria-readonly") === "true") states.readonly = true;
     if (el === active) states.focused = true;
     return { value, states, options };
   }
 
-  /** @param {DOMRect} r @returns {[number, number, number, number]} */
+  /** @param {{x: number, y: number, width: number, height: number}} r @returns {[number, number, number, number]} */
   function boxOf(r) {
     return [Math.round(r.x * 10) / 10, Math.round(r.y * 10) / 10, Math.round(r.width * 10) / 10, Math.round(r.height * 10) / 10];
   }
 
-  const VISIBILITY_OPTIONS = /** @type {any} */ ({ opacityProperty: true, visibilityProperty: true, checkOpacity: true, checkVisibilityCSS: true });
+  /** @type {CheckVisibilityOptions} */
+  const VISIBILITY_OPTIONS = ({ opacityProperty: true, visibilityProperty: true, checkOpacity: true, checkVisibilityCSS: true });
 
   /**
    * The box of an element a person can see, or null: rendered (checkVisibility: display along
@@ -528,7 +532,7 @@
         if (cr.width > 0 && cr.height > 0) return cr;
       }
     }
-    const labels = isField(el) ? /** @type {any} */ (el).labels : null;
+    const labels = isField(el) ? /** @type {Labelable} */ (el).labels : null;
     if (labels) {
       for (const label of labels) {
         if (label.checkVisibility && !label.checkVisibility(VISIBILITY_OPTIONS)) continue;
@@ -592,8 +596,8 @@
         const hit = root.elementFromPoint(x, y);
         if (!hit) continue;
         if (hit === el || el.contains(hit) || hit.contains(el)) return null;
-        const labels = isField(el) ? /** @type {any} */ (el).labels : null;
-        if (labels && Array.from(labels).some((l) => /** @type {Element} */ (l).contains(hit))) return null;
+        const labels = isField(el) ? /** @type {Labelable} */ (el).labels : null;
+        if (labels && Array.from(labels).some((l) => l.contains(hit))) return null;
         if (this.paintsNothing(hit)) return null;
         last = hit;
       }
@@ -619,7 +623,7 @@
         const pos = getComputedStyle(e).position;
         if (pos === "fixed" || pos === "sticky") fixed = e;
         else if (pos === "absolute") absolute = e;
-        const parent = /** @type {Element|null} */ (e.parentElement || /** @type {any} */ (e.parentNode)?.host || null);
+        const parent = /** @type {Element|null} */ (e.parentElement || /** @type {Partial<ShadowRoot>|null} */ (e.parentNode)?.host || null);
         e = parent;
       }
       c = fixed || absolute || null;
@@ -656,7 +660,7 @@
     const vh = window.innerHeight;
     const occlusion = opts.occlusion !== false && !opts.framesOnly ? new Occlusion(vw, vh) : null;
     const active = deepActive();
-    /** @type {any[]} */
+    /** @type {WalkItem[]} */
     const items = [];
     /** @type {Map<Element, number>} */
     const occluders = new Map();
@@ -668,7 +672,7 @@
       const r = visibleRect(el);
       const rect = el.getBoundingClientRect();
       const box = [rect.x + el.clientLeft, rect.y + el.clientTop, el.clientWidth, el.clientHeight];
-      items.push({ t: "f", index: win ? childFrameIndex(win) : -1, box: boxOf(/** @type {any} */ ({ x: box[0], y: box[1], width: box[2], height: box[3] })), hidden: !r, src: /** @type {HTMLIFrameElement} */ (el).src || "" });
+      items.push({ t: "f", index: win ? childFrameIndex(win) : -1, box: boxOf({ x: box[0], y: box[1], width: box[2], height: box[3] }), hidden: !r, src: /** @type {HTMLIFrameElement} */ (el).src || "" });
     };
 
     /** @param {Element} el @param {string} role */
@@ -692,7 +696,7 @@
         }
       }
       const { value, states, options } = valueAndStates(el, role, active);
-      /** @type {Record<string, any>} */
+      /** @type {WalkElement} */
       const item = { t: "e", l: core.refFor(el), role, name: nameOf(el, role), box: boxOf(r) };
       if (isField(el)) {
         // Not the name, but what a model may still go by when a field has none.
@@ -705,7 +709,7 @@
       if (Object.keys(states).length) item.states = states;
       if (options) item.options = options;
       if (role === "link") {
-        const href = /** @type {any} */ (el).href;
+        const href = /** @type {Element & {href?: string|SVGAnimatedString}} */ (el).href;
         item.href = typeof href === "string" ? href : href?.baseVal || "";
       }
       items.push(item);
@@ -759,7 +763,7 @@
     const drawn = window === window.top || (vw > 0 && vh > 0);
     if (document.documentElement && drawn) walk(document);
 
-    /** @type {any[]} */
+    /** @type {WalkItem[]} */
     const layers = [];
     for (const [el, count] of occluders) {
       const r = el.getBoundingClientRect();
@@ -788,19 +792,19 @@
 
   // Each snapshot sweeps the registry first: a page that re-renders would otherwise keep every
   // detached element's entry, and the service worker forgets the refs reported as dropped.
-  core.handle(KIND.SNAPSHOT, (/** @type {any} */ msg) => {
+  core.handle(KIND.SNAPSHOT, (/** @type {{kind: string, occlusion?: boolean}} */ msg) => {
     core.sweep();
     return { ...collect({ occlusion: msg.occlusion !== false }), dropped: core.takeDropped() };
   });
   /** Only the child-frame placeholders: the current offsets of child frames (dispatch uses them). */
   core.handle(KIND.FRAMES, () => collect({ framesOnly: true }));
   /** Diagnostics: is each local ref still alive, and what is it. */
-  core.handle(KIND.REFINFO, (/** @type {any} */ msg) => (msg.refs || []).map((/** @type {number} */ l) => {
+  core.handle(KIND.REFINFO, (/** @type {{kind: string, refs?: number[]}} */ msg) => (msg.refs || []).map((l) => {
     const el = core.elementFor(l);
     return el ? { l, live: true, tag: el.localName, text: textOf(el, 60) } : { l, live: false };
   }));
   /** Benchmarks: tag the elements of these local refs with an attribute so a page script can count them. */
-  core.handle(KIND.MARK_REFS, (/** @type {any} */ msg) => {
+  core.handle(KIND.MARK_REFS, (/** @type {{kind: string, refs?: number[], attribute?: string}} */ msg) => {
     let marked = 0;
     for (const l of msg.refs || []) {
       const el = core.elementFor(l);

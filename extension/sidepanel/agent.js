@@ -5,12 +5,26 @@
  * (`ask_user`) and confirmations of destructive actions are answered inline; Stop cancels the
  * run at once; the end shows a summary with where the trace is.
  */
+import { errorCode, errorMessage } from "../shared/errors.js";
 import { byId, clear, formatMs, h } from "./dom.js";
 
 /** @typedef {import("./host_client.js").HostClient} HostClient */
 /** @typedef {import("./host_client.js").CallHandle} CallHandle */
 /** @typedef {import("./host_status.js").HostStatus} HostStatus */
 /** @typedef {import("./current_tab.js").CurrentTab} CurrentTab */
+/** @typedef {import("./settings_types.js").Settings} Settings */
+/** @typedef {import("./agent_types.js").PlanStep} PlanStep */
+/** @typedef {import("./agent_types.js").RunSummary} RunSummary */
+/**
+ * The events of a run the panel shows, as host/agent/loop.py and host/rpc/agent.py stream them
+ * (free records on the host's side, so these name only the fields read here).
+ * @typedef {{run_id?: string, steps: PlanStep[]}} PlanEvent
+ * @typedef {{run_id?: string, intent?: string, reason?: string}} StepFailedEvent
+ * @typedef {{run_id: string, request_id: string, action_line?: string, reason?: string, url?: string, question?: string}} PromptEvent
+ * @typedef {{step?: number|string, intent?: string, verdict?: string, action_line?: string, reason?: string,
+ *   timing?: Record<string, number>, tokens?: number, attempt?: number, thumbnail_b64?: string}} StepEvent
+ *   a `step` event, or an action an MCP client took (host/mcp_access.py)
+ */
 
 const GOOD = new Set(["passed", "done", "answered"]);
 const BAD = new Set(["failed", "refused", "blocked", "declined"]);
@@ -18,13 +32,13 @@ const BAD = new Set(["failed", "refused", "blocked", "declined"]);
 /**
  * The `agent.run` parameters for a task. The host runs each role (planner, executor) with the
  * provider and model saved in its settings, so only the task, the tab and the policy travel.
- * @param {Record<string, any>} settings  the host's settings (settings.get().settings)
+ * @param {Settings} settings  the host's settings (settings.get().settings)
  * @param {string} task
  * @param {number|null} tabId
- * @returns {Record<string, any>}
+ * @returns {Record<string, unknown>}
  */
 export function agentParams(settings, task, tabId) {
-  for (const role of ["planner", "executor"]) {
+  for (const role of /** @type {const} */ (["planner", "executor"])) {
     const conf = settings[role].provider ? settings[role] : settings.chat;
     if (!conf.provider) {
       throw Object.assign(new Error("No model is configured for agent mode: choose a provider and model in Settings. (Chrome's built-in model is chat-only.)"), { code: "provider_not_configured" });
@@ -44,7 +58,7 @@ export class AgentView {
     this.client = deps.client;
     this.status = deps.status;
     this.tab = deps.tab;
-    /** @type {Record<string, any>|null} */
+    /** @type {Settings|null} */
     this.settings = null;
     /** @type {CallHandle|null} */
     this.running = null;
@@ -67,7 +81,7 @@ export class AgentView {
     this.stopButton.addEventListener("click", () => this.stop());
   }
 
-  /** @param {Record<string, any>} settings */
+  /** @param {Settings} settings */
   setSettings(settings) {
     this.settings = settings;
     const exec = settings.executor.provider ? settings.executor : settings.chat;
@@ -103,7 +117,7 @@ export class AgentView {
       if (!this.settings) throw Object.assign(new Error("The host's settings are not loaded yet: is the host connected?"), { code: "host_disconnected" });
       params = agentParams(this.settings, task, this.tab.tabId);
     } catch (e) {
-      this.showEnd({ kind: "error", title: "Cannot start", text: String(/** @type {any} */ (e).message) });
+      this.showEnd({ kind: "error", title: "Cannot start", text: errorMessage(e) });
       return;
     }
     this.setBusy(true);
@@ -111,21 +125,21 @@ export class AgentView {
     const call = this.client.start("agent.run", params, { turn: true, onNotify: (name, data) => this.onEvent(name, data) });
     this.running = call;
     try {
-      const summary = await call.done;
+      const summary = /** @type {RunSummary} */ (await call.done);
       this.showSummary(summary);
       this.status.reportProvider(null);
     } catch (e) {
-      const err = /** @type {any} */ (e);
-      if (err.code === "cancelled") {
+      const code = errorCode(e) || "error";
+      if (code === "cancelled") {
         this.showEnd({ kind: "stopped", title: "Stopped", text: "You stopped the run. Nothing more will be done on the page." });
-      } else if (err.code === "worker_restarted") {
+      } else if (code === "worker_restarted") {
         this.showEnd({
           kind: "error", title: "Run interrupted",
           text: "The extension's background worker stopped during the run, which ended it; no further actions were taken. The page may be part-way through the task. Start the task again when ready.",
         });
       } else {
-        this.showEnd({ kind: "error", title: "The run failed to start", text: `${err.message} (${err.code})` });
-        this.status.reportProvider({ code: err.code, message: err.message });
+        this.showEnd({ kind: "error", title: "The run failed to start", text: `${errorMessage(e)} (${code})` });
+        this.status.reportProvider({ code, message: errorMessage(e) });
       }
     } finally {
       this.running = null;
@@ -134,26 +148,30 @@ export class AgentView {
     }
   }
 
-  /** @param {string} name @param {Record<string, any>} data */
+  /** @param {string} name @param {Record<string, unknown>} data */
   onEvent(name, data) {
-    if (data.run_id) this.runId = data.run_id;
+    if (typeof data.run_id === "string" && data.run_id) this.runId = data.run_id;
     switch (name) {
       case "plan":
-      case "replan":
-        this.timeline.append(entry(name, h("span", { class: "intent", text: name === "plan" ? `Plan: ${data.steps.length} steps` : `New plan: ${data.steps.length} steps` }),
-          h("ol", { class: "plan" }, data.steps.map((/** @type {any} */ s) => h("li", { text: s.intent })))));
+      case "replan": {
+        const { steps } = /** @type {PlanEvent} */ (data);
+        this.timeline.append(entry(name, h("span", { class: "intent", text: name === "plan" ? `Plan: ${steps.length} steps` : `New plan: ${steps.length} steps` }),
+          h("ol", { class: "plan" }, steps.map((s) => h("li", { text: s.intent })))));
         break;
+      }
       case "step":
-        this.timeline.append(stepEntry(data));
+        this.timeline.append(stepEntry(/** @type {StepEvent} */ (data)));
         break;
-      case "step_failed":
-        this.timeline.append(entry("step-failed", h("span", { class: "intent", text: `Step failed: ${data.intent}` }), h("p", { class: "reason", text: data.reason })));
+      case "step_failed": {
+        const failed = /** @type {StepFailedEvent} */ (data);
+        this.timeline.append(entry("step-failed", h("span", { class: "intent", text: `Step failed: ${failed.intent}` }), h("p", { class: "reason", text: failed.reason })));
         break;
+      }
       case "confirm":
-        this.timeline.append(this.confirmCard(data));
+        this.timeline.append(this.confirmCard(/** @type {PromptEvent} */ (data)));
         break;
       case "ask_user":
-        this.timeline.append(this.askCard(data));
+        this.timeline.append(this.askCard(/** @type {PromptEvent} */ (data)));
         break;
       default:
         return; // run, finished: the reply carries the summary
@@ -161,7 +179,7 @@ export class AgentView {
     this.timeline.lastElementChild?.scrollIntoView({ block: "nearest" });
   }
 
-  /** @param {Record<string, any>} data */
+  /** @param {PromptEvent} data */
   confirmCard(data) {
     const card = h("li", { class: "entry prompt-card confirm", role: "group", "aria-label": "Confirmation needed", dataset: { kind: "confirm", requestId: data.request_id } },
       h("p", { class: "prompt-title", text: "Confirm this action?" }),
@@ -178,7 +196,7 @@ export class AgentView {
     return card;
   }
 
-  /** @param {Record<string, any>} data */
+  /** @param {PromptEvent} data */
   askCard(data) {
     const input = h("input", { type: "text", "aria-label": "Your answer" });
     const card = h("li", { class: "entry prompt-card ask", role: "group", "aria-label": "Question from the agent", dataset: { kind: "ask_user", requestId: data.request_id } },
@@ -197,7 +215,7 @@ export class AgentView {
   }
 
   /**
-   * @param {HTMLElement} card @param {Record<string, any>} data @param {boolean|string} answer
+   * @param {HTMLElement} card @param {PromptEvent} data @param {boolean|string} answer
    * @returns {Promise<boolean>} whether the host took the answer
    */
   async answer(card, data, answer) {
@@ -205,12 +223,12 @@ export class AgentView {
       await this.client.call("agent.answer", { run_id: data.run_id, request_id: data.request_id, answer });
       return true;
     } catch (e) {
-      disableCard(card, `Could not answer: ${/** @type {any} */ (e).message}`);
+      disableCard(card, `Could not answer: ${errorMessage(e)}`);
       return false;
     }
   }
 
-  /** @param {Record<string, any>} s  the run summary */
+  /** @param {RunSummary} s */
   showSummary(s) {
     const ok = Boolean(s.success);
     const trace = s.trace_dir ? `${s.trace_dir}/trace.jsonl` : "";
@@ -246,12 +264,12 @@ function entry(kind, ...children) {
 
 /**
  * One step of a timeline: an agent's step, or an action an MCP client took (host/mcp_access.py).
- * @param {Record<string, any>} d  a `step` event
+ * @param {StepEvent} d
  */
 export function stepEntry(d) {
   const verdict = String(d.verdict || "");
   const ms = Object.values(d.timing || {}).reduce((a, b) => a + Number(b || 0), 0);
-  const figures = [ms ? formatMs(ms) : "", d.tokens ? `${d.tokens} tokens` : "", d.attempt > 1 ? `attempt ${d.attempt}` : ""].filter(Boolean).join(" · ");
+  const figures = [ms ? formatMs(ms) : "", d.tokens ? `${d.tokens} tokens` : "", (d.attempt ?? 1) > 1 ? `attempt ${d.attempt}` : ""].filter(Boolean).join(" · ");
   const thumb = d.thumbnail_b64 ? h("img", { class: "thumb", alt: `Screenshot after step ${d.step}`, src: `data:image/jpeg;base64,${d.thumbnail_b64}` }) : null;
   return h("li", { class: "entry entry-step", dataset: { kind: "step", verdict, step: d.step } },
     h("div", { class: "step-head" },

@@ -8,9 +8,16 @@
 export const BUILTIN_LABEL = "Chrome built-in model · chat only (no tools, no page actions)";
 const SYSTEM = "You are a helpful assistant in a browser side panel. Answer concisely in Markdown.";
 
-/** @returns {any} the LanguageModel constructor, when this browser has it */
+/**
+ * The part of the Prompt API used here (TypeScript's DOM types do not have it yet).
+ * @typedef {{promptStreaming(input: string, options: {signal: AbortSignal}): ReadableStream<string>, destroy?: () => void}} LanguageModelSession
+ * @typedef {{availability(): Promise<string>,
+ *   create(options: {initialPrompts: {role: string, content: string}[], signal: AbortSignal}): Promise<LanguageModelSession>}} LanguageModelApi
+ */
+
+/** @returns {LanguageModelApi|undefined} the LanguageModel constructor, when this browser has it */
 function api() {
-  return /** @type {any} */ (globalThis).LanguageModel;
+  return /** @type {{LanguageModel?: LanguageModelApi}} */ (globalThis).LanguageModel;
 }
 
 /**

@@ -4,6 +4,7 @@
  * Chrome's built-in model when the host has none), optionally about the current page.
  * Answers are rendered with the safe Markdown renderer; the user's text is shown as text.
  */
+import { errorCode, errorMessage } from "../shared/errors.js";
 import { askBuiltin, BUILTIN_LABEL, builtinAvailability } from "./builtin_model.js";
 import { byId, clear, h } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
@@ -11,6 +12,11 @@ import { renderMarkdown } from "./markdown.js";
 /** @typedef {import("./host_client.js").HostClient} HostClient */
 /** @typedef {import("./host_status.js").HostStatus} HostStatus */
 /** @typedef {import("./current_tab.js").CurrentTab} CurrentTab */
+/**
+ * What `chat.send` answers (host/rpc/chat.py).
+ * @typedef {{text?: string, blocked?: boolean, provider?: string, model?: string,
+ *   usage?: {input_tokens: number, output_tokens: number}|null, page?: {title?: string, url?: string}|null}} ChatReply
+ */
 
 /**
  * @typedef {Object} ChatMessage
@@ -191,7 +197,7 @@ export class ChatView {
       }, controller.signal);
     } catch (e) {
       if (controller.signal.aborted) answer.stopped = true;
-      else answer.error = { code: "builtin_failed", message: String(/** @type {any} */ (e)?.message || e) };
+      else answer.error = { code: "builtin_failed", message: errorMessage(e) };
     }
   }
 
@@ -214,7 +220,7 @@ export class ChatView {
       let stopped = false;
       this.running = { cancel: () => { stopped = true; call.cancel(); } };
       try {
-        const data = await call.done;
+        const data = /** @type {ChatReply} */ (await call.done);
         answer.text = String(data.text ?? answer.text);
         answer.source = `${data.provider}/${data.model}`;
         answer.blocked = Boolean(data.blocked);
@@ -223,12 +229,12 @@ export class ChatView {
         this.status.reportProvider(null);
         return;
       } catch (e) {
-        const err = /** @type {any} */ (e);
-        if (err.code === "cancelled" || stopped) {
+        const code = errorCode(e);
+        if (code === "cancelled" || stopped) {
           answer.stopped = true;
           return;
         }
-        if (err.code === "worker_restarted" && attempt === 0) {
+        if (code === "worker_restarted" && attempt === 0) {
           // The worker (and the host with it) went away mid-answer: a question has no side
           // effects, so ask it again once on the fresh worker.
           answer.text = "";
@@ -237,8 +243,8 @@ export class ChatView {
           await this.waitForHost();
           continue;
         }
-        answer.error = { code: err.code || "error", message: err.message || String(err) };
-        if (err.code === "worker_restarted") answer.error.message = "The extension's background worker restarted twice during this answer. Try again.";
+        answer.error = { code: code || "error", message: errorMessage(e) };
+        if (code === "worker_restarted") answer.error.message = "The extension's background worker restarted twice during this answer. Try again.";
         this.status.reportProvider(answer.error);
         return;
       }

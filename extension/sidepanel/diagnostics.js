@@ -3,9 +3,15 @@
  * The diagnostics panel (shown when the setting is on): calls, errors and success-only latency
  * per provider and phase, as counted by the host, plus the native round trip.
  */
+import { errorMessage } from "../shared/errors.js";
 import { byId, clear, h } from "./dom.js";
 
 /** @typedef {import("./host_client.js").HostClient} HostClient */
+/**
+ * One row of `diagnostics.get` (host/rpc/diagnostics.py): a provider and phase's calls.
+ * @typedef {{provider: string, phase: string, calls: number, ok: number, errors: Record<string, number>,
+ *   latency: {n: number, mean_ms: number, p50_ms: number, p95_ms: number, max_ms: number}|null}} DiagnosticsRow
+ */
 
 const REFRESH_MS = 2000;
 
@@ -36,10 +42,10 @@ export class DiagnosticsView {
   async refresh() {
     let rows;
     try {
-      rows = (await this.client.call("diagnostics.get")).rows;
+      rows = /** @type {DiagnosticsRow[]} */ ((await this.client.call("diagnostics.get")).rows);
     } catch (e) {
       clear(this.root);
-      this.root.append(h("p", { class: "muted", text: `Diagnostics unavailable: ${/** @type {any} */ (e).message || e}` }));
+      this.root.append(h("p", { class: "muted", text: `Diagnostics unavailable: ${errorMessage(e)}` }));
       return;
     }
     clear(this.root);
@@ -51,7 +57,7 @@ export class DiagnosticsView {
     this.root.append(h("table", {},
       h("caption", { text: "Model calls since the host started (latency of successful calls, ms)" }),
       h("thead", {}, h("tr", {}, ["provider", "phase", "calls", "ok", "errors", "p50", "p95", "max"].map((c) => h("th", { scope: "col", text: c })))),
-      h("tbody", {}, rows.map((/** @type {any} */ r) => h("tr", { dataset: { provider: r.provider, phase: r.phase } },
+      h("tbody", {}, rows.map((r) => h("tr", { dataset: { provider: r.provider, phase: r.phase } },
         h("td", { text: r.provider }), h("td", { text: r.phase }), h("td", { class: "num", text: r.calls }), h("td", { class: "num", text: r.ok }),
         h("td", { text: Object.entries(r.errors).map(([code, n]) => `${code} ×${n}`).join(", ") || "–" }),
         h("td", { class: "num", text: ms(r.latency?.p50_ms) }), h("td", { class: "num", text: ms(r.latency?.p95_ms) }), h("td", { class: "num", text: ms(r.latency?.max_ms) }),

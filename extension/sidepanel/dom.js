@@ -11,7 +11,7 @@
  * `hidden`/`disabled`/`checked`, `value`, and any other key as an attribute.
  * @template {keyof HTMLElementTagNameMap} K
  * @param {K} tag
- * @param {Record<string, any>=} props
+ * @param {Record<string, unknown>=} props
  * @param {...(Child|Child[])} children
  * @returns {HTMLElementTagNameMap[K]}
  */
@@ -22,8 +22,8 @@ export function h(tag, props = {}, ...children) {
     if (key === "class") el.className = String(value);
     else if (key === "text") el.textContent = String(value);
     else if (key === "dataset") Object.assign(el.dataset, value);
-    else if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
-    else if (key === "value" || key === "checked" || key === "disabled" || key === "hidden") /** @type {any} */ (el)[key] = value;
+    else if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), /** @type {EventListener} */ (value));
+    else if (key === "value" || key === "checked" || key === "disabled" || key === "hidden") Object.assign(el, { [key]: value });
     else el.setAttribute(key, value === true ? "" : String(value));
   }
   append(el, children);

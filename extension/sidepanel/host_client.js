@@ -7,10 +7,11 @@
  */
 
 /** @typedef {import("../sw/native.js").ConnectionState} ConnectionState */
+/** @typedef {import("../sw/panel.js").PanelMessage} PanelMessage */
 
 /** A failed host call with the host's (or the worker's) stable error code. */
 export class HostCallError extends Error {
-  /** @param {string} code @param {string} message @param {any=} data */
+  /** @param {string} code @param {string} message @param {Record<string, unknown>|null=} data */
   constructor(code, message, data) {
     super(message);
     this.code = code;
@@ -21,15 +22,15 @@ export class HostCallError extends Error {
 /**
  * @typedef {Object} CallHandle
  * @property {string} id
- * @property {Promise<Record<string, any>>} done  resolves with the reply's data
+ * @property {Promise<Record<string, unknown>>} done  resolves with the reply's data
  * @property {() => void} cancel  ask the host to stop; `done` then rejects with code "cancelled"
  */
 
 /**
  * @typedef {Object} Pending
- * @property {(data: Record<string, any>) => void} resolve
+ * @property {(data: Record<string, unknown>) => void} resolve
  * @property {(e: Error) => void} reject
- * @property {((name: string, data: Record<string, any>) => void)=} onNotify
+ * @property {((name: string, data: Record<string, unknown>) => void)=} onNotify
  */
 
 const RECONNECT_MS = 150;
@@ -64,7 +65,7 @@ export class HostClient {
     });
   }
 
-  /** @param {any} msg */
+  /** @param {PanelMessage} msg */
   onMessage(msg) {
     if (msg.kind === "state") {
       this.state = msg.state;
@@ -75,7 +76,7 @@ export class HostClient {
       const call = this.pending.get(msg.id);
       if (!call) return;
       this.pending.delete(msg.id);
-      if (msg.ok) call.resolve(msg.data || {});
+      if (msg.ok) call.resolve(msg.data);
       else call.reject(new HostCallError(msg.error?.code || "error", msg.error?.message || "the call failed", msg.data));
     }
   }
@@ -89,8 +90,8 @@ export class HostClient {
   /**
    * Start a host call.
    * @param {string} method
-   * @param {Record<string, any>=} params
-   * @param {{onNotify?: (name: string, data: Record<string, any>) => void, turn?: boolean}=} options
+   * @param {Record<string, unknown>=} params
+   * @param {{onNotify?: (name: string, data: Record<string, unknown>) => void, turn?: boolean}=} options
    *   `turn`: a user-visible turn; the worker is kept alive for it and records it
    * @returns {CallHandle}
    */
@@ -110,7 +111,7 @@ export class HostClient {
 
   /**
    * A short call (settings, diagnostics): resolves with its data.
-   * @param {string} method @param {Record<string, any>=} params
+   * @param {string} method @param {Record<string, unknown>=} params
    */
   call(method, params = {}) {
     return this.start(method, params).done;

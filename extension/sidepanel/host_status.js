@@ -8,7 +8,7 @@ import { PROTOCOL_VERSION } from "../shared/protocol.js";
 import { byId, clear, h } from "./dom.js";
 
 /** @typedef {import("../sw/native.js").ConnectionState} ConnectionState */
-/** @typedef {{code: string, message: string}} ErrorInfo */
+/** @typedef {import("../shared/protocol_types.js").ErrorInfo} ErrorInfo */
 /** @typedef {{title: string, detail?: string, command?: string, action?: {label: string, run: () => void}}} Problem */
 
 export const INSTALL_COMMAND = "./install_host.sh";

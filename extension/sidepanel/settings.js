@@ -5,9 +5,17 @@
  * Everything but the theme is kept by the host. API keys go straight to the host's secret
  * store and are never written to chrome.storage; the panel only ever learns their names.
  */
+import { errorMessage } from "../shared/errors.js";
 import { byId, clear, h } from "./dom.js";
 
 /** @typedef {import("./host_client.js").HostClient} HostClient */
+/** The host's settings view (`settings.get`). @typedef {import("./settings_types.js").SettingsView} HostSettings */
+/** @typedef {import("./settings_types.js").RoleSettings} RoleSettings */
+/**
+ * What `settings.test` answers (host/rpc/settings.py).
+ * @typedef {{ok: boolean, provider: string, model: string, latency_ms?: number,
+ *   error?: import("../shared/protocol_types.js").ErrorInfo}} RoleCheck
+ */
 
 const ROLES = /** @type {const} */ (["chat", "planner", "executor"]);
 const ROLE_HELP = {
@@ -18,13 +26,6 @@ const ROLE_HELP = {
 const PRESETS = ["openrouter", "openai", "ollama", "lmstudio", "vllm", "llamacpp"];
 const THEME_KEY = "waymark.theme";
 
-/**
- * @typedef {Object} RoleSettings
- * @property {string} provider
- * @property {string} model
- * @property {Record<string, any>} options
- */
-
 /** Apply the saved theme ("system", "light" or "dark"); UI-only, so it may live in chrome.storage. */
 export async function applySavedTheme() {
   const theme = String((await chrome.storage.local.get(THEME_KEY))[THEME_KEY] || "system");
@@ -33,12 +34,12 @@ export async function applySavedTheme() {
 }
 
 export class SettingsView {
-  /** @param {{client: HostClient, onSaved: (view: Record<string, any>) => void}} deps */
+  /** @param {{client: HostClient, onSaved: (view: HostSettings) => void}} deps */
   constructor(deps) {
     this.client = deps.client;
     this.onSaved = deps.onSaved;
     this.root = byId("settings-form");
-    /** @type {Record<string, any>|null} */
+    /** @type {HostSettings|null} */
     this.view = null;
     this.root.addEventListener("submit", (e) => {
       e.preventDefault();
@@ -49,9 +50,9 @@ export class SettingsView {
   /** Fetch the host's settings and build the form. */
   async load() {
     try {
-      this.view = await this.client.call("settings.get");
+      this.view = /** @type {HostSettings} */ (await this.client.call("settings.get"));
     } catch (e) {
-      this.renderUnavailable(String(/** @type {any} */ (e).message || e));
+      this.renderUnavailable(errorMessage(e));
       return null;
     }
     await this.render();
@@ -66,7 +67,7 @@ export class SettingsView {
   }
 
   async render() {
-    const view = /** @type {Record<string, any>} */ (this.view);
+    const view = /** @type {HostSettings} */ (this.view);
     const s = view.settings;
     clear(this.root);
     for (const role of ROLES) this.root.append(this.roleFieldset(role, s[role], view));
@@ -94,20 +95,20 @@ export class SettingsView {
   }
 
   /**
-   * @param {"chat"|"planner"|"executor"} role @param {RoleSettings} conf @param {Record<string, any>} view
+   * @param {"chat"|"planner"|"executor"} role @param {RoleSettings} conf @param {HostSettings} view
    */
   roleFieldset(role, conf, view) {
     const id = (/** @type {string} */ name) => `set-${role}-${name}`;
     const { preset, base_url: baseUrl, temperature, timeout, context_tokens: contextTokens, native_tools: nativeTools, ...extra } = conf.options || {};
-    const num = (/** @type {string} */ name, /** @type {any} */ v, /** @type {string} */ placeholder, /** @type {string} */ step) =>
+    const num = (/** @type {string} */ name, /** @type {unknown} */ v, /** @type {string} */ placeholder, /** @type {string} */ step) =>
       h("input", { id: id(name), type: "number", min: "0", step, value: v === undefined || v === null ? "" : String(v), placeholder });
-    const providers = [["", role === "chat" ? "(none)" : "(same as chat)"], ...view.providers.map((/** @type {string} */ p) => [p, p])];
+    const providers = [["", role === "chat" ? "(none)" : "(same as chat)"], ...view.providers.map((p) => [p, p])];
     const fs = h("fieldset", { class: "role", dataset: { role } },
       h("legend", { text: role[0].toUpperCase() + role.slice(1) }),
       h("p", { class: "muted small", text: ROLE_HELP[role] }),
       field("Provider", select(id("provider"), providers, conf.provider)),
       field("Model", h("input", { id: id("model"), type: "text", value: conf.model, placeholder: "e.g. gemini-2.5-flash", spellcheck: "false" })),
-      field("Preset (OpenAI-compatible)", select(id("preset"), [["", "(none)"], ...PRESETS.map((p) => [p, p])], preset || ""), "preset"),
+      field("Preset (OpenAI-compatible)", select(id("preset"), [["", "(none)"], ...PRESETS.map((p) => [p, p])], String(preset || "")), "preset"),
       field("Base URL", h("input", { id: id("base_url"), type: "url", value: baseUrl || "", placeholder: "the provider's default", spellcheck: "false" })),
       field("API key", h("input", { id: id("key"), type: "password", autocomplete: "off", value: "" }), "key"),
       field("Temperature", num("temperature", temperature, "default (local servers: 0)", "0.1")),
@@ -146,7 +147,7 @@ export class SettingsView {
   async collectRole(role) {
     const value = (/** @type {string} */ name) => /** @type {HTMLInputElement} */ (byId(`set-${role}-${name}`)).value.trim();
     const provider = value("provider");
-    /** @type {Record<string, any>} */
+    /** @type {Record<string, unknown>} */
     let options = {};
     const extra = value("options");
     if (extra) {
@@ -167,7 +168,7 @@ export class SettingsView {
     }
     if (value("native_tools")) options.native_tools = value("native_tools") === "true";
     const keyInput = /** @type {HTMLInputElement} */ (byId(`set-${role}-key`));
-    const name = keyName(/** @type {Record<string, any>} */ (this.view), provider, options.preset || "");
+    const name = keyName(/** @type {HostSettings} */ (this.view), provider, String(options.preset || ""));
     if (keyInput.value && name) {
       // Straight to the host's secret store: the key is never kept by the extension.
       await this.client.call("secrets.set", { name, value: keyInput.value });
@@ -181,7 +182,7 @@ export class SettingsView {
     result.textContent = "Saving…";
     result.className = "";
     try {
-      /** @type {Record<string, any>} */
+      /** @type {Record<string, unknown>} */
       const patch = {};
       for (const role of ROLES) patch[role] = await this.collectRole(role);
       const lines = (/** @type {string} */ id) => /** @type {HTMLTextAreaElement} */ (byId(id)).value.split(/[\n,]/).map((l) => l.trim()).filter(Boolean);
@@ -193,16 +194,16 @@ export class SettingsView {
       patch.diagnostics = /** @type {HTMLInputElement} */ (byId("set-diagnostics")).checked;
       const theme = /** @type {HTMLSelectElement} */ (byId("set-theme")).value;
       await chrome.storage.local.set({ [THEME_KEY]: theme });
-      this.view = await this.client.call("settings.set", { settings: patch });
+      const view = /** @type {HostSettings} */ (await this.client.call("settings.set", { settings: patch }));
+      this.view = view;
       await this.render();
-      this.onSaved(this.view);
+      this.onSaved(view);
       const done = byId("settings-result");
       done.textContent = "Saved.";
       done.className = "ok";
     } catch (e) {
-      const err = /** @type {any} */ (e);
       const failed = byId("settings-result");
-      failed.textContent = `Not saved: ${err.message || err}`;
+      failed.textContent = `Not saved: ${errorMessage(e)}`;
       failed.className = "bad";
     }
   }
@@ -213,16 +214,16 @@ export class SettingsView {
     out.textContent = "Testing… (save first to test changes)";
     out.className = "test-result";
     try {
-      const r = await this.client.call("settings.test", { role });
+      const r = /** @type {RoleCheck} */ (await this.client.call("settings.test", { role }));
       if (r.ok) {
-        out.textContent = `OK: ${r.provider}/${r.model} answered in ${Math.round(r.latency_ms)} ms`;
+        out.textContent = `OK: ${r.provider}/${r.model} answered in ${Math.round(r.latency_ms ?? 0)} ms`;
         out.className = "test-result ok";
       } else {
-        out.textContent = `${r.error.code}: ${r.error.message}`;
+        out.textContent = `${r.error?.code}: ${r.error?.message}`;
         out.className = "test-result bad";
       }
     } catch (e) {
-      out.textContent = String(/** @type {any} */ (e).message || e);
+      out.textContent = errorMessage(e);
       out.className = "test-result bad";
     }
   }
@@ -230,7 +231,7 @@ export class SettingsView {
 
 /**
  * The secret name a provider's key is stored under, or "" when it needs none.
- * @param {Record<string, any>} view @param {string} provider @param {string} preset
+ * @param {HostSettings} view @param {string} provider @param {string} preset
  */
 function keyName(view, provider, preset) {
   return view.key_names[`${provider}:${preset}`] || view.key_names[provider] || "";

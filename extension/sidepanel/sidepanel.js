@@ -79,4 +79,7 @@ client.onState((state) => {
   wasConnected = connected;
 });
 void tab.start().then(() => chat.start());
-/** @type {any} */ (globalThis).waymarkPanel = { client, chat, agent, settings, diagnostics, mcp, status, tab, selectTab };
+
+/** The panel's parts, for the diagnostic build's test handle (eval/panel_handle.js); the panel
+ * users load sets no global. */
+export const panel = { client, chat, agent, settings, diagnostics, mcp, status, tab, selectTab };

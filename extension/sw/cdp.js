@@ -5,6 +5,7 @@
  * it, detached after a quiet spell, when the tab closes, or when asked. When attaching fails
  * (another debugger holds the tab, a restricted page) callers fall back to synthetic events.
  */
+import { errorCode, errorMessage } from "../shared/errors.js";
 import { WaymarkError } from "./native.js";
 
 const PROTOCOL_VERSION = "1.3";
@@ -55,7 +56,7 @@ export async function attach(tabId) {
       try {
         await chrome.debugger.attach({ tabId }, PROTOCOL_VERSION);
       } catch (e) {
-        throw new WaymarkError("debugger_unavailable", `the debugger cannot attach to tab ${tabId}: ${String(/** @type {any} */ (e)?.message || e)}`);
+        throw new WaymarkError("debugger_unavailable", `the debugger cannot attach to tab ${tabId}: ${errorMessage(e)}`);
       }
       await chrome.debugger.sendCommand({ tabId }, "Page.enable");
     })();
@@ -148,7 +149,7 @@ export async function probe(tabId, x, y) {
   try {
     await Promise.race([moved, stalled]);
   } catch (e) {
-    if (/** @type {any} */ (e)?.code === "input_stalled") {
+    if (errorCode(e) === "input_stalled") {
       wedged.set(tabId, Date.now());
       void detach(tabId); // ends the stranded command
     }
@@ -159,7 +160,8 @@ export async function probe(tabId, x, y) {
 }
 
 /**
- * @param {number} tabId @param {string} method @param {Record<string, any>=} params
+ * A CDP command's result is whatever the protocol defines for `method` (no types of it are bundled).
+ * @param {number} tabId @param {string} method @param {Record<string, unknown>=} params
  * @returns {Promise<any>}
  */
 export async function send(tabId, method, params) {
@@ -168,7 +170,7 @@ export async function send(tabId, method, params) {
   try {
     return await chrome.debugger.sendCommand({ tabId }, method, params);
   } catch (e) {
-    const message = String(/** @type {any} */ (e)?.message || e);
+    const message = errorMessage(e);
     // Chrome gave up on an input command the page never answered: the page is not taking input.
     if (method.startsWith("Input.") && /detached while handling/i.test(message)) wedged.set(tabId, Date.now());
     if (!/not attached/i.test(message)) throw new WaymarkError("debugger_unavailable", `${method} failed: ${message}`);
@@ -183,7 +185,7 @@ export async function send(tabId, method, params) {
   try {
     return await chrome.debugger.sendCommand({ tabId }, method, params);
   } catch (e) {
-    throw new WaymarkError("debugger_unavailable", `${method} failed: ${String(/** @type {any} */ (e)?.message || e)}`);
+    throw new WaymarkError("debugger_unavailable", `${method} failed: ${errorMessage(e)}`);
   }
 }
 
@@ -197,7 +199,7 @@ export async function click(tabId, x, y, opts = {}) {
   const count = opts.clickCount ?? 1;
   const modifiers = opts.modifiers ?? 0;
   await attach(tabId);
-  /** @type {Record<string, any>[]} */
+  /** @type {Record<string, unknown>[]} */
   const events = opts.pointerThere ? [] : [{ type: "mouseMoved", x, y, modifiers }];
   for (let n = 1; n <= count; n++) {
     events.push({ type: "mousePressed", x, y, button: "left", buttons: 1, clickCount: n, modifiers });
@@ -225,12 +227,14 @@ export async function insertText(tabId, text) {
  * into the next, and a command stranded on the old page's renderer (it hangs until Chrome reports
  * "Detached while handling command", about 30 s later) ends at once as `navigated`, its session
  * replaced by a fresh one.
- * @param {number} tabId @param {string} method @param {Promise<any>} command
- * @returns {Promise<any>}
+ * @template T
+ * @param {number} tabId @param {string} method @param {Promise<T>} command
+ * @returns {Promise<T>}
  */
 function unlessNavigated(tabId, method, command) {
   /** @type {(details: chrome.webNavigation.WebNavigationTransitionCallbackDetails) => void} */
   let onCommitted = () => {};
+  /** @type {Promise<never>} */
   const navigated = new Promise((_, reject) => {
     onCommitted = (details) => {
       if (details.tabId === tabId && details.frameId === 0) {
@@ -359,7 +363,7 @@ export async function press(tabId, combo) {
 
 /** @param {string} type @param {KeyDef} def @param {number} modifiers */
 function keyEvent(type, def, modifiers) {
-  /** @type {Record<string, any>} */
+  /** @type {Record<string, unknown>} */
   const event = { type, key: def.key, code: def.code, windowsVirtualKeyCode: def.keyCode, nativeVirtualKeyCode: def.keyCode, modifiers };
   if (type === "keyDown" && def.text) {
     event.text = def.text;
@@ -402,7 +406,8 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   if (method !== "Page.javascriptDialogOpening" || source.tabId === undefined) return;
   const tabId = source.tabId;
   const session = sessions.get(tabId);
-  const p = /** @type {any} */ (params || {});
+  // Page.javascriptDialogOpening's parameters, as the protocol defines them.
+  const p = /** @type {{type: string, message: string, url: string, defaultPrompt?: string}} */ (params || {});
   const policy = session?.policy ?? "accept";
   // An alert has one button: "dismiss" and "accept" both just close it.
   const accept = policy === "accept" || p.type === "alert";

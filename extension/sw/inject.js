@@ -4,7 +4,10 @@
  * the extension loaded, and documents still loading, work too). The files guard themselves, so
  * injecting twice is harmless.
  */
+import { errorMessage } from "../shared/errors.js";
 import { WaymarkError } from "./native.js";
+
+/** A message to a content script: its `kind` (shared/actions.js KIND) and the handler's fields. @typedef {Record<string, unknown>} FrameMessage */
 
 /**
  * The isolated-world content files, in injection order (core.js first): the manifest declares
@@ -37,7 +40,7 @@ export async function ensureInjected(tabId) {
     // frame that never does (a stalled about:blank ad slot) would hang it for good.
     await chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: CONTENT_FILES, injectImmediately: true });
   } catch (e) {
-    const message = String(/** @type {any} */ (e)?.message || e);
+    const message = errorMessage(e);
     if (/cannot be scripted|cannot access|extensions gallery/i.test(message)) throw new WaymarkError("restricted_page", message);
     throw new WaymarkError("injection_failed", message);
   }
@@ -45,7 +48,8 @@ export async function ensureInjected(tabId) {
 
 /**
  * Send a message to the content script of one frame and unwrap its typed answer.
- * @param {number} tabId @param {number} frameId @param {Record<string, any>} message
+ * The answer's data is whatever the frame's handler of `message.kind` returns (content/*.js).
+ * @param {number} tabId @param {number} frameId @param {FrameMessage} message
  * @returns {Promise<any>}
  */
 export async function sendToFrame(tabId, frameId, message) {
@@ -53,7 +57,7 @@ export async function sendToFrame(tabId, frameId, message) {
   try {
     answer = await chrome.tabs.sendMessage(tabId, message, { frameId });
   } catch (e) {
-    throw new WaymarkError("frame_unreachable", `frame ${frameId} of tab ${tabId} did not answer: ${String(/** @type {any} */ (e)?.message || e)}`);
+    throw new WaymarkError("frame_unreachable", `frame ${frameId} of tab ${tabId} did not answer: ${errorMessage(e)}`);
   }
   if (!answer) throw new WaymarkError("frame_unreachable", `frame ${frameId} of tab ${tabId} gave no answer`);
   if (!answer.ok) throw new WaymarkError(answer.error?.code || "content_error", answer.error?.message || "content script failed", answer.data ?? undefined);

@@ -11,7 +11,7 @@ const IDLE_TITLE = "Open Waymark";
 /** @param {import("./native.js").NativeChannel} channel */
 export function registerMcpBadge(channel) {
   channel.handle("mcp.waiting", async (params) => {
-    const count = Number.isInteger(params.count) && params.count > 0 ? params.count : 0;
+    const count = typeof params.count === "number" && Number.isInteger(params.count) && params.count > 0 ? params.count : 0;
     await chrome.action.setBadgeText({ text: count ? String(count) : "" });
     if (count) await chrome.action.setBadgeBackgroundColor({ color: "#b3261e" });
     const client = typeof params.client === "string" ? params.client.slice(0, 100) : "An MCP client";

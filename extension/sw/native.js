@@ -3,10 +3,18 @@
  * The native port to the host: handshake, reconnect with backoff, chunk reassembly,
  * host requests answered by registered handlers, and calls to host methods.
  */
+import { errorData, errorMessage } from "../shared/errors.js";
 import { HOST_NAME, PROTOCOL_VERSION } from "../shared/protocol.js";
 
-/** @typedef {import("../shared/protocol.js").Message} Message */
-/** @typedef {import("../shared/protocol.js").ErrorInfo} ErrorInfo */
+/** @typedef {import("../shared/protocol_types.js").InboundMessage} InboundMessage */
+/** @typedef {import("../shared/protocol_types.js").OutboundMessage} OutboundMessage */
+/** @typedef {import("../shared/protocol_types.js").BrowserRequest} BrowserRequest */
+/** @typedef {import("../shared/protocol_types.js").Chunk} Chunk */
+/** @typedef {import("../shared/protocol_types.js").Call} Call */
+/** @typedef {import("../shared/protocol_types.js").Ping} Ping */
+/** @typedef {import("../shared/protocol_types.js").Result} Result */
+/** @typedef {import("../shared/protocol_types.js").ErrorInfo} ErrorInfo */
+/** The host's answer to a call or a ping. @typedef {import("../shared/protocol_types.js").Reply|import("../shared/protocol_types.js").ErrorReply|import("../shared/protocol_types.js").Pong} Answer */
 
 /**
  * @typedef {Object} ConnectionState
@@ -18,15 +26,15 @@ import { HOST_NAME, PROTOCOL_VERSION } from "../shared/protocol.js";
  * @property {number|null} retryInMs
  */
 
-/** @typedef {(params: Record<string, any>) => Promise<Record<string, any>>} RequestHandler */
-/** @typedef {{onNotify?: (name: string, data: Record<string, any>) => void, signal?: AbortSignal}} CallOptions */
+/** @typedef {(params: Record<string, unknown>) => Promise<Record<string, unknown>>} RequestHandler */
+/** @typedef {{onNotify?: (name: string, data: Record<string, unknown>) => void, signal?: AbortSignal}} CallOptions */
 
 const BACKOFF_START_MS = 250;
 const BACKOFF_MAX_MS = 30000;
 
 /** A typed failure with a stable code, thrown by request handlers. */
 export class WaymarkError extends Error {
-  /** @param {string} code @param {string} message @param {Record<string, any>=} data */
+  /** @param {string} code @param {string} message @param {Record<string, unknown>|null=} data */
   constructor(code, message, data) {
     super(message);
     this.code = code;
@@ -54,7 +62,7 @@ export class NativeChannel {
     this.state = { status: "disconnected", hostVersion: null, protocol: PROTOCOL_VERSION, connects: 0, error: null, retryInMs: null };
     /** @type {Map<string, RequestHandler>} */
     this.handlers = new Map();
-    /** @type {Map<string, {resolve: (m: Message) => void, reject: (e: Error) => void, onNotify?: CallOptions["onNotify"]}>} */
+    /** @type {Map<string, {resolve: (m: Answer) => void, reject: (e: Error) => void, onNotify?: CallOptions["onNotify"]}>} */
     this.calls = new Map();
     /** @type {Map<string, {total: number, parts: Uint8Array[]}>} */
     this.chunks = new Map();
@@ -98,7 +106,7 @@ export class NativeChannel {
       return;
     }
     this.port = port;
-    port.onMessage.addListener((/** @type {Message} */ m) => this.onMessage(m));
+    port.onMessage.addListener((/** @type {OutboundMessage} */ m) => this.onMessage(m));
     port.onDisconnect.addListener(() => {
       if (this.port !== port) return;
       this.port = null;
@@ -140,13 +148,13 @@ export class NativeChannel {
     return `${prefix}${this.seq}`;
   }
 
-  /** @param {Message} message */
+  /** @param {InboundMessage} message */
   post(message) {
     if (!this.port) throw new WaymarkError("host_disconnected", "the host is not connected");
     this.port.postMessage(message);
   }
 
-  /** @param {Message} message */
+  /** @param {OutboundMessage} message */
   onMessage(message) {
     if (message.type === "chunk") {
       const whole = this.reassemble(message);
@@ -156,7 +164,7 @@ export class NativeChannel {
     switch (message.type) {
       case "hello":
         this.backoffMs = BACKOFF_START_MS;
-        this.setState({ status: "connected", hostVersion: message.host_version, protocol: message.protocol, connects: this.state.connects + 1, error: null });
+        this.setState({ status: "connected", hostVersion: message.host_version, protocol: message.protocol ?? PROTOCOL_VERSION, connects: this.state.connects + 1, error: null });
         return;
       case "request":
         void this.answer(message);
@@ -180,8 +188,8 @@ export class NativeChannel {
 
   /**
    * Collect one chunk; returns the whole message once the last piece arrived.
-   * @param {Message} message
-   * @returns {Message|null}
+   * @param {Chunk} message
+   * @returns {OutboundMessage|null}
    */
   reassemble(message) {
     const entry = this.chunks.get(message.chunk_id) || { total: message.total, parts: [] };
@@ -199,13 +207,13 @@ export class NativeChannel {
       all.set(part, offset);
       offset += part.length;
     }
-    return JSON.parse(new TextDecoder().decode(all));
+    return /** @type {OutboundMessage} */ (JSON.parse(new TextDecoder().decode(all)));
   }
 
-  /** @param {Message} request */
+  /** @param {BrowserRequest} request */
   async answer(request) {
     const handler = this.handlers.get(request.method);
-    /** @type {Message} */
+    /** @type {Result} */
     let result;
     if (!handler) {
       result = { v: 1, type: "result", id: request.id, ok: false, error: { code: "unknown_method", message: `the extension has no method ${request.method}` } };
@@ -214,9 +222,8 @@ export class NativeChannel {
         const data = await handler(request.params || {});
         result = { v: 1, type: "result", id: request.id, ok: true, data };
       } catch (e) {
-        const err = /** @type {any} */ (e);
-        const code = err instanceof WaymarkError ? err.code : "extension_error";
-        result = { v: 1, type: "result", id: request.id, ok: false, error: { code, message: String(err?.message || err) }, data: err?.data ?? null };
+        const code = e instanceof WaymarkError ? e.code : "extension_error";
+        result = { v: 1, type: "result", id: request.id, ok: false, error: { code, message: errorMessage(e) }, data: errorData(e) };
       }
     }
     try {
@@ -228,15 +235,15 @@ export class NativeChannel {
 
   /**
    * Send a message that expects one answer (a `reply` to a call, a `pong` to a ping).
-   * @param {string} type @param {Record<string, any>} fields @param {CallOptions=} options
-   * @returns {Promise<Message>}
+   * @param {Call|Ping} message @param {CallOptions=} options
+   * @returns {Promise<Answer>}
    */
-  exchange(type, fields, options = {}) {
-    const id = this.nextId(type === "call" ? "x" : "p");
+  exchange(message, options = {}) {
+    const id = /** @type {string} */ (message.id);
     return new Promise((resolve, reject) => {
       this.calls.set(id, { resolve, reject, onNotify: options.onNotify });
       try {
-        this.post({ v: PROTOCOL_VERSION, type, id, ...fields });
+        this.post(message);
       } catch (e) {
         this.calls.delete(id);
         reject(e);
@@ -251,12 +258,13 @@ export class NativeChannel {
 
   /**
    * Call a host method; resolves with its data or rejects with a WaymarkError.
-   * @param {string} method @param {Record<string, any>} params @param {CallOptions=} options
-   * @returns {Promise<Record<string, any>>}
+   * @param {string} method @param {Record<string, unknown>} params @param {CallOptions=} options
+   * @returns {Promise<Record<string, unknown>>}
    */
   async call(method, params = {}, options = {}) {
-    const reply = await this.exchange("call", { method, params }, options);
+    const reply = await this.exchange({ v: PROTOCOL_VERSION, type: "call", id: this.nextId("x"), method, params }, options);
     if (reply.type === "error") throw new WaymarkError(reply.code, reply.message);
+    if (reply.type !== "reply") throw new WaymarkError("bad_reply", `the host answered ${method} with a ${reply.type}`);
     if (!reply.ok) throw new WaymarkError(reply.error?.code || "error", reply.error?.message || "call failed", reply.data);
     return reply.data || {};
   }
@@ -264,7 +272,7 @@ export class NativeChannel {
   /** @returns {Promise<number>} round-trip milliseconds of a ping */
   async ping() {
     const start = performance.now();
-    await this.exchange("ping", {});
+    await this.exchange({ v: PROTOCOL_VERSION, type: "ping", id: this.nextId("p") });
     return performance.now() - start;
   }
 }

@@ -7,6 +7,8 @@
  * the snapshot never fails because of its screenshot.
  */
 import { clampBox, scaleBox } from "../shared/coords.js";
+import { errorMessage } from "../shared/errors.js";
+/** @typedef {import("../shared/coords.js").Box} Box */
 
 /** Label colours: a saturated fill no ordinary page uses much, so labels stand out (and tests can find them). */
 export const LABEL_FILL = "#ff00c8";
@@ -63,7 +65,7 @@ export async function overlayScreenshot(tab, elements, innerWidth) {
     if (!tab.active && tab.id !== undefined) await chrome.tabs.update(tab.id, { active: true });
     dataUrl = await pacedCapture(tab.windowId, { format: "jpeg", quality: Math.round(JPEG_QUALITY * 100) });
   } catch (e) {
-    return { b64: null, labelled: false, error: `capture failed: ${String(/** @type {any} */ (e)?.message || e)}` };
+    return { b64: null, labelled: false, error: `capture failed: ${errorMessage(e)}` };
   }
   const raw = dataUrl.slice(dataUrl.indexOf(",") + 1);
   try {
@@ -76,7 +78,7 @@ export async function overlayScreenshot(tab, elements, innerWidth) {
     ctx.font = `bold ${fontPx}px sans-serif`;
     ctx.textBaseline = "top";
     for (const el of elements) {
-      const [x, y, w, h] = scaleBox(/** @type {any} */ (el.bbox), scale);
+      const [x, y, w, h] = scaleBox(/** @type {Box} */ (el.bbox), scale);
       ctx.strokeStyle = LABEL_FILL;
       ctx.lineWidth = Math.max(1, Math.round(scale));
       ctx.strokeRect(x, y, w, h);
@@ -95,6 +97,6 @@ export async function overlayScreenshot(tab, elements, innerWidth) {
     const blob = await canvas.convertToBlob({ type: "image/jpeg", quality: JPEG_QUALITY });
     return { b64: await blobToBase64(blob), labelled: true, error: null };
   } catch (e) {
-    return { b64: raw, labelled: false, error: `labelling failed: ${String(/** @type {any} */ (e)?.message || e)}` };
+    return { b64: raw, labelled: false, error: `labelling failed: ${errorMessage(e)}` };
   }
 }

@@ -13,6 +13,15 @@ import { sanitizeOrigin } from "./snapshot_text.js";
 import { KIND } from "../shared/actions.js";
 
 /** @typedef {import("./snapshot.js").FrameAnswer} FrameAnswer */
+/**
+ * One frame's answer to `wm:act:extract` (content/actions.js).
+ * @typedef {{text: string, truncated: boolean, total_chars: number, frameIndex: number, visible: boolean}} FrameText
+ */
+
+/** @param {FrameAnswer} answer @returns {FrameText} the frame's text (askAllFrames types its results as walks) */
+function extractOf(answer) {
+  return /** @type {FrameText} */ (/** @type {unknown} */ (answer.result));
+}
 
 /**
  * @param {number} tabId @param {number} maxChars
@@ -32,14 +41,14 @@ export async function pageText(tabId, maxChars) {
   const stack = [top];
   while (stack.length) {
     const answer = /** @type {FrameAnswer} */ (stack.pop());
-    const read = /** @type {any} */ (answer.result);
+    const read = extractOf(answer);
     if (read && read.text && (answer.frameId === 0 || read.visible)) {
       parts.push(answer.frameId === 0 ? read.text : `[frame ${sanitizeOrigin(answer.url)}]\n${read.text}`);
       truncated ||= Boolean(read.truncated);
       frames++;
     }
     const kids = (children.get(answer.frameId) || []).filter((k) => k.result);
-    kids.sort((a, b) => /** @type {any} */ (a.result).frameIndex - /** @type {any} */ (b.result).frameIndex);
+    kids.sort((a, b) => extractOf(a).frameIndex - extractOf(b).frameIndex);
     for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
   }
   let text = parts.join("\n\n");

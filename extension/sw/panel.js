@@ -3,15 +3,22 @@
  * Relay between side-panel pages and the host: a panel connects a runtime port named
  * "panel", receives connection-state updates, and makes host calls through the worker.
  */
+import { errorCode, errorData, errorMessage } from "../shared/errors.js";
 import { acquireKeepalive } from "./keepalive.js";
 
 /**
  * A call with `turn: true` is a user-visible turn (a chat answer, an agent run): the worker is
  * kept alive for its duration. If the worker is stopped anyway, this port closes with it and
  * the panel ends or repeats the turn itself (sidepanel/host_client.js).
- * @typedef {{kind: "call", id: string, method: string, params?: Record<string, any>, turn?: boolean}
+ * @typedef {{kind: "call", id: string, method: string, params?: Record<string, unknown>, turn?: boolean}
  *   | {kind: "cancel", id: string}
  *   | {kind: "state"}} PanelRequest
+ *
+ * What the worker sends a panel: the host connection's state, a call's notifications, its reply.
+ * @typedef {{kind: "state", state: import("./native.js").ConnectionState}
+ *   | {kind: "notify", id: string, name: string, data: Record<string, unknown>}
+ *   | {kind: "reply", id: string, ok: true, data: Record<string, unknown>}
+ *   | {kind: "reply", id: string, ok: false, error: import("../shared/protocol_types.js").ErrorInfo, data: Record<string, unknown>|null}} PanelMessage
  */
 
 /** @param {import("./native.js").NativeChannel} channel */
@@ -21,10 +28,10 @@ export function registerPanelRelay(channel) {
     /** @type {Map<string, AbortController>} */
     const running = new Map();
     let open = true;
-    /** A panel that went away mid-call must not turn the late reply into an exception. @param {any} msg */
+    /** A panel that went away mid-call must not turn the late reply into an exception. @param {PanelMessage} msg */
     const send = (msg) => { if (open) port.postMessage(msg); };
     const unsubscribe = channel.subscribe((state) => send({ kind: "state", state }));
-    port.postMessage({ kind: "state", state: channel.state });
+    send({ kind: "state", state: channel.state });
     port.onDisconnect.addListener(() => {
       open = false;
       unsubscribe();
@@ -32,7 +39,7 @@ export function registerPanelRelay(channel) {
     });
     port.onMessage.addListener(async (/** @type {PanelRequest} */ msg) => {
       if (msg.kind === "state") {
-        port.postMessage({ kind: "state", state: channel.state });
+        send({ kind: "state", state: channel.state });
       } else if (msg.kind === "cancel") {
         running.get(msg.id)?.abort();
       } else if (msg.kind === "call") {
@@ -49,8 +56,7 @@ export function registerPanelRelay(channel) {
           });
           send({ kind: "reply", id: msg.id, ok: true, data });
         } catch (e) {
-          const err = /** @type {any} */ (e);
-          send({ kind: "reply", id: msg.id, ok: false, error: { code: err.code || "error", message: String(err.message || err) }, data: err.data ?? null });
+          send({ kind: "reply", id: msg.id, ok: false, error: { code: errorCode(e) || "error", message: errorMessage(e) }, data: errorData(e) });
         } finally {
           running.delete(msg.id);
           await release?.();

@@ -112,7 +112,7 @@ chrome.tabs?.onRemoved.addListener((tabId) => tables.delete(tabId));
  */
 export function wasIssued(tabId, ref) {
   const t = tables.get(tabId);
-  return Boolean(t) && Number.isInteger(ref) && ref >= 1 && ref < /** @type {any} */ (t).issued;
+  return t !== undefined && Number.isInteger(ref) && ref >= 1 && ref < t.issued;
 }
 
 /**

@@ -26,6 +26,16 @@ export const FALLBACK_MIN_MS = 50;
  */
 
 
+/**
+ * Add `fn` to a Chrome event; returns what removes it.
+ * @template {(...args: any) => void} F  the constraint Chrome's type declarations put on a listener
+ * @param {chrome.events.Event<F>} event @param {F} fn @returns {() => void}
+ */
+function listen(event, fn) {
+  event.addListener(fn);
+  return () => event.removeListener(fn);
+}
+
 /** Watches one tab for navigations and for tabs it opens, from before an action until stop(). */
 export class TabWatcher {
   /** @param {number} tabId */
@@ -47,45 +57,44 @@ export class TabWatcher {
       }
       return s;
     };
-    /** @type {Array<[chrome.events.Event<any>, (...args: any[]) => void]>} */
-    this.listeners = [
-      [chrome.webNavigation.onBeforeNavigate, (d) => {
+    /** What removes each listener added here, for stop(). */
+    this.unlisten = [
+      listen(chrome.webNavigation.onBeforeNavigate, (d) => {
         if (!mine(d)) return;
         Object.assign(state(d.tabId), { started: performance.now(), committed: false, completed: false, failed: false });
         this.wake();
-      }],
-      [chrome.webNavigation.onCommitted, (d) => {
+      }),
+      listen(chrome.webNavigation.onCommitted, (d) => {
         if (!mine(d)) return;
         const s = state(d.tabId);
         s.committed = true;
         if (!s.started) s.started = performance.now();
         this.wake();
-      }],
-      [chrome.webNavigation.onCompleted, (d) => {
+      }),
+      listen(chrome.webNavigation.onCompleted, (d) => {
         if (!mine(d)) return;
         state(d.tabId).completed = true;
         this.wake();
-      }],
-      [chrome.webNavigation.onErrorOccurred, (d) => {
+      }),
+      listen(chrome.webNavigation.onErrorOccurred, (d) => {
         if (!mine(d)) return;
         // A download or a cancelled navigation: the page stays where it was.
         state(d.tabId).failed = true;
         this.wake();
-      }],
-      [chrome.webNavigation.onHistoryStateUpdated, (d) => { if (mine(d)) { state(d.tabId).sameDocument = true; this.wake(); } }],
-      [chrome.webNavigation.onReferenceFragmentUpdated, (d) => { if (mine(d)) { state(d.tabId).sameDocument = true; this.wake(); } }],
-      [chrome.webNavigation.onCreatedNavigationTarget, (d) => {
+      }),
+      listen(chrome.webNavigation.onHistoryStateUpdated, (d) => { if (mine(d)) { state(d.tabId).sameDocument = true; this.wake(); } }),
+      listen(chrome.webNavigation.onReferenceFragmentUpdated, (d) => { if (mine(d)) { state(d.tabId).sameDocument = true; this.wake(); } }),
+      listen(chrome.webNavigation.onCreatedNavigationTarget, (d) => {
         if (d.sourceTabId !== this.tabId || this.newTabId !== null) return;
         this.newTabId = d.tabId;
         this.wake();
-      }],
-      [chrome.tabs.onCreated, (/** @type {chrome.tabs.Tab} */ tab) => {
+      }),
+      listen(chrome.tabs.onCreated, (/** @type {chrome.tabs.Tab} */ tab) => {
         if (tab.openerTabId !== this.tabId || tab.id === undefined || this.newTabId !== null) return;
         this.newTabId = tab.id;
         this.wake();
-      }],
+      }),
     ];
-    for (const [event, fn] of this.listeners) event.addListener(fn);
   }
 
   /** @returns {boolean} the watched tab's top document began to be replaced since the watch started */
@@ -95,8 +104,8 @@ export class TabWatcher {
   }
 
   stop() {
-    for (const [event, fn] of this.listeners) event.removeListener(fn);
-    this.listeners = [];
+    for (const undo of this.unlisten) undo();
+    this.unlisten = [];
   }
 
   /** @param {number} tabId */

@@ -12,6 +12,7 @@
  *   askAllFrames(tabId, message), childrenByParent(answers) -> one message to every frame's
  *     content scripts, and the answers grouped under their parent frame (page_text.js)
  */
+import { errorCode, errorMessage } from "../shared/errors.js";
 import { WaymarkError } from "./native.js";
 import { ensureInjected, sendToFrame } from "./inject.js";
 import { globalRef, forgetDeadDocuments, forgetRefs, refGeneration, resolveRef, tableSize, wasIssued } from "./refs.js";
@@ -29,6 +30,18 @@ import { KIND } from "../shared/actions.js";
 
 /** @typedef {import("../shared/actions.js").SnapshotOptions} SnapshotOptions */
 /** @typedef {import("../shared/actions.js").Snapshot} Snapshot */
+/** @typedef {import("./inject.js").FrameMessage} FrameMessage */
+
+/**
+ * What a frame's walker (content/snapshot.js) reports, boxes in the frame's own viewport: an
+ * element (`l` its local ref), a heading, or a child frame's placeholder (`index` among the
+ * frame's children).
+ * @typedef {{t: "e", l: number, role: string, name: string, box: Box, value?: string,
+ *   states?: Record<string, string|number|boolean>, options?: string[], field?: string, placeholder?: string, href?: string}} WalkElement
+ * @typedef {{t: "h", level: number, text: string, box: Box}} WalkHeading
+ * @typedef {{t: "f", index: number, box: Box, hidden: boolean, src: string}} WalkFrame
+ * @typedef {WalkElement|WalkHeading|WalkFrame} WalkItem
+ */
 
 /** How long one frame may take to answer before it is reported unreadable. */
 const FRAME_TIMEOUT_MS = 10000;
@@ -42,7 +55,7 @@ const INJECT_TIMEOUT_MS = 5000;
  * @property {string} title
  * @property {number} frameIndex
  * @property {{width: number, height: number, scroll_x: number, scroll_y: number, page_width: number, page_height: number, dpr: number}} viewport
- * @property {any[]} items
+ * @property {WalkItem[]} items
  * @property {{candidates: number, hidden: number, occluded: number, headings: number}} counts
  * @property {number} ms
  * @property {number[]=} dropped  local refs the frame's registry dropped since its last snapshot
@@ -86,7 +99,7 @@ function withTimeout(promise, ms, what) {
 /**
  * Ask one frame's walker; `missing` when the frame has no walker yet (never injected, or a
  * document that replaced the injected one).
- * @param {number} tabId @param {chrome.webNavigation.GetAllFrameResultDetails} f @param {Record<string, any>} message
+ * @param {number} tabId @param {chrome.webNavigation.GetAllFrameResultDetails} f @param {FrameMessage} message
  * @returns {Promise<FrameAnswer & {missing: boolean}>}
  */
 async function askFrame(tabId, f, message) {
@@ -94,9 +107,9 @@ async function askFrame(tabId, f, message) {
     const result = await withTimeout(sendToFrame(tabId, f.frameId, message), FRAME_TIMEOUT_MS, `frame ${f.frameId}`);
     return { frameId: f.frameId, parentFrameId: f.parentFrameId, url: f.url, result, error: null, missing: false };
   } catch (e) {
-    const code = /** @type {any} */ (e)?.code;
+    const code = errorCode(e);
     const missing = code === "frame_unreachable" || code === "unknown_kind";
-    return { frameId: f.frameId, parentFrameId: f.parentFrameId, url: f.url, result: null, error: String(/** @type {any} */ (e)?.message || e), missing };
+    return { frameId: f.frameId, parentFrameId: f.parentFrameId, url: f.url, result: null, error: errorMessage(e), missing };
   }
 }
 
@@ -104,7 +117,7 @@ async function askFrame(tabId, f, message) {
  * Ask every frame of the tab for its walk. Frames already holding the walker answer at once;
  * only when some do not is the tab injected (inject.js) and those frames asked again, so a
  * warm snapshot costs no injection.
- * @param {number} tabId @param {Record<string, any>} message
+ * @param {number} tabId @param {FrameMessage} message
  * @returns {Promise<FrameAnswer[]>}
  */
 export async function askAllFrames(tabId, message) {
@@ -116,7 +129,7 @@ export async function askAllFrames(tabId, message) {
     } catch (e) {
       // A frame that stalls injection must not stall the snapshot: frames that have the
       // walker answer, the rest become unreadable markers.
-      if (/** @type {any} */ (e)?.code !== "timeout") throw e;
+      if (errorCode(e) !== "timeout") throw e;
     }
     const answered = new Map(answers.filter((a) => a.result).map((a) => [a.frameId, a]));
     const now = (await chrome.webNavigation.getAllFrames({ tabId })) || [];
@@ -314,7 +327,7 @@ export async function takeSnapshot(tabId, options = {}) {
       try {
         snapshot.thumbnail_b64 = (await thumbnail(shot.b64)).b64;
       } catch (e) {
-        snapshot.stats.thumbnail_error = String(/** @type {any} */ (e)?.message || e);
+        snapshot.stats.thumbnail_error = errorMessage(e);
       }
     }
   }
@@ -355,7 +368,7 @@ export async function frameOffsets(tabId) {
 /**
  * Diagnostics for tests and benchmarks: run a content handler (wm:refinfo, wm:mark-refs)
  * for global refs, grouped by the frame that holds them.
- * @param {number} tabId @param {string} kind @param {{frameId: number, docId: string, localRef: number}[]} targets @param {Record<string, any>=} extra
+ * @param {number} tabId @param {string} kind @param {{frameId: number, docId: string, localRef: number}[]} targets @param {Record<string, unknown>=} extra
  */
 export async function perFrameRefs(tabId, kind, targets, extra = {}) {
   /** @type {Map<string, {frameId: number, docId: string, refs: number[]}>} */
@@ -371,7 +384,7 @@ export async function perFrameRefs(tabId, kind, targets, extra = {}) {
     try {
       out.push({ frameId: g.frameId, refs: g.refs, data: await sendToFrame(tabId, g.frameId, { kind, docId: g.docId, refs: g.refs, ...extra }) });
     } catch (e) {
-      out.push({ frameId: g.frameId, refs: g.refs, data: null, error: String(/** @type {any} */ (e)?.code || e) });
+      out.push({ frameId: g.frameId, refs: g.refs, data: null, error: errorCode(e) || String(e) });
     }
   }
   return out;
@@ -380,7 +393,7 @@ export async function perFrameRefs(tabId, kind, targets, extra = {}) {
 /**
  * Run a diagnostics content handler for global refs of a tab: refs this tab never issued or
  * whose document is gone come back as {ref, live: false}.
- * @param {number} tabId @param {string} kind @param {number[]} refs @param {Record<string, any>=} extra
+ * @param {number} tabId @param {string} kind @param {number[]} refs @param {Record<string, unknown>=} extra
  */
 async function forRefs(tabId, kind, refs, extra = {}) {
   /** @type {{frameId: number, docId: string, localRef: number}[]} */
@@ -432,5 +445,8 @@ export const snapshotDiagnostics = {
 
 /** @param {import("./native.js").NativeChannel} channel */
 export function registerSnapshotHandler(channel) {
-  channel.handle("snapshot", async (params) => takeSnapshot(params.tab_id ?? null, /** @type {SnapshotOptions} */ (params)));
+  channel.handle("snapshot", async (params) => {
+    const options = /** @type {SnapshotOptions} */ (params);
+    return takeSnapshot(options.tab_id ?? null, options);
+  });
 }

@@ -10,7 +10,7 @@
  * quoted with escapes and capped, so no page can forge a line of its own (`[12] button`).
  */
 
-/** @typedef {{kind: "element", ref: number, role: string, name: string, value: string|null, states: Record<string, any>, bbox: number[], frame: number, doc: string, in_viewport: boolean, href?: string|null, options?: string[], field?: string, placeholder?: string}} ElementItem */
+/** @typedef {{kind: "element", ref: number, role: string, name: string, value: string|null, states: Record<string, unknown>, bbox: number[], frame: number, doc: string, in_viewport: boolean, href?: string|null, options?: string[], field?: string, placeholder?: string}} ElementItem */
 /** @typedef {{kind: "heading", level: number, text: string, in_viewport: boolean}} HeadingItem */
 /** @typedef {{kind: "frame", origin: string, in_viewport: boolean, frame: number|null}} FrameItem */
 /** @typedef {ElementItem|HeadingItem|FrameItem} Item */
@@ -95,7 +95,7 @@ function shortHref(href, pageOrigin) {
   return href.startsWith(`${pageOrigin}/`) ? href.slice(pageOrigin.length) : href;
 }
 
-/** @param {any} v */
+/** @param {unknown} v */
 function stateValue(v) {
   if (typeof v === "boolean" || typeof v === "number") return String(v);
   const s = oneLine(String(v), 40);

@@ -9,12 +9,12 @@ subdomains included.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from waymark.host.core.actions import ACTIONS
+from waymark.host.core.actions import ActionModel
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
 #: Words and phrases that make a button, link or menu item destructive.
@@ -51,14 +51,14 @@ class Policy(BaseModel):
     dismiss_occluders: bool = True
 
 
-def destructive_reason(action: dict[str, Any], snapshot: Snapshot | None) -> str | None:
+def destructive_reason(action: ActionModel, snapshot: Snapshot | None) -> str | None:
     """Why `action` on `snapshot` is destructive, or None when it is not."""
-    kind = action.get("type")
-    rule = ACTIONS[kind].traits.confirm if isinstance(kind, str) and kind in ACTIONS else None
-    element = snapshot.find(action["ref"]) if snapshot is not None and isinstance(action.get("ref"), int) else None
+    rule = action.traits.confirm
+    ref = getattr(action, "ref", None)
+    element = snapshot.find(ref) if snapshot is not None and ref is not None else None
     if rule == "activation" and element is not None:
         return _element_reason(element)
-    if rule == "enter" and str(action.get("key", "")).lower() in ("enter", "numpadenter") and snapshot is not None:
+    if rule == "enter" and str(getattr(action, "key", "")).lower() in ("enter", "numpadenter") and snapshot is not None:
         return _form_reason(element, snapshot)
     return None
 

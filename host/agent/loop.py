@@ -22,7 +22,7 @@ import hashlib
 import json
 import logging
 import time
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -63,8 +63,15 @@ from waymark.host.agent.verifier import (
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.core.actions import (
     ELEMENT_ACTIONS,
-    URL_ACTIONS,
+    ActionModel,
+    AskUser,
+    CloseTab,
+    Done,
+    Extract,
+    Fill,
+    Wait,
     absolute_url,
+    action_json,
     offered_actions,
 )
 from waymark.host.core.browser_api import ActionResult
@@ -140,17 +147,17 @@ def _clipped(answers: list[str]) -> list[str]:
     return [a if len(a) <= ANSWER_CHARS else a[:ANSWER_CHARS] + " [...]" for a in answers]
 
 
-def action_line(action: dict[str, Any], snapshot: Snapshot | None) -> str:
+def action_line(action: ActionModel, snapshot: Snapshot | None) -> str:
     """A short human line for an action: `click [12] button "Add to cart"`."""
-    kind = action.get("type", "?")
-    parts = [kind]
-    ref = action.get("ref")
+    parts = [action.type]
+    ref = getattr(action, "ref", None)
     if isinstance(ref, int):
         element = snapshot.find(ref) if snapshot else None
         parts.append(f'[{ref}] {element.role} "{element.name[:60]}"' if element else f"[{ref}]")
     for field in ("text", "key", "value", "files", "url", "direction", "question", "result", "ms"):
-        if action.get(field) not in (None, ""):
-            parts.append(f"{field}={str(action[field])[:80]!r}")
+        value = getattr(action, field, None)
+        if value not in (None, ""):
+            parts.append(f"{field}={str(value)[:80]!r}")
     return " ".join(parts)
 
 
@@ -234,7 +241,7 @@ class AgentRun:
 
     async def _page_text(self) -> str:
         """The page's readable text, for text_present checks the element list cannot answer."""
-        result = await self.session.act({"type": "extract", "max_chars": 20_000}, snapshot_after=False)
+        result = await self.session.act(Extract(max_chars=20_000), snapshot_after=False)
         return result.text or "" if result.ok else ""
 
     def _take_tokens(self, tokens_in: int, tokens_out: int) -> None:
@@ -483,27 +490,28 @@ class AgentRun:
             kinds = ", ".join(p.kind for p in turn.problems)
             finish("failed", f"no usable decision ({kinds})")
             return None, snap, f"your answers could not be used ({kinds}); answer with one valid action"
-        action = turn.decision.action.model_dump(mode="json", exclude_none=True)
-        record.update(action=action, action_line=action_line(action, safe), thought=turn.decision.thought)
-        kind = action["type"]
+        action: ActionModel = turn.decision.action
+        record.update(action=action_json(action), action_line=action_line(action, safe), thought=turn.decision.thought)
 
-        if kind in HOST_ACTION_HANDLERS:
-            return await HOST_ACTION_HANDLERS[kind](self, action, step, attempt, snap, expectation, finish)
+        if action.traits.runs_in == "host":
+            return await HOST_ACTION_HANDLERS[type(action)](self, action, step, attempt, snap, expectation, finish)
 
-        if kind == "wait" and action.get("until") is not None:
+        if isinstance(action, Wait) and action.until is not None:
             return await self._wait_until(action, snap, expectation, timing, finish, open_ended=step is self.open_step)
 
-        if kind in URL_ACTIONS and action.get("url"):
-            resolved = absolute_url(action["url"], snap.url)
-            if resolved != action["url"]:
-                record["url_given"] = action["url"]
-                action["url"] = resolved
-            refusal = domain_refusal(action["url"], self.options.policy)
+        given = getattr(action, "url", None) if action.traits.opens_url else None
+        if given:
+            resolved = absolute_url(given, snap.url)
+            if resolved != given:
+                record["url_given"] = given
+                action = action.model_copy(update={"url": resolved})
+                record["action"] = action_json(action)
+            refusal = domain_refusal(resolved, self.options.policy)
             if refusal:
                 finish("refused", refusal)
                 return None, snap, f"that URL is not allowed ({refusal}); stay on allowed sites"
 
-        if kind == "close_tab":
+        if isinstance(action, CloseTab):
             refusal = await self._close_refusal(action)
             if refusal:
                 finish("refused", refusal)
@@ -529,8 +537,8 @@ class AgentRun:
         result = await self.session.act(dispatched, screenshot=self.options.screenshots)
         timing["dispatch_ms"] = (time.perf_counter() - t0) * 1000
         record.update(path=result.path, settle_ms=result.settle_ms, navigated=result.navigated, tab_id=self.session.tab_id)
-        if result.ok and kind == "close_tab":
-            self.task_tabs.discard(action.get("tab_id", record.get("tab_before")))
+        if result.ok and isinstance(action, CloseTab):
+            self.task_tabs.discard(action.tab_id if action.tab_id is not None else record.get("tab_before"))
         if self.session.tab_id is not None:
             self.task_tabs.add(self.session.tab_id)
         refusal = domain_refusal(result.url_after, self.options.policy) if result.url_after else None
@@ -538,7 +546,7 @@ class AgentRun:
             # A link or redirect took the tab somewhere the user does not allow: stop acting there.
             finish("blocked", refusal)
             raise RunStopped("blocked", f"{action_line(action, safe)} led to a page that is not allowed: {refusal}")
-        if result.text is not None and kind == "extract":
+        if result.text is not None and isinstance(action, Extract):
             self.result = result.text[:4000]
 
         if not result.ok:
@@ -548,7 +556,7 @@ class AgentRun:
                 # The element is gone: decide again on the fresh snapshot, never re-dispatch by name.
                 fresh = result.snapshot or await self.session.snapshot()
                 finish("retry", f"stale_ref: {message}", error={"code": code, "message": message})
-                return None, fresh, f"ref {action.get('ref')} no longer exists (the page changed); choose from the fresh snapshot"
+                return None, fresh, f"ref {getattr(action, 'ref', None)} no longer exists (the page changed); choose from the fresh snapshot"
             t1 = time.perf_counter()
             fixed = await repairs.after_action_error(self.session, self.options.policy, dispatched, result)
             timing["repair_ms"] = (time.perf_counter() - t1) * 1000
@@ -563,44 +571,44 @@ class AgentRun:
         self.history.append(f"- did: {action_line(action, safe)}")
         return await self._verify(result, expectation, timing, finish, record, open_ended=step is self.open_step)
 
-    def _secret_key(self, action: dict[str, Any], snap: Snapshot) -> tuple[tuple[str, str, int], str] | None:
-        element = snap.find(action["ref"]) if action["type"] == "fill" else None
-        if element is None or not is_password_field(element):
+    def _secret_key(self, action: ActionModel, snap: Snapshot) -> tuple[tuple[str, str, int], str] | None:
+        element = snap.find(action.ref) if isinstance(action, Fill) else None
+        if element is None or not isinstance(action, Fill) or not is_password_field(element):
             return None
-        return (snap.url, element.doc, element.ref), hashlib.sha256(action["text"].encode()).hexdigest()
+        return (snap.url, element.doc, element.ref), hashlib.sha256(action.text.encode()).hexdigest()
 
-    def _secret_refill(self, action: dict[str, Any], snap: Snapshot) -> str | None:
+    def _secret_refill(self, action: ActionModel, snap: Snapshot) -> str | None:
         """Why filling a secret field again would change nothing: this run filled it with the same
         text and it still holds a value (a small model filled a password ten times over)."""
         found = self._secret_key(action, snap)
         if found is None or self._secret_fills.get(found[0]) != found[1]:
             return None
-        element = snap.find(action["ref"])
+        element = snap.find(found[0][2])
         if element is None or not element.states.get("has_value"):
             return None
         return f'[{element.ref}] {element.role} "{element.name}" already holds the text you filled in; go on with the next part of the task'
 
-    def _note_secret_fill(self, action: dict[str, Any], snap: Snapshot) -> None:
+    def _note_secret_fill(self, action: ActionModel, snap: Snapshot) -> None:
         found = self._secret_key(action, snap)
         if found is not None:
             self._secret_fills[found[0]] = found[1]
 
-    async def _done(self, action: dict[str, Any], step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
+    async def _done(self, action: Done, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
                     finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
         """`done`: the step ends, a success only while its checks hold."""
         verdict = expectation.once(snap) if expectation.predicates else None
-        ok = bool(action.get("success", True)) and (verdict is None or verdict.ok)
-        reason = action.get("result", "") if ok else (action.get("result") or "the task could not be finished")
+        ok = action.success and (verdict is None or verdict.ok)
+        reason = action.result if ok else (action.result or "the task could not be finished")
         if verdict is not None and not verdict.ok:
             reason = "done was claimed but the step's checks fail: " + "; ".join(r.detail for r in verdict.failed())
         finish("done" if ok else "failed", reason, checks=[r.model_dump() for r in verdict.results] if verdict else [])
-        return StepOutcome(verdict="done", success=ok, result=action.get("result", ""), reason=reason, attempts=attempt), snap, None
+        return StepOutcome(verdict="done", success=ok, result=action.result, reason=reason, attempts=attempt), snap, None
 
-    async def _ask_user(self, action: dict[str, Any], step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
+    async def _ask_user(self, action: AskUser, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
                         finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
         """`ask_user`: the user's answer joins the history; a step that only needed it is done."""
-        answer = await self.human.ask(action["question"])
-        self.history.append(f"- asked the user: {action['question']!r} -> " + (f"answer: {answer!r}" if answer else "no answer"))
+        answer = await self.human.ask(action.question)
+        self.history.append(f"- asked the user: {action.question!r} -> " + (f"answer: {answer!r}" if answer else "no answer"))
         if answer and not expectation.predicates and step is not self.open_step:
             # A step that only needed information is done once the user gave it.
             finish("passed", "the user answered")
@@ -608,9 +616,9 @@ class AgentRun:
         finish("answered" if answer else "unanswered", "")
         return None, snap, None if answer else "the user did not answer; go on without asking"
 
-    async def _close_refusal(self, action: dict[str, Any]) -> str | None:
+    async def _close_refusal(self, action: CloseTab) -> str | None:
         """Why close_tab may not happen: the tab is not this task's, or it is its last one."""
-        closing = action.get("tab_id", self.session.tab_id)
+        closing = action.tab_id if action.tab_id is not None else self.session.tab_id
         if closing not in self.task_tabs:
             return f"tab {closing} is not one of this task's tabs; the agent closes only tabs it worked in"
         data = await self.session.bridge.request("tabs.list", {})
@@ -621,7 +629,7 @@ class AgentRun:
                     "Use back or navigate to leave this page, or done when the task is finished")
         return None
 
-    async def _gate(self, action: dict[str, Any], reason: str, safe: Snapshot, record: dict[str, Any], finish: Callable[..., None]) -> None:
+    async def _gate(self, action: ActionModel, reason: str, safe: Snapshot, record: dict[str, Any], finish: Callable[..., None]) -> None:
         """Confirmation of a destructive action by policy; raises RunStopped when it may not happen."""
         policy = self.options.policy
         line = action_line(action, safe)
@@ -631,7 +639,7 @@ class AgentRun:
         if policy.destructive == "block":
             finish("blocked", f"destructive action blocked by policy: {reason}")
             raise RunStopped("blocked", f"{line} was blocked by policy ({reason})")
-        request = {"action": action, "action_line": line, "reason": reason, "url": safe.url}
+        request = {"action": action_json(action), "action_line": line, "reason": reason, "url": safe.url}
         try:
             approved = await asyncio.wait_for(self.human.confirm(request), policy.confirm_timeout_s)
         except TimeoutError:
@@ -641,16 +649,16 @@ class AgentRun:
             finish("declined", f"the user declined: {line}")
             raise RunStopped("declined", f"the user declined {line}")
 
-    async def _wait_until(self, action: dict[str, Any], snap: Snapshot, expectation: Expectation, timing: dict[str, float],
+    async def _wait_until(self, action: Wait, snap: Snapshot, expectation: Expectation, timing: dict[str, float],
                           finish: Callable[..., None], open_ended: bool = False) -> tuple[StepOutcome | None, Snapshot, str | None]:
         try:
-            predicate = parse_predicate(action["until"])
+            predicate = parse_predicate(action.until or {})
         except PredicateError as exc:
             finish("failed", f"bad wait predicate: {exc}")
             return None, snap, f"the wait's `until` is not a valid predicate: {exc}"
         t0 = time.perf_counter()
         waited = await Expectation([predicate], expectation.context, page_text=self._page_text).eventually(
-            snap, self.session.snapshot, timeout=action.get("timeout_ms", 5000) / 1000, max_tries=20)
+            snap, self.session.snapshot, timeout=action.timeout_ms / 1000, max_tries=20)
         timing["verify_ms"] = (time.perf_counter() - t0) * 1000
         latest = waited.snapshot or snap
         if open_ended:
@@ -726,4 +734,6 @@ class AgentRun:
 
 #: The handler of each action the registry (host.core.actions) says the host carries out itself;
 #: the browser's are in extension/sw/dispatch.js. tests/unit/test_action_registry.py checks both.
-HOST_ACTION_HANDLERS = {"done": AgentRun._done, "ask_user": AgentRun._ask_user}
+HOST_ACTION_HANDLERS: dict[type[ActionModel], Callable[..., Awaitable[tuple[StepOutcome | None, Snapshot, str | None]]]] = {
+    Done: AgentRun._done, AskUser: AgentRun._ask_user,
+}

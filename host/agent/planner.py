@@ -32,7 +32,7 @@ def _valid_predicates(value: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 class PlanStep(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", json_schema_serialization_defaults_required=True)
 
     intent: str = Field(min_length=1, max_length=500)
     verify: list[dict[str, Any]] = Field(default_factory=list)

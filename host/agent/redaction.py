@@ -13,6 +13,7 @@ import re
 from typing import Any, Callable
 
 from waymark.host.core import secrets_store
+from waymark.host.core.actions import ActionModel
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
 PLACEHOLDER = re.compile(r"\{\{\s*secret:([A-Za-z_][A-Za-z0-9_.-]{0,63})\s*\}\}")
@@ -143,25 +144,26 @@ def is_password_field(element: SnapshotElement | None) -> bool:
     return element.role.lower() in ("textbox", "searchbox", "combobox", "spinbutton") and bool(_PASSWORD_NAME.search(element.name or ""))
 
 
-def resolve_action(action: dict[str, Any], redactor: Redactor, lookup: SecretLookup = secrets_store.get_secret) -> dict[str, Any]:
+def resolve_action(action: ActionModel, redactor: Redactor, lookup: SecretLookup = secrets_store.get_secret) -> ActionModel:
     """The action with placeholders in `text` filled in from the store (for dispatch only).
 
     The values are taught to the redactor first, so nothing logged afterwards can carry them.
     """
-    text = action.get("text")
+    text = getattr(action, "text", None)
     if not isinstance(text, str) or not PLACEHOLDER.search(text):
         return action
     for name in placeholders(text):
         redactor.learn(_lookup(lookup, name))
     resolved = PLACEHOLDER.sub(lambda m: _lookup(lookup, m.group(1)), text)
-    return {**action, "text": resolved}
+    return action.model_copy(update={"text": resolved})
 
 
-def protect_typed_text(action: dict[str, Any], snapshot: Snapshot | None, redactor: Redactor) -> None:
+def protect_typed_text(action: ActionModel, snapshot: Snapshot | None, redactor: Redactor) -> None:
     """A literal value typed into a password field is sensitive too: teach it to the redactor."""
-    text = action.get("text")
+    text = getattr(action, "text", None)
     if not isinstance(text, str) or not text or PLACEHOLDER.fullmatch(text.strip()):
         return
-    element = snapshot.find(action["ref"]) if snapshot is not None and isinstance(action.get("ref"), int) else None
+    ref = getattr(action, "ref", None)
+    element = snapshot.find(ref) if snapshot is not None and ref is not None else None
     if is_password_field(element):
         redactor.learn(text)

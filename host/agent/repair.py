@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from waymark.host.agent.confirm import Policy
 from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.verifier import Expectation, Verification
+from waymark.host.core.actions import ActionModel, Click, Press, Scroll, Wait
 from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.snapshot import Snapshot, box_inside
 
@@ -64,26 +64,26 @@ def close_control(snapshot: Snapshot, occluder: int | None) -> int | None:
     return None
 
 
-async def after_action_error(session: BrowserSession, policy: Policy, action: dict[str, Any], result: ActionResult) -> Repair:
+async def after_action_error(session: BrowserSession, policy: Policy, action: ActionModel, result: ActionResult) -> Repair:
     """Try to make a failed action possible and dispatch it once more; never for stale refs."""
     code = result.error.code if result.error else ""
     notes: list[str] = []
     if code not in DID_NOT_ACT:
         return Repair(notes=notes)
-    await session.act({"type": "wait", "ms": SETTLE_WAIT_MS}, snapshot_after=False)
+    await session.act(Wait(ms=SETTLE_WAIT_MS), snapshot_after=False)
     notes.append(f"waited {SETTLE_WAIT_MS} ms for the page to settle")
     if code == "occluded":
         if not policy.dismiss_occluders:
             notes.append("an overlay covers the target; the policy does not allow closing it")
             return Repair(notes=notes, snapshot=await session.snapshot())
         occluder = occluder_ref(result)
-        pressed = await session.act({"type": "press", "key": "Escape"})
+        pressed = await session.act(Press(key="Escape"))
         notes.append("pressed Escape to close the overlay")
         snap = pressed.snapshot or await session.snapshot()
         if occluder is not None and snap.find(occluder) is not None:
             close = close_control(snap, occluder)
             if close is not None:
-                closed = await session.act({"type": "click", "ref": close})
+                closed = await session.act(Click(ref=close))
                 notes.append(f'clicked [{close}] "{snap.find(close).name}" to close the overlay')  # type: ignore[union-attr]
                 snap = closed.snapshot or snap
     retried = await session.act(action)
@@ -98,7 +98,7 @@ async def after_failed_check(session: BrowserSession, expectation: Expectation, 
     snap = await session.snapshot()
     verdict = await expectation.judge(snap)
     if not verdict.ok and snap.next_offset:
-        scrolled = await session.act({"type": "scroll", "direction": "down"})
+        scrolled = await session.act(Scroll(direction="down"))
         notes.append("scrolled down: the snapshot did not fit in one page")
         snap = scrolled.snapshot or await session.snapshot()
         verdict = await expectation.judge(snap)

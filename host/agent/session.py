@@ -4,10 +4,10 @@ in, following the tab an action moved it to."""
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.browser import act, detach_debugger, snapshot
+from waymark.host.core.actions import ActionModel, action_json
 from waymark.host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
 from waymark.host.core.snapshot import Snapshot
 
@@ -48,9 +48,9 @@ class BrowserSession:
         self.ref_generation = snap.ref_generation
         return snap
 
-    async def act(self, action: dict[str, Any], *, screenshot: bool = False, snapshot_after: bool = True) -> ActionResult:
+    async def act(self, action: ActionModel, *, screenshot: bool = False, snapshot_after: bool = True) -> ActionResult:
         """Dispatch one action; the result's tab becomes the session's tab."""
-        request = ActRequest(tab_id=self.tab_id, action=action, ref_generation=self.ref_generation,
+        request = ActRequest(tab_id=self.tab_id, action=action_json(action), ref_generation=self.ref_generation,
                              snapshot=self.options(screenshot) if snapshot_after else None)
         result = await act(self.bridge, request, upload_dir=self.upload_dir)
         if result.tab_id is not None:

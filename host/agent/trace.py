@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from waymark.host.agent.redaction import Redactor
 from waymark.host.core.paths import private_dir, runs_dir
@@ -26,6 +26,9 @@ ARTIFACTS = "artifacts"
 
 class RunSummary(BaseModel):
     """How a run ended. The first five fields are the contract; the rest explain it."""
+
+    # Every field is in what agent.run answers (extension/sidepanel/agent_types.js says so).
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     success: bool
     duration_ms: float

@@ -29,6 +29,8 @@ class Row:
 
 def probe_launcher(path: str, timeout: float = 15.0) -> tuple[bool, str]:
     """Start the registered launcher as Chrome would and complete a handshake with it."""
+    from waymark.host.core.protocol import ProtocolError
+    from waymark.host.framing import FrameDecodeError, FramingError
     from waymark.host.pipe_client import HostProcess
 
     if not os.path.isabs(path):
@@ -39,7 +41,7 @@ def probe_launcher(path: str, timeout: float = 15.0) -> tuple[bool, str]:
         with HostProcess([path, extension_origin()]) as host:
             reply = host.request({"v": 1, "type": "hello", "id": "doctor", "extension_version": "doctor"}, timeout)
             code = host.wait(timeout)
-    except (OSError, TimeoutError, EOFError) as exc:
+    except (OSError, TimeoutError, FramingError, FrameDecodeError, ProtocolError) as exc:
         return False, f"launcher did not answer: {exc}"
     if not reply or reply.get("type") != "hello":
         return False, f"unexpected handshake reply: {reply!r}"[:200]

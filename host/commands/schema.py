@@ -1,5 +1,6 @@
 """`waymark schema`: write or check what the extension gets generated from the Python models:
-the protocol's JSON Schema, and the action registry's and message kinds' JS constants and types."""
+the protocol's JSON Schema and its message types, the action registry's and message kinds' JS
+constants and types, and the types of the settings view and of an agent run's plan and summary."""
 
 from __future__ import annotations
 
@@ -10,6 +11,25 @@ from typing import Callable
 from waymark.host.extension import extension_dir
 
 SCHEMA_FILE = "shared/protocol.schema.json"
+SETTINGS_TYPES_FILE = "sidepanel/settings_types.js"
+AGENT_TYPES_FILE = "sidepanel/agent_types.js"
+
+
+def settings_types_js_text() -> str:
+    """The text of extension/sidepanel/settings_types.js: the settings view the panel edits."""
+    from waymark.host.core.extension_types import typedef_module
+    from waymark.host.settings import SettingsView
+
+    return typedef_module("host/settings.py", [SettingsView], mode="serialization")
+
+
+def agent_types_js_text() -> str:
+    """The text of extension/sidepanel/agent_types.js: a run's plan steps and its summary."""
+    from waymark.host.agent.planner import PlanStep
+    from waymark.host.agent.trace import RunSummary
+    from waymark.host.core.extension_types import typedef_module
+
+    return typedef_module("host/agent/planner.py and host/agent/trace.py", [PlanStep, RunSummary], mode="serialization")
 
 
 def generated_files() -> dict[str, Callable[[], str]]:
@@ -17,7 +37,8 @@ def generated_files() -> dict[str, Callable[[], str]]:
     from waymark.host.core.extension_types import GENERATED
     from waymark.host.core.protocol import json_schema_text
 
-    return {SCHEMA_FILE: json_schema_text, **GENERATED}
+    return {SCHEMA_FILE: json_schema_text, **GENERATED, SETTINGS_TYPES_FILE: settings_types_js_text,
+            AGENT_TYPES_FILE: agent_types_js_text}
 
 
 def register(sub: argparse._SubParsersAction) -> None:

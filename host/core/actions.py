@@ -52,6 +52,13 @@ class _Action(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     traits: ClassVar[Traits]
+    #: The action's name; each action narrows it to its own Literal.
+    type: str
+
+
+#: Any one action of the grammar, as the code that carries one out takes it (dispatch on its
+#: class and its `traits`, never on its type string).
+ActionModel = _Action
 
 
 class Click(_Action):
@@ -358,10 +365,15 @@ class Decision(BaseModel):
 action_adapter: TypeAdapter[Any] = TypeAdapter(Action)
 
 
-def parse_action(value: Any) -> BaseModel:
+def parse_action(value: Any) -> ActionModel:
     """Validate one action object (raises pydantic.ValidationError)."""
-    action: BaseModel = action_adapter.validate_python(value)
+    action: ActionModel = action_adapter.validate_python(value)
     return action
+
+
+def action_json(action: ActionModel) -> dict[str, Any]:
+    """An action as it travels to the extension and into traces: its set fields, defaults filled in."""
+    return action.model_dump(mode="json", exclude_none=True)
 
 
 def action_json_schema() -> dict[str, Any]:

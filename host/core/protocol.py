@@ -97,6 +97,13 @@ class HelloFromHost(Envelope):
     protocol: int = PROTOCOL_VERSION
 
 
+class ControlHello(HelloFromHost):
+    """The host's hello on a control connection (host.control_server): it also names the
+    extension whose browser the caller reaches. The extension never sees it."""
+
+    extension_version: str | None = None
+
+
 class Pong(Envelope):
     type: Literal["pong"] = "pong"
 
@@ -151,8 +158,11 @@ OutboundMessage = Annotated[
     Union[HelloFromHost, Pong, ErrorReply, Chunk, BrowserRequest, Reply, Notify],
     Field(discriminator="type"),
 ]
+#: Any host-to-browser message, as the host's senders take it.
+Outbound = Union[HelloFromHost, Pong, ErrorReply, Chunk, BrowserRequest, Reply, Notify]
 
 INBOUND_TYPES = frozenset({"hello", "ping", "result", "event", "call", "cancel"})
+OUTBOUND_TYPES = frozenset({"hello", "pong", "error", "chunk", "request", "reply", "notify"})
 
 _inbound_adapter: TypeAdapter[Any] = TypeAdapter(InboundMessage)
 _outbound_adapter: TypeAdapter[Any] = TypeAdapter(OutboundMessage)
@@ -169,6 +179,16 @@ class ProtocolError(Exception):
 
 def parse_inbound(value: object) -> BaseModel:
     """Validate a decoded frame as a browser-to-host message, raising ProtocolError."""
+    return _parse(value, _inbound_adapter, INBOUND_TYPES)
+
+
+def parse_outbound(value: object) -> BaseModel:
+    """Validate a decoded frame as a host-to-browser message (what a control client or a test
+    standing in for Chrome reads), raising ProtocolError."""
+    return _parse(value, _outbound_adapter, OUTBOUND_TYPES)
+
+
+def _parse(value: object, adapter: TypeAdapter[Any], types: frozenset[str]) -> BaseModel:
     if not isinstance(value, dict):
         raise ProtocolError("schema_violation", f"a message must be a JSON object, got {type(value).__name__}")
     raw_id = value.get("id")
@@ -178,22 +198,15 @@ def parse_inbound(value: object) -> BaseModel:
         raise ProtocolError("schema_violation", "message has no string 'type'", message_id)
     if value.get("v", PROTOCOL_VERSION) != PROTOCOL_VERSION:
         raise ProtocolError("unsupported_version", f"protocol version {value.get('v')!r} is not supported (expected {PROTOCOL_VERSION})", message_id)
-    if msg_type not in INBOUND_TYPES:
+    if msg_type not in types:
         raise ProtocolError("unknown_type", f"unknown message type {msg_type[:64]!r}", message_id)
     try:
-        message: BaseModel = _inbound_adapter.validate_python(value)
+        message: BaseModel = adapter.validate_python(value)
         return message
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or "message"
         raise ProtocolError("schema_violation", f"{msg_type}: {where}: {first['msg']}", message_id) from None
-
-
-def outbound(message: BaseModel) -> dict[str, Any]:
-    """Serialise a host-to-browser message after validating it against the union."""
-    data = message.model_dump(mode="json")
-    _outbound_adapter.validate_python(data)
-    return data
 
 
 def json_schema() -> dict[str, Any]:

@@ -126,7 +126,7 @@ class AttachedLink:
         except HostNotConnected as exc:
             writer.close()
             raise NoBrowser(f"the browser's host did not answer on {path} ({exc})") from None
-        log.info("attached to host %s", connection.host_hello.get("host_version"))
+        log.info("attached to host %s", connection.host_hello.host_version)
         return connection
 
 

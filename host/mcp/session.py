@@ -23,7 +23,7 @@ from waymark.host.agent.verifier import (
 )
 from waymark.host.control_client import HostCallError, HostNotConnected, Notification
 from waymark.host.control_server import MCP_ASK, MCP_CONFIRM
-from waymark.host.core.actions import absolute_url
+from waymark.host.core.actions import ActionModel, Extract, absolute_url, action_json
 from waymark.host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
 from waymark.host.core.snapshot import Snapshot
 from waymark.host.mcp.errors import NoBrowser, Refused, ToolError
@@ -131,7 +131,7 @@ class McpSession:
 
     async def page_text(self) -> str:
         """The readable text of every frame of the current tab (for text_present and extract)."""
-        result = await self._dispatch({"type": "extract", "max_chars": 20_000}, snapshot=False)
+        result = await self._dispatch(Extract(max_chars=20_000), snapshot=False)
         return result.text or "" if result.ok else ""
 
     async def verify(self, predicates: list[Predicate], timeout_s: float | None) -> Verification:
@@ -142,15 +142,15 @@ class McpSession:
 
     # ------------------------------------------------------------ actions
 
-    async def act(self, action: dict[str, Any], confirm: Confirm, *, max_chars: int = DEFAULT_MAX_CHARS) -> tuple[ActionResult, str]:
+    async def act(self, action: ActionModel, confirm: Confirm, *, max_chars: int = DEFAULT_MAX_CHARS) -> tuple[ActionResult, str]:
         """Carry out one grammar action under the user's policy; returns the redacted result (with
         the settled snapshot, or the fresh one of a stale ref) and the action's human line."""
-        kind = action["type"]
-        if kind in ("navigate", "new_tab") and action.get("url"):
-            action = {**action, "url": self._allowed_url(action["url"])}
+        url = getattr(action, "url", None) if action.traits.opens_url else None
+        if url:
+            action = action.model_copy(update={"url": self._allowed_url(url)})
         # The generation of the refs the client read: a ref of the tab's earlier page is stale.
         generation = self.last.ref_generation if self.last is not None and self.last.tab_id == self.tab_id else None
-        seen = await self._snapshot_with(action.get("ref"))
+        seen = await self._snapshot_with(getattr(action, "ref", None))
         line = action_line(action, seen)
         reason = destructive_reason(action, seen)
         if reason:
@@ -197,9 +197,9 @@ class McpSession:
         if not await confirm(line, reason):
             raise Refused("declined", f"the user declined {line} ({reason})")
 
-    async def _dispatch(self, action: dict[str, Any], *, snapshot: bool = True, max_chars: int = DEFAULT_MAX_CHARS,
+    async def _dispatch(self, action: ActionModel, *, snapshot: bool = True, max_chars: int = DEFAULT_MAX_CHARS,
                         ref_generation: int | None = None) -> ActionResult:
-        request = ActRequest(tab_id=self.tab_id, action=action, ref_generation=ref_generation,
+        request = ActRequest(tab_id=self.tab_id, action=action_json(action), ref_generation=ref_generation,
                              snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None)
-        timeout = 30.0 + (request.settle_timeout_ms + (action.get("ms") or 0)) / 1000
+        timeout = 30.0 + (request.settle_timeout_ms + (getattr(action, "ms", None) or 0)) / 1000
         return ActionResult.model_validate(await self.call("act", request.model_dump(mode="json"), timeout=timeout + 5))

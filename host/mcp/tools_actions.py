@@ -41,12 +41,11 @@ def _doc(model: type[BaseModel]) -> str:
     return " ".join((model.__doc__ or "").split())
 
 
-async def run_action(params: BaseModel, call: ToolCall) -> list[Content]:
+async def run_action(params: grammar.ActionModel, call: ToolCall) -> list[Content]:
     """Dispatch one action; the result line and the settled snapshot (or what changed in it), or
     the whole fresh snapshot after a stale ref (the client's picture of the page was wrong) or a
     navigation (a new document: its refs are new)."""
-    action = params.model_dump(mode="json", exclude_none=True)
-    result, line = await call.session.act(action, call.confirm)
+    result, line = await call.session.act(params, call.confirm)
     snapshot = result.snapshot or await call.session.snapshot()
     stale = result.error is not None and result.error.code == "stale_ref"
     return [text(result_line(result, line) + "\n\n" + call.session.show(snapshot, changes_only=not (stale or result.navigated)))]
@@ -54,7 +53,7 @@ async def run_action(params: BaseModel, call: ToolCall) -> list[Content]:
 
 async def run_extract(params: grammar.Extract, call: ToolCall) -> list[Content]:
     """What the element (or the page's main content) says, fenced as page data."""
-    result, line = await call.session.act(params.model_dump(mode="json", exclude_none=True), call.confirm)
+    result, line = await call.session.act(params, call.confirm)
     if not result.ok:
         return [text(result_line(result, line))]
     source = result.url_after or (call.session.last.url if call.session.last else "")

@@ -19,6 +19,7 @@ from waymark.host.methods import CallContext, MethodError, method
 from waymark.host.settings import (
     ROLES,
     Settings,
+    SettingsView,
     build_provider,
     effective_role,
     load_settings,
@@ -33,14 +34,10 @@ def _public_view(settings: Settings) -> dict[str, Any]:
     from waymark.providers import registry
     from waymark.providers.config import KEY_NAMES
 
-    return {
-        "settings": settings.model_dump(mode="json"),
-        "providers": registry.names(),
-        "secrets": secrets_store.names(),
-        #: "provider" or "provider:preset" -> the secret name its key is stored under.
-        "key_names": {target: names[0] for target, names in KEY_NAMES.items()},
-        "config_path": str(settings_path()),
-    }
+    return SettingsView(
+        settings=settings, providers=registry.names(), secrets=secrets_store.names(),
+        key_names={target: names[0] for target, names in KEY_NAMES.items()}, config_path=str(settings_path()),
+    ).model_dump(mode="json")
 
 
 @method("settings.get")

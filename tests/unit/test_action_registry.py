@@ -18,7 +18,7 @@ from waymark.host.extension import extension_dir
 
 
 def test_every_action_the_host_carries_out_has_a_host_handler():
-    assert set(HOST_ACTION_HANDLERS) == set(ACTION_TYPES) - BROWSER_ACTIONS
+    assert set(HOST_ACTION_HANDLERS) == {ACTIONS[kind] for kind in set(ACTION_TYPES) - BROWSER_ACTIONS}
 
 
 def test_every_action_the_browser_carries_out_has_a_browser_handler():
@@ -42,5 +42,5 @@ def test_confirmation_follows_the_trait_of_the_action():
     snapshot = Snapshot.model_validate({"url": "https://shop.test/", "title": "", "text": "",
                                         "elements": [{"ref": 1, "role": "button", "name": "Place order"}]})
     asked = {kind for kind in ACTION_TYPES
-             if kind in ELEMENT_ACTIONS and destructive_reason({**EXAMPLES[kind], "ref": 1}, snapshot)}
+             if kind in ELEMENT_ACTIONS and destructive_reason(parse_action({**EXAMPLES[kind], "ref": 1}), snapshot)}
     assert asked == {kind for kind, cls in ACTIONS.items() if cls.traits.confirm == "activation"}

@@ -13,6 +13,7 @@ from waymark.host.agent.redaction import (
     protect_typed_text,
     resolve_action,
 )
+from waymark.host.core.actions import Click, Fill, Press, Type
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
 
@@ -27,7 +28,7 @@ def page(*elements):
 ])
 def test_activating_a_destructive_control_needs_confirmation(role, name):
     snap = page({"role": role, "name": name})
-    assert destructive_reason({"type": "click", "ref": 1}, snap)
+    assert destructive_reason(Click(ref=1), snap)
 
 
 @pytest.mark.parametrize("role,name", [
@@ -36,13 +37,13 @@ def test_activating_a_destructive_control_needs_confirmation(role, name):
 ])
 def test_ordinary_controls_and_non_activating_roles_do_not(role, name):
     snap = page({"role": role, "name": name})
-    assert destructive_reason({"type": "click", "ref": 1}, snap) is None
+    assert destructive_reason(Click(ref=1), snap) is None
 
 
 def test_enter_in_a_field_of_a_form_with_a_destructive_submit_needs_confirmation():
     snap = page({"role": "textbox", "name": "Address"}, {"role": "button", "name": "Place order"})
-    assert "Enter submits" in destructive_reason({"type": "press", "key": "Enter", "ref": 1}, snap)
-    assert destructive_reason({"type": "fill", "ref": 1, "text": "x"}, snap) is None
+    assert "Enter submits" in destructive_reason(Press(key="Enter", ref=1), snap)
+    assert destructive_reason(Fill(ref=1, text="x"), snap) is None
 
 
 def test_domain_lists_block_and_allow_by_host_and_subdomain():
@@ -55,16 +56,16 @@ def test_domain_lists_block_and_allow_by_host_and_subdomain():
 
 def test_secret_placeholders_are_resolved_only_into_the_dispatched_action():
     redactor = Redactor()
-    action = {"type": "fill", "ref": 2, "text": "{{secret:API_TOKEN}}"}
+    action = Fill(ref=2, text="{{secret:API_TOKEN}}")
     sent = resolve_action(action, redactor, lookup={"API_TOKEN": "tok-9f8e7d"}.get)
-    assert sent["text"] == "tok-9f8e7d"
-    assert action["text"] == "{{secret:API_TOKEN}}"
+    assert isinstance(sent, Fill) and sent.text == "tok-9f8e7d"
+    assert action.text == "{{secret:API_TOKEN}}"
     assert redactor.text("value tok-9f8e7d typed") == f"value {REDACTED} typed"
 
 
 def test_a_missing_secret_is_a_typed_error():
     with pytest.raises(SecretMissing):
-        resolve_action({"type": "type", "ref": 1, "text": "{{secret:NOPE}}"}, Redactor(), lookup={}.get)
+        resolve_action(Type(ref=1, text="{{secret:NOPE}}"), Redactor(), lookup={}.get)
 
 
 def test_redaction_reaches_snapshot_values_and_text():
@@ -79,7 +80,7 @@ def test_redaction_reaches_snapshot_values_and_text():
 def test_a_literal_typed_into_a_password_field_is_redacted_from_then_on():
     redactor = Redactor()
     snap = page({"role": "textbox", "name": "Password"})
-    protect_typed_text({"type": "fill", "ref": 1, "text": "correct horse"}, snap, redactor)
+    protect_typed_text(Fill(ref=1, text="correct horse"), snap, redactor)
     assert redactor.obj({"action": {"text": "correct horse"}}) == {"action": {"text": REDACTED}}
 
 

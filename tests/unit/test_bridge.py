@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from pydantic import BaseModel
 
 from waymark.host.bridge import BrowserBridge, BrowserDisconnected
 
 
 def test_a_request_made_after_the_port_closed_fails_at_once_without_writing_to_the_channel():
-    sent: list[dict] = []
+    sent: list[BaseModel] = []
     bridge = BrowserBridge(sent.append)
     bridge.disconnect()
 
@@ -25,7 +26,7 @@ def test_a_request_made_after_the_port_closed_fails_at_once_without_writing_to_t
 
 
 def test_a_request_outstanding_when_the_port_closes_fails_with_browser_disconnected():
-    sent: list[dict] = []
+    sent: list[BaseModel] = []
     bridge = BrowserBridge(sent.append)
 
     async def scenario() -> None:
@@ -37,4 +38,4 @@ def test_a_request_outstanding_when_the_port_closes_fails_with_browser_disconnec
 
     with pytest.raises(BrowserDisconnected):
         asyncio.run(scenario())
-    assert [m["method"] for m in sent] == ["snapshot"]
+    assert [getattr(m, "method", None) for m in sent] == ["snapshot"]

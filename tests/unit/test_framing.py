@@ -5,7 +5,9 @@ import io
 import json
 
 import pytest
+from pydantic import BaseModel
 
+from waymark.host.core.protocol import Pong, Reply
 from waymark.host.framing import (
     MAX_OUTBOUND_BYTES,
     FrameDecodeError,
@@ -18,7 +20,7 @@ from waymark.host.framing import (
 )
 
 
-def frames_written(message: dict) -> list[dict]:
+def frames_written(message: BaseModel) -> list[dict]:
     out = io.BytesIO()
     FrameWriter(out).send(message)
     stream = io.BytesIO(out.getvalue())
@@ -57,15 +59,15 @@ def test_bad_bodies_get_typed_decode_errors(body, code):
 
 
 def test_a_small_message_is_one_frame():
-    assert frames_written({"type": "pong", "id": "1"}) == [{"type": "pong", "id": "1"}]
+    assert frames_written(Pong(id="1")) == [{"v": 1, "type": "pong", "id": "1"}]
 
 
 def test_a_message_over_chromes_limit_travels_as_chunks_that_reassemble_exactly():
-    message = {"type": "reply", "id": "x", "data": {"text": 'é"\\' * 700_000}}
+    message = Reply(id="x", ok=True, data={"text": 'é"\\' * 700_000})
     frames = frames_written(message)
     assert len(frames) > 1
     assert {f["type"] for f in frames} == {"chunk"}
     assert [f["index"] for f in frames] == list(range(len(frames)))
     assert all(f["total"] == len(frames) for f in frames)
     whole = b"".join(base64.b64decode(f["data"]) for f in frames)
-    assert json.loads(whole) == message
+    assert json.loads(whole) == message.model_dump(mode="json")

@@ -17,6 +17,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from waymark.host.core.protocol import Reply
 from waymark.host.framing import (
     MAX_OUTBOUND_BYTES,
     FrameWriter,
@@ -81,7 +82,7 @@ _json_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_s
 def test_every_outbound_frame_stays_under_chromes_limit_and_reassembles(text: str, padding: int) -> None:
     import base64
 
-    message = {"v": 1, "type": "reply", "id": "x", "ok": True, "data": {"text": text, "pad": "\u00e9" * (padding // 2)}}
+    message = Reply(id="x", ok=True, data={"text": text, "pad": "\u00e9" * (padding // 2)})
     out = io.BytesIO()
     FrameWriter(out).send(message)
     stream = io.BytesIO(out.getvalue())
@@ -90,11 +91,11 @@ def test_every_outbound_frame_stays_under_chromes_limit_and_reassembles(text: st
         assert len(body) + 4 <= MAX_OUTBOUND_BYTES
         frames.append(decode_body(body))
     if len(frames) == 1:
-        assert frames[0] == message
+        assert frames[0] == message.model_dump(mode="json")
     else:
         assert all(f["type"] == "chunk" and f["total"] == len(frames) for f in frames)  # type: ignore[index]
         whole = b"".join(base64.b64decode(f["data"]) for f in frames)  # type: ignore[index]
-        assert json.loads(whole) == message
+        assert json.loads(whole) == message.model_dump(mode="json")
 
 
 # ------------------------------------------------------------------ the real host process

@@ -20,6 +20,7 @@ from waymark.host.agent.redaction import (
 )
 from waymark.host.agent.trace import RunSummary, TraceWriter
 from waymark.host.core import secrets_store
+from waymark.host.core.actions import Fill
 from waymark.host.core.snapshot import Snapshot
 
 
@@ -83,17 +84,17 @@ def test_the_log_folder_is_user_only(private_env: Path) -> None:
 def test_a_placeholder_resolves_only_in_the_dispatched_action_and_the_value_is_redacted_after(private_env: Path) -> None:
     secrets_store.set_secret("BANK_PASSWORD", "correct-horse")
     redactor = Redactor()
-    action = {"type": "fill", "ref": 4, "text": "{{secret:BANK_PASSWORD}}"}
+    action = Fill(ref=4, text="{{secret:BANK_PASSWORD}}")
     dispatched = resolve_action(action, redactor)
-    assert dispatched["text"] == "correct-horse"
-    assert action["text"] == "{{secret:BANK_PASSWORD}}", "what the model and the trace see keeps the placeholder"
+    assert isinstance(dispatched, Fill) and dispatched.text == "correct-horse"
+    assert action.text == "{{secret:BANK_PASSWORD}}", "what the model and the trace see keeps the placeholder"
     assert redactor.text("typed correct-horse into [4]") == f"typed {REDACTED} into [4]"
     assert "correct-horse" not in json.dumps(redactor.obj({"events": [{"echo": "correct-horse!"}]}))
 
 
 def test_a_placeholder_naming_a_missing_secret_stops_with_its_name_not_a_value(private_env: Path) -> None:
     with pytest.raises(SecretMissing) as missing:
-        resolve_action({"type": "fill", "ref": 1, "text": "{{secret:NOPE}}"}, Redactor())
+        resolve_action(Fill(ref=1, text="{{secret:NOPE}}"), Redactor())
     assert "NOPE" in str(missing.value)
 
 
@@ -101,7 +102,7 @@ def test_a_literal_typed_into_a_password_field_is_learned_and_redacted_from_late
     snap = Snapshot.model_validate({"url": "http://127.0.0.1/login", "text": '[2] textbox "Password" has_value=true',
                                     "elements": [{"ref": 2, "role": "textbox", "name": "Password", "states": {"has_value": True}}]})
     redactor = Redactor()
-    protect_typed_text({"type": "fill", "ref": 2, "text": "pa55-word"}, snap, redactor)
+    protect_typed_text(Fill(ref=2, text="pa55-word"), snap, redactor)
     later = Snapshot.model_validate({"url": "http://127.0.0.1/echo", "text": '[5] textbox "Echo" value="pa55-word"',
                                      "elements": [{"ref": 5, "role": "textbox", "name": "Echo", "value": "pa55-word"}]})
     safe = redactor.snapshot(later)

@@ -1,0 +1,28 @@
+// @ts-check
+/**
+ * Types the isolated-world content scripts (content/) share. They are classic scripts and
+ * cannot import, but their JSDoc can: this module holds only types and is never loaded.
+ *
+ * A message from the service worker: its `kind` (shared/actions.js KIND), the document it was
+ * meant for, and the handler's own fields.
+ * @typedef {{kind: string, docId?: string} & Record<string, unknown>} ContentMessage
+ *
+ * The core every frame's content scripts register on (content/core.js): refs for elements, and
+ * one handler per message kind. Each script marks itself loaded, so injecting again is a no-op.
+ * @typedef {Object} ContentCore
+ * @property {string} docId  a random identity of this document instance
+ * @property {(el: Element) => number} refFor
+ * @property {(ref: number) => Element|null} elementFor  the live element, or null once removed
+ * @property {() => void} sweep
+ * @property {() => number[]} takeDropped
+ * @property {() => number} registrySize
+ * @property {() => number} frameIndex
+ * @property {<M extends ContentMessage>(kind: string, fn: (msg: M) => unknown) => void} handle
+ * @property {boolean=} snapshotReady  content/snapshot.js is loaded
+ * @property {boolean=} actionsLoaded  content/actions.js is loaded
+ *
+ * The isolated world's global, with what the content scripts put on it.
+ * @typedef {typeof globalThis & {__waymark?: ContentCore, __waymarkKinds?: typeof import("../shared/actions.js").KIND}} ContentGlobal
+ */
+
+export {};
