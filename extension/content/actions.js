@@ -392,7 +392,8 @@
     if (option.disabled) throw new ActError("disabled", `option ${JSON.stringify(option.label)} is disabled`);
     el.focus({ preventScroll: true });
     if (el.value !== option.value || !option.selected) {
-      setNativeValue(el, option.value);
+      // A multiple select keeps what is already chosen, as a Ctrl+click on the option does.
+      if (!el.multiple) setNativeValue(el, option.value);
       option.selected = true;
       fireValueEvents(el, option.value, "insertReplacementText");
     }
