@@ -411,6 +411,8 @@
       case "a":
       case "area":
         if (el.hasAttribute("href")) return "link";
+        // An anchor without href that a script listens on is still operated as a link (date pickers' Prev/Next).
+        if (pagesListen && listens(el)) return "link";
         break;
       case "button":
         return "button";
