@@ -437,7 +437,8 @@
     if (el.hasAttribute("onclick")) return "clickable";
     // A script listener (content/listeners.js) on a leaf, or on an element styled as clickable.
     if (pagesListen && listens(el) && (el.childElementCount === 0 || getComputedStyle(el).cursor === "pointer")) return "clickable";
-    if (el.hasAttribute("tabindex") && /** @type {HTMLElement} */ (el).tabIndex >= 0 && getComputedStyle(el).cursor === "pointer") return "clickable";
+    // Focusable and styled as clickable, or a focusable leaf (a slider's handle, operated by keys or a drag).
+    if (el.hasAttribute("tabindex") && /** @type {HTMLElement} */ (el).tabIndex >= 0 && (el.childElementCount === 0 || getComputedStyle(el).cursor === "pointer")) return "clickable";
     return null;
   }
 
