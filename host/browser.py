@@ -7,10 +7,19 @@ returns one; the extension's handlers (extension/sw/) accept exactly these field
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from waymark.host.bridge import BrowserBridge
-from waymark.host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
+from waymark.host.core.actions import UPLOAD_ACTIONS
+from waymark.host.core.browser_api import (
+    ActionError,
+    ActionResult,
+    ActRequest,
+    SnapshotOptions,
+)
 from waymark.host.core.phases import timed
 from waymark.host.core.snapshot import Snapshot
+from waymark.host.core.uploads import UploadRefused, resolve_uploads
 
 
 @timed("decode")
@@ -22,8 +31,18 @@ async def snapshot(bridge: BrowserBridge, options: SnapshotOptions | None = None
 
 
 @timed("decode")
-async def act(bridge: BrowserBridge, request: ActRequest, timeout: float = 60.0) -> ActionResult:
-    """Ask the extension to carry out one action; failures come back as `ok: false` with a code."""
+async def act(bridge: BrowserBridge, request: ActRequest, timeout: float = 60.0, upload_dir: str | Path | None = None) -> ActionResult:
+    """Ask the extension to carry out one action; failures come back as `ok: false` with a code.
+    An upload's file names are resolved here, in `upload_dir` only (a refused name fails the
+    action without reaching the browser)."""
+    kind = str(request.action.get("type", ""))
+    paths: list[str] | None = None
+    if kind in UPLOAD_ACTIONS:
+        try:
+            paths = [str(p) for p in resolve_uploads(upload_dir, list(request.action.get("files") or []))]
+        except UploadRefused as refused:
+            return ActionResult(ok=False, action=kind, tab_id=request.tab_id, error=ActionError(code=refused.code, message=refused.message))
+    request = request.model_copy(update={"upload_paths": paths})
     data = await bridge.request("act", request.model_dump(mode="json"), timeout=timeout)
     return ActionResult.model_validate(data)
 

@@ -73,6 +73,18 @@ class Settings(BaseModel):
     screenshots: bool = False
     #: Show the diagnostics panel.
     diagnostics: bool = False
+    #: The folder `upload_file` takes files from (by name, host.core.uploads); None: no uploads.
+    upload_dir: str | None = None
+
+    @field_validator("upload_dir")
+    @classmethod
+    def _upload_dir(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        folder = os.path.expanduser(value.strip())
+        if not os.path.isabs(folder):
+            raise ValueError(f"the upload folder must be an absolute path, not {value[:80]!r}")
+        return folder
 
     @field_validator("allow_domains", "block_domains")
     @classmethod

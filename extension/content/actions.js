@@ -186,7 +186,8 @@
     if (msg.mode === "edit") {
       if (!isEditable(el)) throw new ActError("not_editable", `${describe(el)} does not accept text`);
     }
-    if (msg.mode === "select" && !(el instanceof HTMLSelectElement)) throw new ActError("not_editable", `${describe(el)} is not a select`);
+    // A custom widget (combobox, listbox, div dropdown) is clicked open like a button: see forms.js.
+    const native = msg.mode === "select" ? el instanceof HTMLSelectElement : undefined;
     if (msg.scroll !== false) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
     if (!isVisible(el)) throw new ActError("not_visible", `${describe(el)} is not visible (hidden or zero-size)`);
     const target = resolve(msg.localRef);
@@ -205,7 +206,7 @@
         // not for a box already as wanted (nothing is pressed) nor a picker (set, not clicked).
         const guarded = Boolean(msg.guard) && !picker && !(msg.mode === "check" && checked === msg.want);
         if (guarded) armGuard(el);
-        return { x, y, box: [rect.x, rect.y, rect.width, rect.height], checked, picker, guarded };
+        return { x, y, box: [rect.x, rect.y, rect.width, rect.height], checked, picker, guarded, native };
       }
       firstHit = firstHit || hit;
     }
@@ -589,6 +590,9 @@
     const occluder = state.hit ? topmostOccluder(state.hit, state.el) : null;
     return { intercepted: true, occluder_local_ref: occluder ? core.refFor(occluder) : null, occluder: occluder ? describe(occluder) : "another element" };
   }
+
+  // The helpers forms.js (upload, text selection, clipboard, custom selects) builds on.
+  core.act = { ActError, resolve, describe, isVisible, isDisabled, deepActiveElement, setNativeValue };
 
   core.handle(KIND.ACT_PREPARE, prepare);
   core.handle(KIND.ACT_GUARD_RESULT, () => disarmGuard() || { intercepted: false });

@@ -18,6 +18,12 @@
     ACT_SCROLL: "wm:act:scroll",
     ACT_EXTRACT: "wm:act:extract",
     ACT_LOCATION: "wm:act:location",
+    ACT_UPLOAD_TARGET: "wm:act:upload-target",
+    ACT_UPLOAD_DONE: "wm:act:upload-done",
+    ACT_SELECT_TEXT: "wm:act:select-text",
+    ACT_READ_SELECTION: "wm:act:read-selection",
+    ACT_EDIT_SELECTION: "wm:act:edit-selection",
+    ACT_FIND_OPTION: "wm:act:find-option",
     SETTLE_QUIET: "wm:settle:quiet",
   });
   /** @type {{__waymarkKinds?: typeof kinds}} */ (globalThis).__waymarkKinds ??= kinds;

@@ -3,15 +3,15 @@
 // host/core/messages.py: do not edit (a unit test fails while this file is stale).
 
 /** Every action type of the grammar, in its order. */
-export const ACTION_TYPES = Object.freeze(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "scroll", "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab", "wait", "extract", "ask_user", "done"]);
+export const ACTION_TYPES = Object.freeze(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "upload_file", "select_text", "scroll", "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab", "wait", "extract", "ask_user", "done"]);
 /** Actions that act on an element of the snapshot (a ref is required). */
-export const ELEMENT_ACTIONS = new Set(["click", "double_click", "hover", "type", "fill", "select", "check", "uncheck"]);
+export const ELEMENT_ACTIONS = new Set(["click", "double_click", "hover", "type", "fill", "select", "check", "uncheck", "upload_file"]);
 /** Actions after which the page is given time to settle. */
-export const SETTLING_ACTIONS = new Set(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "scroll", "navigate", "back", "forward", "reload", "new_tab"]);
+export const SETTLING_ACTIONS = new Set(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "upload_file", "scroll", "navigate", "back", "forward", "reload", "new_tab"]);
 /** Actions that change the page: never re-dispatched after a stale ref. */
-export const MUTATING_ACTIONS = new Set(["click", "double_click", "type", "fill", "press", "select", "check", "uncheck", "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab"]);
+export const MUTATING_ACTIONS = new Set(["click", "double_click", "type", "fill", "press", "select", "check", "uncheck", "upload_file", "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab"]);
 /** Actions the extension carries out (the host handles the rest). */
-export const BROWSER_ACTIONS = new Set(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "scroll", "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab", "wait", "extract"]);
+export const BROWSER_ACTIONS = new Set(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "upload_file", "select_text", "scroll", "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab", "wait", "extract"]);
 
 /** The kinds of the messages between the service worker and the content scripts. */
 export const KIND = Object.freeze({
@@ -30,12 +30,18 @@ export const KIND = Object.freeze({
   ACT_SCROLL: "wm:act:scroll",
   ACT_EXTRACT: "wm:act:extract",
   ACT_LOCATION: "wm:act:location",
+  ACT_UPLOAD_TARGET: "wm:act:upload-target",
+  ACT_UPLOAD_DONE: "wm:act:upload-done",
+  ACT_SELECT_TEXT: "wm:act:select-text",
+  ACT_READ_SELECTION: "wm:act:read-selection",
+  ACT_EDIT_SELECTION: "wm:act:edit-selection",
+  ACT_FIND_OPTION: "wm:act:find-option",
   SETTLE_QUIET: "wm:settle:quiet",
 });
 
 /**
- * @typedef {{tab_id?: number|null, action: Record<string, unknown>, settle_min_ms?: number, settle_timeout_ms?: number, snapshot?: SnapshotOptions|null, dialogs?: "accept"|"dismiss", scroll_into_view?: boolean}} ActRequest
- * @typedef {{code: "stale_ref"|"not_found"|"not_visible"|"disabled"|"readonly"|"occluded"|"not_editable"|"navigation_timeout"|"restricted_page"|"no_such_tab"|"debugger_unavailable"|"timeout"|"bad_action"|"no_such_option"|"dialog_blocked"|string, message: string, data?: Record<string, unknown>, [key: string]: unknown}} ActionError
+ * @typedef {{tab_id?: number|null, action: Record<string, unknown>, settle_min_ms?: number, settle_timeout_ms?: number, snapshot?: SnapshotOptions|null, dialogs?: "accept"|"dismiss", scroll_into_view?: boolean, upload_paths?: Array<string>|null}} ActRequest
+ * @typedef {{code: "stale_ref"|"not_found"|"not_visible"|"disabled"|"readonly"|"occluded"|"not_editable"|"navigation_timeout"|"restricted_page"|"no_such_tab"|"debugger_unavailable"|"timeout"|"bad_action"|"no_such_option"|"dialog_blocked"|"no_upload_folder"|"bad_file_name"|"file_not_found"|"outside_upload_folder"|"too_many_files"|"not_a_file_input"|"no_such_text"|"clipboard_empty"|string, message: string, data?: Record<string, unknown>, [key: string]: unknown}} ActionError
  * @typedef {{ok: boolean, action: string, path?: "cdp"|"synthetic"|"browser"|null, settle_ms?: number, settled?: boolean|null, url_before?: string, url_after?: string, navigated?: boolean, new_tab?: NewTabInfo|null, tab_id?: number|null, error?: ActionError|null, snapshot?: Snapshot|null, dialogs?: Array<Record<string, unknown>>, text?: string|null, [key: string]: unknown}} ActionResult
  * @typedef {{type: "ask_user", question: string}} AskUser
  * @typedef {{type: "back"}} Back
@@ -55,15 +61,17 @@ export const KIND = Object.freeze({
  * @typedef {{type: "reload"}} Reload
  * @typedef {{type: "scroll", direction?: "up"|"down"|"left"|"right", ref?: number|null, amount?: number|null}} Scroll
  * @typedef {{type: "select", ref: number, value: string}} Select
+ * @typedef {{type: "select_text", text: string, ref?: number|null}} SelectText
  * @typedef {{url: string, title?: string, viewport?: Record<string, unknown>, elements?: Array<SnapshotElement>, text?: string, next_offset?: number|null, page_overflow?: boolean, stats?: Record<string, unknown>, tab_id?: number|null, screenshot_b64?: string|null, thumbnail_b64?: string|null, [key: string]: unknown}} Snapshot
  * @typedef {{ref: number, role: string, name?: string, value?: string|null, states?: Record<string, unknown>, bbox?: Array<number>, frame?: number, in_viewport?: boolean, href?: string|null, doc?: string, options?: Array<string>|null, field?: string|null, placeholder?: string|null, [key: string]: unknown}} SnapshotElement
  * @typedef {{tab_id?: number|null, max_chars?: number, offset?: number, screenshot?: boolean, thumbnail?: boolean, occlusion?: boolean}} SnapshotOptions
  * @typedef {{type: "switch_tab", tab_id: number}} SwitchTab
  * @typedef {{type: "type", ref: number, text: string}} Type
  * @typedef {{type: "uncheck", ref: number}} Uncheck
+ * @typedef {{type: "upload_file", ref: number, files: Array<string>}} UploadFile
  * @typedef {{type: "wait", ms?: number|null, until?: Record<string, unknown>|null, timeout_ms?: number}} Wait
- * @typedef {Click|DoubleClick|Hover|Type|Fill|Press|Select|Check|Uncheck|Scroll|Navigate|Back|Forward|Reload|NewTab|SwitchTab|CloseTab|Wait|Extract|AskUser|Done} Action
- * @typedef {"click"|"double_click"|"hover"|"type"|"fill"|"press"|"select"|"check"|"uncheck"|"scroll"|"navigate"|"back"|"forward"|"reload"|"new_tab"|"switch_tab"|"close_tab"|"wait"|"extract"} BrowserActionType
+ * @typedef {Click|DoubleClick|Hover|Type|Fill|Press|Select|Check|Uncheck|UploadFile|SelectText|Scroll|Navigate|Back|Forward|Reload|NewTab|SwitchTab|CloseTab|Wait|Extract|AskUser|Done} Action
+ * @typedef {"click"|"double_click"|"hover"|"type"|"fill"|"press"|"select"|"check"|"uncheck"|"upload_file"|"select_text"|"scroll"|"navigate"|"back"|"forward"|"reload"|"new_tab"|"switch_tab"|"close_tab"|"wait"|"extract"} BrowserActionType
  */
 
 export {};

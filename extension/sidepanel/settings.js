@@ -77,6 +77,8 @@ export class SettingsView {
         field("Allowed domains (one per line; empty allows all)", h("textarea", { id: "set-allow", rows: 2, spellcheck: "false", value: s.allow_domains.join("\n") })),
         field("Blocked domains (one per line)", h("textarea", { id: "set-block", rows: 2, spellcheck: "false", value: s.block_domains.join("\n") })),
         field("Destructive actions (pay, order, delete, send…)", select("set-confirm", [["ask", "ask me first"], ["allow", "allow without asking"], ["block", "never do them"]], s.confirm_policy)),
+        field("Upload folder (the agent may upload files from here, by name; empty: no uploads)",
+          h("input", { id: "set-upload-dir", type: "text", value: s.upload_dir || "", placeholder: "/home/me/Uploads", spellcheck: "false" })),
       ),
       h("fieldset", {},
         h("legend", { text: "Display" }),
@@ -186,6 +188,7 @@ export class SettingsView {
       patch.allow_domains = lines("set-allow");
       patch.block_domains = lines("set-block");
       patch.confirm_policy = /** @type {HTMLSelectElement} */ (byId("set-confirm")).value;
+      patch.upload_dir = /** @type {HTMLInputElement} */ (byId("set-upload-dir")).value.trim() || null;
       patch.screenshots = /** @type {HTMLInputElement} */ (byId("set-screenshots")).checked;
       patch.diagnostics = /** @type {HTMLInputElement} */ (byId("set-diagnostics")).checked;
       const theme = /** @type {HTMLSelectElement} */ (byId("set-theme")).value;

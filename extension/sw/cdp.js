@@ -368,6 +368,35 @@ function keyEvent(type, def, modifiers) {
   return event;
 }
 
+/**
+ * The next `method` event of a tab's session, within `timeoutMs` (rejects with `timeout`). Ask
+ * before causing the event; `cancel` ends the wait when the cause failed.
+ * @param {number} tabId @param {string} method @param {number} timeoutMs @param {string} what  for the timeout's message
+ * @returns {{event: Promise<any>, cancel: () => void}}
+ */
+export function nextEvent(tabId, method, timeoutMs, what) {
+  /** @type {(source: chrome.debugger.Debuggee, m: string, params?: object) => void} */
+  let listener = () => {};
+  /** @type {ReturnType<typeof setTimeout>|undefined} */
+  let timer;
+  /** @type {(e: Error) => void} */
+  let fail = () => {};
+  const event = new Promise((resolve, reject) => {
+    fail = reject;
+    listener = (source, m, params) => {
+      if (source.tabId !== tabId || m !== method) return;
+      resolve(params || {});
+    };
+    chrome.debugger.onEvent.addListener(listener);
+    timer = setTimeout(() => reject(new WaymarkError("timeout", what)), timeoutMs);
+  }).finally(() => {
+    clearTimeout(timer);
+    chrome.debugger.onEvent.removeListener(listener);
+  });
+  event.catch(() => {}); // a cancelled wait has no reader
+  return { event, cancel: () => fail(new WaymarkError("cancelled", "the wait was cancelled")) };
+}
+
 // Dialogs: answered at once by the tab's policy, so a page never stays blocked on one.
 chrome.debugger.onEvent.addListener((source, method, params) => {
   if (method !== "Page.javascriptDialogOpening" || source.tabId === undefined) return;

@@ -17,6 +17,7 @@ import { pageText } from "./page_text.js";
 import { frameOffsets, takeSnapshot } from "./snapshot.js";
 import { requireTab } from "./tabs.js";
 import { BROWSER_ACTIONS, ELEMENT_ACTIONS, KIND, SETTLING_ACTIONS } from "../shared/actions.js";
+import * as forms from "./forms.js";
 
 /**
  * @typedef {import("./refs.js").RefTarget} RefTarget
@@ -43,6 +44,8 @@ import { BROWSER_ACTIONS, ELEMENT_ACTIONS, KIND, SETTLING_ACTIONS } from "../sha
  * @typedef {import("../shared/actions.js").NewTab} NewTab
  * @typedef {import("../shared/actions.js").SwitchTab} SwitchTab
  * @typedef {import("../shared/actions.js").CloseTab} CloseTab
+ * @typedef {import("../shared/actions.js").UploadFile} UploadFile
+ * @typedef {import("../shared/actions.js").SelectText} SelectText
  */
 
 /** How long a synthetic action may take before the page is considered blocked (by a dialog). */
@@ -407,6 +410,11 @@ async function press(ctx, a) {
     await toFrame(ctx, t, { kind: KIND.ACT_FOCUS });
     notLeaving(ctx, "focusing the element");
   }
+  const clip = forms.clipboardOp(combo);
+  if (clip) {
+    await forms.pressClipboard(ctx, DISPATCH, clip, t);
+    return;
+  }
   if (await trusted(ctx)) {
     await cdp.press(ctx.tabId, combo);
     return;
@@ -419,7 +427,11 @@ async function press(ctx, a) {
 async function select(ctx, a) {
   if (typeof a.value !== "string") throw new WaymarkError("bad_action", "select needs a value");
   const t = target(ctx.tabId, a.ref);
-  await prepare(ctx, t, "select");
+  const p = await prepare(ctx, t, "select");
+  if (!p.native) {
+    await forms.selectCustom(ctx, DISPATCH, t, a);
+    return;
+  }
   // A native select's popup is browser UI that input events cannot drive: the option is chosen in the DOM.
   ctx.result.path = "synthetic";
   const chosen = await toFrame(ctx, t, { kind: KIND.ACT_SELECT, value: a.value });
@@ -556,6 +568,13 @@ function checkedUrl(url) {
 }
 
 /**
+ * The steps forms.js's handlers act through, passed to them so the two modules do not import
+ * each other.
+ */
+const DISPATCH = { target, toFrame, prepare, trusted, synthetic, notLeaving, guardedClick, heldBack };
+/** @typedef {typeof DISPATCH} Dispatch */
+
+/**
  * The browser's handler of each action the registry (host/core/actions.py) says the extension
  * carries out; tsc fails while one has none.
  * @type {{[K in BrowserActionType]: (ctx: Ctx, a: Extract<Action, {type: K}>) => Promise<unknown>}}
@@ -565,6 +584,7 @@ const HANDLERS = {
   type: text, fill: text,
   press, select,
   check, uncheck: check,
+  upload_file: (ctx, a) => forms.uploadFile(ctx, DISPATCH, a), select_text: (ctx, a) => forms.selectText(ctx, DISPATCH, a),
   scroll, extract,
   wait: (_ctx, a) => wait(a),
   navigate: browserAction, back: browserAction, forward: browserAction, reload: browserAction,

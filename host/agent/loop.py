@@ -60,14 +60,14 @@ from waymark.host.agent.verifier import (
 )
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.core.actions import (
-    ACTION_TYPES,
-    SINGLE_TAB_ACTIONS,
     URL_ACTIONS,
     absolute_url,
+    offered_actions,
 )
 from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.phases import timed
 from waymark.host.core.snapshot import Snapshot
+from waymark.host.core.uploads import upload_summary
 from waymark.providers.base import LLMProvider
 from waymark.providers.errors import ProviderError
 
@@ -99,6 +99,8 @@ class RunOptions(BaseModel):
     policy: Policy = Field(default_factory=Policy)
     #: Attach a numbered-overlay screenshot to each step's settled snapshot (for traces and the panel).
     screenshots: bool = True
+    #: The folder upload_file takes files from (host.core.uploads); None: upload_file is not offered.
+    upload_dir: str | None = None
     max_chars: int = Field(default=20_000, ge=500)
     planner_call: CallSettings = Field(default_factory=CallSettings)
     executor_call: CallSettings = Field(default_factory=CallSettings)
@@ -139,7 +141,7 @@ def action_line(action: dict[str, Any], snapshot: Snapshot | None) -> str:
     if isinstance(ref, int):
         element = snapshot.find(ref) if snapshot else None
         parts.append(f'[{ref}] {element.role} "{element.name[:60]}"' if element else f"[{ref}]")
-    for field in ("text", "key", "value", "url", "direction", "question", "result", "ms"):
+    for field in ("text", "key", "value", "files", "url", "direction", "question", "result", "ms"):
         if action.get(field) not in (None, ""):
             parts.append(f"{field}={str(action[field])[:80]!r}")
     return " ".join(parts)
@@ -156,7 +158,8 @@ class AgentRun:
         self.run_id = run_id or new_run_id()
         self.redactor = Redactor()
         self.trace = TraceWriter(self.run_id, self.redactor)
-        self.session = BrowserSession(bridge, tab_id=options.tab_id, max_chars=options.max_chars, screenshots=options.screenshots)
+        self.session = BrowserSession(bridge, tab_id=options.tab_id, max_chars=options.max_chars, screenshots=options.screenshots,
+                                      upload_dir=options.upload_dir)
         self.planner = Planner(planner, timeout=options.planner_call.timeout_s, temperature=options.planner_call.temperature)
         self.executor = Executor(executor, timeout=options.executor_call.timeout_s, temperature=options.executor_call.temperature)
         self.human = human
@@ -209,8 +212,9 @@ class AgentRun:
         return snapshot_block(snapshot.url, snapshot.title, snapshot.text, self.session.tab_id if len(self.task_tabs) > 1 else None)
 
     def _allowed(self) -> tuple[str, ...]:
-        """The actions offered this turn: tab switching and closing only when the task has tabs to switch."""
-        return ACTION_TYPES if len(self.task_tabs) > 1 else SINGLE_TAB_ACTIONS
+        """The actions offered this turn: tab switching and closing only when the task has tabs to
+        switch, uploads only when the user set an upload folder."""
+        return offered_actions(multi_tab=len(self.task_tabs) > 1, upload_folder=bool(self.options.upload_dir))
 
     def _timeout(self, call: CallSettings) -> float:
         return max(1.0, min(call.timeout_s, self.budget.remaining_s()))
@@ -442,7 +446,8 @@ class AgentRun:
         t0 = time.perf_counter()
         turn: Turn = await self.executor.decide(
             task=self.options.task, intent=step.intent, verify=step.verify, history=self.history, feedback=feedback,
-            page=self._page(safe), snapshot=safe, step_index=index, attempt=attempt,
+            page=self._page(safe) + (f"\n{files}" if (files := upload_summary(self.options.upload_dir)) else ""),
+            snapshot=safe, step_index=index, attempt=attempt,
             reminders=self.options.budgets.retries_per_step, timeout=self._timeout(self.options.executor_call),
             allowed=self._allowed(),
         )

@@ -16,8 +16,10 @@ log = logging.getLogger(__name__)
 class BrowserSession:
     """One run's tab and snapshot options."""
 
-    def __init__(self, bridge: BrowserBridge, *, tab_id: int | None = None, max_chars: int = 20_000, screenshots: bool = False) -> None:
+    def __init__(self, bridge: BrowserBridge, *, tab_id: int | None = None, max_chars: int = 20_000, screenshots: bool = False,
+                 upload_dir: str | None = None) -> None:
         self.bridge = bridge
+        self.upload_dir = upload_dir
         self.tab_id = tab_id
         self.max_chars = max_chars
         self.screenshots = screenshots
@@ -46,7 +48,7 @@ class BrowserSession:
     async def act(self, action: dict[str, Any], *, screenshot: bool = False, snapshot_after: bool = True) -> ActionResult:
         """Dispatch one action; the result's tab becomes the session's tab."""
         request = ActRequest(tab_id=self.tab_id, action=action, snapshot=self.options(screenshot) if snapshot_after else None)
-        result = await act(self.bridge, request)
+        result = await act(self.bridge, request, upload_dir=self.upload_dir)
         if result.tab_id is not None:
             self.tab_id = result.tab_id
         elif result.new_tab is not None:

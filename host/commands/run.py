@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from waymark.host.commands._model_args import add_model_arguments, models_from_args
@@ -28,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="wall-clock budget")
     p.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN", help="only visit these domains")
     p.add_argument("--block-domain", action="append", default=[], metavar="DOMAIN", help="never visit these domains")
+    p.add_argument("--upload-dir", metavar="FOLDER", help="the folder upload_file may take files from (default: the settings' upload folder)")
     p.set_defaults(handler=_run)
 
 
@@ -38,7 +40,8 @@ def run_params(args: argparse.Namespace) -> dict[str, Any]:
     policy: dict[str, Any] = {"allow_domains": args.allow_domain, "block_domains": args.block_domain}
     if args.confirm == "approve":
         policy["destructive"] = "allow"
-    return {"task": args.task, "start_url": args.start_url, **models, "budgets": budgets, "policy": policy}
+    uploads = {"upload_dir": str(Path(args.upload_dir).expanduser().resolve())} if getattr(args, "upload_dir", None) else {}
+    return {"task": args.task, "start_url": args.start_url, **models, "budgets": budgets, "policy": policy, **uploads}
 
 
 class Console:

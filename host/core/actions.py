@@ -44,6 +44,8 @@ class Traits:
     #: How the action is written in the text-mode answer format, where its fields alone do not
     #: say it well (see `text_form`).
     text_form: str | None = None
+    #: Takes files from the user's upload folder: offered to the model only when one is set.
+    needs_upload_folder: bool = False
 
 
 class _Action(BaseModel):
@@ -104,7 +106,7 @@ class Press(_Action):
 
 
 class Select(_Action):
-    """Choose the option of a select whose value or visible label is `value`."""
+    """Choose the option whose value or visible label is `value`: a select, combobox, listbox or dropdown (opened if needed)."""
 
     type: Literal["select"] = "select"
     traits: ClassVar[Traits] = Traits(targets_element=True, mutating=True, settles=True, example={"type": "select", "ref": 9, "value": "Large"})
@@ -126,6 +128,31 @@ class Uncheck(_Action):
     type: Literal["uncheck"] = "uncheck"
     traits: ClassVar[Traits] = Traits(targets_element=True, mutating=True, settles=True, example={"type": "uncheck", "ref": 4})
     ref: int = Field(ge=1, strict=True)
+
+
+# ---- files and text selection (issue 18) ----------------------------------------------------
+
+
+class UploadFile(_Action):
+    """Give a file input (or a control that opens a file chooser) files from the upload folder, by name."""
+
+    type: Literal["upload_file"] = "upload_file"
+    traits: ClassVar[Traits] = Traits(targets_element=True, mutating=True, settles=True, needs_upload_folder=True,
+                                      example={"type": "upload_file", "ref": 6, "files": ["report.pdf"]})
+    ref: int = Field(ge=1, strict=True)
+    files: list[str] = Field(min_length=1, max_length=32)
+
+
+class SelectText(_Action):
+    """Select this text in the element with this ref, else in the page (to highlight it, or to copy it with press Control+C)."""
+
+    type: Literal["select_text"] = "select_text"
+    traits: ClassVar[Traits] = Traits(example={"type": "select_text", "text": "quick brown fox"})
+    text: str = Field(min_length=1, max_length=10_000)
+    ref: int | None = Field(default=None, ge=1, strict=True)
+
+
+# ---- end of files and text selection ----------------------------------------------------------
 
 
 class Scroll(_Action):
@@ -231,7 +258,9 @@ class Done(_Action):
 
 Action = Annotated[
     Union[
-        Click, DoubleClick, Hover, Type, Fill, Press, Select, Check, Uncheck, Scroll,
+        Click, DoubleClick, Hover, Type, Fill, Press, Select, Check, Uncheck,
+        UploadFile, SelectText,
+        Scroll,
         Navigate, Back, Forward, Reload, NewTab, SwitchTab, CloseTab, Wait, Extract, AskUser, Done,
     ],
     Field(discriminator="type"),
@@ -299,7 +328,17 @@ def action_help(kind: str) -> str:
 
 
 MULTI_TAB_ACTIONS: frozenset[str] = _where(multi_tab=True)
-SINGLE_TAB_ACTIONS: tuple[str, ...] = tuple(a for a in ACTION_TYPES if a not in MULTI_TAB_ACTIONS)
+UPLOAD_ACTIONS: frozenset[str] = _where(needs_upload_folder=True)
+
+
+def offered_actions(*, multi_tab: bool, upload_folder: bool) -> tuple[str, ...]:
+    """The actions offered to the model in one turn: tab actions only when the task has tabs
+    to switch, upload actions only when the user set an upload folder."""
+    return tuple(a for a in ACTION_TYPES if (multi_tab or a not in MULTI_TAB_ACTIONS) and (upload_folder or a not in UPLOAD_ACTIONS))
+
+
+#: The actions of a one-tab task without an upload folder (the common case, and the eval bench's).
+SINGLE_TAB_ACTIONS: tuple[str, ...] = offered_actions(multi_tab=False, upload_folder=False)
 MUTATING: frozenset[str] = _where(mutating=True)
 BROWSER_ACTIONS: frozenset[str] = _where(runs_in="browser")
 ELEMENT_ACTIONS: frozenset[str] = _where(targets_element=True)

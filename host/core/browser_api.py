@@ -37,6 +37,9 @@ class ActionError(BaseModel):
         "stale_ref", "not_found", "not_visible", "disabled", "readonly", "occluded", "not_editable",
         "navigation_timeout", "restricted_page", "no_such_tab", "debugger_unavailable", "timeout",
         "bad_action", "no_such_option", "dialog_blocked",
+        # upload_file (host.core.uploads) and select_text / clipboard presses
+        "no_upload_folder", "bad_file_name", "file_not_found", "outside_upload_folder", "too_many_files",
+        "not_a_file_input", "no_such_text", "clipboard_empty",
     ] | str
     message: str
     #: The occluder's ref for `occluded`, and similar evidence.
@@ -67,6 +70,10 @@ class ActRequest(BaseModel):
     dialogs: Literal["accept", "dismiss"] = "accept"
     #: Scroll the element into view before the checks (off only to measure what it buys).
     scroll_into_view: bool = True
+    #: upload_file's files as absolute paths, resolved by host.browser.act from the user's upload
+    #: folder (host.core.uploads); whatever a caller puts here is replaced, so a path never comes
+    #: from the model or a page.
+    upload_paths: list[str] | None = None
 
 
 class ActionResult(BaseModel):

@@ -21,5 +21,12 @@ CONTENT_KINDS: dict[str, str] = {
     "ACT_SCROLL": "wm:act:scroll",
     "ACT_EXTRACT": "wm:act:extract",
     "ACT_LOCATION": "wm:act:location",
+    # upload_file, select_text, the clipboard presses and custom selects (content/forms.js)
+    "ACT_UPLOAD_TARGET": "wm:act:upload-target",
+    "ACT_UPLOAD_DONE": "wm:act:upload-done",
+    "ACT_SELECT_TEXT": "wm:act:select-text",
+    "ACT_READ_SELECTION": "wm:act:read-selection",
+    "ACT_EDIT_SELECTION": "wm:act:edit-selection",
+    "ACT_FIND_OPTION": "wm:act:find-option",
     "SETTLE_QUIET": "wm:settle:quiet",
 }

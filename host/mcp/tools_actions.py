@@ -25,6 +25,8 @@ ACTION_TOOLS: dict[str, type[BaseModel]] = {
     "browser_select_option": grammar.Select,
     "browser_check": grammar.Check,
     "browser_uncheck": grammar.Uncheck,
+    "browser_file_upload": grammar.UploadFile,
+    "browser_select_text": grammar.SelectText,
     "browser_scroll": grammar.Scroll,
     "browser_navigate": grammar.Navigate,
     "browser_navigate_back": grammar.Back,

@@ -12,9 +12,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from waymark.host.browser import act as browser_act
-from waymark.host.core.actions import BROWSER_ACTIONS, parse_action
+from waymark.host.core.actions import BROWSER_ACTIONS, UPLOAD_ACTIONS, parse_action
 from waymark.host.core.browser_api import ActRequest
 from waymark.host.methods import CallContext, MethodError, method
+from waymark.host.settings import load_settings
 
 
 def _errors(exc: ValidationError) -> str:
@@ -38,5 +39,6 @@ async def act(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     # Send the validated form: defaults filled in, nothing the grammar does not know.
     request = request.model_copy(update={"action": action.model_dump(mode="json", exclude_none=True)})
     timeout = 30.0 + (request.settle_timeout_ms + (getattr(action, "ms", None) or 0)) / 1000
-    result = await browser_act(ctx.browser, request, timeout=timeout)
+    upload_dir = load_settings().upload_dir if kind in UPLOAD_ACTIONS else None
+    result = await browser_act(ctx.browser, request, timeout=timeout, upload_dir=upload_dir)
     return result.model_dump(mode="json")

@@ -314,6 +314,25 @@ async def test_a_bad_domain_is_refused_with_the_reason(panel: Panel):
     await expect(page.locator("#settings-result")).to_contain_text("is not a domain")
 
 
+async def test_settings_form_saves_the_upload_folder(panel: Panel, sw: Any, tmp_path: Path):
+    page = panel.page
+    await page.locator("#tab-settings").click()
+    await page.locator("#set-upload-dir").fill(str(tmp_path))
+    await page.locator("#settings-save").click()
+    await expect(page.locator("#settings-result")).to_have_text("Saved.")
+    saved = (await sw.evaluate("() => globalThis.waymark.call('settings.get')"))["settings"]
+    await sw.evaluate("() => globalThis.waymark.call('settings.set', {settings: {upload_dir: null}})")
+    assert saved["upload_dir"] == str(tmp_path)
+
+
+async def test_a_relative_upload_folder_is_refused_with_the_reason(panel: Panel):
+    page = panel.page
+    await page.locator("#tab-settings").click()
+    await page.locator("#set-upload-dir").fill("Downloads")
+    await page.locator("#settings-save").click()
+    await expect(page.locator("#settings-result")).to_contain_text("must be an absolute path")
+
+
 async def test_diagnostics_panel_counts_calls_per_provider_and_phase(panel: Panel, sw: Any):
     await configure(sw, diagnostics=True)
     await sw.evaluate("() => globalThis.waymark.call('diagnostics.reset')")
