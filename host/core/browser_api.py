@@ -40,6 +40,8 @@ class ActionError(BaseModel):
         # upload_file (host.core.uploads) and select_text / clipboard presses
         "no_upload_folder", "bad_file_name", "file_not_found", "outside_upload_folder", "too_many_files",
         "not_a_file_input", "no_such_text", "clipboard_empty",
+        # the pointer actions: a point off the page, an HTML5 drag Chrome did not hand over
+        "outside_viewport", "drag_failed",
     ] | str
     message: str
     #: The occluder's ref for `occluded`, and similar evidence.
