@@ -34,6 +34,8 @@ async def test_scripted_run_passes_the_sites_suite(tmp_path):
     assert summary.pass_rate >= 0.95, _failures(config.out)
 
 
+# Every MiniWoB++ task type, about 125 browser runs: more than the default 300 s on a loaded machine.
+@pytest.mark.timeout(1500)
 async def test_scripted_run_passes_the_miniwob_suite(tmp_path):
     config = _config(tmp_path, "miniwob", workers=2)
     summary = await run_suite(config)
