@@ -41,6 +41,17 @@ def env_names() -> list[str]:
     return sorted(p.stem for p in (html_dir() / "miniwob").glob("*.html"))
 
 
+#: The task types the `miniwob` suite has no scripted task for, and why (the README lists them).
+NOT_SCRIPTED: dict[str, str] = {
+    "chase-circle": "the reward is the share of 10 s the pointer stays on a moving circle: it needs the pointer to follow it continuously",
+    "hover-shape": "the page never ends the episode (its scoring is commented out): no reward to judge by",
+    "moving-items": "circles move while the agent reads the page; each click is judged against where they are then, scored over the episode's time",
+    "draw-circle": "the reward measures a round stroke; drag_at draws a straight one",
+    "drag-cube": "a 3-D cube turned by drags; which drag shows which face depends on its rotation state",
+    "button-delay": "the reward measures the pause between two clicks against the one asked for (within 15 %): a step's own time on a loaded machine decides it",
+}
+
+
 def serve() -> SiteServer:
     """A (not yet started) loopback server for the package's html/ folder."""
     return SiteServer(html_dir())

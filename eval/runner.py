@@ -238,6 +238,8 @@ def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict
         "policy": {"destructive": "allow"},
         "screenshots": True,
     }
+    if task.coordinates:
+        params["coordinates"] = True
     if config.scripted():
         params["script"] = str(task.script_path())
     else:

@@ -93,6 +93,9 @@ class Task(BaseModel):
     success: list[dict[str, Any]] = Field(default_factory=list)
     miniwob: MiniwobSpec | None = None
     max_steps: int = Field(default=15, ge=1, le=200)
+    #: Run in vision mode: the executor is also offered the coordinate actions (click_at, drag_at...),
+    #: for canvas and SVG content that has no refs.
+    coordinates: bool = False
     tags: list[str] = Field(default_factory=list)
     #: The scripted provider's script for this task, relative to eval/scripts/.
     script: str | None = None

@@ -10,7 +10,9 @@ side channel only this provider reads), never on prompt text:
 - role "executor": the decision for `metadata["step_index"]` of the plan served last. An action's
   `target` `{role?, name?, name_contains?, text_contains?, nth?}` is resolved to a `ref` against
   the page in view (names compared case-insensitively with whitespace collapsed; nth is
-  0-based in snapshot order), so the real perception is exercised. With `request.tools` the
+  0-based in ref order, see host.core.targets), so the real perception is exercised; a drag's
+  `to_target` becomes its `to_ref` the same way. Coordinate actions (click_at, drag_at...) carry
+  their screenshot pixels as written. With `request.tools` the
   decision is a native tool call (tool name = action type, arguments = the fields plus
   "thought"), otherwise JSON text. A target that matches nothing answers
   `done` with success false and a reason naming the target: the run fails visibly.
@@ -106,6 +108,10 @@ _ERRORS: dict[str, type[errors.ProviderError]] = {
     "context_too_long": errors.ContextTooLong,
     "blocked": errors.Blocked,
 }
+
+
+#: Script fields naming an element the way a person would, and the ref field each becomes.
+_TARGET_FIELDS = {"target": "ref", "to_target": "to_ref"}
 
 
 def load_script(script: dict[str, Any] | str | Path) -> Script:
@@ -207,13 +213,15 @@ class ScriptedProvider(LLMProvider):
         call -= len(raw)
         action = dict(step.wrong_action if call < step.fail_first else step.action or {"type": "done", "result": self.script.result})
         thought = step.thought or step.intent
-        if "target" in action:
-            target = action.pop("target")
+        for key, field in _TARGET_FIELDS.items():
+            if key not in action:
+                continue
+            target = action.pop(key)
             ref = resolve_target(target, page_in_view())
             if ref is None:
-                reason = f"scripted target {json.dumps(target, sort_keys=True)} of step {step_index} matched nothing in the snapshot"
+                reason = f"scripted {key} {json.dumps(target, sort_keys=True)} of step {step_index} matched nothing in the snapshot"
                 return {"thought": reason, "action": {"type": "done", "result": reason, "success": False}}, None
-            action["ref"] = ref
+            action[field] = ref
         return {"thought": thought, "action": action}, None
 
     @staticmethod

@@ -24,6 +24,10 @@
     ACT_READ_SELECTION: "wm:act:read-selection",
     ACT_EDIT_SELECTION: "wm:act:edit-selection",
     ACT_FIND_OPTION: "wm:act:find-option",
+    ACT_HIT_POINT: "wm:act:hit-point",
+    ACT_POINT_PERFORM: "wm:act:point-perform",
+    ACT_DRAG_WATCH: "wm:act:drag-watch",
+    ACT_DRAG_STARTED: "wm:act:drag-started",
     SETTLE_QUIET: "wm:settle:quiet",
   });
   /** @type {{__waymarkKinds?: typeof kinds}} */ (globalThis).__waymarkKinds ??= kinds;

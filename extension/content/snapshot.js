@@ -403,6 +403,11 @@
     return !el.dispatchEvent(new Event(LISTENS, { cancelable: true }));
   }
 
+  /** Whether a script made `el` an HTML5 drop zone (a `drop` listener): a drag's `to_ref`. @param {Element} el */
+  function dropZone(el) {
+    return !el.dispatchEvent(new Event("__waymark_drops", { cancelable: true }));
+  }
+
   /**
    * The role of an element a person could operate, or null.
    * @param {Element} el @param {string} tag
@@ -414,6 +419,8 @@
       case "a":
       case "area":
         if (el.hasAttribute("href")) return "link";
+        // An anchor without href that a script listens on is still operated as a link (date pickers' Prev/Next).
+        if (pagesListen && listens(el)) return "link";
         break;
       case "button":
         return "button";
@@ -438,7 +445,9 @@
     if (el.hasAttribute("onclick")) return "clickable";
     // A script listener (content/listeners.js) on a leaf, or on an element styled as clickable.
     if (pagesListen && listens(el) && (el.childElementCount === 0 || getComputedStyle(el).cursor === "pointer")) return "clickable";
-    if (el.hasAttribute("tabindex") && /** @type {HTMLElement} */ (el).tabIndex >= 0 && getComputedStyle(el).cursor === "pointer") return "clickable";
+    // Focusable and styled as clickable, or a focusable leaf (a slider's handle, operated by keys or a drag).
+    if (el.hasAttribute("tabindex") && /** @type {HTMLElement} */ (el).tabIndex >= 0 && (el.childElementCount === 0 || getComputedStyle(el).cursor === "pointer")) return "clickable";
+    if (pagesListen && dropZone(el)) return "dropzone";
     return null;
   }
 

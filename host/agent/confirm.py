@@ -56,6 +56,11 @@ def destructive_reason(action: ActionModel, snapshot: Snapshot | None) -> str | 
     rule = action.traits.confirm
     ref = getattr(action, "ref", None)
     element = snapshot.find(ref) if snapshot is not None and ref is not None else None
+    if rule == "activation" and snapshot is not None and action.traits.coordinates:
+        # A press at a point lands on whatever is drawn there: asked as a press on it would be.
+        point = (getattr(action, "x", None), getattr(action, "y", None))
+        covered = snapshot.covering(*point) if all(isinstance(v, (int, float)) for v in point) else []
+        return next((reason for reason in map(_element_reason, covered) if reason), None)
     if rule == "activation" and element is not None:
         return _element_reason(element)
     if rule == "enter" and str(getattr(action, "key", "")).lower() in ("enter", "numpadenter") and snapshot is not None:

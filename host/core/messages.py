@@ -28,5 +28,10 @@ CONTENT_KINDS: dict[str, str] = {
     "ACT_READ_SELECTION": "wm:act:read-selection",
     "ACT_EDIT_SELECTION": "wm:act:edit-selection",
     "ACT_FIND_OPTION": "wm:act:find-option",
+    # drag, right_click and the pointer at screenshot coordinates (content/pointer.js)
+    "ACT_HIT_POINT": "wm:act:hit-point",
+    "ACT_POINT_PERFORM": "wm:act:point-perform",
+    "ACT_DRAG_WATCH": "wm:act:drag-watch",
+    "ACT_DRAG_STARTED": "wm:act:drag-started",
     "SETTLE_QUIET": "wm:settle:quiet",
 }

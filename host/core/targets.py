@@ -1,7 +1,8 @@
 """Elements described the way a person would: role, accessible name and text, matched over a
 snapshot (never CSS). One authority for the verifier's predicates and the scripted provider's
 action targets: names compare case-insensitively with whitespace collapsed, `nth` is 0-based
-in snapshot order."""
+in ref order (the order the page's elements were first seen: document order on a fresh page),
+so scrolling, which lists the elements in view first, does not change which element it means."""
 
 from __future__ import annotations
 
@@ -46,9 +47,9 @@ def element_matches(element: SnapshotElement, target: Target) -> bool:
 
 
 def find_elements(snapshot: Snapshot, target: Target | dict[str, Any]) -> list[SnapshotElement]:
-    """The elements of `snapshot` that fit `target`, in snapshot order (`nth` picks one)."""
+    """The elements of `snapshot` that fit `target`, in ref order (`nth` picks one)."""
     target = target if isinstance(target, Target) else Target.model_validate(target)
-    found = [e for e in snapshot.elements if element_matches(e, target)]
+    found = sorted((e for e in snapshot.elements if element_matches(e, target)), key=lambda e: e.ref)
     if target.nth is not None:
         return found[target.nth : target.nth + 1]
     return found

@@ -28,6 +28,8 @@ ACTION_TOOLS: dict[str, type[BaseModel]] = {
     "browser_file_upload": grammar.UploadFile,
     "browser_select_text": grammar.SelectText,
     "browser_scroll": grammar.Scroll,
+    "browser_drag": grammar.Drag,
+    "browser_right_click": grammar.RightClick,
     "browser_navigate": grammar.Navigate,
     "browser_navigate_back": grammar.Back,
     "browser_navigate_forward": grammar.Forward,

@@ -70,6 +70,8 @@ class RunParams(BaseModel):
     plan: bool = True
     #: The folder upload_file takes files from; None: the one in the settings (if any).
     upload_dir: str | None = None
+    #: Vision mode: offer the executor the coordinate actions (click_at, drag_at...) too.
+    coordinates: bool = False
 
 
 def role_specs(params: RunParams) -> tuple[ModelSpec, ModelSpec]:
@@ -178,7 +180,7 @@ async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     _RUNS[run_id] = state
     options = RunOptions(
         task=run_params.task, start_url=run_params.start_url, tab_id=run_params.tab_id, budgets=run_params.budgets,
-        policy=run_params.policy, screenshots=run_params.screenshots, plan=run_params.plan,
+        policy=run_params.policy, screenshots=run_params.screenshots, plan=run_params.plan, coordinates=run_params.coordinates,
         upload_dir=run_params.upload_dir or load_settings().upload_dir,
         max_chars=snapshot_chars(executor.capabilities().context_tokens),
         planner_call=_call(specs[0] if specs else None), executor_call=_call(specs[1] if specs else None),

@@ -34,10 +34,12 @@ async def test_scripted_run_passes_the_sites_suite(tmp_path):
     assert summary.pass_rate >= 0.95, _failures(config.out)
 
 
+# Every MiniWoB++ task type, about 125 browser runs: more than the default 300 s on a loaded machine.
+@pytest.mark.timeout(1500)
 async def test_scripted_run_passes_the_miniwob_suite(tmp_path):
     config = _config(tmp_path, "miniwob", workers=2)
     summary = await run_suite(config)
-    assert summary.tasks >= 43
+    assert summary.tasks == len(load_suite("miniwob"))
     # Every task type, use-autocomplete included: its suggestion menu opens 300 ms after typing
     # and once took the Submit click between the hit test and the press; the press guard holds
     # such a click back and the step is repaired (the menu closed, the click tried again).

@@ -100,8 +100,17 @@ def test_count_at_least_counts_matching_elements():
     assert not holds({"count_at_least": {"target": {"role": "link", "name_contains": "trail"}, "n": 3}})
 
 
-def test_nth_picks_one_match_in_snapshot_order():
+def test_nth_picks_one_match_in_ref_order():
     assert [e.name for e in find_elements(CART, {"role": "link", "name_contains": "trail", "nth": 1})] == ["Trail shoes"]
+
+
+def test_nth_means_the_same_element_after_a_scroll_lists_the_elements_in_view_first():
+    scrolled = Snapshot.model_validate({"url": "https://shop.example/", "elements": [
+        {"ref": 3, "role": "button", "name": "+", "in_viewport": True},
+        {"ref": 1, "role": "button", "name": "+"},
+        {"ref": 2, "role": "button", "name": "+"},
+    ]})
+    assert [e.ref for e in find_elements(scrolled, {"role": "button", "name": "+", "nth": 0})] == [1]
 
 
 @pytest.mark.parametrize("raw", [

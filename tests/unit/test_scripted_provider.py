@@ -171,3 +171,9 @@ async def test_planner_retry_that_is_not_a_replan_gets_the_first_plan_again() ->
     assert [s["intent"] for s in json.loads(again.text)["steps"]] == ["add the mug", "check out"]
     replan = CompletionRequest(messages=[Message.text("user", "plan")], metadata={"role": "planner", "replan": True})
     assert [s["intent"] for s in json.loads((await p.complete(replan)).text)["steps"]] == ["search instead"]
+
+
+async def test_a_drags_to_target_resolves_to_its_to_ref_like_its_target() -> None:
+    action = {"type": "drag", "target": {"role": "button", "nth": 1}, "to_target": {"role": "link", "name": "Checkout now"}}
+    decision = await decide(provider({"steps": [{"intent": "drag the second button onto checkout", "action": action}]}))
+    assert decision["action"] == {"type": "drag", "ref": 4, "to_ref": 9}
