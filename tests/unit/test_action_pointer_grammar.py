@@ -5,9 +5,18 @@ import pytest
 from pydantic import ValidationError
 
 from waymark.host.agent.confirm import destructive_reason
-from waymark.host.agent.grammar import DecisionRejected, executor_tools, validate_decision
+from waymark.host.agent.grammar import (
+    DecisionRejected,
+    executor_tools,
+    validate_decision,
+)
 from waymark.host.agent.loop import action_line, landed_line
-from waymark.host.core.actions import COORDINATE_ACTIONS, SINGLE_TAB_ACTIONS, offered_actions, parse_action
+from waymark.host.core.actions import (
+    COORDINATE_ACTIONS,
+    SINGLE_TAB_ACTIONS,
+    offered_actions,
+    parse_action,
+)
 from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.snapshot import Snapshot
 
