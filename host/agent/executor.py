@@ -140,7 +140,7 @@ class Executor:
                     decision = decision_from_tool_call(call.name, call.arguments, coercions)
                 else:
                     decision = parse_decision(completion.text or "", coercions)
-                typed = validate_decision(decision, snapshot)
+                typed = validate_decision(decision, snapshot, coercions)
                 if typed.action.type not in allowed:
                     raise DecisionRejected("not_offered", f"{typed.action.type} is not possible now (this task has one tab); "
                                            f"choose one of: {', '.join(allowed)}")

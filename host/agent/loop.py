@@ -18,6 +18,7 @@ the executor works on until it says done.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import time
@@ -41,6 +42,7 @@ from waymark.host.agent.prompts import snapshot_block
 from waymark.host.agent.redaction import (
     Redactor,
     SecretMissing,
+    is_password_field,
     protect_typed_text,
     redact_url,
     resolve_action,
@@ -60,6 +62,7 @@ from waymark.host.agent.verifier import (
 )
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.core.actions import (
+    ELEMENT_ACTIONS,
     URL_ACTIONS,
     absolute_url,
     offered_actions,
@@ -104,6 +107,10 @@ class RunOptions(BaseModel):
     #: Vision mode: the executor may also act at points of the screenshot (click_at, drag_at...),
     #: for models that answer in coordinates; off, its tool stays as small as the ref actions make it.
     coordinates: bool = False
+    #: Ask the planner for a plan. Off, the executor works on the whole task as one open step: a
+    #: small local model acts well turn by turn but writes plans whose checks cannot hold, and
+    #: such a run's success is then unproven unless the page shows evidence the planner would have named.
+    plan: bool = True
 
 
 class RunStopped(Exception):
@@ -211,6 +218,9 @@ class AgentRun:
         #: Checks of the current step that held before it acted, and URL checks nothing led to.
         self._held_before: set[str] = set()
         self._unreachable_before: set[str] = set()
+        #: Secret fields this run filled (page, document, ref) -> a digest of the text: their value
+        #: never leaves the page, so only this shows that filling one again changes nothing.
+        self._secret_fills: dict[tuple[str, str, int], str] = {}
 
     # ------------------------------------------------------------ plumbing
 
@@ -237,9 +247,13 @@ class AgentRun:
     def _page(self, snapshot: Snapshot) -> str:
         return snapshot_block(snapshot.url, snapshot.title, snapshot.text, self.session.tab_id if len(self.task_tabs) > 1 else None)
 
-    def _allowed(self) -> tuple[str, ...]:
-        """The actions offered this turn: tab switching and closing only when the task has tabs to switch."""
-        return offered_actions(multi_tab=len(self.task_tabs) > 1, coordinates=self.options.coordinates)
+    def _allowed(self, snap: Snapshot) -> tuple[str, ...]:
+        """The actions offered this turn: tab switching and closing only when the task has tabs to
+        switch, the coordinate actions only in vision mode, actions on an element only when the
+        page lists one (on an empty page a small model answered with refs of the page before, nine
+        turns in a row)."""
+        allowed = offered_actions(multi_tab=len(self.task_tabs) > 1, coordinates=self.options.coordinates)
+        return allowed if snap.elements else tuple(a for a in allowed if a not in ELEMENT_ACTIONS)
 
     def _timeout(self, call: CallSettings) -> float:
         return max(1.0, min(call.timeout_s, self.budget.remaining_s()))
@@ -385,6 +399,12 @@ class AgentRun:
 
     async def _plan(self, snap: Snapshot, evidence: dict[str, Any] | None) -> Plan:
         self.budget.check_tokens()
+        if not self.options.plan:
+            plan = fallback_plan(self.options.task)
+            self.open_step = plan.steps[0]
+            self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in plan.steps], tokens=0,
+                      fallback=True, reason="planning is off for this run", evidence=evidence)
+            return plan
         safe = self._safe(snap)
         done_steps = [line for line in self.history if "-> passed" in line]
         try:
@@ -473,7 +493,7 @@ class AgentRun:
             task=self.options.task, intent=step.intent, verify=step.verify, history=self.history, feedback=feedback,
             page=self._page(safe), snapshot=safe, step_index=index, attempt=attempt,
             reminders=self.options.budgets.retries_per_step, timeout=self._timeout(self.options.executor_call),
-            allowed=self._allowed(),
+            allowed=self._allowed(safe),
         )
         timing["model_ms"] = (time.perf_counter() - t0) * 1000
         self._take_tokens(turn.tokens_in, turn.tokens_out)
@@ -514,6 +534,11 @@ class AgentRun:
             if refusal:
                 finish("refused", refusal)
                 return None, snap, refusal
+
+        refill = self._secret_refill(action, snap)
+        if refill:
+            finish("retry", f"already_done: {refill}")
+            return None, snap, refill
 
         reason = destructive_reason(action, safe)
         if reason:
@@ -560,12 +585,35 @@ class AgentRun:
                 return None, fresh, f"the action failed with {code}: {message}"
             result = fixed.result
 
+        self._note_secret_fill(action, snap)
         landed = landed_line(result, safe)
         if landed:
             record.update(action_line=record["action_line"] + landed, hit=result.hit.model_dump() if result.hit else None,
                           drop=result.drop.model_dump() if result.drop else None)
         self.history.append(f"- did: {action_line(action, safe)}{landed}")
         return await self._verify(result, expectation, timing, finish, record, open_ended=step is self.open_step)
+
+    def _secret_key(self, action: dict[str, Any], snap: Snapshot) -> tuple[tuple[str, str, int], str] | None:
+        element = snap.find(action["ref"]) if action["type"] == "fill" else None
+        if element is None or not is_password_field(element):
+            return None
+        return (snap.url, element.doc, element.ref), hashlib.sha256(action["text"].encode()).hexdigest()
+
+    def _secret_refill(self, action: dict[str, Any], snap: Snapshot) -> str | None:
+        """Why filling a secret field again would change nothing: this run filled it with the same
+        text and it still holds a value (a small model filled a password ten times over)."""
+        found = self._secret_key(action, snap)
+        if found is None or self._secret_fills.get(found[0]) != found[1]:
+            return None
+        element = snap.find(action["ref"])
+        if element is None or not element.states.get("has_value"):
+            return None
+        return f'[{element.ref}] {element.role} "{element.name}" already holds the text you filled in; go on with the next part of the task'
+
+    def _note_secret_fill(self, action: dict[str, Any], snap: Snapshot) -> None:
+        found = self._secret_key(action, snap)
+        if found is not None:
+            self._secret_fills[found[0]] = found[1]
 
     async def _done(self, action: dict[str, Any], step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
                     finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
