@@ -186,6 +186,9 @@ async def pointer_actions(b: Bench, rounds: int) -> dict[str, Any]:
             await page.evaluate("() => document.getElementById('done').before(document.getElementById('card'))")
         times, failed = [], 0
         for i in range(rounds):
+            if label == "right_click":
+                # The menu the last right click opened covers the file: close it as a person would have.
+                await page.evaluate("() => { document.getElementById('menu').style.display = 'none'; }")
             result, ms = await b.act(tab, make(i), snapshot=None)
             if result["ok"]:
                 times.append(ms)

@@ -141,7 +141,7 @@ class Executor:
                     decision = decision_from_tool_call(call.name, call.arguments, coercions)
                 else:
                     decision = parse_decision(completion.text or "", coercions)
-                typed = validate_decision(decision, snapshot)
+                typed = validate_decision(decision, snapshot, coercions)
                 if typed.action.type not in allowed:
                     why = "no upload folder is set" if typed.action.type in UPLOAD_ACTIONS else "this task has one tab"
                     raise DecisionRejected("not_offered", f"{typed.action.type} is not possible now ({why}); "

@@ -20,6 +20,7 @@ from waymark.host.agent import prompts
 from waymark.host.core.actions import (
     ACT_TOOL,
     ACTION_TYPES,
+    Check,
     Decision,
     action_adapter,
     decision_json_schema,
@@ -143,7 +144,7 @@ def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = A
 
 
 @timed("validate")
-def validate_decision(decision: dict[str, Any], snapshot: Snapshot) -> Decision:
+def validate_decision(decision: dict[str, Any], snapshot: Snapshot, coercions: list[str] | None = None) -> Decision:
     """The decision as a typed Decision, after the JSON Schema and the snapshot's refs agree.
 
     Raises DecisionRejected with kind `shape` (not the grammar), `unknown_ref` (a ref this
@@ -169,6 +170,11 @@ def validate_decision(decision: dict[str, Any], snapshot: Snapshot) -> Decision:
             raise DecisionRejected("unknown_ref", f"this page lists no element to act on (ref {ref} is not one): go back, "
                                                   "open another page, scroll, or answer done")
         raise DecisionRejected("unknown_ref", f"ref {ref} is not in the current snapshot; use one of the [numbers] listed there")
+    if typed.action.type == "select" and element.role in _TOGGLES:
+        # "select the 4 stars radio" means ticking it: a small model wrote it five times in a run.
+        typed = Decision(thought=typed.thought, action=Check(ref=element.ref))
+        if coercions is not None:
+            coercions.append(f"select on a {element.role} -> check")
     if typed.action.type in POINTER_PRESSES and element.role in CONTAINER_ROLES:
         raise DecisionRejected("not_a_control", _not_a_control(element, snapshot))
     unchanged = _already_so(typed.action, element)
@@ -196,6 +202,8 @@ def _already_so(action: Any, element: SnapshotElement) -> str | None:
 #: one lands on whatever sits at its centre. A small model clicked a cookie dialog to "close" it.
 CONTAINER_ROLES = frozenset({"dialog", "alertdialog", "main", "region", "navigation", "banner", "contentinfo",
                              "complementary", "form", "document"})
+#: Roles a `select` on means ticking them.
+_TOGGLES = frozenset({"radio", "checkbox", "switch", "menuitemradio", "menuitemcheckbox"})
 #: The actions that press on an element's centre.
 POINTER_PRESSES = frozenset({"click", "double_click"})
 #: Most controls named in the rejection of a press on a container.

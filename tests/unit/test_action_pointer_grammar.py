@@ -18,6 +18,7 @@ from waymark.host.core.actions import (
     parse_action,
 )
 from waymark.host.core.browser_api import ActionResult
+from waymark.host.core.coercions import coerce_decision
 from waymark.host.core.snapshot import Snapshot
 
 SNAPSHOT = Snapshot.model_validate({
@@ -99,3 +100,10 @@ def test_the_timeline_says_where_a_pointer_action_landed():
     result = ActionResult.model_validate({"ok": True, "action": "drag", "drop": {"x": 290, "y": 55, "ref": 9, "refs": [9], "element": "<div>"}})
     assert landed_line(result, SNAPSHOT) == ' -> dropped on [9] dropzone "Done column"'
     assert landed_line(ActionResult(ok=True, action="click"), SNAPSHOT) == ""
+
+
+def test_the_names_models_give_drag_and_right_click_are_read_as_them():
+    decision, _ = coerce_decision({"action": {"type": "drag_and_drop", "ref": 5, "to_ref": 9}})
+    assert parse_action(decision["action"]).type == "drag"
+    decision, _ = coerce_decision({"action": {"type": "context_click", "ref": 12}})
+    assert parse_action(decision["action"]).type == "right_click"

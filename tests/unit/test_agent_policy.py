@@ -175,3 +175,15 @@ def test_checking_a_checked_box_or_unchecking_an_unchecked_one_is_refused_as_alr
         assert refused.value.kind == "already_done"
     assert validate_decision({"action": {"type": "uncheck", "ref": 1}}, snap).action.type == "uncheck"
     assert validate_decision({"action": {"type": "check", "ref": 2}}, snap).action.type == "check"
+
+
+def test_select_on_a_radio_is_taken_as_checking_it_and_the_coercion_is_recorded():
+    snap = Snapshot(url="https://flowers.example/", elements=[
+        SnapshotElement(ref=8, role="radio", name="4 stars", states={"checked": False}),
+        SnapshotElement(ref=9, role="combobox", name="Size", value="Small"),
+    ])
+    coercions: list[str] = []
+    typed = validate_decision({"action": {"type": "select", "ref": 8, "value": "4 stars"}}, snap, coercions)
+    assert typed.action.model_dump() == {"type": "check", "ref": 8}
+    assert coercions == ["select on a radio -> check"]
+    assert validate_decision({"action": {"type": "select", "ref": 9, "value": "Large"}}, snap).action.type == "select"
