@@ -437,6 +437,9 @@ class AgentRun:
     ) -> tuple[StepOutcome | None, Snapshot, str | None]:
         """One executor turn at a step. Returns (outcome or None to try again, snapshot, feedback)."""
         timing: dict[str, float] = {}
+        if self.executor.screen and not snap.screenshot_b64:
+            # A model that answers in coordinates sees the page every turn (refs are stable: a new look, the same refs).
+            snap = await self.session.snapshot(screenshot=True)
         safe = self._safe(snap)
         record["snapshot"] = {"digest": digest(safe.text), "chars": len(safe.text), "elements": len(safe.elements), "url": safe.url}
         t0 = time.perf_counter()
@@ -444,7 +447,7 @@ class AgentRun:
             task=self.options.task, intent=step.intent, verify=step.verify, history=self.history, feedback=feedback,
             page=self._page(safe), snapshot=safe, step_index=index, attempt=attempt,
             reminders=self.options.budgets.retries_per_step, timeout=self._timeout(self.options.executor_call),
-            allowed=self._allowed(),
+            allowed=self._allowed(), screenshot_b64=snap.screenshot_b64 if self.executor.screen else None,
         )
         timing["model_ms"] = (time.perf_counter() - t0) * 1000
         self._take_tokens(turn.tokens_in, turn.tokens_out)
