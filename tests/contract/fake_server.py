@@ -100,6 +100,15 @@ def wire(sdk_type: Any, data: dict[str, Any]) -> dict[str, Any]:
     return adapter.dump_python(value, mode="json", exclude_unset=True, by_alias=True)
 
 
+def computer_input(action: str, **fields: Any) -> dict[str, Any]:
+    """One input of Anthropic's computer tool as the API sends it: `action` and its fields, the
+    fields read by the SDK's own type for that action (BetaComputerLeftClickInput, ...)."""
+    from anthropic.types import beta
+
+    sdk_type = getattr(beta, "BetaComputer" + "".join(p.capitalize() for p in action.split("_")) + "Input")
+    return {"action": action, **wire(sdk_type, fields)}
+
+
 def _openai(kind: str) -> Any:
     from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
