@@ -411,13 +411,21 @@
    * @param {{localRef?: number, direction: string, amount?: number|null}} msg
    */
   function scroll(msg) {
-    const vertical = msg.direction === "up" || msg.direction === "down";
+    return scrollFrom(msg.localRef ? resolve(msg.localRef) : null, msg.direction, msg.amount);
+  }
+
+  /**
+   * Scroll what `from` is in (the page when null) by an amount in a direction.
+   * @param {Element|null} from @param {string} direction @param {number|null|undefined} amountPx
+   */
+  function scrollFrom(from, direction, amountPx) {
+    const vertical = direction === "up" || direction === "down";
     const page = document.scrollingElement || document.documentElement;
     // A ref inside a scrolling list scrolls the list: the element itself or its nearest scrollable ancestor.
-    const scroller = msg.localRef ? scrollableFrom(resolve(msg.localRef), vertical) || page : page;
+    const scroller = from ? scrollableFrom(from, vertical) || page : page;
     const size = scroller === page ? (vertical ? innerHeight : innerWidth) : vertical ? scroller.clientHeight : scroller.clientWidth;
-    const sign = msg.direction === "up" || msg.direction === "left" ? -1 : 1;
-    const amount = msg.amount ?? Math.round(size * 0.8);
+    const sign = direction === "up" || direction === "left" ? -1 : 1;
+    const amount = amountPx ?? Math.round(size * 0.8);
     const before = [scroller.scrollLeft, scroller.scrollTop];
     scroller.scrollBy({ left: vertical ? 0 : sign * amount, top: vertical ? sign * amount : 0, behavior: "instant" });
     const moved = [scroller.scrollLeft - before[0], scroller.scrollTop - before[1]];
@@ -530,6 +538,9 @@
     const occluder = hit ? topmostOccluder(hit, document.documentElement) : null;
     return { reaches: false, docId: core.docId, occluder_local_ref: occluder ? core.refFor(occluder) : null, occluder: occluder ? describe(occluder) : "nothing (outside the page)" };
   }
+
+  // The helpers pointer.js (drag, right_click, the pointer at coordinates) builds on.
+  core.pointer = { ActError, resolve, describe, deepElementFromPoint, composedParent, syntheticClick, scrollFrom };
 
   // ------------------------------------------------------------------ press guard
 

@@ -38,6 +38,13 @@
       return ref;
     },
     /**
+     * The element's ref if it has one already (given by a snapshot or an error's evidence), never a new one.
+     * @param {Element} el @returns {number|undefined}
+     */
+    refIfAny(el) {
+      return refOf.get(el);
+    },
+    /**
      * The live element for a local ref, or null when it was removed (stale).
      * @param {number} ref
      * @returns {Element|null}

@@ -18,6 +18,10 @@
     ACT_SCROLL: "wm:act:scroll",
     ACT_EXTRACT: "wm:act:extract",
     ACT_LOCATION: "wm:act:location",
+    ACT_HIT_POINT: "wm:act:hit-point",
+    ACT_POINT_PERFORM: "wm:act:point-perform",
+    ACT_DRAG_WATCH: "wm:act:drag-watch",
+    ACT_DRAG_STARTED: "wm:act:drag-started",
     SETTLE_QUIET: "wm:settle:quiet",
   });
   /** @type {{__waymarkKinds?: typeof kinds}} */ (globalThis).__waymarkKinds ??= kinds;

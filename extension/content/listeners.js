@@ -1,6 +1,7 @@
 // @ts-check
 /**
- * Which elements a page made clickable with script listeners, for the perception walker.
+ * Which elements a page made clickable with script listeners, and which it made HTML5 drop
+ * zones (a `drop` listener), for the perception walker.
  *
  * Runs in the page's own world (manifest content script, world MAIN) at document_start in
  * every frame, before the page's scripts: it wraps `addEventListener` and the `onclick`-style
@@ -19,6 +20,11 @@
   Object.defineProperty(g, QUERY, { value: true });
 
   const POINTER = new Set(["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"]);
+  /** A `drop` listener makes an HTML5 drop zone: a place to drag to, not a control, asked about apart. */
+  const DROP = "drop";
+  const QUERY_DROP = "__waymark_drops";
+  /** @type {WeakSet<Element>} */
+  const drops = new WeakSet();
   const add = EventTarget.prototype.addEventListener;
   /** @type {WeakSet<Element>} */
   const marked = new WeakSet();
@@ -27,6 +33,12 @@
 
   /** @param {any} target @param {string} type */
   function note(target, type) {
+    if (type === DROP && target instanceof Element && !drops.has(target) && target !== document.documentElement && target !== document.body) {
+      drops.add(target);
+      any = true;
+      add.call(target, QUERY_DROP, cancel);
+      return;
+    }
     if (!POINTER.has(type) || !(target instanceof Element) || marked.has(target)) return;
     if (target === document.documentElement || target === document.body) return;
     marked.add(target);

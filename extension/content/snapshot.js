@@ -400,6 +400,11 @@
     return !el.dispatchEvent(new Event(LISTENS, { cancelable: true }));
   }
 
+  /** Whether a script made `el` an HTML5 drop zone (a `drop` listener): a drag's `to_ref`. @param {Element} el */
+  function dropZone(el) {
+    return !el.dispatchEvent(new Event("__waymark_drops", { cancelable: true }));
+  }
+
   /**
    * The role of an element a person could operate, or null.
    * @param {Element} el @param {string} tag
@@ -436,6 +441,7 @@
     // A script listener (content/listeners.js) on a leaf, or on an element styled as clickable.
     if (pagesListen && listens(el) && (el.childElementCount === 0 || getComputedStyle(el).cursor === "pointer")) return "clickable";
     if (el.hasAttribute("tabindex") && /** @type {HTMLElement} */ (el).tabIndex >= 0 && getComputedStyle(el).cursor === "pointer") return "clickable";
+    if (pagesListen && dropZone(el)) return "dropzone";
     return null;
   }
 

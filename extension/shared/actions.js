@@ -3,15 +3,15 @@
 // host/core/messages.py: do not edit (a unit test fails while this file is stale).
 
 /** Every action type of the grammar, in its order. */
-export const ACTION_TYPES = Object.freeze(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "scroll", "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab", "wait", "extract", "ask_user", "done"]);
+export const ACTION_TYPES = Object.freeze(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "scroll", "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab", "wait", "extract", "ask_user", "done", "drag", "right_click", "click_at", "double_click_at", "move_to", "drag_at", "scroll_at"]);
 /** Actions that act on an element of the snapshot (a ref is required). */
-export const ELEMENT_ACTIONS = new Set(["click", "double_click", "hover", "type", "fill", "select", "check", "uncheck"]);
+export const ELEMENT_ACTIONS = new Set(["click", "double_click", "hover", "type", "fill", "select", "check", "uncheck", "drag", "right_click"]);
 /** Actions after which the page is given time to settle. */
-export const SETTLING_ACTIONS = new Set(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "scroll", "navigate", "back", "forward", "reload", "new_tab"]);
+export const SETTLING_ACTIONS = new Set(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "scroll", "navigate", "back", "forward", "reload", "new_tab", "drag", "right_click", "click_at", "double_click_at", "move_to", "drag_at", "scroll_at"]);
 /** Actions that change the page: never re-dispatched after a stale ref. */
-export const MUTATING_ACTIONS = new Set(["click", "double_click", "type", "fill", "press", "select", "check", "uncheck", "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab"]);
+export const MUTATING_ACTIONS = new Set(["click", "double_click", "type", "fill", "press", "select", "check", "uncheck", "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab", "drag", "right_click", "click_at", "double_click_at", "drag_at"]);
 /** Actions the extension carries out (the host handles the rest). */
-export const BROWSER_ACTIONS = new Set(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "scroll", "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab", "wait", "extract"]);
+export const BROWSER_ACTIONS = new Set(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "scroll", "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab", "wait", "extract", "drag", "right_click", "click_at", "double_click_at", "move_to", "drag_at", "scroll_at"]);
 
 /** The kinds of the messages between the service worker and the content scripts. */
 export const KIND = Object.freeze({
@@ -30,40 +30,52 @@ export const KIND = Object.freeze({
   ACT_SCROLL: "wm:act:scroll",
   ACT_EXTRACT: "wm:act:extract",
   ACT_LOCATION: "wm:act:location",
+  ACT_HIT_POINT: "wm:act:hit-point",
+  ACT_POINT_PERFORM: "wm:act:point-perform",
+  ACT_DRAG_WATCH: "wm:act:drag-watch",
+  ACT_DRAG_STARTED: "wm:act:drag-started",
   SETTLE_QUIET: "wm:settle:quiet",
 });
 
 /**
  * @typedef {{tab_id?: number|null, action: Record<string, unknown>, settle_min_ms?: number, settle_timeout_ms?: number, snapshot?: SnapshotOptions|null, dialogs?: "accept"|"dismiss", scroll_into_view?: boolean}} ActRequest
  * @typedef {{code: "stale_ref"|"not_found"|"not_visible"|"disabled"|"readonly"|"occluded"|"not_editable"|"navigation_timeout"|"restricted_page"|"no_such_tab"|"debugger_unavailable"|"timeout"|"bad_action"|"no_such_option"|"dialog_blocked"|string, message: string, data?: Record<string, unknown>, [key: string]: unknown}} ActionError
- * @typedef {{ok: boolean, action: string, path?: "cdp"|"synthetic"|"browser"|null, settle_ms?: number, settled?: boolean|null, url_before?: string, url_after?: string, navigated?: boolean, new_tab?: NewTabInfo|null, tab_id?: number|null, error?: ActionError|null, snapshot?: Snapshot|null, dialogs?: Array<Record<string, unknown>>, text?: string|null, [key: string]: unknown}} ActionResult
+ * @typedef {{ok: boolean, action: string, path?: "cdp"|"synthetic"|"browser"|null, settle_ms?: number, settled?: boolean|null, url_before?: string, url_after?: string, navigated?: boolean, new_tab?: NewTabInfo|null, tab_id?: number|null, error?: ActionError|null, snapshot?: Snapshot|null, dialogs?: Array<Record<string, unknown>>, text?: string|null, hit?: PointerHit|null, drop?: PointerHit|null, [key: string]: unknown}} ActionResult
  * @typedef {{type: "ask_user", question: string}} AskUser
  * @typedef {{type: "back"}} Back
  * @typedef {{type: "check", ref: number}} Check
  * @typedef {{type: "click", ref: number}} Click
+ * @typedef {{type: "click_at", x: number, y: number}} ClickAt
  * @typedef {{type: "close_tab", tab_id?: number|null}} CloseTab
  * @typedef {{type: "done", result?: string, success?: boolean}} Done
  * @typedef {{type: "double_click", ref: number}} DoubleClick
+ * @typedef {{type: "double_click_at", x: number, y: number}} DoubleClickAt
+ * @typedef {{type: "drag", ref: number, to_ref?: number|null, dx?: number|null, dy?: number|null}} Drag
+ * @typedef {{type: "drag_at", x: number, y: number, to_x: number, to_y: number}} DragAt
  * @typedef {{type: "extract", ref?: number|null, max_chars?: number}} Extract
  * @typedef {{type: "fill", ref: number, text: string}} Fill
  * @typedef {{type: "forward"}} Forward
  * @typedef {{type: "hover", ref: number}} Hover
+ * @typedef {{type: "move_to", x: number, y: number}} MoveTo
  * @typedef {{type: "navigate", url: string}} Navigate
  * @typedef {{type: "new_tab", url?: string|null}} NewTab
  * @typedef {{tab_id: number, url?: string, [key: string]: unknown}} NewTabInfo
+ * @typedef {{x: number, y: number, frame?: number, ref?: number|null, refs?: Array<number>, element?: string}} PointerHit
  * @typedef {{type: "press", key: string, ref?: number|null}} Press
  * @typedef {{type: "reload"}} Reload
+ * @typedef {{type: "right_click", ref: number}} RightClick
  * @typedef {{type: "scroll", direction?: "up"|"down"|"left"|"right", ref?: number|null, amount?: number|null}} Scroll
+ * @typedef {{type: "scroll_at", x: number, y: number, direction?: "up"|"down"|"left"|"right", amount?: number|null}} ScrollAt
  * @typedef {{type: "select", ref: number, value: string}} Select
- * @typedef {{url: string, title?: string, viewport?: Record<string, unknown>, elements?: Array<SnapshotElement>, text?: string, next_offset?: number|null, page_overflow?: boolean, stats?: Record<string, unknown>, tab_id?: number|null, screenshot_b64?: string|null, thumbnail_b64?: string|null, [key: string]: unknown}} Snapshot
+ * @typedef {{url: string, title?: string, viewport?: Record<string, unknown>, elements?: Array<SnapshotElement>, text?: string, next_offset?: number|null, page_overflow?: boolean, stats?: Record<string, unknown>, tab_id?: number|null, screenshot_b64?: string|null, screenshot_scale?: number|null, thumbnail_b64?: string|null, [key: string]: unknown}} Snapshot
  * @typedef {{ref: number, role: string, name?: string, value?: string|null, states?: Record<string, unknown>, bbox?: Array<number>, frame?: number, in_viewport?: boolean, href?: string|null, doc?: string, options?: Array<string>|null, field?: string|null, placeholder?: string|null, [key: string]: unknown}} SnapshotElement
  * @typedef {{tab_id?: number|null, max_chars?: number, offset?: number, screenshot?: boolean, thumbnail?: boolean, occlusion?: boolean}} SnapshotOptions
  * @typedef {{type: "switch_tab", tab_id: number}} SwitchTab
  * @typedef {{type: "type", ref: number, text: string}} Type
  * @typedef {{type: "uncheck", ref: number}} Uncheck
  * @typedef {{type: "wait", ms?: number|null, until?: Record<string, unknown>|null, timeout_ms?: number}} Wait
- * @typedef {Click|DoubleClick|Hover|Type|Fill|Press|Select|Check|Uncheck|Scroll|Navigate|Back|Forward|Reload|NewTab|SwitchTab|CloseTab|Wait|Extract|AskUser|Done} Action
- * @typedef {"click"|"double_click"|"hover"|"type"|"fill"|"press"|"select"|"check"|"uncheck"|"scroll"|"navigate"|"back"|"forward"|"reload"|"new_tab"|"switch_tab"|"close_tab"|"wait"|"extract"} BrowserActionType
+ * @typedef {Click|DoubleClick|Hover|Type|Fill|Press|Select|Check|Uncheck|Scroll|Navigate|Back|Forward|Reload|NewTab|SwitchTab|CloseTab|Wait|Extract|AskUser|Done|Drag|RightClick|ClickAt|DoubleClickAt|MoveTo|DragAt|ScrollAt} Action
+ * @typedef {"click"|"double_click"|"hover"|"type"|"fill"|"press"|"select"|"check"|"uncheck"|"scroll"|"navigate"|"back"|"forward"|"reload"|"new_tab"|"switch_tab"|"close_tab"|"wait"|"extract"|"drag"|"right_click"|"click_at"|"double_click_at"|"move_to"|"drag_at"|"scroll_at"} BrowserActionType
  */
 
 export {};

@@ -116,6 +116,33 @@ export function scaleBox(box, scale) {
 }
 
 /**
+ * A point of a screenshot (its pixels) in top-level viewport CSS pixels: the inverse of
+ * scaleBox, with the same factor (the coordinate actions' x, y are screenshot pixels).
+ * @param {Point} point @param {number} scale
+ * @returns {Point}
+ */
+export function fromScreenshot(point, scale) {
+  return [point[0] / scale, point[1] / scale];
+}
+
+/**
+ * The point `fraction` of the way from `a` to `b` (a drag's intermediate moves).
+ * @param {Point} a @param {Point} b @param {number} fraction
+ * @returns {Point}
+ */
+export function along(a, b, fraction) {
+  return [a[0] + (b[0] - a[0]) * fraction, a[1] + (b[1] - a[1]) * fraction];
+}
+
+/**
+ * True when two points are within `tolerance` CSS pixels of each other on both axes.
+ * @param {Point} a @param {Point} b @param {number=} tolerance
+ */
+export function samePoint(a, b, tolerance = 1) {
+  return Math.abs(a[0] - b[0]) <= tolerance && Math.abs(a[1] - b[1]) <= tolerance;
+}
+
+/**
  * A box of size w x h placed at (x, y), moved so it lies within [0, 0, maxW, maxH] (as far as
  * it fits).
  * @param {number} x @param {number} y @param {number} w @param {number} h @param {number} maxW @param {number} maxH

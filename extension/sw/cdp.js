@@ -187,24 +187,92 @@ export async function send(tabId, method, params) {
   }
 }
 
+/** CDP's `buttons` bit of each mouse button. */
+const BUTTON_BITS = { left: 1, right: 2 };
+
 /**
  * Trusted click (or double click) at a point in the tab's top-level viewport (CSS pixels).
  * `pointerThere`: the pointer was just moved to this point (by probe()), so no move is sent again.
  * @param {number} tabId @param {number} x @param {number} y
- * @param {{clickCount?: number, modifiers?: number, pointerThere?: boolean}=} opts
+ * @param {{clickCount?: number, modifiers?: number, pointerThere?: boolean, button?: "left"|"right"}=} opts
  */
 export async function click(tabId, x, y, opts = {}) {
   const count = opts.clickCount ?? 1;
   const modifiers = opts.modifiers ?? 0;
+  const button = opts.button ?? "left";
   await attach(tabId);
   /** @type {Record<string, any>[]} */
   const events = opts.pointerThere ? [] : [{ type: "mouseMoved", x, y, modifiers }];
   for (let n = 1; n <= count; n++) {
-    events.push({ type: "mousePressed", x, y, button: "left", buttons: 1, clickCount: n, modifiers });
-    events.push({ type: "mouseReleased", x, y, button: "left", buttons: 0, clickCount: n, modifiers });
+    events.push({ type: "mousePressed", x, y, button, buttons: BUTTON_BITS[button], clickCount: n, modifiers });
+    events.push({ type: "mouseReleased", x, y, button, buttons: 0, clickCount: n, modifiers });
   }
   // One session processes commands in order: pipelining keeps the sequence and saves round trips.
   await Promise.all(events.map((event) => send(tabId, "Input.dispatchMouseEvent", event)));
+}
+
+/** Intermediate pointer moves of a drag after the first: enough for pages that follow the pointer. */
+const DRAG_STEPS = 8;
+/** How far the first move of a drag goes at least (Chrome starts a drag past a few pixels). */
+const DRAG_START_PX = 8;
+/** How long Chrome may take to hand over an HTML5 drag it intercepted once the page started one. */
+const DRAG_INTERCEPT_MS = 2000;
+
+/**
+ * A trusted drag from one point of the top-level viewport to another (CSS pixels), the pointer
+ * already at `from` (probe()): press, a first move, then either the rest of the moves and the
+ * release (pages that follow mouse events: sortable lists, sliders), or, when the first move
+ * started an HTML5 drag (`started` asks the page), that drag carried by Chrome's drag
+ * interception: its data is handed over instead of an OS drag starting (which never ends in a
+ * headless or unfocused browser), and dragEnter, dragOver and drop are dispatched with it.
+ * @param {number} tabId @param {{x: number, y: number}} from @param {{x: number, y: number}} to
+ * @param {() => Promise<boolean>} started  whether the page began an HTML5 drag it did not cancel
+ * @param {() => Promise<void>} atRelease  called with the pointer over `to`, just before the drop
+ * @returns {Promise<"mouse"|"html5">} which kind of drag it was
+ */
+export async function drag(tabId, from, to, started, atRelease) {
+  const distance = Math.hypot(to.x - from.x, to.y - from.y);
+  const first = distance > 0 ? Math.min(1, Math.max(DRAG_START_PX / distance, 1 / DRAG_STEPS)) : 1;
+  const at = (/** @type {number} */ f) => ({ x: from.x + (to.x - from.x) * f, y: from.y + (to.y - from.y) * f });
+  const steps = [first, ...Array.from({ length: DRAG_STEPS }, (_, i) => (i + 1) / DRAG_STEPS).filter((f) => f > first)];
+  const held = { button: "left", buttons: 1 };
+  await send(tabId, "Input.dispatchMouseEvent", { type: "mousePressed", ...from, ...held, clickCount: 1 });
+  /** @type {(data: any) => void} */
+  let handOver = () => {};
+  const intercepted = new Promise((resolve) => { handOver = resolve; });
+  /** @type {(source: chrome.debugger.Debuggee, method: string, params?: object) => void} */
+  const listener = (source, method, params) => {
+    if (source.tabId === tabId && method === "Input.dragIntercepted") handOver(/** @type {any} */ (params).data);
+  };
+  chrome.debugger.onEvent.addListener(listener);
+  /** @type {any} */
+  let data = null;
+  try {
+    await send(tabId, "Input.setInterceptDrags", { enabled: true });
+    await send(tabId, "Input.dispatchMouseEvent", { type: "mouseMoved", ...at(first), ...held });
+    if (await started()) {
+      /** @type {ReturnType<typeof setTimeout>|undefined} */
+      let timer;
+      const late = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new WaymarkError("drag_failed", `the page started an HTML5 drag but Chrome did not hand it over within ${DRAG_INTERCEPT_MS} ms`)), DRAG_INTERCEPT_MS);
+      });
+      data = await Promise.race([intercepted, late]).finally(() => clearTimeout(timer));
+    }
+  } finally {
+    chrome.debugger.onEvent.removeListener(listener);
+    await send(tabId, "Input.setInterceptDrags", { enabled: false }).catch(() => {});
+  }
+  if (data) {
+    await send(tabId, "Input.dispatchDragEvent", { type: "dragEnter", ...at(first), data });
+    for (const f of steps.slice(1)) await send(tabId, "Input.dispatchDragEvent", { type: "dragOver", ...at(f), data });
+    await atRelease();
+    await send(tabId, "Input.dispatchDragEvent", { type: "drop", ...to, data });
+  } else {
+    for (const f of steps.slice(1)) await send(tabId, "Input.dispatchMouseEvent", { type: "mouseMoved", ...at(f), ...held });
+    await atRelease();
+  }
+  await send(tabId, "Input.dispatchMouseEvent", { type: "mouseReleased", ...to, button: "left", buttons: 0, clickCount: 1 });
+  return data ? "html5" : "mouse";
 }
 
 /** @param {number} tabId @param {number} x @param {number} y */

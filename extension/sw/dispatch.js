@@ -17,6 +17,7 @@ import { pageText } from "./page_text.js";
 import { frameOffsets, takeSnapshot } from "./snapshot.js";
 import { requireTab } from "./tabs.js";
 import { BROWSER_ACTIONS, ELEMENT_ACTIONS, KIND, SETTLING_ACTIONS } from "../shared/actions.js";
+import * as pointerActions from "./pointer.js";
 
 /**
  * @typedef {import("./refs.js").RefTarget} RefTarget
@@ -239,7 +240,7 @@ async function toFrame(ctx, t, message) {
  * `guard`, the frame also arms the press guard for a trusted click to come (see guardedClick);
  * `want` is the checked state a check action wants (no guard when the box already has it).
  * @param {Ctx} ctx @param {RefTarget} t @param {"pointer"|"edit"|"check"|"select"|"focus"} kind
- * @param {{guard?: boolean, want?: boolean}=} opts
+ * @param {{guard?: boolean, want?: boolean, scroll?: boolean}=} opts
  */
 async function prepare(ctx, t, kind, opts = {}) {
   ctx.frameId = t.frameId;
@@ -556,6 +557,13 @@ function checkedUrl(url) {
 }
 
 /**
+ * The steps the handlers of pointer.js act through, passed to them so the two modules do not
+ * import each other.
+ */
+const DISPATCH = { target, toFrame, prepare, trusted, synthetic, notLeaving, guardedClick, heldBack };
+/** @typedef {typeof DISPATCH} Dispatch */
+
+/**
  * The browser's handler of each action the registry (host/core/actions.py) says the extension
  * carries out; tsc fails while one has none.
  * @type {{[K in BrowserActionType]: (ctx: Ctx, a: Extract<Action, {type: K}>) => Promise<unknown>}}
@@ -569,4 +577,8 @@ const HANDLERS = {
   wait: (_ctx, a) => wait(a),
   navigate: browserAction, back: browserAction, forward: browserAction, reload: browserAction,
   new_tab: browserAction, switch_tab: browserAction, close_tab: browserAction,
+  drag: (ctx, a) => pointerActions.drag(ctx, DISPATCH, a), right_click: (ctx, a) => pointerActions.rightClick(ctx, DISPATCH, a),
+  click_at: (ctx, a) => pointerActions.atPoint(ctx, DISPATCH, a), double_click_at: (ctx, a) => pointerActions.atPoint(ctx, DISPATCH, a),
+  move_to: (ctx, a) => pointerActions.atPoint(ctx, DISPATCH, a), scroll_at: (ctx, a) => pointerActions.atPoint(ctx, DISPATCH, a),
+  drag_at: (ctx, a) => pointerActions.dragAt(ctx, DISPATCH, a),
 };

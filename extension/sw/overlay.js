@@ -15,6 +15,10 @@ const JPEG_QUALITY = 0.8;
 /** Chrome allows an extension two captureVisibleTab calls a second; a faster one fails outright. */
 const CAPTURE_GAP_MS = 510;
 let lastCaptureAt = -Infinity;
+/** Per tab, the scale of its latest screenshot (screenshot pixels per CSS pixel): the model's coordinates are in those pixels. */
+/** @type {Map<number, number>} */
+const scales = new Map();
+chrome.tabs?.onRemoved.addListener((tabId) => scales.delete(tabId));
 /** @type {Promise<unknown>} */
 let captureQueue = Promise.resolve();
 
@@ -55,7 +59,7 @@ export async function blobToBase64(blob) {
  * @param {chrome.tabs.Tab} tab  must be the active tab of its window (captureVisibleTab's rule); it is activated if not
  * @param {{ref: number, bbox: number[]}[]} elements  in-viewport elements, top-level CSS pixels
  * @param {number} innerWidth  the top document's innerWidth (CSS pixels)
- * @returns {Promise<{b64: string|null, labelled: boolean, error: string|null}>}
+ * @returns {Promise<{b64: string|null, labelled: boolean, error: string|null, scale: number|null}>}
  */
 export async function overlayScreenshot(tab, elements, innerWidth) {
   let dataUrl;
@@ -63,7 +67,7 @@ export async function overlayScreenshot(tab, elements, innerWidth) {
     if (!tab.active && tab.id !== undefined) await chrome.tabs.update(tab.id, { active: true });
     dataUrl = await pacedCapture(tab.windowId, { format: "jpeg", quality: Math.round(JPEG_QUALITY * 100) });
   } catch (e) {
-    return { b64: null, labelled: false, error: `capture failed: ${String(/** @type {any} */ (e)?.message || e)}` };
+    return { b64: null, labelled: false, error: `capture failed: ${String(/** @type {any} */ (e)?.message || e)}`, scale: null };
   }
   const raw = dataUrl.slice(dataUrl.indexOf(",") + 1);
   try {
@@ -72,6 +76,7 @@ export async function overlayScreenshot(tab, elements, innerWidth) {
     const ctx = /** @type {OffscreenCanvasRenderingContext2D} */ (canvas.getContext("2d"));
     ctx.drawImage(bitmap, 0, 0);
     const scale = bitmap.width / Math.max(1, innerWidth);
+    if (tab.id !== undefined) scales.set(tab.id, scale);
     const fontPx = Math.max(10, Math.round(12 * scale));
     ctx.font = `bold ${fontPx}px sans-serif`;
     ctx.textBaseline = "top";
@@ -93,8 +98,25 @@ export async function overlayScreenshot(tab, elements, innerWidth) {
     }
     bitmap.close();
     const blob = await canvas.convertToBlob({ type: "image/jpeg", quality: JPEG_QUALITY });
-    return { b64: await blobToBase64(blob), labelled: true, error: null };
+    return { b64: await blobToBase64(blob), labelled: true, error: null, scale };
   } catch (e) {
-    return { b64: raw, labelled: false, error: `labelling failed: ${String(/** @type {any} */ (e)?.message || e)}` };
+    return { b64: raw, labelled: false, error: `labelling failed: ${String(/** @type {any} */ (e)?.message || e)}`, scale: null };
   }
+}
+
+/**
+ * The scale of the screenshot the model was shown of this tab (screenshot pixels per CSS pixel):
+ * the latest one's, else measured now with a capture of its own.
+ * @param {chrome.tabs.Tab} tab @param {() => Promise<number>} innerWidth  the top document's, asked only to measure
+ * @returns {Promise<number>}
+ */
+export async function screenshotScale(tab, innerWidth) {
+  const known = tab.id !== undefined ? scales.get(tab.id) : undefined;
+  if (known) return known;
+  if (!tab.active && tab.id !== undefined) await chrome.tabs.update(tab.id, { active: true });
+  const bitmap = await createImageBitmap(await (await fetch(await pacedCapture(tab.windowId, { format: "jpeg", quality: 30 }))).blob());
+  const scale = bitmap.width / Math.max(1, await innerWidth());
+  bitmap.close();
+  if (tab.id !== undefined) scales.set(tab.id, scale);
+  return scale;
 }

@@ -301,6 +301,7 @@ export async function takeSnapshot(tabId, options = {}) {
   if (opts.screenshot) {
     const shot = await overlayScreenshot(tab, page.elements.filter((e) => e.in_viewport), vp.width);
     snapshot.screenshot_b64 = shot.b64;
+    snapshot.screenshot_scale = shot.scale;
     if (shot.error) snapshot.stats.screenshot_error = shot.error;
     snapshot.stats.screenshot_labelled = shot.labelled;
     if (opts.thumbnail && shot.b64) {

@@ -56,6 +56,11 @@ def destructive_reason(action: dict[str, Any], snapshot: Snapshot | None) -> str
     kind = action.get("type")
     rule = ACTIONS[kind].traits.confirm if isinstance(kind, str) and kind in ACTIONS else None
     element = snapshot.find(action["ref"]) if snapshot is not None and isinstance(action.get("ref"), int) else None
+    if rule == "activation" and snapshot is not None and ACTIONS[str(kind)].traits.coordinates:
+        # A press at a point lands on whatever is drawn there: asked as a press on it would be.
+        point = (action.get("x"), action.get("y"))
+        covered = snapshot.covering(*point) if all(isinstance(v, (int, float)) for v in point) else []
+        return next((reason for reason in map(_element_reason, covered) if reason), None)
     if rule == "activation" and element is not None:
         return _element_reason(element)
     if rule == "enter" and str(action.get("key", "")).lower() in ("enter", "numpadenter") and snapshot is not None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, Union, get_args
 from urllib.parse import urljoin, urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,9 @@ class Traits:
     #: How the action is written in the text-mode answer format, where its fields alone do not
     #: say it well (see `text_form`).
     text_form: str | None = None
+    #: Takes a point of the screenshot the model was shown (vision mode): offered to the model
+    #: only when it works in coordinates, so the default executor's tool does not grow.
+    coordinates: bool = False
 
 
 class _Action(BaseModel):
@@ -126,6 +129,96 @@ class Uncheck(_Action):
     type: Literal["uncheck"] = "uncheck"
     traits: ClassVar[Traits] = Traits(targets_element=True, mutating=True, settles=True, example={"type": "uncheck", "ref": 4})
     ref: int = Field(ge=1, strict=True)
+
+
+# ---- pointer actions: drag, right click, and the pointer at screenshot coordinates (issue 18) ----
+
+
+class Drag(_Action):
+    """Drag the element with this ref onto `to_ref`, or by `dx`,`dy` CSS pixels (sliders, handles)."""
+
+    type: Literal["drag"] = "drag"
+    traits: ClassVar[Traits] = Traits(targets_element=True, mutating=True, settles=True, example={"type": "drag", "ref": 5, "to_ref": 9},
+                                      text_form="drag{ref,to_ref | dx,dy}")
+    ref: int = Field(ge=1, strict=True)
+    to_ref: int | None = Field(default=None, ge=1, strict=True)
+    dx: float | None = Field(default=None, ge=-10_000, le=10_000)
+    dy: float | None = Field(default=None, ge=-10_000, le=10_000)
+
+    @model_validator(mode="after")
+    def _one_destination(self) -> Drag:
+        by_offset = self.dx is not None or self.dy is not None
+        if self.to_ref is not None and by_offset:
+            raise ValueError("drag takes to_ref (drop onto that element) or dx/dy (move by that many CSS pixels), not both")
+        if self.to_ref is None and not by_offset:
+            raise ValueError('drag needs where to drop: to_ref (an element\'s ref) or dx/dy in CSS pixels, e.g. {"type": "drag", "ref": 5, "dx": 120, "dy": 0}')
+        return self
+
+
+class RightClick(_Action):
+    """Right-click the element with this ref (opens its context menu)."""
+
+    type: Literal["right_click"] = "right_click"
+    traits: ClassVar[Traits] = Traits(targets_element=True, mutating=True, settles=True, example={"type": "right_click", "ref": 12})
+    ref: int = Field(ge=1, strict=True)
+
+
+#: A point of the screenshot the model was shown, in its pixels (not CSS pixels).
+_Pixel = Annotated[float, Field(ge=0, le=100_000)]
+
+
+class ClickAt(_Action):
+    """Click at pixel x,y of the screenshot."""
+
+    type: Literal["click_at"] = "click_at"
+    traits: ClassVar[Traits] = Traits(mutating=True, settles=True, confirm="activation", coordinates=True, example={"type": "click_at", "x": 640, "y": 360})
+    x: _Pixel
+    y: _Pixel
+
+
+class DoubleClickAt(_Action):
+    """Double-click at pixel x,y of the screenshot."""
+
+    type: Literal["double_click_at"] = "double_click_at"
+    traits: ClassVar[Traits] = Traits(mutating=True, settles=True, confirm="activation", coordinates=True,
+                                      example={"type": "double_click_at", "x": 640, "y": 360})
+    x: _Pixel
+    y: _Pixel
+
+
+class MoveTo(_Action):
+    """Move the pointer to pixel x,y of the screenshot (hover)."""
+
+    type: Literal["move_to"] = "move_to"
+    traits: ClassVar[Traits] = Traits(settles=True, coordinates=True, example={"type": "move_to", "x": 640, "y": 360})
+    x: _Pixel
+    y: _Pixel
+
+
+class DragAt(_Action):
+    """Press at pixel x,y of the screenshot, drag to to_x,to_y and release."""
+
+    type: Literal["drag_at"] = "drag_at"
+    traits: ClassVar[Traits] = Traits(mutating=True, settles=True, coordinates=True, example={"type": "drag_at", "x": 100, "y": 200, "to_x": 300, "to_y": 200})
+    x: _Pixel
+    y: _Pixel
+    to_x: _Pixel
+    to_y: _Pixel
+
+
+class ScrollAt(_Action):
+    """Scroll what is under pixel x,y of the screenshot by `amount` CSS pixels (default: most of its height)."""
+
+    type: Literal["scroll_at"] = "scroll_at"
+    traits: ClassVar[Traits] = Traits(settles=True, coordinates=True, example={"type": "scroll_at", "x": 640, "y": 360, "direction": "down"},
+                                      text_form="scroll_at{x,y,direction,amount?}")
+    x: _Pixel
+    y: _Pixel
+    direction: Literal["up", "down", "left", "right"] = "down"
+    amount: int | None = Field(default=None, ge=1, le=100_000)
+
+
+# ---- end of pointer actions -----------------------------------------------------------------------
 
 
 class Scroll(_Action):
@@ -233,6 +326,7 @@ Action = Annotated[
     Union[
         Click, DoubleClick, Hover, Type, Fill, Press, Select, Check, Uncheck, Scroll,
         Navigate, Back, Forward, Reload, NewTab, SwitchTab, CloseTab, Wait, Extract, AskUser, Done,
+        Drag, RightClick, ClickAt, DoubleClickAt, MoveTo, DragAt, ScrollAt,
     ],
     Field(discriminator="type"),
 ]
@@ -299,7 +393,18 @@ def action_help(kind: str) -> str:
 
 
 MULTI_TAB_ACTIONS: frozenset[str] = _where(multi_tab=True)
-SINGLE_TAB_ACTIONS: tuple[str, ...] = tuple(a for a in ACTION_TYPES if a not in MULTI_TAB_ACTIONS)
+#: The pointer at screenshot coordinates: vision mode only.
+COORDINATE_ACTIONS: frozenset[str] = _where(coordinates=True)
+
+
+def offered_actions(*, multi_tab: bool, coordinates: bool) -> tuple[str, ...]:
+    """The actions offered to the model in one turn: tab actions only when the task has tabs to
+    switch, the coordinate actions only to a model that works in screenshot coordinates."""
+    return tuple(a for a in ACTION_TYPES if (multi_tab or a not in MULTI_TAB_ACTIONS) and (coordinates or a not in COORDINATE_ACTIONS))
+
+
+#: The actions of a one-tab task in the default (ref) mode: the common case, and the eval bench's.
+SINGLE_TAB_ACTIONS: tuple[str, ...] = offered_actions(multi_tab=False, coordinates=False)
 MUTATING: frozenset[str] = _where(mutating=True)
 BROWSER_ACTIONS: frozenset[str] = _where(runs_in="browser")
 ELEMENT_ACTIONS: frozenset[str] = _where(targets_element=True)

@@ -69,6 +69,24 @@ class ActRequest(BaseModel):
     scroll_into_view: bool = True
 
 
+class PointerHit(BaseModel):
+    """Where a pointer action landed: the point, and the elements there the snapshot knows."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: The point in the top-level viewport's CSS pixels.
+    x: float
+    y: float
+    #: Chrome's frameId of the frame whose document is under the point (0 = top document).
+    frame: int = 0
+    #: The innermost element under the point that has a ref, if any (what the model would name).
+    ref: int | None = None
+    #: Every ref whose box covers the point, innermost first.
+    refs: list[int] = Field(default_factory=list)
+    #: A short description of the element under the point (tag, id, role, label; never a value).
+    element: str = ""
+
+
 class ActionResult(BaseModel):
     """What the extension did: proven by `ok`, or failed with a code and the evidence."""
 
@@ -95,3 +113,7 @@ class ActionResult(BaseModel):
     dialogs: list[dict[str, Any]] = Field(default_factory=list)
     #: What `extract` read.
     text: str | None = None
+    #: Where a coordinate action's point landed (drag_at: where the press began).
+    hit: PointerHit | None = None
+    #: Where a drag released: the element under the release point after the drop.
+    drop: PointerHit | None = None

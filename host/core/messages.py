@@ -21,5 +21,10 @@ CONTENT_KINDS: dict[str, str] = {
     "ACT_SCROLL": "wm:act:scroll",
     "ACT_EXTRACT": "wm:act:extract",
     "ACT_LOCATION": "wm:act:location",
+    # drag, right_click and the pointer at screenshot coordinates (content/pointer.js)
+    "ACT_HIT_POINT": "wm:act:hit-point",
+    "ACT_POINT_PERFORM": "wm:act:point-perform",
+    "ACT_DRAG_WATCH": "wm:act:drag-watch",
+    "ACT_DRAG_STARTED": "wm:act:drag-started",
     "SETTLE_QUIET": "wm:settle:quiet",
 }

@@ -51,12 +51,23 @@ class Snapshot(BaseModel):
     tab_id: int | None = None
     #: Base64 JPEG of the numbered-overlay screenshot, when asked for.
     screenshot_b64: str | None = None
+    #: Screenshot pixels per CSS pixel of that screenshot (2 at device-pixel-ratio 2): the
+    #: coordinate actions' x, y are screenshot pixels, divided by this in the extension.
+    screenshot_scale: float | None = None
     #: Base64 JPEG thumbnail of that screenshot, when asked for (`SnapshotOptions.thumbnail`).
     thumbnail_b64: str | None = None
 
     def find(self, ref: int) -> SnapshotElement | None:
         """The element with this ref, if the snapshot has it."""
         return next((e for e in self.elements if e.ref == ref), None)
+
+    def covering(self, x: float, y: float) -> list[SnapshotElement]:
+        """The in-view elements whose boxes cover a point of the screenshot (its pixels, as the
+        coordinate actions give it), smallest box first: what a press there would land on."""
+        scale = self.screenshot_scale or 1.0
+        px, py = x / scale, y / scale
+        hits = [e for e in self.elements if e.in_viewport and e.bbox[0] <= px <= e.bbox[0] + e.bbox[2] and e.bbox[1] <= py <= e.bbox[1] + e.bbox[3]]
+        return sorted(hits, key=lambda e: e.bbox[2] * e.bbox[3])
 
 
 def box_inside(box: list[float], outer: list[float]) -> bool:

@@ -9,6 +9,7 @@ from waymark.host.core.actions import (
     ACTION_TYPES,
     ACTIONS,
     BROWSER_ACTIONS,
+    COORDINATE_ACTIONS,
     ELEMENT_ACTIONS,
     EXAMPLES,
     parse_action,
@@ -39,8 +40,9 @@ def test_an_element_action_requires_a_ref():
 
 
 def test_confirmation_follows_the_trait_of_the_action():
+    # The button covers every coordinate action's example point (640, 360), as drawn in the screenshot.
     snapshot = Snapshot.model_validate({"url": "https://shop.test/", "title": "", "text": "",
-                                        "elements": [{"ref": 1, "role": "button", "name": "Place order"}]})
+                                        "elements": [{"ref": 1, "role": "button", "name": "Place order", "bbox": [600, 340, 100, 50], "in_viewport": True}]})
     asked = {kind for kind in ACTION_TYPES
-             if kind in ELEMENT_ACTIONS and destructive_reason({**EXAMPLES[kind], "ref": 1}, snapshot)}
+             if (kind in ELEMENT_ACTIONS or kind in COORDINATE_ACTIONS) and destructive_reason({**EXAMPLES[kind], "ref": 1}, snapshot)}
     assert asked == {kind for kind, cls in ACTIONS.items() if cls.traits.confirm == "activation"}

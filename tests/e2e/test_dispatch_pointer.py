@@ -1,0 +1,184 @@
+"""drag, right_click and the pointer at screenshot coordinates, in real Chromium: trusted input,
+HTML5 drag and drop, sliders, context menus, and points of the screenshot mapped to the element
+drawn there on scrolled pages, inside cross-origin iframes and at device-pixel-ratio 2."""
+
+from typing import Any
+
+from tests.conftest import wait_connected
+from tests.e2e.dispatch_helpers import act, ref, snapshot, tab_id_of
+from waymark.host.core.snapshot import Snapshot
+
+
+async def open_pointer(sw, page, site_url):
+    await wait_connected(sw)
+    await page.goto(f"{site_url}/dispatch/pointer.html")
+    tab = await tab_id_of(sw, page)
+    return tab, await snapshot(sw, tab)
+
+
+def pixel(snap: Snapshot, element_ref: int) -> dict[str, float]:
+    """The centre of an element as a point of the snapshot's screenshot (its pixels)."""
+    element = snap.find(element_ref)
+    assert element is not None and snap.screenshot_scale, "the snapshot must carry a screenshot"
+    x, y, w, h = element.bbox
+    return {"x": (x + w / 2) * snap.screenshot_scale, "y": (y + h / 2) * snap.screenshot_scale}
+
+
+async def test_drag_onto_a_ref_reorders_a_mouse_driven_sortable_list(sw, page, site_url):
+    tab, snap = await open_pointer(sw, page, site_url)
+    apple = ref(snap, "Apple")
+    result = await act(sw, tab, {"type": "drag", "ref": ref(snap, "Cherry"), "to_ref": apple})
+    assert result.ok, result.error
+    assert result.path == "cdp"
+    assert result.model_extra["drag"] == "mouse"
+    assert await page.text_content("#order") == "Cherry,Apple,Banana"
+    assert result.drop is not None and result.drop.ref == apple, "the result says where the drop landed"
+
+
+async def test_drag_onto_a_drop_zone_carries_an_html5_drag_and_drop(sw, page, site_url):
+    tab, snap = await open_pointer(sw, page, site_url)
+    column = ref(snap, "Done column")
+    result = await act(sw, tab, {"type": "drag", "ref": ref(snap, "Write report"), "to_ref": column})
+    assert result.ok, result.error
+    assert result.model_extra["drag"] == "html5"
+    assert await page.text_content("#dropped") == "card:Write report"
+    assert await page.text_content("#drop-trusted") == "true"
+    assert await page.text_content("#dragend") == "yes"
+    assert result.drop is not None and column in result.drop.refs, "the result says where the drop landed"
+
+
+async def test_drag_by_an_offset_moves_a_range_slider(sw, page, site_url):
+    tab, snap = await open_pointer(sw, page, site_url)
+    result = await act(sw, tab, {"type": "drag", "ref": ref(snap, "Volume"), "dx": 90, "dy": 0})
+    assert result.ok, result.error
+    assert int(await page.text_content("#vol") or 0) > 70, "the thumb followed the pointer 90 px to the right"
+
+
+async def test_drag_of_a_removed_element_is_a_stale_ref_and_moves_nothing(sw, page, site_url):
+    tab, snap = await open_pointer(sw, page, site_url)
+    apple = ref(snap, "Apple")
+    await page.evaluate("() => document.querySelector('#sortable li').remove()")
+    result = await act(sw, tab, {"type": "drag", "ref": apple, "to_ref": ref(snap, "Cherry")}, snapshot=None)
+    assert not result.ok
+    assert result.error.code == "stale_ref"
+    assert await page.text_content("#order") == "Apple,Banana,Cherry"
+
+
+async def test_right_click_opens_the_page_s_own_context_menu_with_a_trusted_event(sw, page, site_url):
+    tab, snap = await open_pointer(sw, page, site_url)
+    result = await act(sw, tab, {"type": "right_click", "ref": ref(snap, "report.pdf")})
+    assert result.ok, result.error
+    assert await page.text_content("#ctx") == "open"
+    assert await page.text_content("#ctx-trusted") == "true"
+    assert await page.text_content("#file-clicks") == "0", "a right click is not a click"
+    assert "Rename" in (result.snapshot.text if result.snapshot else "")
+
+
+async def test_click_at_a_screenshot_pixel_clicks_the_element_drawn_there_and_names_its_ref(sw, page, site_url):
+    tab, _ = await open_pointer(sw, page, site_url)
+    shot = await snapshot(sw, tab, screenshot=True)
+    target = ref(shot, "Right target")
+    result = await act(sw, tab, {"type": "click_at", **pixel(shot, target)})
+    assert result.ok, result.error
+    assert await page.text_content("#last") == "Right target"
+    assert await page.text_content("#trusted") == "true"
+    assert result.hit is not None and result.hit.ref == target
+
+
+async def test_click_at_on_a_scrolled_page_uses_the_screenshot_of_the_scrolled_viewport(sw, page, site_url):
+    tab, _ = await open_pointer(sw, page, site_url)
+    await page.evaluate("() => document.getElementById('deep').scrollIntoView({block: 'center'})")
+    assert await page.evaluate("() => window.scrollY") > 500
+    shot = await snapshot(sw, tab, screenshot=True)
+    result = await act(sw, tab, {"type": "click_at", **pixel(shot, ref(shot, "Deep target"))})
+    assert result.ok, result.error
+    assert await page.text_content("#last") == "Deep target"
+
+
+async def test_click_at_inside_a_cross_origin_iframe_clicks_the_frame_s_button(sw, page, site_url, other_origin):
+    await wait_connected(sw)
+    await page.goto(f"{site_url}/dispatch/frames.html?other={other_origin}")
+    await page.wait_for_function("() => window.frames.length === 2 && Array.from(window.frames).every((f) => f)")
+    for frame in page.frames[1:]:
+        await frame.wait_for_load_state()
+    tab = await tab_id_of(sw, page)
+    shot = await snapshot(sw, tab, screenshot=True)
+    button = ref(shot, "Press in cross frame")
+    result = await act(sw, tab, {"type": "click_at", **pixel(shot, button)})
+    assert result.ok, result.error
+    cross = next(f for f in page.frames if "name=cross" in f.url)
+    same = next(f for f in page.frames if "name=same" in f.url)
+    assert await cross.text_content("#c") == "1"
+    assert await cross.text_content("#t") == "true"
+    assert await same.text_content("#c") == "0"
+    assert result.hit is not None and result.hit.ref == button and result.hit.frame != 0
+
+
+async def test_double_click_at_and_move_to_reach_the_element_under_the_point(sw, page, site_url):
+    tab, _ = await open_pointer(sw, page, site_url)
+    shot = await snapshot(sw, tab, screenshot=True)
+    double = await act(sw, tab, {"type": "double_click_at", **pixel(shot, ref(shot, "Twice target"))})
+    moved = await act(sw, tab, {"type": "move_to", **pixel(shot, ref(shot, "Hover here"))})
+    assert double.ok and moved.ok, (double.error, moved.error)
+    assert await page.text_content("#dbl") == "1"
+    assert await page.text_content("#hovered") == "yes"
+
+
+async def test_drag_at_carries_a_card_between_two_screenshot_points(sw, page, site_url):
+    tab, _ = await open_pointer(sw, page, site_url)
+    shot = await snapshot(sw, tab, screenshot=True)
+    start, end = pixel(shot, ref(shot, "Write report")), pixel(shot, ref(shot, "Done column"))
+    result = await act(sw, tab, {"type": "drag_at", "x": start["x"], "y": start["y"], "to_x": end["x"], "to_y": end["y"]})
+    assert result.ok, result.error
+    assert await page.text_content("#dropped") == "card:Write report"
+    assert result.hit is not None and result.hit.ref == ref(shot, "Write report")
+
+
+async def test_scroll_at_scrolls_the_box_under_the_point_not_the_page(sw, page, site_url):
+    tab, _ = await open_pointer(sw, page, site_url)
+    shot = await snapshot(sw, tab, screenshot=True)
+    # A scroll box is no control, so it has no ref: the point is where the screenshot draws it.
+    box = await page.evaluate("() => { const r = document.getElementById('box').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }")
+    point = {"x": box[0] * (shot.screenshot_scale or 1), "y": box[1] * (shot.screenshot_scale or 1)}
+    result = await act(sw, tab, {"type": "scroll_at", **point, "direction": "down", "amount": 200})
+    assert result.ok, result.error
+    assert await page.evaluate("() => document.getElementById('box').scrollTop") == 200
+    assert await page.evaluate("() => window.scrollY") == 0
+
+
+async def test_click_at_a_point_outside_the_viewport_fails_and_clicks_nothing(sw, page, site_url):
+    tab, _ = await open_pointer(sw, page, site_url)
+    shot = await snapshot(sw, tab, screenshot=True)
+    width = float(shot.viewport["width"]) * (shot.screenshot_scale or 1)
+    result = await act(sw, tab, {"type": "click_at", "x": width + 50, "y": 10})
+    assert not result.ok
+    assert result.error.code == "outside_viewport"
+    assert await page.text_content("#last") == "none"
+
+
+async def test_click_at_maps_screenshot_pixels_at_device_pixel_ratio_2(playwright_instance, tmp_path, site_url):
+    from waymark.host.launch import launch_browser
+
+    from tests.conftest import _host_env
+
+    launched = await launch_browser(playwright_instance, tmp_path / "profile", host_env=_host_env(),
+                                    extra_args=["--force-device-scale-factor=2"], extension=await _diagnostic(tmp_path))
+    try:
+        sw = launched.service_worker
+        page = await launched.context.new_page()
+        tab, _ = await open_pointer(sw, page, site_url)
+        shot = await snapshot(sw, tab, screenshot=True)
+        assert shot.screenshot_scale == 2, "the premise: the screenshot has two pixels per CSS pixel"
+        target = ref(shot, "Right target")
+        result = await act(sw, tab, {"type": "click_at", **pixel(shot, target)})
+        assert result.ok, result.error
+        assert await page.text_content("#last") == "Right target"
+        assert result.hit is not None and result.hit.ref == target
+    finally:
+        await launched.close()
+
+
+async def _diagnostic(tmp_path: Any) -> Any:
+    from waymark.eval.sw_handle import diagnostic_extension
+
+    return diagnostic_extension(tmp_path / "extension")
