@@ -10,10 +10,12 @@ Typing has no ref in either vocabulary: it goes to the focused element (Anthropi
 Gemini's `type`) or to the field at a point (Gemini's `type_text_at`). Such an answer is a
 `type` (or a `fill`, when the field is to be cleared first) without a ref, with `x`/`y` when it
 names a point; the executor resolves it to the ref of the field at that point or of the focused
-element (host.agent.screen), so typing keeps every check a ref-based `type` has.
+element (host.agent.screen), so typing keeps every check a ref-based `type` has. Gemini's scroll
+magnitude comes as `amount_px` (screenshot pixels), made CSS pixels there too.
 
-An action Waymark cannot do (a triple or middle click, holding a mouse button or a key) keeps
-its own name: the decision parser answers it as an action the grammar lacks, with a reminder.
+A right click at a point is a `right_click` with `x`/`y`, given the ref of what is there the
+same way. An action Waymark cannot do (a triple or middle click, holding a mouse button or a
+key) keeps its own name: the decision parser answers it as an action the grammar lacks, with a reminder.
 """
 
 from __future__ import annotations
@@ -127,11 +129,13 @@ class GeminiScreen:
         return _point(self._x(args.get("x")), self._y(args.get("y")))
 
     def _scroll(self, args: dict[str, Any]) -> dict[str, Any]:
+        # The magnitude is scaled like a coordinate along the scrolled axis: screenshot pixels,
+        # which the executor makes the CSS pixels of `amount` (host.agent.screen).
         direction = args.get("direction")
         magnitude = args.get("magnitude", GEMINI_DEFAULT_MAGNITUDE)
-        amount = self._x(magnitude) if direction in ("left", "right") else self._y(magnitude)
+        pixels = self._x(magnitude) if direction in ("left", "right") else self._y(magnitude)
         out = {"action": "scroll_at", **self._at(args), "direction": direction}
-        return {**out, "amount": amount} if isinstance(amount, int) and amount > 0 else out
+        return {**out, "amount_px": pixels} if isinstance(pixels, int) and pixels > 0 else out
 
     def action(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """The `act` arguments for one predefined function call (both of Gemini's vocabularies:
@@ -147,6 +151,8 @@ class GeminiScreen:
             return {"action": "click_at", **self._at(args)}
         if name == "double_click":
             return {"action": "double_click_at", **self._at(args)}
+        if name == "right_click":
+            return {"action": "right_click", **self._at(args)}
         if name in ("hover_at", "move"):
             return {"action": "move_to", **self._at(args)}
         if name == "drag_and_drop":
@@ -202,6 +208,8 @@ def anthropic_action(args: dict[str, Any]) -> dict[str, Any]:
         return {"action": "double_click_at", **at}
     if kind == "mouse_move" and at:
         return {"action": "move_to", **at}
+    if kind == "right_click" and at:
+        return {"action": "right_click", **at}
     if kind == "left_click_drag" and at:
         start = args.get("start_coordinate")
         if isinstance(start, list) and len(start) == 2:

@@ -154,7 +154,7 @@ class Executor:
                     call = completion.tool_calls[0]
                     if len(completion.tool_calls) > 1:
                         raise ParseFailure("multi_root", f"{len(completion.tool_calls)} tool calls; call exactly one tool")
-                    arguments = screen.typing_with_ref(call.arguments, snapshot, image_width, coercions) if shown else call.arguments
+                    arguments = screen.dispatchable(call.arguments, snapshot, image_width, coercions) if shown else call.arguments
                     decision = decision_from_tool_call(call.name, arguments, coercions)
                 else:
                     decision = parse_decision(completion.text or "", coercions)

@@ -60,10 +60,9 @@ from waymark.host.agent.verifier import (
 )
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.core.actions import (
-    ACTION_TYPES,
-    SINGLE_TAB_ACTIONS,
     URL_ACTIONS,
     absolute_url,
+    offered_actions,
 )
 from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.phases import timed
@@ -209,8 +208,9 @@ class AgentRun:
         return snapshot_block(snapshot.url, snapshot.title, snapshot.text, self.session.tab_id if len(self.task_tabs) > 1 else None)
 
     def _allowed(self) -> tuple[str, ...]:
-        """The actions offered this turn: tab switching and closing only when the task has tabs to switch."""
-        return ACTION_TYPES if len(self.task_tabs) > 1 else SINGLE_TAB_ACTIONS
+        """The actions offered this turn: tab switching and closing only when the task has tabs to
+        switch, the coordinate actions only to a model in computer-use mode."""
+        return offered_actions(multi_tab=len(self.task_tabs) > 1, coordinates=self.executor.screen)
 
     def _timeout(self, call: CallSettings) -> float:
         return max(1.0, min(call.timeout_s, self.budget.remaining_s()))

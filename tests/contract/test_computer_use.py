@@ -191,3 +191,18 @@ def sent_images(backend: HTTPBackend) -> list[bytes]:
     if backend.name == "gemini":
         return [base64.urlsafe_b64decode(p["inlineData"]["data"]) for c in body["contents"] for p in c["parts"] if "inlineData" in p]
     return [base64.b64decode(b["source"]["data"]) for m in body["messages"] for b in m["content"] if b.get("type") == "image"]
+
+
+async def test_the_executor_takes_a_click_at_screen_coordinates_as_click_at(screen_backend: HTTPBackend, streamed: bool) -> None:
+    from waymark.host.core.actions import offered_actions
+
+    if streamed:
+        pytest.skip("the executor asks for whole completions")
+    provider = await screen_backend.make(Reply(tool_calls=[click(screen_backend, 960, 60)]), computer_use=True)
+    executor = Executor(provider)
+    assert executor.screen
+    turn = await executor.decide(task="Search", intent="press Go", verify=[], history=[], feedback=None, page=PAGE.text, snapshot=PAGE,
+                                 step_index=0, attempt=1, reminders=0, screenshot_b64=screenshot_jpeg(WIDTH, HEIGHT),
+                                 allowed=offered_actions(multi_tab=False, coordinates=True))
+    assert turn.decision is not None
+    assert turn.decision.action.model_dump(exclude_none=True) == {"type": "click_at", "x": 960, "y": 60}

@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import screenshot_jpeg
 from waymark.host.agent.grammar import DecisionRejected
 from waymark.host.agent.parsing import ParseFailure, decision_from_tool_call
-from waymark.host.agent.screen import typing_with_ref
+from waymark.host.agent.screen import dispatchable
 from waymark.host.core.snapshot import Snapshot
 from waymark.providers import errors
 from waymark.providers.computer_use import (
@@ -50,11 +50,11 @@ def test_gemini_hover_and_double_click_are_move_to_and_double_click_at():
     assert GEMINI.action("double_click", {"x": 500, "y": 500})["action"] == "double_click_at"
 
 
-def test_gemini_scroll_at_scales_its_magnitude_along_the_scrolled_axis():
+def test_gemini_scroll_at_scales_its_magnitude_along_the_scrolled_axis_in_screenshot_pixels():
     down = GEMINI.action("scroll_at", {"x": 500, "y": 500, "direction": "down", "magnitude": 500})
     right = GEMINI.action("scroll_at", {"x": 500, "y": 500, "direction": "right", "magnitude": 500})
-    assert (down["amount"], right["amount"]) == (400, 640)
-    assert down == {"action": "scroll_at", "x": 640, "y": 400, "direction": "down", "amount": 400}
+    assert (down["amount_px"], right["amount_px"]) == (400, 640)
+    assert down == {"action": "scroll_at", "x": 640, "y": 400, "direction": "down", "amount_px": 400}
 
 
 def test_gemini_scroll_document_scrolls_the_page():
@@ -125,9 +125,9 @@ def test_anthropic_type_types_at_the_focused_element_and_a_screenshot_waits_for_
 
 def _page(focused_ref: int | None = None) -> Snapshot:
     elements = [
-        {"ref": 4, "role": "textbox", "name": "Search", "bbox": [100, 50, 300, 30]},
-        {"ref": 7, "role": "textbox", "name": "Email", "bbox": [100, 200, 300, 30]},
-        {"ref": 9, "role": "button", "name": "Go", "bbox": [420, 50, 60, 30]},
+        {"ref": 4, "role": "textbox", "name": "Search", "bbox": [100, 50, 300, 30], "in_viewport": True},
+        {"ref": 7, "role": "textbox", "name": "Email", "bbox": [100, 200, 300, 30], "in_viewport": True},
+        {"ref": 9, "role": "button", "name": "Go", "bbox": [420, 50, 60, 30], "in_viewport": True},
     ]
     for e in elements:
         if e["ref"] == focused_ref:
@@ -135,33 +135,33 @@ def _page(focused_ref: int | None = None) -> Snapshot:
     return Snapshot.model_validate({"url": "http://127.0.0.1/", "viewport": {"width": 1280, "height": 800, "dpr": 2}, "elements": elements})
 
 
-def test_typing_at_a_point_goes_to_the_field_there_in_css_pixels_at_device_pixel_ratio_2():
+def test_typing_at_a_point_goes_to_the_field_there_at_device_pixel_ratio_2():
     notes: list[str] = []
     # (500, 430) in a 2560-pixel-wide screenshot is (250, 215) in CSS pixels: the Email field.
-    answer = typing_with_ref({"action": "fill", "text": "a@b.c", "x": 500, "y": 430}, _page(), 2560, notes)
+    answer = dispatchable({"action": "fill", "text": "a@b.c", "x": 500, "y": 430}, _page(), 2560, notes)
     assert answer == {"action": "fill", "text": "a@b.c", "ref": 7}
 
 
 def test_typing_without_a_point_goes_to_the_focused_element_as_press_does():
-    answer = typing_with_ref({"action": "type", "text": "hello"}, _page(focused_ref=4), 2560, [])
+    answer = dispatchable({"action": "type", "text": "hello"}, _page(focused_ref=4), 2560, [])
     assert answer == {"action": "type", "text": "hello", "ref": 4}
 
 
 def test_typing_with_no_field_at_the_point_and_none_focused_is_refused_with_what_to_do():
     with pytest.raises(DecisionRejected, match="click the field first") as refused:
-        typing_with_ref({"action": "type", "text": "hello", "x": 900, "y": 100}, _page(), 2560, [])
+        dispatchable({"action": "type", "text": "hello", "x": 900, "y": 100}, _page(), 2560, [])
     assert refused.value.kind == "no_field"
 
 
 def test_press_enter_after_typing_is_left_to_the_next_turn_and_noted():
     notes: list[str] = []
-    answer = typing_with_ref({"action": "type", "text": "shoes", "press_enter": True}, _page(focused_ref=4), 2560, notes)
+    answer = dispatchable({"action": "type", "text": "shoes", "press_enter": True}, _page(focused_ref=4), 2560, notes)
     assert "press_enter" not in answer and any("Enter" in n for n in notes)
 
 
 def test_a_typing_answer_with_a_ref_and_other_actions_pass_unchanged():
-    assert typing_with_ref({"action": "type", "text": "x", "ref": 7}, _page(), 2560, []) == {"action": "type", "text": "x", "ref": 7}
-    assert typing_with_ref({"action": "click_at", "x": 1, "y": 2}, _page(), 2560, []) == {"action": "click_at", "x": 1, "y": 2}
+    assert dispatchable({"action": "type", "text": "x", "ref": 7}, _page(), 2560, []) == {"action": "type", "text": "x", "ref": 7}
+    assert dispatchable({"action": "click_at", "x": 1, "y": 2}, _page(), 2560, []) == {"action": "click_at", "x": 1, "y": 2}
 
 
 def test_computer_use_is_a_model_option_that_round_trips_through_the_label():
@@ -175,3 +175,42 @@ def test_computer_use_is_a_model_option_that_round_trips_through_the_label():
 def test_computer_use_on_a_provider_without_that_mode_is_refused_by_name():
     with pytest.raises(SpecError, match="computer_use is an option of gemini and anthropic"):
         ModelSpec.parse("ollama:qwen2.5:1.5b?computer_use=true")
+
+
+def test_the_snapshots_own_screenshot_scale_places_the_point():
+    page = _page().model_copy(update={"screenshot_scale": 1.0})
+    # At scale 1, (250, 215) is the Email field itself.
+    assert dispatchable({"action": "type", "text": "x", "x": 250, "y": 215}, page, 2560, [])["ref"] == 7
+
+
+def test_a_scroll_distance_in_screenshot_pixels_becomes_css_pixels():
+    answer = dispatchable({"action": "scroll_at", "x": 10, "y": 10, "direction": "down", "amount_px": 800}, _page(), 2560, [])
+    assert answer == {"action": "scroll_at", "x": 10, "y": 10, "direction": "down", "amount": 400}
+
+
+def test_a_right_click_at_a_point_goes_to_the_element_there():
+    notes: list[str] = []
+    answer = dispatchable(anthropic_action({"action": "right_click", "coordinate": [900, 130]}), _page(), 2560, notes)
+    assert answer == {"action": "right_click", "ref": 9}
+    with pytest.raises(DecisionRejected, match="nothing Waymark can act on"):
+        dispatchable({"action": "right_click", "x": 2000, "y": 1500}, _page(), 2560, [])
+
+
+def test_every_mapped_answer_fits_the_grammar_once_made_dispatchable():
+    from waymark.host.agent.grammar import validate_decision
+
+    page = _page(focused_ref=4)
+    answers = [GEMINI.action(name, args) for name, args in [
+        ("click_at", {"x": 10, "y": 10}), ("double_click", {"x": 10, "y": 10}), ("hover_at", {"x": 1, "y": 1}),
+        ("drag_and_drop", {"x": 1, "y": 1, "destination_x": 9, "destination_y": 9}),
+        ("scroll_at", {"x": 5, "y": 5, "direction": "left"}), ("scroll_document", {"direction": "down"}),
+        ("type_text_at", {"x": 200, "y": 80, "text": "a"}), ("key_combination", {"keys": "Enter"}),
+        ("navigate", {"url": "https://example.com"}), ("go_back", {}), ("wait_5_seconds", {}), ("open_web_browser", {}),
+    ]] + [anthropic_action(a) for a in [
+        {"action": "left_click", "coordinate": [3, 4]}, {"action": "left_click_drag", "start_coordinate": [1, 2], "coordinate": [3, 4]},
+        {"action": "scroll", "coordinate": [3, 4], "scroll_direction": "up", "scroll_amount": 2}, {"action": "key", "text": "Escape"},
+        {"action": "type", "text": "b"}, {"action": "wait", "duration": 1}, {"action": "screenshot"},
+    ]]
+    for answer in answers:
+        decision = decision_from_tool_call("act", dispatchable(answer, page, 2560, []))
+        assert validate_decision(decision, page).action.type == decision["action"]["type"]
