@@ -228,3 +228,52 @@ def anthropic_action(args: dict[str, Any]) -> dict[str, Any]:
         return {"action": "wait", "ms": 0}
     # A click with no coordinate means where the pointer is, which Waymark does not track.
     return {"action": str(kind or "computer"), **{k: v for k, v in args.items() if k != "action"}}
+
+
+#: OpenAI's computer-use tool (Responses API) and the environment Waymark's screenshots show.
+OPENAI_TOOL_TYPE = "computer_use_preview"
+OPENAI_ENVIRONMENT = "browser"
+#: How long OpenAI's `wait` (it has no duration) waits: the pause OpenAI's samples use.
+OPENAI_WAIT_MS = 2000
+
+
+def openai_action(action: dict[str, Any], safety_checks: list[Any] | None = None) -> dict[str, Any]:
+    """The `act` arguments for one action of OpenAI's computer_call (`click`, `double_click`,
+    `move`, `drag`, `scroll`, `keypress`, `type`, `wait`, `screenshot`); its coordinates are the
+    screenshot's pixels, its scroll distance too (`amount_px`). A call with pending safety checks
+    becomes a question for the user, as Gemini's confirmations do."""
+    if safety_checks:
+        reasons = "; ".join(str(c.get("message") or c.get("code") or "a safety check") for c in safety_checks if isinstance(c, dict))
+        return {"action": "ask_user", "question": f"The model asks you to confirm its next step ({action.get('type')}): {reasons or 'a safety check'}"}
+    kind = action.get("type")
+    at = _point(action.get("x"), action.get("y"))
+    if kind == "click":
+        button = action.get("button", "left")
+        if button == "left":
+            return {"action": "click_at", **at}
+        if button == "right":
+            return {"action": "right_click", **at}
+        return {"action": f"{button}_click", **at}
+    if kind == "double_click":
+        return {"action": "double_click_at", **at}
+    if kind == "move":
+        return {"action": "move_to", **at}
+    if kind == "drag":
+        path = [p for p in action.get("path") or [] if isinstance(p, dict)]
+        if len(path) >= 2:
+            return {"action": "drag_at", "x": path[0].get("x"), "y": path[0].get("y"), "to_x": path[-1].get("x"), "to_y": path[-1].get("y")}
+    if kind == "scroll":
+        dx, dy = action.get("scroll_x") or 0, action.get("scroll_y") or 0
+        if isinstance(dx, (int, float)) and isinstance(dy, (int, float)) and (dx or dy):
+            direction = ("right" if dx > 0 else "left") if abs(dx) > abs(dy) else ("down" if dy > 0 else "up")
+            return {"action": "scroll_at", **at, "direction": direction, "amount_px": int(max(abs(dx), abs(dy)))}
+    if kind == "keypress":
+        keys = action.get("keys") or []
+        return {"action": "press", "key": waymark_key("+".join(str(k) for k in keys))}
+    if kind == "type":
+        return {"action": "type", "text": action.get("text")}
+    if kind == "wait":
+        return {"action": "wait", "ms": OPENAI_WAIT_MS}
+    if kind == "screenshot":
+        return {"action": "wait", "ms": 0}
+    return {"action": str(kind or "computer"), **{k: v for k, v in action.items() if k != "type"}}

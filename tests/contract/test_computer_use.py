@@ -1,9 +1,10 @@
 """Computer-use mode of the providers that have one (Gemini's computer-use tool, Anthropic's
-computer tool), against the loopback server speaking their wire protocols: the request offers
-the computer tool sized to the screenshot, and coordinate answers come back as the executor's
-`act` calls in the screenshot's pixels. Anthropic's tool inputs are built through the SDK's own
-types for each action (fake_server.computer_input); Gemini's predefined functions are plain
-function calls, which the SDK types as such."""
+computer tool, OpenAI's computer_use_preview through the Responses API), against the loopback
+server speaking their wire protocols: the request offers the computer tool sized to the
+screenshot, and coordinate answers come back as the executor's `act` calls in the screenshot's
+pixels. Anthropic's tool inputs are built through the SDK's own types for each action
+(fake_server.computer_input), OpenAI's whole answers through its Response type; Gemini's
+predefined functions are plain function calls, which the SDK types as such."""
 
 from __future__ import annotations
 
@@ -14,7 +15,12 @@ from typing import Any, Iterator
 import pytest
 
 from tests.conftest import screenshot_jpeg
-from tests.contract.backends import AnthropicBackend, GeminiBackend, HTTPBackend
+from tests.contract.backends import (
+    AnthropicBackend,
+    GeminiBackend,
+    HTTPBackend,
+    OpenAICompatBackend,
+)
 from tests.contract.fake_server import FakeServer, Reply, computer_input, wire
 from waymark.host.agent.executor import Executor
 from waymark.host.core.actions import ACT_TOOL
@@ -38,11 +44,11 @@ ACT = Tool(name=ACT_TOOL, description="Do one browser action.",
 pytestmark = pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
 
 
-@pytest.fixture(params=["gemini", "anthropic"])
+@pytest.fixture(params=["gemini", "anthropic", "openai_compat"])
 def screen_backend(request: pytest.FixtureRequest, fake_server: FakeServer) -> Iterator[HTTPBackend]:
     """Each provider with a computer-use mode, behind the loopback server."""
     fake_server.unrealistic.clear()
-    yield GeminiBackend(fake_server) if request.param == "gemini" else AnthropicBackend(fake_server)
+    yield {"gemini": GeminiBackend, "anthropic": AnthropicBackend, "openai_compat": OpenAICompatBackend}[request.param](fake_server)
     assert not fake_server.unrealistic, f"a fake answer no real API would send: {fake_server.unrealistic[0]}"
 
 
@@ -64,6 +70,8 @@ def click(backend: HTTPBackend, x: int, y: int) -> tuple[str, dict[str, Any]]:
     """A click at screenshot pixel (x, y), as each API answers it."""
     if backend.name == "gemini":
         return "click_at", {"x": round(x * 1000 / WIDTH), "y": round(y * 1000 / HEIGHT)}
+    if backend.name == "openai_compat":
+        return "computer_call", {"action": {"type": "click", "button": "left", "x": x, "y": y}}
     return "computer", computer_input("left_click", coordinate=[x, y])
 
 
@@ -76,6 +84,14 @@ async def test_the_request_offers_the_computer_tool_sized_to_the_screenshot(scre
         assert tools[0] == {"computerUse": {"environment": "ENVIRONMENT_BROWSER"}}
         assert [f["name"] for f in tools[1]["functionDeclarations"]] == [ACT_TOOL]
         assert "toolConfig" not in seen.body
+    elif screen_backend.name == "openai_compat":
+        from openai.types.responses import ComputerUsePreviewTool
+
+        assert seen.path.endswith("/responses")
+        computer = wire(ComputerUsePreviewTool, seen.body["tools"][0])
+        assert computer == {"type": "computer_use_preview", "display_width": WIDTH, "display_height": HEIGHT, "environment": "browser"}
+        assert [t.get("name") for t in seen.body["tools"][1:]] == [ACT_TOOL]
+        assert seen.body["truncation"] == "auto"
     else:
         from anthropic.types.beta import BetaToolComputerUse20250124
 
@@ -95,6 +111,8 @@ async def test_a_click_at_screen_coordinates_is_click_at_in_the_screenshots_pixe
 async def test_a_drag_is_drag_at_from_its_start_to_its_end(screen_backend: HTTPBackend, streamed: bool) -> None:
     if screen_backend.name == "gemini":
         call = ("drag_and_drop", {"x": 100, "y": 500, "destination_x": 500, "destination_y": 500})
+    elif screen_backend.name == "openai_compat":
+        call = ("computer_call", {"action": {"type": "drag", "path": [{"x": 128, "y": 400}, {"x": 300, "y": 420}, {"x": 640, "y": 400}]}})
     else:
         call = ("computer", computer_input("left_click_drag", start_coordinate=[128, 400], coordinate=[640, 400]))
     provider = await screen_backend.make(Reply(tool_calls=[call]), computer_use=True)
@@ -170,11 +188,13 @@ async def test_the_executor_shows_the_screenshot_and_types_into_the_field_at_the
         pytest.skip("the executor asks for whole completions")
     if screen_backend.name == "gemini":
         call = ("type_text_at", {"x": 500, "y": 75, "text": "red shoes"})
+    elif screen_backend.name == "openai_compat":
+        call = ("computer_call", {"action": {"type": "type", "text": "red shoes"}})
     else:
-        # Anthropic types at the focused element: the search box has focus.
         call = ("computer", computer_input("type", text="red shoes"))
     page = PAGE.model_copy(deep=True)
-    page.elements[0].states = {"focused": True} if screen_backend.name == "anthropic" else {}
+    # Anthropic and OpenAI type at the focused element: the search box has focus.
+    page.elements[0].states = {} if screen_backend.name == "gemini" else {"focused": True}
     provider = await screen_backend.make(Reply(tool_calls=[call]), computer_use=True)
     shot = screenshot_jpeg(WIDTH, HEIGHT)
     turn = await Executor(provider).decide(task="Search for red shoes", intent="search", verify=[], history=[], feedback=None,
@@ -190,6 +210,9 @@ def sent_images(backend: HTTPBackend) -> list[bytes]:
     body = backend.server.seen[-1].body
     if backend.name == "gemini":
         return [base64.urlsafe_b64decode(p["inlineData"]["data"]) for c in body["contents"] for p in c["parts"] if "inlineData" in p]
+    if backend.name == "openai_compat":
+        return [base64.b64decode(p["image_url"].split(",", 1)[1]) for i in body["input"] if isinstance(i["content"], list)
+                for p in i["content"] if p["type"] == "input_image"]
     return [base64.b64decode(b["source"]["data"]) for m in body["messages"] for b in m["content"] if b.get("type") == "image"]
 
 
@@ -206,3 +229,29 @@ async def test_the_executor_takes_a_click_at_screen_coordinates_as_click_at(scre
                                  allowed=offered_actions(multi_tab=False, coordinates=True))
     assert turn.decision is not None
     assert turn.decision.action.model_dump(exclude_none=True) == {"type": "click_at", "x": 960, "y": 60}
+
+
+async def test_an_openai_computer_call_with_pending_safety_checks_is_a_question_for_the_user(fake_server: FakeServer, streamed: bool) -> None:
+    backend = OpenAICompatBackend(fake_server)
+    checks = [{"id": "sc_1", "code": "malicious_instructions", "message": "The page asks to send your password."}]
+    call = ("computer_call", {"action": {"type": "click", "button": "left", "x": 5, "y": 5}, "pending_safety_checks": checks})
+    provider = await backend.make(Reply(tool_calls=[call]), computer_use=True)
+    result = await answer(provider, screen_request(), streamed)
+    action = result.tool_calls[0].arguments
+    assert action["action"] == "ask_user" and "send your password" in action["question"]
+
+
+async def test_an_openai_scroll_keeps_its_distance_in_screenshot_pixels_and_its_usage(fake_server: FakeServer, streamed: bool) -> None:
+    backend = OpenAICompatBackend(fake_server)
+    call = ("computer_call", {"action": {"type": "scroll", "x": 600, "y": 300, "scroll_x": 0, "scroll_y": -500}})
+    provider = await backend.make(Reply(tool_calls=[call], usage=(1500, 20)), computer_use=True)
+    result = await answer(provider, screen_request(), streamed)
+    assert result.tool_calls[0].arguments == {"action": "scroll_at", "x": 600, "y": 300, "direction": "up", "amount_px": 500}
+    assert result.usage is not None and (result.usage.input_tokens, result.usage.output_tokens) == (1500, 20)
+
+
+async def test_computer_use_on_an_openai_compatible_local_server_is_refused_by_name(fake_server: FakeServer, streamed: bool) -> None:
+    from waymark.providers import registry
+
+    with pytest.raises(errors.ProviderNotConfigured, match="Responses API"):
+        registry.create("openai_compat", "qwen", preset="ollama", computer_use=True)

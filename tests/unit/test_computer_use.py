@@ -18,6 +18,7 @@ from waymark.providers.computer_use import (
     ScreenshotError,
     anthropic_action,
     image_size,
+    openai_action,
     waymark_key,
 )
 from waymark.providers.spec import ModelSpec, SpecError
@@ -173,8 +174,11 @@ def test_computer_use_is_a_model_option_that_round_trips_through_the_label():
 
 
 def test_computer_use_on_a_provider_without_that_mode_is_refused_by_name():
-    with pytest.raises(SpecError, match="computer_use is an option of gemini and anthropic"):
+    with pytest.raises(SpecError, match="computer_use is an option of gemini, anthropic and openai_compat preset openai, not of openai_compat preset ollama"):
         ModelSpec.parse("ollama:qwen2.5:1.5b?computer_use=true")
+    with pytest.raises(SpecError, match="computer_tool"):
+        ModelSpec.parse("gemini:gemini-2.5-flash?computer_tool=computer_20250124")
+    assert ModelSpec.parse("openai_compat:computer-use-preview?computer_use=true").options == {"computer_use": True}
 
 
 def test_the_snapshots_own_screenshot_scale_places_the_point():
@@ -214,3 +218,29 @@ def test_every_mapped_answer_fits_the_grammar_once_made_dispatchable():
     for answer in answers:
         decision = decision_from_tool_call("act", dispatchable(answer, page, 2560, []))
         assert validate_decision(decision, page).action.type == decision["action"]["type"]
+
+
+def test_openai_computer_actions_are_waymarks_in_screenshot_pixels():
+    assert openai_action({"type": "click", "button": "left", "x": 3, "y": 4}) == {"action": "click_at", "x": 3, "y": 4}
+    assert openai_action({"type": "click", "button": "right", "x": 3, "y": 4}) == {"action": "right_click", "x": 3, "y": 4}
+    assert openai_action({"type": "double_click", "x": 3, "y": 4}) == {"action": "double_click_at", "x": 3, "y": 4}
+    assert openai_action({"type": "move", "x": 3, "y": 4}) == {"action": "move_to", "x": 3, "y": 4}
+    assert openai_action({"type": "keypress", "keys": ["CTRL", "A"]}) == {"action": "press", "key": "Control+A"}
+    assert openai_action({"type": "type", "text": "hi"}) == {"action": "type", "text": "hi"}
+    assert openai_action({"type": "wait"}) == {"action": "wait", "ms": 2000}
+
+
+def test_an_openai_drag_goes_from_the_first_point_of_its_path_to_the_last():
+    path = [{"x": 1, "y": 2}, {"x": 5, "y": 5}, {"x": 9, "y": 8}]
+    assert openai_action({"type": "drag", "path": path}) == {"action": "drag_at", "x": 1, "y": 2, "to_x": 9, "to_y": 8}
+
+
+def test_an_openai_scroll_goes_the_way_of_its_larger_distance():
+    answer = openai_action({"type": "scroll", "x": 10, "y": 20, "scroll_x": 50, "scroll_y": 300})
+    assert answer == {"action": "scroll_at", "x": 10, "y": 20, "direction": "down", "amount_px": 300}
+    assert openai_action({"type": "scroll", "x": 0, "y": 0, "scroll_x": -400, "scroll_y": 10})["direction"] == "left"
+
+
+def test_a_middle_click_is_refused_by_the_parser_with_its_name():
+    with pytest.raises(ParseFailure, match="wheel_click"):
+        decision_from_tool_call("act", openai_action({"type": "click", "button": "wheel", "x": 1, "y": 1}))
