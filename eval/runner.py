@@ -66,13 +66,15 @@ class RunConfig(BaseModel):
     shard: tuple[int, int] | None = None
     out: Path
     headless: bool = True
+    #: Ask the planner for a plan (off: `--no-plan`, the executor works on each whole task).
+    plan: bool = True
     #: Where suites live (tests point it at a temporary folder).
     suites_dir: Path = SUITES_DIR
 
     @classmethod
     def from_cli(
         cls, *, suite: str, specs: tuple[ModelSpec, ModelSpec] | None, tasks: list[str] | None, workers: int,
-        shard: str | None, out: Path, headless: bool = True,
+        shard: str | None, out: Path, headless: bool = True, plan: bool = True,
     ) -> "RunConfig":
         """Validate the command line's choices (raises RunnerError / TaskError with the fix)."""
         if specs is None:
@@ -82,7 +84,7 @@ class RunConfig(BaseModel):
             raise RunnerError("--workers must be at least 1")
         return cls(
             suite=suite, executor=executor, planner=None if planner == executor else planner, tasks=tasks, workers=workers,
-            shard=parse_shard(shard) if shard else None, out=out, headless=headless,
+            shard=parse_shard(shard) if shard else None, out=out, headless=headless, plan=plan,
         )
 
     def select(self) -> list[Task]:
@@ -241,6 +243,7 @@ def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict
     else:
         params["planner"] = (config.planner or config.executor).label()
         params["executor"] = config.executor.label()
+        params["plan"] = config.plan
     return params
 
 

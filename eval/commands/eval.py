@@ -47,7 +47,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         config = RunConfig.from_cli(
             suite=args.suite, specs=specs_from_args(args), tasks=args.tasks, workers=args.workers, shard=args.shard,
-            out=args.out, headless=not args.headed,
+            out=args.out, headless=not args.headed, plan=args.plan,
         )
         summary = run_suite_sync(config, progress=sys.stderr.isatty())
     except (TaskError, RunnerError, ReportError, ValueError) as exc:

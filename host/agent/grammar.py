@@ -130,8 +130,12 @@ def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = A
     for kind, spec in _action_schemas().items():
         if kind not in allowed:
             continue
+        if not refs and "ref" in spec["parameters"]["required"]:
+            continue  # a page with no elements has nothing to click, fill or check
         props: dict[str, Any] = {"type": {"type": "string", "enum": [kind]}}
         for name, sub in spec["parameters"]["properties"].items():
+            if name == "ref" and not refs:
+                continue  # scroll and press work without one
             props[name] = ref if name == "ref" else _plain(sub)
         variants.append({"type": "object", "properties": props, "required": ["type", *spec["parameters"]["required"]],
                          "additionalProperties": False})
@@ -143,7 +147,8 @@ def validate_decision(decision: dict[str, Any], snapshot: Snapshot) -> Decision:
     """The decision as a typed Decision, after the JSON Schema and the snapshot's refs agree.
 
     Raises DecisionRejected with kind `shape` (not the grammar), `unknown_ref` (a ref this
-    snapshot does not have) or `not_a_control` (a click on a dialog or landmark, not a control).
+    snapshot does not have), `not_a_control` (a click on a dialog or landmark, not a control) or
+    `already_done` (a fill or check that would change nothing).
     """
     errors = sorted(_validator().iter_errors(decision), key=lambda e: len(list(e.path)))
     if errors:
@@ -157,10 +162,31 @@ def validate_decision(decision: dict[str, Any], snapshot: Snapshot) -> Decision:
         return typed
     element = snapshot.find(ref)
     if element is None:
+        if not snapshot.elements:
+            raise DecisionRejected("unknown_ref", f"this page lists no element to act on (ref {ref} is not one): go back, "
+                                                  "open another page, scroll, or answer done")
         raise DecisionRejected("unknown_ref", f"ref {ref} is not in the current snapshot; use one of the [numbers] listed there")
     if typed.action.type in POINTER_PRESSES and element.role in CONTAINER_ROLES:
         raise DecisionRejected("not_a_control", _not_a_control(element, snapshot))
+    unchanged = _already_so(typed.action, element)
+    if unchanged:
+        raise DecisionRejected("already_done", unchanged)
     return typed
+
+
+def _already_so(action: Any, element: SnapshotElement) -> str | None:
+    """Why an action would change nothing the page shows: the field already holds its text, the
+    box is already in its state. A small model filled the same username six times in a row and
+    never went on to the password."""
+    said = f'[{element.ref}] {element.role} "{element.name}"'
+    next_part = "go on with the next part of the task"
+    if action.type == "fill" and element.value is not None and element.value == action.text and "{{" not in action.text:
+        return f'{said} already holds "{action.text}"; {next_part}'
+    if action.type == "check" and element.states.get("checked") is True:
+        return f"{said} is already checked; {next_part}"
+    if action.type == "uncheck" and element.states.get("checked") is False:
+        return f"{said} is already unchecked; {next_part}"
+    return None
 
 
 #: Roles that hold controls without being one (WAI-ARIA's landmark and window roles): a press on

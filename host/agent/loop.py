@@ -60,6 +60,7 @@ from waymark.host.agent.verifier import (
 )
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.core.actions import (
+    ELEMENT_ACTIONS,
     URL_ACTIONS,
     absolute_url,
     offered_actions,
@@ -101,6 +102,10 @@ class RunOptions(BaseModel):
     max_chars: int = Field(default=20_000, ge=500)
     planner_call: CallSettings = Field(default_factory=CallSettings)
     executor_call: CallSettings = Field(default_factory=CallSettings)
+    #: Ask the planner for a plan. Off, the executor works on the whole task as one open step: a
+    #: small local model acts well turn by turn but writes plans whose checks cannot hold, and
+    #: such a run's success is then unproven unless the page shows evidence the planner would have named.
+    plan: bool = True
 
 
 class RunStopped(Exception):
@@ -207,10 +212,13 @@ class AgentRun:
     def _page(self, snapshot: Snapshot) -> str:
         return snapshot_block(snapshot.url, snapshot.title, snapshot.text, self.session.tab_id if len(self.task_tabs) > 1 else None)
 
-    def _allowed(self) -> tuple[str, ...]:
+    def _allowed(self, snap: Snapshot) -> tuple[str, ...]:
         """The actions offered this turn: tab switching and closing only when the task has tabs to
-        switch, the coordinate actions only to a model in computer-use mode."""
-        return offered_actions(multi_tab=len(self.task_tabs) > 1, coordinates=self.executor.screen)
+        switch, the coordinate actions only to a model in computer-use mode, actions on an element
+        only when the page lists one (on an empty page a small model answered with refs of the page
+        before, nine turns in a row)."""
+        allowed = offered_actions(multi_tab=len(self.task_tabs) > 1, coordinates=self.executor.screen)
+        return allowed if snap.elements else tuple(a for a in allowed if a not in ELEMENT_ACTIONS)
 
     def _timeout(self, call: CallSettings) -> float:
         return max(1.0, min(call.timeout_s, self.budget.remaining_s()))
@@ -356,6 +364,12 @@ class AgentRun:
 
     async def _plan(self, snap: Snapshot, evidence: dict[str, Any] | None) -> Plan:
         self.budget.check_tokens()
+        if not self.options.plan:
+            plan = fallback_plan(self.options.task)
+            self.open_step = plan.steps[0]
+            self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in plan.steps], tokens=0,
+                      fallback=True, reason="planning is off for this run", evidence=evidence)
+            return plan
         safe = self._safe(snap)
         done_steps = [line for line in self.history if "-> passed" in line]
         try:
@@ -447,7 +461,7 @@ class AgentRun:
             task=self.options.task, intent=step.intent, verify=step.verify, history=self.history, feedback=feedback,
             page=self._page(safe), snapshot=safe, step_index=index, attempt=attempt,
             reminders=self.options.budgets.retries_per_step, timeout=self._timeout(self.options.executor_call),
-            allowed=self._allowed(), screenshot_b64=snap.screenshot_b64 if self.executor.screen else None,
+            allowed=self._allowed(safe), screenshot_b64=snap.screenshot_b64 if self.executor.screen else None,
         )
         timing["model_ms"] = (time.perf_counter() - t0) * 1000
         self._take_tokens(turn.tokens_in, turn.tokens_out)

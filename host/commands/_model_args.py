@@ -25,6 +25,8 @@ def add_model_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--context-tokens", type=int, help="the model's context window; sizes the page snapshot sent to it")
     p.add_argument("--native-tools", action=argparse.BooleanOptionalAction, default=None,
                    help="use the server's tool calling (default: what the provider or preset supports)")
+    p.add_argument("--no-plan", dest="plan", action="store_false",
+                   help="no planner: the executor works on the whole task turn by turn (for small models whose plans do not hold)")
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -56,4 +58,7 @@ def models_from_args(args: argparse.Namespace) -> dict[str, Any]:
         except (OSError, ValueError) as exc:
             raise ValueError(f"cannot read the script {args.script}: {exc}") from None
     specs = specs_from_args(args)
-    return {"planner": specs[0].label(), "executor": specs[1].label()} if specs else {}
+    models: dict[str, Any] = {"planner": specs[0].label(), "executor": specs[1].label()} if specs else {}
+    if not args.plan:
+        models["plan"] = False
+    return models

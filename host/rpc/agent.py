@@ -66,6 +66,8 @@ class RunParams(BaseModel):
     budgets: Budgets = Field(default_factory=Budgets)
     policy: Policy = Field(default_factory=Policy)
     screenshots: bool = True
+    #: False: no planner call; the executor works on the whole task (see RunOptions.plan).
+    plan: bool = True
 
 
 def role_specs(params: RunParams) -> tuple[ModelSpec, ModelSpec]:
@@ -174,7 +176,7 @@ async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     _RUNS[run_id] = state
     options = RunOptions(
         task=run_params.task, start_url=run_params.start_url, tab_id=run_params.tab_id, budgets=run_params.budgets,
-        policy=run_params.policy, screenshots=run_params.screenshots,
+        policy=run_params.policy, screenshots=run_params.screenshots, plan=run_params.plan,
         max_chars=snapshot_chars(executor.capabilities().context_tokens),
         planner_call=_call(specs[0] if specs else None), executor_call=_call(specs[1] if specs else None),
     )

@@ -70,7 +70,7 @@ class Backend:
         """A provider whose next answers are `replies` (the last one repeats)."""
         raise NotImplementedError
 
-    def request(self, *, tools: bool = False, image: bool = False, timeout: float = 20.0, max_tokens: int = 256) -> CompletionRequest:
+    def request(self, *, tools: bool = False, image: bool = False, timeout: float = 60.0, max_tokens: int = 256) -> CompletionRequest:
         """The request the tests send: a system and a user message, optionally tools and an image."""
         content: list[Any] = [TextPart(text="What should I do on this page?")]
         if image:

@@ -180,6 +180,20 @@ async def test_a_planner_without_a_usable_plan_leaves_the_task_as_one_step_for_t
     assert (summary["success"], summary["outcome"]) == (False, "unproven"), summary
 
 
+async def test_a_run_without_planning_asks_no_planner_and_gives_the_executor_the_whole_task(sw, site_url, serve):
+    task = "Open the panel"
+    model = await serve([{"intent": task, "actions": [{"type": "click", "target": {"role": "button", "name": "Open panel"}},
+                                                      {"type": "done", "result": "opened", "success": True}]}])
+    summary = await _run(sw, model, task, f"{site_url}/agent/menu.html", plan=False)
+    assert [seen.role for seen in model.seen] == ["executor", "executor"], "no planner call"
+    assert all(f"Current step: {task}" in prompt for prompt in _executor_prompts(model))
+    plan = trace_events(summary["trace_dir"], "plan")[0]
+    assert plan["steps"] == [{"intent": task, "verify": [], "required": True}]
+    assert [s["verdict"] for s in trace_events(summary["trace_dir"], "step")] == ["acted", "done"]
+    # Without a plan nothing but the model's word says the task is done.
+    assert (summary["success"], summary["outcome"]) == (False, "unproven"), summary
+
+
 async def test_a_success_message_shown_only_inside_a_cross_origin_frame_verifies_the_step_on_the_first_try(sw, site_url, other_origin):
     script = {"steps": [{"intent": "Apply the coupon", "action": {"type": "click", "target": {"role": "button", "name": "Apply coupon"}},
                          "verify": [{"text_present": "Coupon SPRING25 applied"}]}]}

@@ -55,6 +55,26 @@ def test_the_constraint_allows_only_this_snapshots_refs_and_the_grammars_action_
         jsonschema.validate({"thought": "t", "action": {"type": "search"}}, schema)
 
 
+def test_on_a_page_with_no_elements_the_constraint_admits_no_ref_at_all():
+    empty = Snapshot(url="http://news.test/subscribed.html", title="Subscribed", text="# Subscribed", elements=[])
+    schema = constrained_decision_schema(empty)
+    for action in ({"type": "click", "ref": 1}, {"type": "scroll", "direction": "down", "ref": 1}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"thought": "t", "action": action}, schema)
+    for action in ({"type": "back"}, {"type": "scroll", "direction": "down"}, {"type": "done", "result": "subscribed", "success": True}):
+        jsonschema.validate({"thought": "t", "action": action}, schema)
+
+
+def test_a_ref_on_a_page_with_no_elements_is_refused_with_what_can_be_done_there():
+    from waymark.host.agent.grammar import DecisionRejected, validate_decision
+
+    empty = Snapshot(url="http://news.test/subscribed.html", title="Subscribed", text="# Subscribed", elements=[])
+    with pytest.raises(DecisionRejected) as refused:
+        validate_decision({"action": {"type": "click", "ref": 7}}, empty)
+    assert refused.value.kind == "unknown_ref"
+    assert refused.value.message == "this page lists no element to act on (ref 7 is not one): go back, open another page, scroll, or answer done"
+
+
 def test_the_constraint_holds_each_action_to_its_own_required_fields():
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"thought": "t", "action": {"type": "click", "value": "link 'Cart'"}}, constrained_decision_schema(PAGE))

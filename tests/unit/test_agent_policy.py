@@ -148,3 +148,29 @@ def test_a_container_may_still_be_hovered_and_its_controls_clicked():
     ])
     assert validate_decision({"action": {"type": "hover", "ref": 1}}, snap).action.type == "hover"
     assert validate_decision({"action": {"type": "click", "ref": 2}}, snap).action.ref == 2
+
+
+def test_a_fill_with_the_text_the_field_already_holds_is_refused_as_already_done():
+    snap = Snapshot(url="https://ledger.example/login", elements=[
+        SnapshotElement(ref=1, role="textbox", name="Username", value="ada"),
+        SnapshotElement(ref=2, role="textbox", name="Password", value=""),
+    ])
+    with pytest.raises(DecisionRejected) as refused:
+        validate_decision({"action": {"type": "fill", "ref": 1, "text": "ada"}}, snap)
+    assert refused.value.kind == "already_done"
+    assert '[1] textbox "Username" already holds "ada"; go on with the next part of the task' == refused.value.message
+    assert validate_decision({"action": {"type": "fill", "ref": 1, "text": "ada l"}}, snap).action.ref == 1
+    assert validate_decision({"action": {"type": "fill", "ref": 2, "text": "lovelace"}}, snap).action.ref == 2
+
+
+def test_checking_a_checked_box_or_unchecking_an_unchecked_one_is_refused_as_already_done():
+    snap = Snapshot(url="https://ledger.example/login", elements=[
+        SnapshotElement(ref=1, role="checkbox", name="Keep me signed in", states={"checked": True}),
+        SnapshotElement(ref=2, role="checkbox", name="Weekly digest", states={"checked": False}),
+    ])
+    for action in ({"type": "check", "ref": 1}, {"type": "uncheck", "ref": 2}):
+        with pytest.raises(DecisionRejected) as refused:
+            validate_decision({"action": action}, snap)
+        assert refused.value.kind == "already_done"
+    assert validate_decision({"action": {"type": "uncheck", "ref": 1}}, snap).action.type == "uncheck"
+    assert validate_decision({"action": {"type": "check", "ref": 2}}, snap).action.type == "check"

@@ -39,6 +39,14 @@ def test_url_contains_matches_a_substring_of_the_url():
     assert not holds({"url_contains": "/checkout"})
 
 
+def test_a_lone_path_segment_in_url_contains_is_met_by_the_same_word_as_a_query_value():
+    product = snap(url="http://shop.test/product.html?id=trail-runner-3&ref=home")
+    assert holds({"url_contains": "/trail-runner-3"}, product)
+    assert not holds({"url_contains": "/trail-runner"}, product), "a whole value, not a part of one"
+    assert not holds({"url_contains": "/shop/trail-runner-3"}, product), "only a single segment"
+    assert not holds({"url_contains": "trail-runner-3.html"}, product)
+
+
 def test_url_matches_uses_a_regular_expression():
     assert holds({"url_matches": r"^http://shop\.test/\w+\.html$"})
     assert not holds({"url_matches": r"checkout"})
