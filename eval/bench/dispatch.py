@@ -152,6 +152,53 @@ async def _stale_ablation(b: Bench, rounds: int) -> dict[str, Any]:
             "saved_median_ms": round(statistics.median(separate) - statistics.median(inline), 1)}
 
 
+def _point(snapshot: dict[str, Any], name: str) -> dict[str, float]:
+    """The centre of a named element as a point of the snapshot's screenshot (its pixels)."""
+    x, y, w, h = next(e["bbox"] for e in snapshot["elements"] if e["name"] == name)
+    scale = snapshot["screenshot_scale"]
+    return {"x": (x + w / 2) * scale, "y": (y + h / 2) * scale}
+
+
+async def pointer_actions(b: Bench, rounds: int) -> dict[str, Any]:
+    """Latency of each pointer action type (to settled, without a snapshot) on one page, a click
+    beside them for scale: drag (mouse-driven list, HTML5 drop zone, slider by offset),
+    right_click, and the coordinate actions at points of the page's screenshot."""
+    page, tab = await b.open("pointer.html")
+    snap = await b.controller.call("snapshot", {"tab_id": tab, "screenshot": True})
+    refs = {e["name"]: e["ref"] for e in snap["elements"]}
+    card, column = _point(snap, "Write report"), _point(snap, "Done column")
+    actions: dict[str, Any] = {
+        "click": lambda i: {"type": "click", "ref": refs["Left target"]},
+        "drag (mouse list)": lambda i: {"type": "drag", "ref": refs["Apple"], "to_ref": refs["Cherry"]},
+        "drag (html5)": lambda i: {"type": "drag", "ref": refs["Write report"], "to_ref": refs["Done column"]},
+        "drag (slider dx)": lambda i: {"type": "drag", "ref": refs["Volume"], "dx": 40 if i % 2 else -40},
+        "right_click": lambda i: {"type": "right_click", "ref": refs["report.pdf"]},
+        "click_at": lambda i: {"type": "click_at", **_point(snap, "Right target")},
+        "double_click_at": lambda i: {"type": "double_click_at", **_point(snap, "Twice target")},
+        "move_to": lambda i: {"type": "move_to", **_point(snap, "Hover here")},
+        "drag_at": lambda i: {"type": "drag_at", "x": card["x"], "y": card["y"], "to_x": column["x"], "to_y": column["y"]},
+        "scroll_at": lambda i: {"type": "scroll_at", **_point(snap, "Left target"), "direction": "down" if i % 2 else "up", "amount": 100},
+    }
+    out: dict[str, Any] = {}
+    for label, make in actions.items():
+        if label == "drag_at":
+            # The HTML5 rounds moved the card into the column: put it back where the screenshot shows it.
+            await page.evaluate("() => document.getElementById('done').before(document.getElementById('card'))")
+        times, failed = [], 0
+        for i in range(rounds):
+            if label == "right_click":
+                # The menu the last right click opened covers the file: close it as a person would have.
+                await page.evaluate("() => { document.getElementById('menu').style.display = 'none'; }")
+            result, ms = await b.act(tab, make(i), snapshot=None)
+            if result["ok"]:
+                times.append(ms)
+            else:
+                failed += 1
+        out[label] = {**stats(times), "failed": failed}
+    await page.close()
+    return out
+
+
 async def run(options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Measure the dispatch path; returns the section's numbers."""
     from waymark.host.control_client import Controller
@@ -165,9 +212,10 @@ async def run(options: dict[str, Any] | None = None) -> dict[str, Any]:
             scroll = await _scroll_ablation(b)
             settle = await _settle_ablation(b, max(3, rounds // 4))
             stale = await _stale_ablation(b, max(3, rounds // 4))
+            pointer = await pointer_actions(b, max(3, rounds // 2))
     finally:
         server.close()
-    return {"click": click, "scroll_into_view": scroll, "settle": settle, "stale_ref_inline_snapshot": stale}
+    return {"click": click, "scroll_into_view": scroll, "settle": settle, "stale_ref_inline_snapshot": stale, "pointer_actions": pointer}
 
 
 def format_table(result: dict[str, Any]) -> str:
@@ -199,4 +247,10 @@ def format_table(result: dict[str, Any]) -> str:
         lines.append(f"  {row['effect']:<14} {on['effect_in_snapshot']:>13}/{on['rounds']} {on['median_ms']:>10.1f} {off['effect_in_snapshot']:>15}/{off['rounds']} {off['median_ms']:>10.1f}")
     stale = result["stale_ref_inline_snapshot"]
     lines.append(f"  stale_ref: inline snapshot {stale['inline']['median_ms']} ms in 1 round trip; without it {stale['without']['median_ms']} ms in 2 (saves {stale['saved_median_ms']} ms and one model turn)")
+    # Reports written before the pointer actions existed lack this table.
+    if "pointer_actions" in result:
+        lines.append(f"  {'pointer action (to settled, no snapshot)':<42} {'median / p90 ms':>16}")
+        for label, row in result["pointer_actions"].items():
+            said = f"{row['median_ms']:>7.1f} / {row['p90_ms']:>7.1f}" if row.get("n") else "      -"
+            lines.append(f"  {label:<42} {said}" + (f"   {row['failed']} failed" if row.get("failed") else ""))
     return "\n".join(lines)

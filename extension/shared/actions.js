@@ -39,7 +39,7 @@ export const KIND = Object.freeze({
 
 /**
  * @typedef {{tab_id?: number|null, action: Record<string, unknown>, settle_min_ms?: number, settle_timeout_ms?: number, snapshot?: SnapshotOptions|null, dialogs?: "accept"|"dismiss", scroll_into_view?: boolean}} ActRequest
- * @typedef {{code: "stale_ref"|"not_found"|"not_visible"|"disabled"|"readonly"|"occluded"|"not_editable"|"navigation_timeout"|"restricted_page"|"no_such_tab"|"debugger_unavailable"|"timeout"|"bad_action"|"no_such_option"|"dialog_blocked"|string, message: string, data?: Record<string, unknown>, [key: string]: unknown}} ActionError
+ * @typedef {{code: "stale_ref"|"not_found"|"not_visible"|"disabled"|"readonly"|"occluded"|"not_editable"|"navigation_timeout"|"restricted_page"|"no_such_tab"|"debugger_unavailable"|"timeout"|"bad_action"|"no_such_option"|"dialog_blocked"|"outside_viewport"|"drag_failed"|string, message: string, data?: Record<string, unknown>, [key: string]: unknown}} ActionError
  * @typedef {{ok: boolean, action: string, path?: "cdp"|"synthetic"|"browser"|null, settle_ms?: number, settled?: boolean|null, url_before?: string, url_after?: string, navigated?: boolean, new_tab?: NewTabInfo|null, tab_id?: number|null, error?: ActionError|null, snapshot?: Snapshot|null, dialogs?: Array<Record<string, unknown>>, text?: string|null, hit?: PointerHit|null, drop?: PointerHit|null, [key: string]: unknown}} ActionResult
  * @typedef {{type: "ask_user", question: string}} AskUser
  * @typedef {{type: "back"}} Back

@@ -262,13 +262,14 @@ export async function drag(tabId, from, to, started, atRelease) {
     chrome.debugger.onEvent.removeListener(listener);
     await send(tabId, "Input.setInterceptDrags", { enabled: false }).catch(() => {});
   }
+  // One session processes commands in order: the moves are pipelined, as a click's events are.
   if (data) {
     await send(tabId, "Input.dispatchDragEvent", { type: "dragEnter", ...at(first), data });
-    for (const f of steps.slice(1)) await send(tabId, "Input.dispatchDragEvent", { type: "dragOver", ...at(f), data });
+    await Promise.all(steps.slice(1).map((f) => send(tabId, "Input.dispatchDragEvent", { type: "dragOver", ...at(f), data })));
     await atRelease();
     await send(tabId, "Input.dispatchDragEvent", { type: "drop", ...to, data });
   } else {
-    for (const f of steps.slice(1)) await send(tabId, "Input.dispatchMouseEvent", { type: "mouseMoved", ...at(f), ...held });
+    await Promise.all(steps.slice(1).map((f) => send(tabId, "Input.dispatchMouseEvent", { type: "mouseMoved", ...at(f), ...held })));
     await atRelease();
   }
   await send(tabId, "Input.dispatchMouseEvent", { type: "mouseReleased", ...to, button: "left", buttons: 0, clickCount: 1 });

@@ -67,15 +67,18 @@ export async function hitAt(ctx, x, y) {
   let offsets = null;
   /** @type {chrome.webNavigation.GetAllFrameResultDetails[]} */
   let frames = [];
+  /** @type {Located|null} what the enclosing document drew there: the answer when a child frame has nothing */
+  let outer = null;
   for (let depth = 0; depth < MAX_FRAME_DEPTH; depth++) {
     const local = toFrameLocal([x, y], offset);
     const hit = await ask(ctx.tabId, frameId, { kind: KIND.ACT_HIT_POINT, x: local[0], y: local[1] });
     if (hit.outside) {
-      if (frameId === 0) throw new WaymarkError("outside_viewport", `the point (${Math.round(x)}, ${Math.round(y)}) is outside the page's viewport (${hit.width}x${hit.height} CSS pixels)`);
-      break;
+      if (outer) return outer;
+      throw new WaymarkError("outside_viewport", `the point (${Math.round(x)}, ${Math.round(y)}) is outside the page's viewport (${hit.width}x${hit.height} CSS pixels)`);
     }
     levels.push(hit.refs.map((/** @type {number} */ l) => globalRef(ctx.tabId, frameId, hit.docId, l)));
-    const here = { frameId, docId: String(hit.docId), local, element: String(hit.element) };
+    const ordered = levels.slice().reverse().flat();
+    const here = { frameId, docId: String(hit.docId), local, hit: { x: round(x), y: round(y), frame: frameId, ref: ordered[0] ?? null, refs: ordered, element: String(hit.element) } };
     let child = null;
     if (hit.frameBox) {
       offsets = offsets || await frameOffsets(ctx.tabId);
@@ -84,10 +87,8 @@ export async function hitAt(ctx, x, y) {
       const known = /** @type {Map<number, {offset: [number, number]}>} */ (offsets);
       child = frames.find((f) => f.parentFrameId === frameId && known.has(f.frameId) && samePoint(/** @type {any} */ (known.get(f.frameId)).offset, origin));
     }
-    if (!child) {
-      const ordered = levels.slice().reverse().flat();
-      return { frameId, docId: here.docId, local, hit: { x: round(x), y: round(y), frame: frameId, ref: ordered[0] ?? null, refs: ordered, element: here.element } };
-    }
+    if (!child) return here;
+    outer = here;
     frameId = child.frameId;
     offset = /** @type {any} */ (offsets).get(frameId).offset;
   }

@@ -157,6 +157,9 @@ def validate_decision(decision: dict[str, Any], snapshot: Snapshot) -> Decision:
         typed = Decision.model_validate(decision)
     except ValidationError as exc:
         raise DecisionRejected("shape", f"the decision does not fit the action grammar: {exc.errors()[0]['msg']}") from None
+    to_ref = getattr(typed.action, "to_ref", None)
+    if to_ref is not None and snapshot.find(to_ref) is None:
+        raise DecisionRejected("unknown_ref", f"to_ref {to_ref} is not in the current snapshot; drop onto one of the [numbers] listed there, or drag by dx/dy")
     ref = getattr(typed.action, "ref", None)
     if ref is None:
         return typed

@@ -106,6 +106,10 @@ class RunOptions(BaseModel):
     #: small local model acts well turn by turn but writes plans whose checks cannot hold, and
     #: such a run's success is then unproven unless the page shows evidence the planner would have named.
     plan: bool = True
+    #: Vision mode: the executor may also act at points of the screenshot (click_at, drag_at...),
+    #: for models that answer in coordinates; off, its tool stays as small as the ref actions make it.
+    #: A computer-use executor (providers.computer_use) always has them.
+    coordinates: bool = False
 
 
 class RunStopped(Exception):
@@ -135,18 +139,45 @@ def _clipped(answers: list[str]) -> list[str]:
     return [a if len(a) <= ANSWER_CHARS else a[:ANSWER_CHARS] + " [...]" for a in answers]
 
 
+def _named(ref: int, snapshot: Snapshot | None) -> str:
+    element = snapshot.find(ref) if snapshot else None
+    return f'[{ref}] {element.role} "{element.name[:60]}"' if element else f"[{ref}]"
+
+
+def _at(x: Any, y: Any) -> str:
+    return f"({x:g}, {y:g})" if isinstance(x, (int, float)) and isinstance(y, (int, float)) else ""
+
+
 def action_line(action: dict[str, Any], snapshot: Snapshot | None) -> str:
-    """A short human line for an action: `click [12] button "Add to cart"`."""
+    """A short human line for an action: `click [12] button "Add to cart"`,
+    `drag [5] button "Card" to [9] dropzone "Done"`, `click_at (640, 360)`."""
     kind = action.get("type", "?")
     parts = [kind]
     ref = action.get("ref")
     if isinstance(ref, int):
-        element = snapshot.find(ref) if snapshot else None
-        parts.append(f'[{ref}] {element.role} "{element.name[:60]}"' if element else f"[{ref}]")
+        parts.append(_named(ref, snapshot))
+    if _at(action.get("x"), action.get("y")):
+        parts.append(_at(action["x"], action["y"]))
+    if isinstance(action.get("to_ref"), int):
+        parts.append("to " + _named(action["to_ref"], snapshot))
+    if _at(action.get("to_x"), action.get("to_y")):
+        parts.append("to " + _at(action["to_x"], action["to_y"]))
+    if action.get("dx") is not None or action.get("dy") is not None:
+        parts.append(f"by ({action.get('dx') or 0:g}, {action.get('dy') or 0:g}) px")
     for field in ("text", "key", "value", "url", "direction", "question", "result", "ms"):
         if action.get(field) not in (None, ""):
             parts.append(f"{field}={str(action[field])[:80]!r}")
     return " ".join(parts)
+
+
+def landed_line(result: ActionResult, snapshot: Snapshot | None) -> str:
+    """Where a pointer action landed, for the timeline, the trace and the model's history:
+    ` -> hit [8] button "Right target"`, ` -> dropped on [9] dropzone "Done"`; empty otherwise."""
+    parts = []
+    for label, where in (("hit", result.hit), ("dropped on", result.drop)):
+        if where is not None:
+            parts.append(f"{label} " + (_named(where.ref, snapshot) if where.ref is not None else where.element[:80]))
+    return " -> " + ", ".join(parts) if parts else ""
 
 
 class AgentRun:
@@ -214,10 +245,10 @@ class AgentRun:
 
     def _allowed(self, snap: Snapshot) -> tuple[str, ...]:
         """The actions offered this turn: tab switching and closing only when the task has tabs to
-        switch, the coordinate actions only to a model in computer-use mode, actions on an element
-        only when the page lists one (on an empty page a small model answered with refs of the page
-        before, nine turns in a row)."""
-        allowed = offered_actions(multi_tab=len(self.task_tabs) > 1, coordinates=self.executor.screen)
+        switch, the coordinate actions only in vision mode or to a computer-use executor, actions on
+        an element only when the page lists one (on an empty page a small model answered with refs
+        of the page before, nine turns in a row)."""
+        allowed = offered_actions(multi_tab=len(self.task_tabs) > 1, coordinates=self.options.coordinates or self.executor.screen)
         return allowed if snap.elements else tuple(a for a in allowed if a not in ELEMENT_ACTIONS)
 
     def _timeout(self, call: CallSettings) -> float:
@@ -548,7 +579,11 @@ class AgentRun:
                 return None, fresh, f"the action failed with {code}: {message}"
             result = fixed.result
 
-        self.history.append(f"- did: {action_line(action, safe)}")
+        landed = landed_line(result, safe)
+        if landed:
+            record.update(action_line=record["action_line"] + landed, hit=result.hit.model_dump() if result.hit else None,
+                          drop=result.drop.model_dump() if result.drop else None)
+        self.history.append(f"- did: {action_line(action, safe)}{landed}")
         return await self._verify(result, expectation, timing, finish, record, open_ended=step is self.open_step)
 
     async def _done(self, action: dict[str, Any], step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,

@@ -37,6 +37,8 @@ class ActionError(BaseModel):
         "stale_ref", "not_found", "not_visible", "disabled", "readonly", "occluded", "not_editable",
         "navigation_timeout", "restricted_page", "no_such_tab", "debugger_unavailable", "timeout",
         "bad_action", "no_such_option", "dialog_blocked",
+        # the pointer actions: a point off the page, an HTML5 drag Chrome did not hand over
+        "outside_viewport", "drag_failed",
     ] | str
     message: str
     #: The occluder's ref for `occluded`, and similar evidence.

@@ -40,6 +40,7 @@ ACTION_ALIASES: dict[str, str] = {
     "go_back": "back", "refresh": "reload", "press_key": "press", "keypress": "press",
     "scroll_down": "scroll", "scroll_up": "scroll", "tick": "check", "untick": "uncheck",
     "open_tab": "new_tab", "close": "close_tab",
+    "drag_and_drop": "drag", "drag_drop": "drag", "context_click": "right_click", "rightclick": "right_click",
 }
 #: Aliases that also say which way to scroll.
 _SCROLL_DIRECTION = {"scroll_down": "down", "scroll_up": "up"}

@@ -72,5 +72,8 @@ def result_line(result: ActionResult, line: str) -> str:
         notes.append(f"opened tab {result.new_tab.tab_id}, now current")
     for dialog in result.dialogs:
         notes.append(f"{dialog.get('type', 'dialog')} dialog {str(dialog.get('message', ''))[:120]!r} ({dialog.get('handled', '')})")
+    for label, where in (("hit", result.hit), ("dropped on", result.drop)):
+        if where is not None:
+            notes.append(f"{label} " + (f"[{where.ref}]" if where.ref is not None else where.element[:80]))
     said = ", ".join(n for n in notes if n)
     return f"{line}: ok" + (f" ({said})" if said else "")

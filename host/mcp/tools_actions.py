@@ -26,6 +26,8 @@ ACTION_TOOLS: dict[str, type[BaseModel]] = {
     "browser_check": grammar.Check,
     "browser_uncheck": grammar.Uncheck,
     "browser_scroll": grammar.Scroll,
+    "browser_drag": grammar.Drag,
+    "browser_right_click": grammar.RightClick,
     "browser_navigate": grammar.Navigate,
     "browser_navigate_back": grammar.Back,
     "browser_navigate_forward": grammar.Forward,

@@ -68,6 +68,8 @@ class RunParams(BaseModel):
     screenshots: bool = True
     #: False: no planner call; the executor works on the whole task (see RunOptions.plan).
     plan: bool = True
+    #: Vision mode: offer the executor the coordinate actions (click_at, drag_at...) too.
+    coordinates: bool = False
 
 
 def role_specs(params: RunParams) -> tuple[ModelSpec, ModelSpec]:
@@ -176,7 +178,7 @@ async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     _RUNS[run_id] = state
     options = RunOptions(
         task=run_params.task, start_url=run_params.start_url, tab_id=run_params.tab_id, budgets=run_params.budgets,
-        policy=run_params.policy, screenshots=run_params.screenshots, plan=run_params.plan,
+        policy=run_params.policy, screenshots=run_params.screenshots, plan=run_params.plan, coordinates=run_params.coordinates,
         max_chars=snapshot_chars(executor.capabilities().context_tokens),
         planner_call=_call(specs[0] if specs else None), executor_call=_call(specs[1] if specs else None),
     )

@@ -157,9 +157,8 @@ async def test_click_at_a_point_outside_the_viewport_fails_and_clicks_nothing(sw
 
 
 async def test_click_at_maps_screenshot_pixels_at_device_pixel_ratio_2(playwright_instance, tmp_path, site_url):
-    from waymark.host.launch import launch_browser
-
     from tests.conftest import _host_env
+    from waymark.host.launch import launch_browser
 
     launched = await launch_browser(playwright_instance, tmp_path / "profile", host_env=_host_env(),
                                     extra_args=["--force-device-scale-factor=2"], extension=await _diagnostic(tmp_path))

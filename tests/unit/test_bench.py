@@ -63,6 +63,23 @@ def test_dispatch_table_shows_click_to_settled_snapshot_and_the_ablations():
     table = dispatch.format_table(result)
     assert "click -> settled snapshot      70.0 /    95.0" in table
     assert "off: 3/12" in table and "saves 25.0 ms" in table
+    assert "pointer action" not in table, "a report from before the pointer actions has no such table"
+
+
+def test_dispatch_table_lists_the_latency_of_each_pointer_action_type():
+    result = {
+        "click": {"path": "cdp", "first_click_ms": 90.0, "clicks_landed": 21, "clicks_sent": 21, "elements": 93,
+                  "click_to_settled_snapshot": _stats(70.0, 95.0), "settle": _stats(50.0, 60.0),
+                  "snapshot_in_browser": _stats(15.0, 20.0), "click_without_snapshot": _stats(55.0, 65.0)},
+        "scroll_into_view": {"on": {"targets": 12, "landed": 12, "errors": {}}, "off": {"targets": 12, "landed": 3, "errors": {}}},
+        "settle": {"rows": [], "settle_ms": _stats(50.0, 120.0)},
+        "stale_ref_inline_snapshot": {"inline": {"median_ms": 30.0}, "without": {"median_ms": 55.0}, "saved_median_ms": 25.0},
+        "pointer_actions": {"drag (html5)": {"n": 5, **_stats(140.0, 180.0), "failed": 0},
+                            "click_at": {"n": 4, **_stats(60.0, 70.0), "failed": 1}},
+    }
+    table = dispatch.format_table(result)
+    assert "drag (html5)" in table and "140.0 /   180.0" in table
+    assert "click_at" in table and "1 failed" in table
 
 
 def test_memory_table_shows_peak_rss_and_registry_sizes():
