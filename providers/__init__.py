@@ -12,5 +12,7 @@ taxonomy, one retry policy.
 - http.py        the httpx plumbing: status -> error, SSE, ping
 - config.py      where keys come from
 - choices.py     the providers a user can choose and whether each is configured
+- computer_use.py  computer-use answers (Gemini, Anthropic, OpenAI) as Waymark's actions
+- openai_responses.py  OpenAI's computer-use model through the Responses API
 - gemini.py, openai_compat.py, anthropic.py, mlx_local.py, scripted.py: the implementations
 """

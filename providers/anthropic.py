@@ -7,6 +7,7 @@ import json
 import time
 from typing import Any, AsyncIterator
 
+from waymark.host.core.actions import ACT_TOOL
 from waymark.providers import errors
 from waymark.providers.base import (
     RAW_ARGUMENTS_KEY,
@@ -19,6 +20,13 @@ from waymark.providers.base import (
     TextPart,
     ToolCall,
     Usage,
+)
+from waymark.providers.computer_use import (
+    ANTHROPIC_TOOL_BETAS,
+    ANTHROPIC_TOOL_NAME,
+    DEFAULT_ANTHROPIC_TOOL,
+    anthropic_action,
+    screenshot_size,
 )
 from waymark.providers.config import resolve_key
 from waymark.providers.deadline import Deadline
@@ -91,6 +99,8 @@ class AnthropicProvider(HTTPProvider):
         api_key: str | None = None,
         base_url: str | None = None,
         context_tokens: int = 200_000,
+        computer_use: bool = False,
+        computer_tool: str = DEFAULT_ANTHROPIC_TOOL,
         retry: RetryPolicy | None = None,
         **kw: Any,
     ) -> None:
@@ -98,7 +108,12 @@ class AnthropicProvider(HTTPProvider):
         self.api_key = resolve_key(self.name, None, api_key)
         if not self.api_key:
             raise errors.AuthError("no API key: set ANTHROPIC_API_KEY", provider=self.name)
-        self._caps = Capabilities(native_tools=True, json_schema=False, vision=True, streaming=True, context_tokens=context_tokens)
+        if computer_tool not in ANTHROPIC_TOOL_BETAS:
+            raise errors.ProviderNotConfigured(f"unknown computer tool {computer_tool!r}; known: {', '.join(ANTHROPIC_TOOL_BETAS)}", provider=self.name)
+        self.computer_use = computer_use
+        self.computer_tool = computer_tool
+        self._caps = Capabilities(native_tools=True, json_schema=False, vision=True, streaming=True, context_tokens=context_tokens,
+                                  screen=computer_use)
 
     ping_path = "/v1/models"
 
@@ -106,7 +121,18 @@ class AnthropicProvider(HTTPProvider):
         return self._caps
 
     def headers(self) -> dict[str, str]:
-        return {"x-api-key": self.api_key or "", "anthropic-version": API_VERSION}
+        beta = {"anthropic-beta": ANTHROPIC_TOOL_BETAS[self.computer_tool]} if self.computer_use else {}
+        return {"x-api-key": self.api_key or "", "anthropic-version": API_VERSION, **beta}
+
+    def _display(self, request: CompletionRequest) -> tuple[int, int] | None:
+        """Computer-use mode for this request: on, and the size of the screenshot to answer about."""
+        return screenshot_size(request) if self.computer_use and request.tools else None
+
+    def _call(self, index: int, call_id: str | None, name: str, arguments: dict[str, Any]) -> ToolCall:
+        """One tool_use block as a ToolCall; the computer tool's as the executor's `act`."""
+        if self.computer_use and name == ANTHROPIC_TOOL_NAME:
+            name, arguments = ACT_TOOL, anthropic_action(arguments)
+        return ToolCall(id=call_id or f"toolu_{index}", name=name, arguments=arguments)
 
     def body(self, request: CompletionRequest, *, stream: bool) -> dict[str, Any]:
         """The Messages request body: system apart, tool results as user blocks, same roles merged."""
@@ -135,6 +161,11 @@ class AnthropicProvider(HTTPProvider):
             body["temperature"] = request.temperature
         if request.tools:
             body["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in request.tools]
+            display = self._display(request)
+            if display:
+                # Declared the screenshot's size, the coordinates come back in its pixels.
+                body["tools"].insert(0, {"type": self.computer_tool, "name": ANTHROPIC_TOOL_NAME,
+                                         "display_width_px": display[0], "display_height_px": display[1]})
             choice = request.tool_choice
             body["tool_choice"] = {"type": {"auto": "auto", "none": "none", "required": "any"}[choice]} if choice in ("auto", "none", "required") else {"type": "tool", "name": choice}
         if stream:
@@ -161,7 +192,7 @@ class AnthropicProvider(HTTPProvider):
             body = {**body, "messages": [*body["messages"], {"role": "assistant", "content": data["content"]}]}
         texts = [b.get("text", "") for b in content if b.get("type") == "text"]
         calls = [
-            ToolCall(id=b.get("id") or f"toolu_{i}", name=b["name"], arguments=b["input"] if isinstance(b.get("input"), dict) else {})
+            self._call(i, b.get("id"), b["name"], b["input"] if isinstance(b.get("input"), dict) else {})
             for i, b in enumerate(content) if b.get("type") == "tool_use"
         ]
         stop = data.get("stop_reason")
@@ -227,6 +258,6 @@ class AnthropicProvider(HTTPProvider):
                 args = json.loads(slot["json"]) if slot["json"].strip() else {}
             except ValueError:
                 args = {RAW_ARGUMENTS_KEY: slot["json"]}
-            calls.append(ToolCall(id=slot["id"] or f"toolu_{i}", name=slot["name"], arguments=args if isinstance(args, dict) else {RAW_ARGUMENTS_KEY: slot["json"]}))
+            calls.append(self._call(i, slot["id"], slot["name"], args if isinstance(args, dict) else {RAW_ARGUMENTS_KEY: slot["json"]}))
         usage = Usage(input_tokens=int(input_tokens), output_tokens=int(output_tokens)) if input_tokens is not None and output_tokens is not None else None
         yield Delta(tool_calls=calls, finish_reason=_finish(stop_reason, bool(calls)), usage=usage)

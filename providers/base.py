@@ -122,6 +122,9 @@ class Capabilities(BaseModel):
     vision: bool
     streaming: bool
     context_tokens: int
+    #: Computer-use mode: the model answers in coordinates of the screenshot each executor turn
+    #: carries (providers.computer_use), so the executor shows it one every turn.
+    screen: bool = False
 
 
 class LLMProvider(abc.ABC):

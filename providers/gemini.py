@@ -15,6 +15,7 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
+from waymark.host.core.actions import ACT_TOOL
 from waymark.providers import errors
 from waymark.providers.base import (
     Capabilities,
@@ -28,6 +29,7 @@ from waymark.providers.base import (
     ToolCall,
     Usage,
 )
+from waymark.providers.computer_use import GeminiScreen, screenshot_size
 from waymark.providers.config import resolve_key
 from waymark.providers.deadline import Deadline, with_retries
 from waymark.providers.http import error_for_status
@@ -114,6 +116,7 @@ class GeminiProvider(LLMProvider):
         api_key: str | None = None,
         base_url: str | None = None,
         context_tokens: int = 1_000_000,
+        computer_use: bool = False,
         retry: RetryPolicy | None = None,
     ) -> None:
         super().__init__(model)
@@ -125,7 +128,9 @@ class GeminiProvider(LLMProvider):
         http_options = types.HttpOptions(base_url=base_url, retry_options=types.HttpRetryOptions(attempts=1))
         self._client = genai.Client(api_key=key, http_options=http_options)
         self.retry = retry or DEFAULT_POLICY
-        self._caps = Capabilities(native_tools=True, json_schema=True, vision=True, streaming=True, context_tokens=context_tokens)
+        self.computer_use = computer_use
+        self._caps = Capabilities(native_tools=True, json_schema=True, vision=True, streaming=True, context_tokens=context_tokens,
+                                  screen=computer_use)
 
     def capabilities(self) -> Capabilities:
         return self._caps
@@ -182,6 +187,11 @@ class GeminiProvider(LLMProvider):
                 types.FunctionDeclaration(name=t.name, description=t.description, parameters_json_schema=t.parameters)
                 for t in request.tools
             ])]
+        if request.tools and self._screen(request):
+            # The computer-use tool beside the request's own (the reference implementation's way);
+            # its predefined functions are not named in a function-calling config.
+            cfg["tools"].insert(0, types.Tool(computer_use=types.ComputerUse(environment=types.Environment.ENVIRONMENT_BROWSER)))
+        elif request.tools:
             choice = request.tool_choice
             if choice in ("auto", "none", "required"):
                 mode = {"auto": "AUTO", "none": "NONE", "required": "ANY"}[choice]
@@ -193,6 +203,19 @@ class GeminiProvider(LLMProvider):
             cfg["response_mime_type"] = "application/json"
             cfg["response_json_schema"] = request.response_schema
         return types.GenerateContentConfig(**cfg)
+
+    def _screen(self, request: CompletionRequest) -> GeminiScreen | None:
+        """Computer-use mode for this request: on, and a screenshot to answer about."""
+        size = screenshot_size(request) if self.computer_use else None
+        return GeminiScreen(*size) if size else None
+
+    def _as_actions(self, calls: list[ToolCall], request: CompletionRequest) -> list[ToolCall]:
+        """Computer-use function calls as calls of the executor's `act` tool; calls of the request's own tools stay."""
+        screen = self._screen(request)
+        own = {t.name for t in request.tools}
+        if screen is None or not own:
+            return calls
+        return [c if c.name in own else c.model_copy(update={"name": ACT_TOOL, "arguments": screen.action(c.name, c.arguments)}) for c in calls]
 
     # -- response
 
@@ -244,6 +267,7 @@ class GeminiProvider(LLMProvider):
 
         response = await with_retries(self.retry, Deadline(request.timeout, self.name), attempt)
         text, calls, finish = self._pieces(response)
+        calls = self._as_actions(calls, request)
         return Completion(
             text=text or None,
             tool_calls=calls,
@@ -269,7 +293,7 @@ class GeminiProvider(LLMProvider):
         chunks = (await with_retries(self.retry, deadline, open_stream)).__aiter__()
         try:
             async for delta in self._deltas(chunks, deadline):
-                yield delta
+                yield delta.model_copy(update={"tool_calls": self._as_actions(delta.tool_calls, request)}) if delta.tool_calls else delta
         finally:
             # Closing the SDK's generator closes its HTTP response now, not at garbage collection.
             aclose = getattr(chunks, "aclose", None)

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, AsyncIterator
 
-from waymark.providers import errors
+from waymark.providers import errors, openai_responses
 from waymark.providers.base import (
     RAW_ARGUMENTS_KEY,
     Capabilities,
@@ -24,6 +24,7 @@ from waymark.providers.base import (
     ToolCall,
     Usage,
 )
+from waymark.providers.computer_use import screenshot_size
 from waymark.providers.config import resolve_key
 from waymark.providers.deadline import Deadline
 from waymark.providers.http import HTTPProvider, error_for_status
@@ -124,11 +125,14 @@ class OpenAICompatProvider(HTTPProvider):
         json_schema: bool | None = None,
         vision: bool | None = None,
         context_tokens: int | None = None,
+        computer_use: bool = False,
         retry: RetryPolicy | None = None,
         **kw: Any,
     ) -> None:
         if preset not in PRESETS:
             raise errors.ProviderNotConfigured(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}", provider=self.name)
+        if computer_use and preset != "openai":
+            raise errors.ProviderNotConfigured(f"computer_use needs OpenAI's Responses API (preset openai), not {preset}", provider=self.name)
         p = PRESETS[preset]
         super().__init__(model, base_url=base_url or p.base_url, retry=retry, **kw)
         self.preset = preset
@@ -141,7 +145,9 @@ class OpenAICompatProvider(HTTPProvider):
             vision=p.vision if vision is None else vision,
             streaming=True,
             context_tokens=context_tokens or p.context_tokens,
+            screen=computer_use,
         )
+        self.computer_use = computer_use
 
     def capabilities(self) -> Capabilities:
         return self._caps
@@ -212,7 +218,23 @@ class OpenAICompatProvider(HTTPProvider):
 
     # -- interface
 
+    def _display(self, request: CompletionRequest) -> tuple[int, int] | None:
+        """Computer-use mode for this request: on, the executor's tools, and a screenshot's size."""
+        return screenshot_size(request) if self.computer_use and request.tools else None
+
+    async def _complete_on_screen(self, request: CompletionRequest, display: tuple[int, int]) -> Completion:
+        """The computer-use model through the Responses API (chat completions have no computer tool)."""
+        started = time.perf_counter()
+        body = openai_responses.body(request, self.model, display)
+        data = await self.post_json("/responses", body, Deadline(request.timeout, self.name))
+        if not isinstance(data, dict) or not isinstance(data.get("output"), list):
+            raise errors.Unavailable("the answer has no output", provider=self.name)
+        return openai_responses.completion(data, self.model, (time.perf_counter() - started) * 1000)
+
     async def complete(self, request: CompletionRequest) -> Completion:
+        display = self._display(request)
+        if display:
+            return await self._complete_on_screen(request, display)
         started = time.perf_counter()
         body = self.body(request, stream=False)
         data = await self.post_json("/chat/completions", body, Deadline(request.timeout, self.name))
@@ -238,6 +260,12 @@ class OpenAICompatProvider(HTTPProvider):
         )
 
     async def stream(self, request: CompletionRequest) -> AsyncIterator[Delta]:
+        display = self._display(request)
+        if display:
+            # A computer-use turn is one action: it is answered whole, as one delta.
+            whole = await self._complete_on_screen(request, display)
+            yield Delta(text=whole.text or "", tool_calls=whole.tool_calls, finish_reason=whole.finish_reason, usage=whole.usage)
+            return
         body = self.body(request, stream=True)
         deadline = Deadline(request.timeout, self.name)
         response = await self.open_stream("/chat/completions", body, deadline)

@@ -8,7 +8,11 @@ and the saved settings, for the planner and the executor alike:
 
 The model name may itself hold colons (Ollama's `qwen2.5:1.5b`): only the provider and a known
 preset are split off the front. Options are the provider's own (base_url, native_tools,
-json_schema: constrain answers to the grammar's schema, vision, context_tokens) and the calls' (temperature, timeout in seconds per model call). Local servers
+json_schema: constrain answers to the grammar's schema, vision, context_tokens; computer_use: the
+executor is shown the screenshot every turn and answers in its coordinates, with Gemini's
+computer-use tool, Anthropic's computer tool, whose version computer_tool names, or OpenAI's
+computer_use_preview tool through the Responses API) and the calls'
+(temperature, timeout in seconds per model call). Local servers
 (the presets that need no key) default to temperature 0 and a longer call timeout, since a
 model on a laptop CPU takes tens of seconds per answer and sampling noise flips its verdicts.
 """
@@ -23,9 +27,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.providers.errors import ProviderNotConfigured
 
+
+def has_computer_use(provider: str, preset: str | None) -> bool:
+    """Whether this provider (and openai_compat preset) has a computer-use mode (the `computer_use`
+    option): Gemini, Anthropic, and OpenAI itself (its Responses API), the default preset."""
+    return provider in ("gemini", "anthropic") or (provider == "openai_compat" and (preset or "openai") == "openai")
+
 #: Option name -> its type, for options given as text (`?temperature=0`).
 _PROVIDER_OPTIONS: dict[str, type] = {"base_url": str, "preset": str, "native_tools": bool, "json_schema": bool, "vision": bool,
-                                      "context_tokens": int}
+                                      "context_tokens": int, "computer_use": bool, "computer_tool": str}
 _CALL_OPTIONS: dict[str, type] = {"temperature": float, "timeout": float}
 OPTION_NAMES: tuple[str, ...] = (*_PROVIDER_OPTIONS, *_CALL_OPTIONS)
 #: Per-call timeouts (seconds) when none is given: cloud APIs answer in seconds, a local model
@@ -116,6 +126,11 @@ class ModelSpec(BaseModel):
         """A spec from its parts; call options (temperature, timeout) are split from the provider's."""
         options = dict(options or {})
         call = {k: options.pop(k) for k in _CALL_OPTIONS if k in options}
+        if options.get("computer_use") and not has_computer_use(provider, options.get("preset")):
+            where = f"{provider} preset {options['preset']}" if options.get("preset") else provider
+            raise SpecError(f"computer_use is an option of gemini, anthropic and openai_compat preset openai, not of {where}")
+        if "computer_tool" in options and provider != "anthropic":
+            raise SpecError("computer_tool (the version of Anthropic's computer tool) is an option of anthropic only")
         return cls(provider=provider, model=model, options=options, **call)
 
     def with_options(self, options: dict[str, Any]) -> "ModelSpec":

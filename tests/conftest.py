@@ -130,6 +130,18 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return rep
 
 
+def screenshot_jpeg(width: int, height: int) -> str:
+    """A real base64 JPEG of this size, as captureVisibleTab makes them (computer-use tests read its size)."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), (240, 240, 240)).save(buffer, format="JPEG", quality=60)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
 async def wait_connected(worker: Any, min_connects: int = 1, timeout_s: float = 20.0) -> dict:
     """Wait until the extension's native port has completed `min_connects` handshakes."""
     deadline = asyncio.get_running_loop().time() + timeout_s

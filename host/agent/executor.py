@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from waymark.host.agent import prompts
+from waymark.host.agent import prompts, screen
 from waymark.host.agent.grammar import (
     DecisionRejected,
     constrained_decision_schema,
@@ -31,7 +31,14 @@ from waymark.host.agent.parsing import (
 from waymark.host.core.actions import ACTION_TYPES, UPLOAD_ACTIONS, Decision
 from waymark.host.core.page_in_view import showing
 from waymark.host.core.snapshot import Snapshot
-from waymark.providers.base import CompletionRequest, LLMProvider, Message
+from waymark.providers.base import (
+    CompletionRequest,
+    ImagePart,
+    LLMProvider,
+    Message,
+    TextPart,
+)
+from waymark.providers.computer_use import image_size
 
 
 class ParseProblem(BaseModel):
@@ -94,19 +101,29 @@ class Executor:
         self.timeout = timeout
         self.temperature = temperature
         self.native = provider.capabilities().native_tools
+        #: Computer-use mode: the screenshot goes with every turn and answers come in its coordinates.
+        self.screen = provider.capabilities().screen
 
     async def decide(
         self, *, task: str, intent: str, verify: list[dict[str, Any]], history: list[str], feedback: str | None,
         page: str, snapshot: Snapshot, step_index: int, attempt: int, reminders: int, timeout: float | None = None,
-        allowed: tuple[str, ...] = ACTION_TYPES, uploads: str = "",
+        allowed: tuple[str, ...] = ACTION_TYPES, uploads: str = "", screenshot_b64: str | None = None,
     ) -> Turn:
         """One decision valid for `snapshot`, or `decision=None` after `reminders` unusable replies.
-        Only the `allowed` actions are offered (tools, answer format, constraint) and accepted."""
+        Only the `allowed` actions are offered (tools, answer format, constraint) and accepted.
+        In computer-use mode `screenshot_b64` (the numbered-overlay screenshot of `snapshot`) goes
+        with the prompt, and typing without a ref is given the ref it means (host.agent.screen)."""
+        user = prompts.executor_user(task, intent, verify, history, feedback, page, text_mode=not self.native, allowed=allowed,
+                                     uploads=uploads)
+        shown = self.screen and screenshot_b64 is not None
+        content: list[Any] = [TextPart(text=user)]
+        if shown:
+            content = [TextPart(text=user + "\n\n" + prompts.SCREEN_NOTE), ImagePart(data_b64=screenshot_b64 or "")]
         first = [
             Message.text("system", prompts.executor_system(secrets=prompts.mentions_secrets(task))),
-            Message.text("user", prompts.executor_user(task, intent, verify, history, feedback, page, text_mode=not self.native, allowed=allowed,
-                                                          uploads=uploads)),
+            Message(role="user", content=content),
         ]
+        image_width = image_size(screenshot_b64)[0] if shown and screenshot_b64 else 0
         messages = first
         temperature = self.temperature
         answers: list[str] = []
@@ -138,7 +155,8 @@ class Executor:
                     call = completion.tool_calls[0]
                     if len(completion.tool_calls) > 1:
                         raise ParseFailure("multi_root", f"{len(completion.tool_calls)} tool calls; call exactly one tool")
-                    decision = decision_from_tool_call(call.name, call.arguments, coercions)
+                    arguments = screen.dispatchable(call.arguments, snapshot, image_width, coercions) if shown else call.arguments
+                    decision = decision_from_tool_call(call.name, arguments, coercions)
                 else:
                     decision = parse_decision(completion.text or "", coercions)
                 typed = validate_decision(decision, snapshot, coercions)

@@ -120,6 +120,7 @@ class RunOptions(BaseModel):
     plan: bool = True
     #: Vision mode: the executor may also act at points of the screenshot (click_at, drag_at...),
     #: for models that answer in coordinates; off, its tool stays as small as the ref actions make it.
+    #: A computer-use executor (providers.computer_use) always has them.
     coordinates: bool = False
 
 
@@ -264,11 +265,11 @@ class AgentRun:
 
     def _allowed(self, snap: Snapshot) -> tuple[str, ...]:
         """The actions offered this turn: tab switching and closing only when the task has tabs to
-        switch, uploads only when the user set an upload folder, the coordinate actions in vision
-        mode, actions on an element only when the page lists one (on an empty page a small model
-        answered with refs of the page before, nine turns in a row)."""
+        switch, uploads only when the user set an upload folder, the coordinate actions only in vision
+        mode or to a computer-use executor, actions on an element only when the page lists one (on an
+        empty page a small model answered with refs of the page before, nine turns in a row)."""
         allowed = offered_actions(multi_tab=len(self.task_tabs) > 1, upload_folder=bool(self.options.upload_dir),
-                                  coordinates=self.options.coordinates)
+                                  coordinates=self.options.coordinates or self.executor.screen)
         return allowed if snap.elements else tuple(a for a in allowed if a not in ELEMENT_ACTIONS)
 
     def _timeout(self, call: CallSettings) -> float:
@@ -502,6 +503,9 @@ class AgentRun:
     ) -> tuple[StepOutcome | None, Snapshot, str | None]:
         """One executor turn at a step. Returns (outcome or None to try again, snapshot, feedback)."""
         timing: dict[str, float] = {}
+        if self.executor.screen and not snap.screenshot_b64:
+            # A model that answers in coordinates sees the page every turn (refs are stable: a new look, the same refs).
+            snap = await self.session.snapshot(screenshot=True)
         safe = self._safe(snap)
         record["snapshot"] = {"digest": digest(safe.text), "chars": len(safe.text), "elements": len(safe.elements), "url": safe.url}
         t0 = time.perf_counter()
@@ -510,6 +514,7 @@ class AgentRun:
             page=self._page(safe), snapshot=safe, step_index=index, attempt=attempt,
             reminders=self.options.budgets.retries_per_step, timeout=self._timeout(self.options.executor_call),
             allowed=self._allowed(safe), uploads=upload_summary(self.options.upload_dir),
+            screenshot_b64=snap.screenshot_b64 if self.executor.screen else None,
         )
         timing["model_ms"] = (time.perf_counter() - t0) * 1000
         self._take_tokens(turn.tokens_in, turn.tokens_out)

@@ -100,6 +100,15 @@ def wire(sdk_type: Any, data: dict[str, Any]) -> dict[str, Any]:
     return adapter.dump_python(value, mode="json", exclude_unset=True, by_alias=True)
 
 
+def computer_input(action: str, **fields: Any) -> dict[str, Any]:
+    """One input of Anthropic's computer tool as the API sends it: `action` and its fields, the
+    fields read by the SDK's own type for that action (BetaComputerLeftClickInput, ...)."""
+    from anthropic.types import beta
+
+    sdk_type = getattr(beta, "BetaComputer" + "".join(p.capitalize() for p in action.split("_")) + "Input")
+    return {"action": action, **wire(sdk_type, fields)}
+
+
 def _openai(kind: str) -> Any:
     from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
@@ -209,6 +218,42 @@ class OpenAI(Protocol):
             # With include_usage, the last chunk carries the usage and no choices.
             last.append({**base, "choices": [], "usage": self._usage(reply)})
         return typed + [(None, json.dumps(wire(_openai("chunk"), c))) for c in last] + [(None, "[DONE]")]
+
+
+class OpenAIResponses(Protocol):
+    """OpenAI's Responses API (`POST /responses`), answered whole. A tool call named
+    `computer_call` is a computer call whose fields (action, pending_safety_checks) are its
+    arguments; any other is a function call."""
+
+    def error(self, reply: Reply, status: int | None = None) -> dict[str, Any]:
+        return OpenAI().error(reply, status)
+
+    def whole(self, reply: Reply, model: str) -> dict[str, Any]:
+        from openai.types.responses import Response
+
+        output: list[dict[str, Any]] = []
+        if reply.text is not None or reply.refusal is not None:
+            part = ({"type": "refusal", "refusal": reply.refusal} if reply.refusal is not None
+                    else {"type": "output_text", "text": reply.text, "annotations": []})
+            output.append({"type": "message", "id": "msg_fake", "role": "assistant", "status": "completed", "content": [part]})
+        for i, (name, args) in enumerate(reply.tool_calls):
+            if name == "computer_call":
+                output.append({"type": "computer_call", "id": f"cu_{i}", "call_id": f"call_{i}", "status": "completed",
+                               "pending_safety_checks": [], **args})
+            else:
+                output.append({"type": "function_call", "id": f"fc_{i}", "call_id": f"call_{i}", "name": name,
+                               "arguments": json.dumps(args), "status": "completed"})
+        out: dict[str, Any] = {"id": "resp_fake", "object": "response", "created_at": 1700000000, "model": model, "output": output,
+                               "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], "status": "completed"}
+        if reply.finish == "length":
+            out.update(status="incomplete", incomplete_details={"reason": "max_output_tokens"})
+        if reply.usage:
+            out["usage"] = {"input_tokens": reply.usage[0], "output_tokens": reply.usage[1], "total_tokens": sum(reply.usage),
+                            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}
+        return wire(Response, out)
+
+    def events(self, reply: Reply, model: str) -> list[tuple[str | None, str]]:
+        raise NotImplementedError("the computer-use model is asked for whole answers")
 
 
 #: What the Messages API counts when a test scripts no usage: it always reports some.
@@ -412,6 +457,8 @@ class FakeServer:
     def _protocol(path: str) -> Protocol:
         if path.endswith("/chat/completions"):
             return OpenAI()
+        if path.endswith("/responses"):
+            return OpenAIResponses()
         if path.endswith("/v1/messages"):
             return Anthropic()
         if ":generateContent" in path or ":streamGenerateContent" in path:
