@@ -13,6 +13,7 @@
  * @property {string} docId  a random identity of this document instance
  * @property {(el: Element) => number} refFor
  * @property {(ref: number) => Element|null} elementFor  the live element, or null once removed
+ * @property {(el: Element) => number|undefined} refIfAny  the element's ref if it has one, never issuing a new one
  * @property {() => void} sweep
  * @property {() => number[]} takeDropped
  * @property {() => number} registrySize

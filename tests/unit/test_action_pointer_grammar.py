@@ -86,14 +86,14 @@ def test_the_default_executor_tool_names_no_coordinate_action():
 
 def test_a_click_at_a_point_over_a_destructive_button_asks_first_at_the_screenshot_s_scale():
     # Screenshot pixel (1300, 730) is CSS pixel (650, 365): inside "Delete board".
-    assert destructive_reason({"type": "click_at", "x": 1300, "y": 730}, SNAPSHOT)
-    assert destructive_reason({"type": "click_at", "x": 650, "y": 365}, SNAPSHOT) is None
+    assert destructive_reason(parse_action({"type": "click_at", "x": 1300, "y": 730}), SNAPSHOT)
+    assert destructive_reason(parse_action({"type": "click_at", "x": 650, "y": 365}), SNAPSHOT) is None
 
 
 def test_the_action_line_names_the_drop_target_the_offset_and_the_points():
-    assert action_line({"type": "drag", "ref": 5, "to_ref": 9}, SNAPSHOT) == 'drag [5] button "Write report" to [9] dropzone "Done column"'
-    assert action_line({"type": "drag", "ref": 5, "dx": 40, "dy": 0}, SNAPSHOT) == 'drag [5] button "Write report" by (40, 0) px'
-    assert action_line({"type": "drag_at", "x": 1, "y": 2, "to_x": 30, "to_y": 40.5}, SNAPSHOT) == "drag_at (1, 2) to (30, 40.5)"
+    assert action_line(parse_action({"type": "drag", "ref": 5, "to_ref": 9}), SNAPSHOT) == 'drag [5] button "Write report" to [9] dropzone "Done column"'
+    assert action_line(parse_action({"type": "drag", "ref": 5, "dx": 40, "dy": 0}), SNAPSHOT) == 'drag [5] button "Write report" by (40, 0) px'
+    assert action_line(parse_action({"type": "drag_at", "x": 1, "y": 2, "to_x": 30, "to_y": 40.5}), SNAPSHOT) == "drag_at (1, 2) to (30, 40.5)"
 
 
 def test_the_timeline_says_where_a_pointer_action_landed():
