@@ -51,3 +51,14 @@ def test_confirmation_follows_the_trait_of_the_action():
     asked = {kind for kind in ACTION_TYPES
              if (kind in ELEMENT_ACTIONS or kind in COORDINATE_ACTIONS) and destructive_reason(parse_action(_with_ref(kind)), snapshot)}
     assert asked == {kind for kind, cls in ACTIONS.items() if cls.traits.confirm == "activation"}
+
+
+def test_the_readme_lists_every_action_with_its_example():
+    import json
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme.split("### Every action", 1)[1].split("\n### ", 1)[0]
+    missing = [kind for kind, cls in ACTIONS.items()
+               if f"| `{kind}` | `{json.dumps(cls.traits.example, ensure_ascii=False)}` |" not in table]
+    assert not missing, f"README's 'Every action' table lacks {missing}"
