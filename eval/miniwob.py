@@ -107,6 +107,9 @@ _REWARD_JS = """
 async def start_episode(page: Any, spec: MiniwobSpec) -> str:
     """Start a seeded episode in `page` (already on the task's URL); returns the task's instruction."""
     utterance = await page.evaluate(_START_JS, {"seed": str(spec.seed), "episodeMs": spec.episode_ms})
+    if isinstance(utterance, dict):
+        # The natural-language email tasks answer {"utterance": ..., "fields": ...} outside test mode.
+        utterance = utterance.get("utterance")
     return str(utterance or "").strip()
 
 

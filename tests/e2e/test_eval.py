@@ -139,6 +139,12 @@ async def test_a_miniwob_episode_is_seeded_and_its_reward_read_from_the_page(pag
     assert reward.done and reward.raw == 1.0 and reward.passed(1.0)
 
 
+async def test_a_natural_language_miniwob_task_gives_its_instruction_as_text(page, miniwob_site):
+    await page.goto(miniwob.page_url(miniwob_site, "email-inbox-nl-turk"))
+    goal = await miniwob.start_episode(page, MiniwobSpec(env="email-inbox-nl-turk", seed=1))
+    assert goal and not goal.startswith("{") and "utterance" not in goal
+
+
 async def test_a_wrong_miniwob_answer_gets_a_negative_reward(page, miniwob_site):
     await page.goto(miniwob.page_url(miniwob_site, "enter-text"))
     await miniwob.start_episode(page, MiniwobSpec(env="enter-text", seed=1))
