@@ -105,9 +105,9 @@ def text_of(result: types.CallToolResult) -> str:
 
 def ref_of(snapshot_text: str, name: str, role: str | None = None) -> int:
     """The ref of the first element line with this accessible name (and role), in a whole
-    snapshot or among the lines a change added (`+ [ref] ...`)."""
-    role_part = re.escape(role) if role else r"\S+"
-    match = re.search(rf'^(?:\+ )?\[(\d+)\] {role_part} "{re.escape(name)}"', snapshot_text, re.MULTILINE)
+    snapshot or among the lines a change added (`+ [ref] ...`). A link's line has no role word."""
+    role_part = "" if role == "link" else re.escape(role) + " " if role else r"(?:\S+ )?"
+    match = re.search(rf'^(?:\+ )?\[(\d+)\] {role_part}"{re.escape(name)}"', snapshot_text, re.MULTILINE)
     assert match, f"no element {role or ''} {name!r} in:\n{snapshot_text}"
     return int(match.group(1))
 
