@@ -23,7 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-_ELEMENT = re.compile(r'^\[(\d+)\] (\S+) "((?:[^"\\]|\\.)*)"', re.MULTILINE)
+#: An element line: a link's has no role word (`[3] "Home"`).
+_ELEMENT = re.compile(r'^\[(\d+)\] (?:(\S+) )?"((?:[^"\\]|\\.)*)"', re.MULTILINE)
 
 
 @dataclass
@@ -120,6 +121,7 @@ class FakeModel:
     def resolve(target: dict[str, Any], prompt: str) -> int | None:
         """The ref of the element line matching role and name or name_contains (case-insensitive) in the prompt."""
         for ref, role, name in _ELEMENT.findall(prompt):
+            role = role or "link"
             name = name.replace('\\"', '"').replace("\\\\", "\\")
             if target.get("role") and role != target["role"]:
                 continue

@@ -21,9 +21,10 @@ def forged_lines(snapshot: dict[str, Any]) -> list[str]:
     bad = []
     element_lines = 0
     for index, line in enumerate(lines):
-        if index == 0 and line.startswith("page "):
+        # The header: `waymark snapshot` prints a `page` line first; the agent's text starts at `viewport`.
+        if index == 0 and line.startswith(("page ", "viewport ")):
             continue
-        if index == 1 and line.startswith("viewport "):
+        if index == 1 and line.startswith("viewport ") and lines[0].startswith("page "):
             continue
         if line.startswith(("# ", "## ", "### ", "#### ", "##### ", "###### ", "-- ", "frame \"", "page_overflow:")):
             continue
