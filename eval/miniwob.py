@@ -94,6 +94,16 @@ async ({seed, episodeMs}) => {
   Math.seedrandom(seed);
   core.startEpisodeReal();
   for (let i = 0; i < 200 && !WOB_TASK_READY; i++) await new Promise(r => setTimeout(r, 10));
+  // The task's markup fetches images as it renders (icons drawn with CSS content:url()), and an
+  // icon not yet loaded has no size, so no one could see or click it: the episode is ready for
+  // the agent once no resource has finished loading for 150 ms (at most 3 s).
+  let seen = -1, quietSince = performance.now();
+  for (const start = performance.now(); performance.now() - start < 3000; ) {
+    const loaded = performance.getEntriesByType('resource').length;
+    if (loaded !== seen) { seen = loaded; quietSince = performance.now(); }
+    else if (performance.now() - quietSince >= 150) break;
+    await new Promise(r => setTimeout(r, 25));
+  }
   return core.getUtterance();
 }
 """

@@ -404,7 +404,10 @@
   /** @param {{localRef: number}} msg */
   function readChecked(msg) {
     const held = disarmGuard();
-    const el = resolve(msg.localRef);
+    const el = core.elementFor(msg.localRef);
+    // A page that re-renders on change replaces the box the press toggled: the guard's verdict
+    // still says whether the press landed, and the new box's state is in the next snapshot.
+    if (!el) return { checked: null, replaced: true, ...(held ? { guard: held } : {}) };
     return { checked: isChecked(el), ...(held ? { guard: held } : {}) };
   }
 

@@ -523,15 +523,21 @@
   /** @type {CheckVisibilityOptions} */
   const VISIBILITY_OPTIONS = ({ opacityProperty: true, visibilityProperty: true, checkOpacity: true, checkVisibilityCSS: true });
 
+  /** Rendered, whatever its opacity. */
+  const RENDERED_OPTIONS = ({ visibilityProperty: true, checkVisibilityCSS: true });
+
   /**
    * The box of an element a person can see, or null: rendered (checkVisibility: display along
    * ancestors, visibility, opacity, content-visibility) and not of zero size. A visually hidden
-   * checkbox or radio with a visible label counts as visible at its label (custom controls).
-   * @param {Element} el
+   * checkbox or radio with a visible label counts as visible at its label (custom controls). A
+   * transparent text field counts as visible: terminals and code editors take their keys through
+   * one (opacity 0, a pixel wide), and Chrome's accessibility tree lists it as a textbox.
+   * @param {Element} el @param {string=} role
    * @returns {DOMRect|null}
    */
-  function visibleRect(el) {
-    const visible = typeof el.checkVisibility === "function" ? el.checkVisibility(VISIBILITY_OPTIONS) : true;
+  function visibleRect(el, role) {
+    const options = role === "textbox" && isField(el) ? RENDERED_OPTIONS : VISIBILITY_OPTIONS;
+    const visible = typeof el.checkVisibility === "function" ? el.checkVisibility(options) : true;
     if (visible) {
       const r = el.getBoundingClientRect();
       if (r.width > 0 && r.height > 0) return r;
@@ -687,7 +693,7 @@
     /** @param {Element} el @param {string} role */
     const candidate = (el, role) => {
       counts.candidates++;
-      const r = visibleRect(el);
+      const r = visibleRect(el, role);
       if (!r) {
         counts.hidden++;
         return;

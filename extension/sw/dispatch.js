@@ -455,6 +455,10 @@ async function check(ctx, a) {
   else await synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: a.type } });
   const after = await toFrame(ctx, t, { kind: KIND.ACT_CHECKED });
   heldBack(ctx, after.guard);
+  if (after.replaced) {
+    ctx.result.replaced = true;
+    return;
+  }
   if (after.checked !== want) throw new WaymarkError("not_checkable", `clicking did not make the element ${want ? "checked" : "unchecked"}${!want ? " (a radio button cannot be unchecked by clicking it)" : ""}`);
 }
 

@@ -474,6 +474,9 @@ class AgentRun:
         while True:
             attempt += 1
             if feedback is not None:
+                landed = await self._landed_anyway(step, index, attempt, failures, expectation, snap)
+                if landed is not None:
+                    return landed, snap
                 # The last attempt failed; turns that went well (an answer, an open step acting) are no retries.
                 failures += 1
                 if not self.budget.retries_left(failures):
@@ -495,6 +498,24 @@ class AgentRun:
                 raise
             if outcome is not None:
                 return outcome, snap
+
+    async def _landed_anyway(self, step: PlanStep, index: int, attempt: int, failures: int, expectation: Expectation,
+                       snap: Snapshot) -> StepOutcome | None:
+        """The step proven done before a retry: an action that reported a failure may still have
+        landed (the page re-rendered its target as it answered), and asking the model again would
+        have it redo or refuse work that is already done."""
+        if not expectation.predicates or step is self.open_step:
+            return None
+        verdict = await expectation.judge(snap)
+        changed = [r.predicate for r in verdict.results if key(r.predicate) not in self._held_before]
+        if not verdict.ok or not changed:
+            return None
+        self.step_counter += 1
+        self.emit("step", step=self.step_counter, plan_index=index, attempt=attempt, retries=failures, intent=step.intent,
+                  verify=step.verify, required=step.required, verdict="passed",
+                  reason="the step's checks hold after the last attempt: its action landed although it reported a failure",
+                  checks=[r.model_dump() for r in verdict.results], changed=changed)
+        return StepOutcome(verdict="passed", proven=True, attempts=attempt - 1)
 
     @timed("step")
     async def _attempt(

@@ -129,3 +129,8 @@ class ActionResult(BaseModel):
     hit: PointerHit | None = None
     #: Where a drag released: the element under the release point after the drop.
     drop: PointerHit | None = None
+    #: The element already had the wanted state (check, uncheck, select): nothing was done.
+    already: bool = False
+    #: The page replaced the element as it answered the action (a re-render on change): the
+    #: action landed, and the element's new state is read from the next snapshot, not the old node.
+    replaced: bool = False

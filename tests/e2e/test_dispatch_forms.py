@@ -115,6 +115,16 @@ async def test_check_and_uncheck_a_checkbox(sw, page, site_url):
     assert not await page.is_checked("#gift")
 
 
+async def test_check_on_a_page_that_re_renders_the_box_lands_and_says_it_was_replaced(sw, page, site_url):
+    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/rerender.html")
+    result = await act(sw, tab, {"type": "check", "ref": ref(snap, "Email me a daily digest", role="checkbox")})
+    assert result.ok, result.error
+    assert result.replaced, "the toggled box was replaced by the page's re-render"
+    assert await page.is_checked("#digest")
+    box = next(e for e in result.snapshot.elements if e.name == "Email me a daily digest")
+    assert box.states.get("checked") is True, "the fresh snapshot reads the new box"
+
+
 async def test_check_selects_a_radio_button(sw, page, site_url):
     tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
     result = await act(sw, tab, {"type": "check", "ref": ref(snap, "Express", role="radio")})
