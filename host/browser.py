@@ -31,7 +31,7 @@ async def snapshot(bridge: BrowserBridge, options: SnapshotOptions | None = None
 
 
 @timed("decode")
-async def act(bridge: BrowserBridge, request: ActRequest, timeout: float = 60.0, upload_dir: str | Path | None = None) -> ActionResult:
+async def act(bridge: BrowserBridge, request: ActRequest, timeout: float | None = None, upload_dir: str | Path | None = None) -> ActionResult:
     """Ask the extension to carry out one action; failures come back as `ok: false` with a code.
     An upload's file names are resolved here, in `upload_dir` only (a refused name fails the
     action without reaching the browser)."""
@@ -43,7 +43,7 @@ async def act(bridge: BrowserBridge, request: ActRequest, timeout: float = 60.0,
         except UploadRefused as refused:
             return ActionResult(ok=False, action=kind, tab_id=request.tab_id, error=ActionError(code=refused.code, message=refused.message))
     request = request.model_copy(update={"upload_paths": paths})
-    data = await bridge.request("act", request.model_dump(mode="json"), timeout=timeout)
+    data = await bridge.request("act", request.model_dump(mode="json"), timeout=request.reply_deadline_s() if timeout is None else timeout)
     return ActionResult.model_validate(data)
 
 

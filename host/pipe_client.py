@@ -23,6 +23,11 @@ from waymark.host.framing import (
     join_chunks,
 )
 
+#: How long a read waits for the host's next frame: a deadline for a host that never answers,
+#: not an expectation of speed. A cold host imports every provider SDK before its first reply,
+#: which takes seconds on a busy machine; a live host answers at once however long this is.
+REPLY_DEADLINE_S = 60.0
+
 
 class HostProcess:
     """A host started as a child process with pipes for its stdin and stdout."""
@@ -68,7 +73,7 @@ class HostProcess:
             self._buffer += data
         return True
 
-    def read_frame(self, timeout: float = 10.0) -> bytes | None:
+    def read_frame(self, timeout: float = REPLY_DEADLINE_S) -> bytes | None:
         """One raw frame body from the host's stdout, or None when it closed stdout between
         frames; the framing's FrameTooLarge and TruncatedFrame for a broken stream."""
         if not self._fill(HEADER.size, timeout):
@@ -81,7 +86,7 @@ class HostProcess:
         self._buffer = self._buffer[HEADER.size + length :]
         return body
 
-    def read(self, timeout: float = 10.0) -> dict[str, Any] | None:
+    def read(self, timeout: float = REPLY_DEADLINE_S) -> dict[str, Any] | None:
         """One message as the host wrote it, chunked messages reassembled; None when stdout closed.
         Every frame must be a valid host-to-browser message (ProtocolError otherwise)."""
         body = self.read_frame(timeout)
@@ -103,7 +108,7 @@ class HostProcess:
         assert isinstance(result, dict)
         return result
 
-    def request(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any] | None:
+    def request(self, message: dict[str, Any], timeout: float = REPLY_DEADLINE_S) -> dict[str, Any] | None:
         """Send a message and read the next one."""
         self.send(message)
         return self.read(timeout)
@@ -113,7 +118,7 @@ class HostProcess:
         if not self.proc.stdin.closed:
             self.proc.stdin.close()
 
-    def wait(self, timeout: float = 10.0) -> int:
+    def wait(self, timeout: float = REPLY_DEADLINE_S) -> int:
         """Close stdin and wait for the exit code."""
         self.close_stdin()
         return self.proc.wait(timeout)

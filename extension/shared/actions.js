@@ -13,6 +13,9 @@ export const MUTATING_ACTIONS = new Set(["click", "double_click", "type", "fill"
 /** Actions the extension carries out (the host handles the rest). */
 export const BROWSER_ACTIONS = new Set(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "upload_file", "select_text", "scroll", "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab", "wait", "extract", "drag", "right_click", "click_at", "double_click_at", "move_to", "drag_at", "scroll_at"]);
 
+/** How long an action that began a navigation waits for the new document to commit. */
+export const NAVIGATION_COMMIT_MS = 20000;
+
 /** The kinds of the messages between the service worker and the content scripts. */
 export const KIND = Object.freeze({
   SNAPSHOT: "wm:snapshot",
@@ -44,7 +47,7 @@ export const KIND = Object.freeze({
 });
 
 /**
- * @typedef {{tab_id?: number|null, action: Record<string, unknown>, ref_generation?: number|null, settle_min_ms?: number, settle_timeout_ms?: number, snapshot?: SnapshotOptions|null, dialogs?: "accept"|"dismiss", scroll_into_view?: boolean, upload_paths?: Array<string>|null}} ActRequest
+ * @typedef {{tab_id?: number|null, action: Record<string, unknown>, ref_generation?: number|null, settle_min_ms?: number, settle_timeout_ms?: number, commit_timeout_ms?: number, snapshot?: SnapshotOptions|null, dialogs?: "accept"|"dismiss", scroll_into_view?: boolean, upload_paths?: Array<string>|null}} ActRequest
  * @typedef {{code: "stale_ref"|"not_found"|"not_visible"|"disabled"|"readonly"|"occluded"|"not_editable"|"navigation_timeout"|"restricted_page"|"no_such_tab"|"debugger_unavailable"|"timeout"|"bad_action"|"no_such_option"|"dialog_blocked"|"no_upload_folder"|"bad_file_name"|"file_not_found"|"outside_upload_folder"|"too_many_files"|"not_a_file_input"|"no_such_text"|"clipboard_empty"|"outside_viewport"|"drag_failed"|string, message: string, data?: Record<string, unknown>, [key: string]: unknown}} ActionError
  * @typedef {{ok: boolean, action: string, path?: "cdp"|"synthetic"|"browser"|null, settle_ms?: number, settled?: boolean|null, url_before?: string, url_after?: string, navigated?: boolean, new_tab?: NewTabInfo|null, tab_id?: number|null, error?: ActionError|null, snapshot?: Snapshot|null, dialogs?: Array<Record<string, unknown>>, text?: string|null, hit?: PointerHit|null, drop?: PointerHit|null, already?: boolean, replaced?: boolean, [key: string]: unknown}} ActionResult
  * @typedef {{type: "ask_user", question: string}} AskUser

@@ -118,6 +118,7 @@ export async function act(req) {
         beganAt: ctx.preparedAt || started,
         minMs: req.settle_min_ms ?? 0,
         timeoutMs: req.settle_timeout_ms ?? 3000,
+        commitMs: req.commit_timeout_ms,
         frameIds: ctx.frameId ? [ctx.frameId] : [],
       });
       if (settled.guard && ctx.guarded?.frameId === settled.guard.frameId) heldBack(ctx, settled.guard.verdict);

@@ -8,7 +8,7 @@
  */
 import { ensureInjected, sendToFrame } from "./inject.js";
 import { WaymarkError } from "./native.js";
-import { KIND } from "../shared/actions.js";
+import { KIND, NAVIGATION_COMMIT_MS } from "../shared/actions.js";
 
 /**
  * The DOM counts as settled after this long without a mutation, a frame rendered, and nothing
@@ -127,13 +127,17 @@ export class TabWatcher {
 
   /**
    * Wait for the page to settle after the action.
-   * @param {{startedAt: number, beganAt?: number, minMs: number, timeoutMs: number, frameIds?: number[], quietMs?: number}} opts
+   * @param {{startedAt: number, beganAt?: number, minMs: number, timeoutMs: number, commitMs?: number, frameIds?: number[], quietMs?: number}} opts
    *   startedAt: performance.now() when the action finished; beganAt: when its input began (work the
    *   page started from then on is waited for); frameIds: frames whose DOM must be quiet
    * @returns {Promise<SettleResult>}
    */
   async settle(opts) {
     const deadline = opts.startedAt + opts.timeoutMs;
+    // A navigation gets longer to commit than the page gets to settle: a slow server's first
+    // byte is not a failure, and until the commit there is no new page to settle.
+    const commitMs = opts.commitMs ?? NAVIGATION_COMMIT_MS;
+    const commitDeadline = opts.startedAt + commitMs;
     const quietMs = opts.quietMs ?? QUIET_MS;
     const minUntil = opts.startedAt + opts.minMs;
     let quiet = false;
@@ -147,11 +151,13 @@ export class TabWatcher {
       const nav = this.navigation(tabId);
       const navigating = (nav && nav.started && !nav.failed && !nav.completed) || (tabId === this.newTabId && !(await tabComplete(tabId)));
       if (navigating) {
-        if (performance.now() >= deadline) {
-          if (!nav?.committed && tabId === this.tabId) throw new WaymarkError("navigation_timeout", `the navigation the action started did not commit within ${opts.timeoutMs} ms`);
+        const uncommitted = !nav?.committed && tabId === this.tabId;
+        const until = uncommitted ? commitDeadline : deadline;
+        if (performance.now() >= until) {
+          if (uncommitted) throw new WaymarkError("navigation_timeout", `the navigation the action started did not commit within ${commitMs} ms`);
           break; // committed but still loading: the document is usable, stop waiting.
         }
-        await this.nap(Math.min(50, deadline - performance.now()));
+        await this.nap(Math.min(50, until - performance.now()));
         continue;
       }
       if ((nav?.committed || tabId === this.newTabId) && injectedFor !== tabId) {

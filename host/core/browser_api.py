@@ -53,6 +53,14 @@ class NewTabInfo(BaseModel):
     url: str = ""
 
 
+#: How long an action that began a navigation waits for the new document to commit (a slow
+#: server's first byte, a back or forward on a loaded machine) before failing as
+#: navigation_timeout; the settle window (settle_timeout_ms) bounds the waiting after that.
+NAVIGATION_COMMIT_MS = 20_000
+#: What an act reply may take beyond the action's own waits: prepare, input, the snapshot.
+_REPLY_MARGIN_S = 30.0
+
+
 class ActRequest(BaseModel):
     """Parameters of the extension's `act` request."""
 
@@ -69,6 +77,8 @@ class ActRequest(BaseModel):
     #: settle_timeout_ms. Where the tracker cannot see the page, the extension waits at least 50 ms.
     settle_min_ms: int = Field(default=0, ge=0)
     settle_timeout_ms: int = Field(default=3000, ge=0)
+    #: A navigation the action began must commit within this long (see NAVIGATION_COMMIT_MS).
+    commit_timeout_ms: int = Field(default=NAVIGATION_COMMIT_MS, ge=0)
     #: Attach the settled snapshot to the result (and always to a stale_ref error).
     snapshot: SnapshotOptions | None = Field(default_factory=SnapshotOptions)
     #: Policy for JavaScript dialogs the action opens: accept or dismiss them.
@@ -79,6 +89,12 @@ class ActRequest(BaseModel):
     #: folder (host.core.uploads); whatever a caller puts here is replaced, so a path never comes
     #: from the model or a page.
     upload_paths: list[str] | None = None
+
+    def reply_deadline_s(self) -> float:
+        """How long a caller waits for the extension's reply: every wait the action may do
+        (a navigation's commit, settling, a `wait`'s ms) and a margin."""
+        waited = self.action.get("ms") if self.action.get("type") == "wait" else 0
+        return _REPLY_MARGIN_S + (self.commit_timeout_ms + self.settle_timeout_ms + int(waited or 0)) / 1000
 
 
 class PointerHit(BaseModel):

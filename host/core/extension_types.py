@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode
 
 from waymark.host.core import actions, protocol
-from waymark.host.core.browser_api import ActionResult, ActRequest
+from waymark.host.core.browser_api import NAVIGATION_COMMIT_MS, ActionResult, ActRequest
 from waymark.host.core.messages import CONTENT_KINDS
 
 ACTIONS_FILE = "shared/actions.js"
@@ -94,6 +94,9 @@ def actions_js_text() -> str:
         _set("SETTLING_ACTIONS", "Actions after which the page is given time to settle.", actions.SETTLING_ACTIONS),
         _set("MUTATING_ACTIONS", "Actions that change the page: never re-dispatched after a stale ref.", actions.MUTATING),
         _set("BROWSER_ACTIONS", "Actions the extension carries out (the host handles the rest).", actions.BROWSER_ACTIONS),
+        "",
+        "/** How long an action that began a navigation waits for the new document to commit. */",
+        f"export const NAVIGATION_COMMIT_MS = {NAVIGATION_COMMIT_MS};",
         "",
         "/** The kinds of the messages between the service worker and the content scripts. */",
         f"export const KIND = Object.freeze({{\n{kinds},\n}});",

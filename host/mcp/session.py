@@ -201,5 +201,4 @@ class McpSession:
                         ref_generation: int | None = None) -> ActionResult:
         request = ActRequest(tab_id=self.tab_id, action=action_json(action), ref_generation=ref_generation,
                              snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None)
-        timeout = 30.0 + (request.settle_timeout_ms + (getattr(action, "ms", None) or 0)) / 1000
-        return ActionResult.model_validate(await self.call("act", request.model_dump(mode="json"), timeout=timeout + 5))
+        return ActionResult.model_validate(await self.call("act", request.model_dump(mode="json"), timeout=request.reply_deadline_s() + 5))

@@ -38,7 +38,6 @@ async def act(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         raise MethodError("bad_action", f"{kind!r} is handled by the agent loop, not the browser")
     # Send the validated form: defaults filled in, nothing the grammar does not know.
     request = request.model_copy(update={"action": action.model_dump(mode="json", exclude_none=True)})
-    timeout = 30.0 + (request.settle_timeout_ms + (getattr(action, "ms", None) or 0)) / 1000
     upload_dir = load_settings().upload_dir if kind in UPLOAD_ACTIONS else None
-    result = await browser_act(ctx.browser, request, timeout=timeout, upload_dir=upload_dir)
+    result = await browser_act(ctx.browser, request, upload_dir=upload_dir)
     return result.model_dump(mode="json")

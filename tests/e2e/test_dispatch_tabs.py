@@ -149,7 +149,7 @@ async def test_a_navigation_that_never_commits_fails_as_navigation_timeout(sw, p
     port = server.sockets[0].getsockname()[1]
     try:
         tab, _ = await open_buttons(sw, page, site_url)
-        result = await act(sw, tab, {"type": "navigate", "url": f"http://127.0.0.1:{port}/slow"}, settle_timeout_ms=600, snapshot=None)
+        result = await act(sw, tab, {"type": "navigate", "url": f"http://127.0.0.1:{port}/slow"}, commit_timeout_ms=600, snapshot=None)
         assert not result.ok
         assert result.error.code == "navigation_timeout"
     finally:

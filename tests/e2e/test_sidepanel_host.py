@@ -30,7 +30,7 @@ class Host:
         proc.send({"v": 1, "type": "hello", "id": "h", "extension_version": "test"})
         assert proc.read()["type"] == "hello"
 
-    def call(self, method: str, params: dict[str, Any] | None = None, timeout: float = 20.0) -> tuple[dict, list[dict]]:
+    def call(self, method: str, params: dict[str, Any] | None = None, timeout: float = 60.0) -> tuple[dict, list[dict]]:
         self.seq += 1
         call_id = f"c{self.seq}"
         self.proc.send({"v": 1, "type": "call", "id": call_id, "method": method, "params": params or {}})
