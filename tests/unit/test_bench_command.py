@@ -48,6 +48,7 @@ def _tokenizer(path: Path) -> Path:
 
 
 @pytest.mark.e2e
+@pytest.mark.timeout(960)  # the command's own deadline (900 s) decides, not pytest's default
 def test_every_bench_section_completes_on_two_pages_with_one_round(tmp_path):
     # Not timed: the bench must not rot unseen, so every section runs and reports without an error.
     from waymark.eval.commands.bench import SECTIONS
@@ -72,6 +73,7 @@ def test_bench_says_what_is_missing_when_the_tokenizer_is_not_there(tmp_path):
 
 
 @pytest.mark.e2e
+@pytest.mark.timeout(660)  # the command's own deadline (600 s) decides, not pytest's default
 def test_a_page_that_never_lets_go_is_an_error_row_naming_it_and_the_bench_finishes(tmp_path):
     corpus = _pages(tmp_path / "pages", ["basic"])
     (corpus / "endless").mkdir()
