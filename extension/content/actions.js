@@ -6,16 +6,16 @@
  * Also the DOM-mutation quiet window the service worker's settle waits for.
  */
 (() => {
-  const g = /** @type {any} */ (globalThis);
-  const core = g.__waymark;
-  /** @type {typeof import("../shared/actions.js").KIND} */
-  const KIND = g.__waymarkKinds;
+  const g = /** @type {import("../shared/content_types.js").ContentGlobal} */ (globalThis);
+  // content/core.js runs first in every frame; the check below still guards a frame without it.
+  const core = /** @type {import("../shared/content_types.js").ContentCore} */ (g.__waymark);
+  const KIND = /** @type {typeof import("../shared/actions.js").KIND} */ (g.__waymarkKinds);
   if (!core || core.actionsLoaded) return;
   core.actionsLoaded = true;
 
   /** A typed failure: the service worker turns the code into the action's error. */
   class ActError extends Error {
-    /** @param {string} code @param {string} message @param {Record<string, any>=} data */
+    /** @param {string} code @param {string} message @param {Record<string, unknown>=} data */
     constructor(code, message, data) {
       super(message);
       this.code = code;
@@ -102,9 +102,9 @@
 
   /** @param {Element} el */
   function shadowRootOf(el) {
-    const dom = /** @type {any} */ (chrome).dom;
     try {
-      return dom?.openOrClosedShadowRoot ? dom.openOrClosedShadowRoot(el) : el.shadowRoot;
+      // chrome.dom exists from Chrome 88; it alone reaches closed shadow roots.
+      return typeof chrome.dom?.openOrClosedShadowRoot === "function" && el instanceof HTMLElement ? chrome.dom.openOrClosedShadowRoot(el) : el.shadowRoot;
     } catch {
       return el.shadowRoot;
     }
@@ -286,7 +286,7 @@
   }
 
   /** Key events for a combo; Enter in a form field submits it (the default action synthetic events lack). */
-  function syntheticPress(/** @type {Element} */ el, /** @type {{key: string, code: string, keyCode: number, modifiers: number}} */ k) {
+  function syntheticPress(/** @type {Element} */ el, /** @type {PressKey} */ k) {
     const init = { key: k.key, code: k.code, keyCode: k.keyCode, which: k.keyCode, bubbles: true, cancelable: true, composed: true, altKey: Boolean(k.modifiers & 1), ctrlKey: Boolean(k.modifiers & 2), metaKey: Boolean(k.modifiers & 4), shiftKey: Boolean(k.modifiers & 8) };
     const proceed = el.dispatchEvent(new KeyboardEvent("keydown", init));
     if (proceed && k.key.length === 1) el.dispatchEvent(new KeyboardEvent("keypress", init));
@@ -312,37 +312,55 @@
   }
 
   /**
+   * @typedef {{type: string, text?: string}} SyntheticAction
+   * @typedef {(el: Element, x: number, y: number, a: SyntheticAction, key: PressKey|undefined) => void} SyntheticForm
+   * @typedef {{key: string, code: string, keyCode: number, modifiers: number, text?: string}} PressKey
+   */
+
+  /**
+   * The synthetic form of each action the service worker may fall back on (no debugger): the
+   * DOM events a person's input would fire, dispatched by script.
+   * @type {Record<string, SyntheticForm>}
+   */
+  const SYNTHETIC = {
+    click: (el, x, y) => syntheticClick(el, x, y),
+    double_click: (el, x, y) => syntheticClick(el, x, y, 2),
+    hover: (el, x, y) => {
+      const base = { bubbles: true, composed: true, clientX: x, clientY: y, view: window };
+      el.dispatchEvent(new PointerEvent("pointerover", base));
+      el.dispatchEvent(new MouseEvent("mouseover", base));
+      el.dispatchEvent(new MouseEvent("mouseenter", { ...base, bubbles: false }));
+      el.dispatchEvent(new MouseEvent("mousemove", base));
+    },
+    type: (el, _x, _y, a) => syntheticText(el, a.text ?? "", false),
+    fill: (el, _x, _y, a) => syntheticText(el, a.text ?? "", true),
+    press: (el, _x, _y, _a, key) => {
+      if (!key) throw new ActError("bad_action", "press needs a key");
+      syntheticPress(el, key);
+    },
+    check: (el) => clickCheckTarget(el),
+    uncheck: (el) => clickCheckTarget(el),
+  };
+
+  /** A box's click lands on what a person would click: the box, or its label when the box is hidden. @param {Element} el */
+  function clickCheckTarget(el) {
+    const target = checkTarget(el);
+    const r = target.getBoundingClientRect();
+    syntheticClick(target, r.x + r.width / 2, r.y + r.height / 2);
+  }
+
+  /**
    * Carry out an action with synthetic DOM events (the fallback path).
-   * @param {{localRef?: number, action: Record<string, any>, x?: number, y?: number, key?: any}} msg
+   * @param {{localRef?: number, action: SyntheticAction, x?: number, y?: number, key?: PressKey}} msg
    */
   function perform(msg) {
     disarmGuard(); // the trusted path was not taken: no trusted press is coming
     const a = msg.action;
+    const form = Object.hasOwn(SYNTHETIC, a.type) ? SYNTHETIC[a.type] : null;
+    if (!form) throw new ActError("bad_action", `no synthetic form of ${a.type}`);
     const el = msg.localRef ? resolve(msg.localRef) : deepActiveElement();
     const rect = el.getBoundingClientRect();
-    const x = msg.x ?? rect.x + rect.width / 2, y = msg.y ?? rect.y + rect.height / 2;
-    switch (a.type) {
-      case "click": syntheticClick(el, x, y); break;
-      case "double_click": syntheticClick(el, x, y, 2); break;
-      case "hover": {
-        const base = { bubbles: true, composed: true, clientX: x, clientY: y, view: window };
-        el.dispatchEvent(new PointerEvent("pointerover", base));
-        el.dispatchEvent(new MouseEvent("mouseover", base));
-        el.dispatchEvent(new MouseEvent("mouseenter", { ...base, bubbles: false }));
-        el.dispatchEvent(new MouseEvent("mousemove", base));
-        break;
-      }
-      case "type": syntheticText(el, a.text, false); break;
-      case "fill": syntheticText(el, a.text, true); break;
-      case "press": syntheticPress(el, msg.key); break;
-      case "check": case "uncheck": {
-        const target = checkTarget(el);
-        const r = target.getBoundingClientRect();
-        syntheticClick(target, r.x + r.width / 2, r.y + r.height / 2);
-        break;
-      }
-      default: throw new ActError("bad_action", `no synthetic form of ${a.type}`);
-    }
+    form(el, msg.x ?? rect.x + rect.width / 2, msg.y ?? rect.y + rect.height / 2, a, msg.key);
     return { checked: isCheckable(el) ? isChecked(el) : null };
   }
 

@@ -95,9 +95,13 @@
       }
       return -1;
     },
-    /** @template {ContentMessage} M @param {string} kind @param {(msg: M) => unknown} fn */
+    /**
+     * The handler of one message kind; it declares the fields its kind carries (the service
+     * worker, this extension's own code, is the only sender).
+     * @template M @param {string} kind @param {(msg: M) => unknown} fn
+     */
     handle(kind, fn) {
-      handlers.set(kind, /** @type {(msg: ContentMessage) => unknown} */ (fn));
+      handlers.set(kind, /** @type {(msg: ContentMessage) => unknown} */ (/** @type {unknown} */ (fn)));
     },
   };
   g.__waymark = core;

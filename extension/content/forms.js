@@ -6,10 +6,10 @@
  * the selection, and finding a custom dropdown's options by their accessible names.
  */
 (() => {
-  const g = /** @type {any} */ (globalThis);
-  const core = g.__waymark;
-  /** @type {typeof import("../shared/actions.js").KIND} */
-  const KIND = g.__waymarkKinds;
+  const g = /** @type {import("../shared/content_types.js").ContentGlobal} */ (globalThis);
+  // content/core.js runs first in every frame; the check below still guards a frame without it.
+  const core = /** @type {import("../shared/content_types.js").ContentCore} */ (g.__waymark);
+  const KIND = /** @type {typeof import("../shared/actions.js").KIND} */ (g.__waymarkKinds);
   if (!core || !core.act || core.formsLoaded) return;
   core.formsLoaded = true;
   const { ActError, resolve, describe, isVisible, isDisabled, deepActiveElement, setNativeValue } = core.act;

@@ -7,10 +7,10 @@
  * HTML5 drag.
  */
 (() => {
-  const g = /** @type {any} */ (globalThis);
-  const core = g.__waymark;
-  /** @type {typeof import("../shared/actions.js").KIND} */
-  const KIND = g.__waymarkKinds;
+  const g = /** @type {import("../shared/content_types.js").ContentGlobal} */ (globalThis);
+  // content/core.js runs first in every frame; the check below still guards a frame without it.
+  const core = /** @type {import("../shared/content_types.js").ContentCore} */ (g.__waymark);
+  const KIND = /** @type {typeof import("../shared/actions.js").KIND} */ (g.__waymarkKinds);
   if (!core || !core.pointer || core.pointerLoaded) return;
   core.pointerLoaded = true;
   const { ActError, resolve, describe, deepElementFromPoint, composedParent, syntheticClick, scrollFrom } = core.pointer;

@@ -18,9 +18,35 @@
  * @property {() => number[]} takeDropped
  * @property {() => number} registrySize
  * @property {() => number} frameIndex
- * @property {<M extends ContentMessage>(kind: string, fn: (msg: M) => unknown) => void} handle
+ * @property {<M>(kind: string, fn: (msg: M) => unknown) => void} handle  each handler declares the message it is sent
  * @property {boolean=} snapshotReady  content/snapshot.js is loaded
  * @property {boolean=} actionsLoaded  content/actions.js is loaded
+ * @property {boolean=} pointerLoaded  content/pointer.js is loaded
+ * @property {boolean=} formsLoaded  content/forms.js is loaded
+ * @property {PointerKit=} pointer  what content/actions.js lends content/pointer.js
+ * @property {ActKit=} act  what content/actions.js lends content/forms.js
+ *
+ * A typed failure of an action in the page: the service worker turns its code into the error.
+ * @typedef {Error & {code: string, data?: Record<string, unknown>}} ActErrorLike
+ * @typedef {new (code: string, message: string, data?: Record<string, unknown>) => ActErrorLike} ActErrorClass
+ *
+ * @typedef {Object} PointerKit
+ * @property {ActErrorClass} ActError
+ * @property {(ref: number) => Element} resolve
+ * @property {(el: Element) => string} describe
+ * @property {(x: number, y: number) => Element|null} deepElementFromPoint
+ * @property {(node: Node) => (Node & ParentNode)|null} composedParent
+ * @property {(el: Element, x: number, y: number, clickCount?: number) => void} syntheticClick
+ * @property {(from: Element|null, direction: string, amountPx: number|null|undefined) => {scrolled: number[], at_edge: boolean, target: string}} scrollFrom
+ *
+ * @typedef {Object} ActKit
+ * @property {ActErrorClass} ActError
+ * @property {(ref: number) => Element} resolve
+ * @property {(el: Element) => string} describe
+ * @property {(el: Element) => boolean} isVisible
+ * @property {(el: Element) => boolean} isDisabled
+ * @property {() => Element} deepActiveElement
+ * @property {(el: HTMLInputElement|HTMLTextAreaElement|HTMLSelectElement, value: string) => void} setNativeValue
  *
  * The isolated world's global, with what the content scripts put on it.
  * @typedef {typeof globalThis & {__waymark?: ContentCore, __waymarkKinds?: typeof import("../shared/actions.js").KIND}} ContentGlobal

@@ -239,15 +239,15 @@ export async function drag(tabId, from, to, started, atRelease) {
   const steps = [first, ...Array.from({ length: DRAG_STEPS }, (_, i) => (i + 1) / DRAG_STEPS).filter((f) => f > first)];
   const held = { button: "left", buttons: 1 };
   await send(tabId, "Input.dispatchMouseEvent", { type: "mousePressed", ...from, ...held, clickCount: 1 });
-  /** @type {(data: any) => void} */
+  /** @type {(data: unknown) => void} */
   let handOver = () => {};
   const intercepted = new Promise((resolve) => { handOver = resolve; });
   /** @type {(source: chrome.debugger.Debuggee, method: string, params?: object) => void} */
   const listener = (source, method, params) => {
-    if (source.tabId === tabId && method === "Input.dragIntercepted") handOver(/** @type {any} */ (params).data);
+    if (source.tabId === tabId && method === "Input.dragIntercepted") handOver(/** @type {{data?: unknown}} */ (params).data);
   };
   chrome.debugger.onEvent.addListener(listener);
-  /** @type {any} */
+  /** @type {unknown} */
   let data = null;
   try {
     await send(tabId, "Input.setInterceptDrags", { enabled: true });

@@ -11,6 +11,7 @@ import * as cdp from "./cdp.js";
 import { isInside, toFrameLocal, toTopLevel } from "../shared/coords.js";
 import { ensureInjected, isRestrictedUrl, sendToFrame } from "./inject.js";
 import { WaymarkError } from "./native.js";
+import { errorCode, errorData, errorMessage } from "../shared/errors.js";
 import { fromEarlierGeneration, globalRef, resolveRef, wasIssued } from "./refs.js";
 import { TabWatcher } from "./settle.js";
 import { pageText } from "./page_text.js";
@@ -134,9 +135,8 @@ export async function act(req) {
     if (ctx.guarded) heldBack(ctx, await toFrame(ctx, ctx.guarded, { kind: KIND.ACT_GUARD_RESULT }).catch(() => null));
     result.ok = true;
   } catch (e) {
-    const err = /** @type {any} */ (e);
     result.ok = false;
-    result.error = { code: String(err?.code || "internal"), message: String(err?.message || err), data: err?.data && typeof err.data === "object" ? err.data : {} };
+    result.error = { code: errorCode(e) || "internal", message: errorMessage(e), data: errorData(e) || {} };
     if (result.error.code === "stale_ref") dispatchStats.stale++;
   } finally {
     // An action that failed between arming the guard and the press must not leave it armed.
@@ -160,7 +160,7 @@ export async function act(req) {
         result.snapshot = await takeSnapshot(/** @type {number} */ (continued.id), { ...options, tab_id: continued.id });
         timings.snapshot = performance.now() - shot;
       } catch (e) {
-        result.snapshot_error = { code: String(/** @type {any} */ (e)?.code || "snapshot_failed"), message: String(/** @type {any} */ (e)?.message || e) };
+        result.snapshot_error = { code: errorCode(e) || "snapshot_failed", message: errorMessage(e) };
       }
     }
   }
@@ -209,10 +209,10 @@ async function perform(ctx) {
 
 /**
  * Resolve a global ref to its frame, document and local ref.
- * @param {number} tabId @param {any} ref @returns {RefTarget}
+ * @param {number} tabId @param {unknown} ref @returns {RefTarget}
  */
 function target(tabId, ref) {
-  if (!Number.isInteger(ref) || ref < 1) throw new WaymarkError("bad_action", "the action needs a ref (a positive integer from the snapshot)");
+  if (typeof ref !== "number" || !Number.isInteger(ref) || ref < 1) throw new WaymarkError("bad_action", "the action needs a ref (a positive integer from the snapshot)");
   const t = resolveRef(tabId, ref);
   if (t) return t;
   if (wasIssued(tabId, ref)) throw new WaymarkError("stale_ref", `ref ${ref} is stale: its element was removed or its document is gone`);
@@ -221,22 +221,23 @@ function target(tabId, ref) {
 
 /**
  * A message to the frame holding a ref; a frame that is gone or reloaded makes the ref stale.
- * @param {Ctx} ctx @param {RefTarget} t @param {Record<string, any>} message
+ * @param {Ctx} ctx @param {RefTarget} t @param {import("./inject.js").FrameMessage} message
  */
 async function toFrame(ctx, t, message) {
   try {
     return await sendToFrame(ctx.tabId, t.frameId, { ...message, docId: t.docId, localRef: t.localRef });
   } catch (e) {
-    const err = /** @type {any} */ (e);
-    if (err?.code === "frame_unreachable") throw new WaymarkError("stale_ref", `the frame that held this ref is gone (${err.message})`);
-    if (err?.code === "unknown_kind") {
+    const code = errorCode(e);
+    if (code === "frame_unreachable") throw new WaymarkError("stale_ref", `the frame that held this ref is gone (${errorMessage(e)})`);
+    if (code === "unknown_kind") {
       // The frame predates this extension version's content files: inject and ask once more.
       await ensureInjected(ctx.tabId);
       return sendToFrame(ctx.tabId, t.frameId, { ...message, docId: t.docId, localRef: t.localRef });
     }
-    if (err?.code === "occluded" && err.data?.occluder_local_ref) {
-      const occluder = globalRef(ctx.tabId, t.frameId, t.docId, err.data.occluder_local_ref);
-      throw new WaymarkError("occluded", err.message, { occluder_ref: occluder, occluder: err.data.occluder });
+    const data = errorData(e);
+    if (code === "occluded" && typeof data?.occluder_local_ref === "number") {
+      const occluder = globalRef(ctx.tabId, t.frameId, t.docId, data.occluder_local_ref);
+      throw new WaymarkError("occluded", errorMessage(e), { occluder_ref: occluder, occluder: data.occluder });
     }
     throw e;
   }
@@ -301,14 +302,14 @@ async function trusted(ctx, point) {
     return true;
   } catch (e) {
     ctx.result.path = "synthetic";
-    ctx.result.fallback_reason = String(/** @type {any} */ (e)?.message || e);
+    ctx.result.fallback_reason = errorMessage(e);
     return false;
   }
 }
 
 /**
  * A synthetic action in the frame, bounded: a page blocked by a dialog never answers.
- * @param {Ctx} ctx @param {RefTarget|null} t @param {Record<string, any>} message
+ * @param {Ctx} ctx @param {RefTarget|null} t @param {import("./inject.js").FrameMessage} message
  */
 async function synthetic(ctx, t, message) {
   if (t && ctx.guarded === t) ctx.guarded = null; // the frame ends the guard before a synthetic action
@@ -521,7 +522,7 @@ async function browserAction(ctx, a) {
       try {
         await (a.type === "back" ? chrome.tabs.goBack(tabId) : chrome.tabs.goForward(tabId));
       } catch (e) {
-        throw new WaymarkError("no_history", `cannot go ${a.type}: ${String(/** @type {any} */ (e)?.message || e)}`);
+        throw new WaymarkError("no_history", `cannot go ${a.type}: ${errorMessage(e)}`);
       }
       return;
     }
@@ -557,7 +558,7 @@ async function browserAction(ctx, a) {
   }
 }
 
-/** A URL the model may open: http(s), file, about:blank; never javascript: or data:. @param {any} url */
+/** A URL the model may open: http(s), file, about:blank; never javascript: or data:. @param {unknown} url */
 function checkedUrl(url) {
   let parsed;
   try {

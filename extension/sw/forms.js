@@ -120,7 +120,7 @@ export async function selectText(ctx, d, a) {
 /**
  * Select text in the first frame whose page has it (top document first); when none has it, the
  * top document's error.
- * @param {Ctx} ctx @param {Record<string, any>} message
+ * @param {Ctx} ctx @param {import("./inject.js").FrameMessage} message
  */
 async function inSomeFrame(ctx, message) {
   await ensureInjected(ctx.tabId);

@@ -12,6 +12,7 @@ import * as cdp from "./cdp.js";
 import { childFrameOffset, fromScreenshot, samePoint, toFrameLocal } from "../shared/coords.js";
 import { ensureInjected, sendToFrame } from "./inject.js";
 import { WaymarkError } from "./native.js";
+import { errorCode, errorMessage } from "../shared/errors.js";
 import { globalRef } from "./refs.js";
 import { frameOffsets } from "./snapshot.js";
 import { screenshotScale } from "./overlay.js";
@@ -37,13 +38,13 @@ const MAX_FRAME_DEPTH = 16;
 
 /**
  * A message to one frame's content scripts, injecting them once when the frame has none yet.
- * @param {number} tabId @param {number} frameId @param {Record<string, any>} message
+ * @param {number} tabId @param {number} frameId @param {import("./inject.js").FrameMessage} message
  */
 async function ask(tabId, frameId, message) {
   try {
     return await sendToFrame(tabId, frameId, message);
   } catch (e) {
-    const code = /** @type {any} */ (e)?.code;
+    const code = errorCode(e);
     if (code !== "frame_unreachable" && code !== "unknown_kind") throw e;
     await ensureInjected(tabId);
     return sendToFrame(tabId, frameId, message);
@@ -85,12 +86,12 @@ export async function hitAt(ctx, x, y) {
       if (!frames.length) frames = (await chrome.webNavigation.getAllFrames({ tabId: ctx.tabId })) || [];
       const origin = childFrameOffset(offset, hit.frameBox);
       const known = /** @type {Map<number, {offset: [number, number]}>} */ (offsets);
-      child = frames.find((f) => f.parentFrameId === frameId && known.has(f.frameId) && samePoint(/** @type {any} */ (known.get(f.frameId)).offset, origin));
+      child = frames.find((f) => f.parentFrameId === frameId && known.has(f.frameId) && samePoint(/** @type {{offset: [number, number]}} */ (known.get(f.frameId)).offset, origin));
     }
     if (!child) return here;
     outer = here;
     frameId = child.frameId;
-    offset = /** @type {any} */ (offsets).get(frameId).offset;
+    offset = /** @type {{offset: [number, number]}} */ (/** @type {Map<number, {offset: [number, number]}>} */ (offsets).get(frameId)).offset;
   }
   throw new WaymarkError("not_found", `the frames at (${Math.round(x)}, ${Math.round(y)}) are nested too deeply to hit-test`);
 }
@@ -142,9 +143,8 @@ export async function drag(ctx, d, a) {
       const q = await d.prepare(ctx, dest, "pointer", { scroll: false });
       to = { x: q.x, y: q.y };
     } catch (e) {
-      const err = /** @type {any} */ (e);
-      if (err?.code !== "not_visible") throw e;
-      throw new WaymarkError("not_visible", `the drop target ref ${a.to_ref} is not in view together with ref ${a.ref} (${err.message}): scroll so both show, or drag by dx/dy`);
+      if (errorCode(e) !== "not_visible") throw e;
+      throw new WaymarkError("not_visible", `the drop target ref ${a.to_ref} is not in view together with ref ${a.ref} (${errorMessage(e)}): scroll so both show, or drag by dx/dy`);
     } finally {
       ctx.frameId = t.frameId;
     }
