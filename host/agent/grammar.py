@@ -20,6 +20,7 @@ from waymark.host.agent import prompts
 from waymark.host.core.actions import (
     ACT_TOOL,
     ACTION_TYPES,
+    ELEMENT_ACTIONS,
     Check,
     Decision,
     action_adapter,
@@ -119,6 +120,12 @@ def _plain(schema: dict[str, Any]) -> dict[str, Any]:
     return plain if plain.get("type") != "object" else {"type": "object"}
 
 
+def offered_on(snapshot: Snapshot, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """The actions of `allowed` this page can take: none on an element when it lists none (on
+    an empty page a small model answered with refs of the page before, nine turns in a row)."""
+    return allowed if snapshot.elements else tuple(a for a in allowed if a not in ELEMENT_ACTIONS)
+
+
 def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = ACTION_TYPES) -> dict[str, Any]:
     """The decision for servers that constrain text to a JSON Schema (llama.cpp, vLLM, LM
     Studio, Ollama): `action` is any of one plain object per action type, with its own required
@@ -128,11 +135,10 @@ def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = A
     refs = snapshot_refs(snapshot)
     ref = {"type": "integer", "enum": refs} if refs and len(refs) <= ENUM_LIMIT else {"type": "integer"}
     variants = []
+    offered = offered_on(snapshot, allowed)
     for kind, spec in _action_schemas().items():
-        if kind not in allowed:
+        if kind not in offered:
             continue
-        if not refs and "ref" in spec["parameters"]["required"]:
-            continue  # a page with no elements has nothing to click, fill or check
         props: dict[str, Any] = {"type": {"type": "string", "enum": [kind]}}
         for name, sub in spec["parameters"]["properties"].items():
             if name == "ref" and not refs:
@@ -187,15 +193,18 @@ def _already_so(action: Any, element: SnapshotElement) -> str | None:
     """Why an action would change nothing the page shows: the field already holds its text, the
     box is already in its state. A small model filled the same username six times in a row and
     never went on to the password."""
-    said = f'[{element.ref}] {element.role} "{element.name}"'
-    next_part = "go on with the next part of the task"
     if action.type == "fill" and element.value is not None and element.value == action.text and "{{" not in action.text:
-        return f'{said} already holds "{action.text}"; {next_part}'
+        return already_done(element, f'already holds "{action.text}"')
     if action.type == "check" and element.states.get("checked") is True:
-        return f"{said} is already checked; {next_part}"
+        return already_done(element, "is already checked")
     if action.type == "uncheck" and element.states.get("checked") is False:
-        return f"{said} is already unchecked; {next_part}"
+        return already_done(element, "is already unchecked")
     return None
+
+
+def already_done(element: SnapshotElement, state: str) -> str:
+    """What the model is told when its action would change nothing: the element, its state, and to move on."""
+    return f'[{element.ref}] {element.role} "{element.name}" {state}; go on with the next part of the task'
 
 
 #: Roles that hold controls without being one (WAI-ARIA's landmark and window roles): a press on

@@ -30,6 +30,7 @@ from waymark.host.agent import repair as repairs
 from waymark.host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
 from waymark.host.agent.executor import Executor, Turn
+from waymark.host.agent.grammar import already_done, offered_on
 from waymark.host.agent.human import Human
 from waymark.host.agent.planner import (
     Plan,
@@ -62,7 +63,6 @@ from waymark.host.agent.verifier import (
 )
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.core.actions import (
-    ELEMENT_ACTIONS,
     ActionModel,
     AskUser,
     CloseTab,
@@ -266,11 +266,9 @@ class AgentRun:
     def _allowed(self, snap: Snapshot) -> tuple[str, ...]:
         """The actions offered this turn: tab switching and closing only when the task has tabs to
         switch, uploads only when the user set an upload folder, the coordinate actions only in vision
-        mode or to a computer-use executor, actions on an element only when the page lists one (on an
-        empty page a small model answered with refs of the page before, nine turns in a row)."""
-        allowed = offered_actions(multi_tab=len(self.task_tabs) > 1, upload_folder=bool(self.options.upload_dir),
-                                  coordinates=self.options.coordinates or self.executor.screen)
-        return allowed if snap.elements else tuple(a for a in allowed if a not in ELEMENT_ACTIONS)
+        mode or to a computer-use executor, actions on an element only when the page lists one."""
+        return offered_on(snap, offered_actions(multi_tab=len(self.task_tabs) > 1, upload_folder=bool(self.options.upload_dir),
+                                                coordinates=self.options.coordinates or self.executor.screen))
 
     def _timeout(self, call: CallSettings) -> float:
         return max(1.0, min(call.timeout_s, self.budget.remaining_s()))
@@ -651,7 +649,7 @@ class AgentRun:
         element = snap.find(found[0][2])
         if element is None or not element.states.get("has_value"):
             return None
-        return f'[{element.ref}] {element.role} "{element.name}" already holds the text you filled in; go on with the next part of the task'
+        return already_done(element, "already holds the text you filled in")
 
     def _note_secret_fill(self, action: ActionModel, snap: Snapshot) -> None:
         found = self._secret_key(action, snap)
