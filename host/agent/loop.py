@@ -18,7 +18,6 @@ the executor works on until it says done.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import time
@@ -48,6 +47,7 @@ from waymark.host.agent.redaction import (
     redact_url,
     resolve_action,
 )
+from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.trace import RunSummary, TraceWriter, digest, new_run_id
 from waymark.host.agent.verifier import (
@@ -234,9 +234,9 @@ class AgentRun:
         #: Checks of the current step that held before it acted, and URL checks nothing led to.
         self._held_before: set[str] = set()
         self._unreachable_before: set[str] = set()
-        #: Secret fields this run filled (page, document, ref) -> a digest of the text: their value
-        #: never leaves the page, so only this shows that filling one again changes nothing.
-        self._secret_fills: dict[tuple[str, str, int], str] = {}
+        #: What this run filled into secret fields: their value never leaves the page, so only this
+        #: shows that a fill changes nothing or that a check of one holds.
+        self.secret_fills = SecretFills()
 
     # ------------------------------------------------------------ plumbing
 
@@ -389,7 +389,7 @@ class AgentRun:
         success criteria must hold now, and something must prove the agent did it."""
         changed: list[dict[str, Any]] = []
         if self.criteria:
-            expectation = Expectation(self.criteria, VerifyContext(url_before=self.start_snap.url if self.start_snap else ""),
+            expectation = Expectation(self.criteria, VerifyContext(url_before=self.start_snap.url if self.start_snap else "", secret_fills=self.secret_fills),
                                       page_text=self._page_text)
             verdict = await expectation.eventually(snap, self.session.snapshot, timeout=2.0, max_tries=3)
             before = self._criteria_before()
@@ -409,7 +409,7 @@ class AgentRun:
         """The success criteria that already held on the page the run started on."""
         if self.start_snap is None:
             return set()
-        context = VerifyContext(url_before=self.start_snap.url, page_text=self.start_text)
+        context = VerifyContext(url_before=self.start_snap.url, page_text=self.start_text, secret_fills=self.secret_fills)
         return {key(r.predicate) for r in Expectation(self.criteria, context).once(self.start_snap).results if r.ok}
 
     async def _plan(self, snap: Snapshot, evidence: dict[str, Any] | None) -> Plan:
@@ -462,7 +462,7 @@ class AgentRun:
 
     async def _step(self, step: PlanStep, index: int, snap: Snapshot) -> tuple[StepOutcome, Snapshot]:
         predicates = parse_predicates(step.verify)
-        expectation = Expectation(predicates, VerifyContext(url_before=snap.url), page_text=self._page_text)
+        expectation = Expectation(predicates, VerifyContext(url_before=snap.url, secret_fills=self.secret_fills), page_text=self._page_text)
         # Checked before acting: a check that already holds is no evidence of this step.
         before = await expectation.judge(snap) if predicates else None
         self._held_before = {key(r.predicate) for r in before.results if r.ok} if before else set()
@@ -626,7 +626,8 @@ class AgentRun:
                 return None, fresh, f"the action failed with {code}: {message}"
             result = fixed.result
 
-        self._note_secret_fill(action, snap)
+        if isinstance(action, Fill) and isinstance(dispatched, Fill):
+            self.secret_fills.note(snap.url, snap.find(action.ref), action.text, dispatched.text)
         landed = landed_line(result, safe)
         if landed:
             record.update(action_line=record["action_line"] + landed, hit=result.hit.model_dump() if result.hit else None,
@@ -634,27 +635,15 @@ class AgentRun:
         self.history.append(f"- did: {action_line(action, safe)}{landed}")
         return await self._verify(result, expectation, timing, finish, record, open_ended=step is self.open_step)
 
-    def _secret_key(self, action: ActionModel, snap: Snapshot) -> tuple[tuple[str, str, int], str] | None:
-        element = snap.find(action.ref) if isinstance(action, Fill) else None
-        if element is None or not isinstance(action, Fill) or not is_password_field(element):
-            return None
-        return (snap.url, element.doc, element.ref), hashlib.sha256(action.text.encode()).hexdigest()
-
     def _secret_refill(self, action: ActionModel, snap: Snapshot) -> str | None:
         """Why filling a secret field again would change nothing: this run filled it with the same
         text and it still holds a value (a small model filled a password ten times over)."""
-        found = self._secret_key(action, snap)
-        if found is None or self._secret_fills.get(found[0]) != found[1]:
+        element = snap.find(action.ref) if isinstance(action, Fill) else None
+        if element is None or not isinstance(action, Fill) or not is_password_field(element):
             return None
-        element = snap.find(found[0][2])
-        if element is None or not element.states.get("has_value"):
+        if not self.secret_fills.holds(snap.url, element, action.text):
             return None
         return already_done(element, "already holds the text you filled in")
-
-    def _note_secret_fill(self, action: ActionModel, snap: Snapshot) -> None:
-        found = self._secret_key(action, snap)
-        if found is not None:
-            self._secret_fills[found[0]] = found[1]
 
     async def _done(self, action: Done, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
                     finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:

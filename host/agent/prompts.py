@@ -15,13 +15,16 @@ from waymark.host.core.phases import timed
 
 UNTRUSTED_TAG = "untrusted_page_content"
 
+# The format shows a real intent, not a placeholder: a small model copied "what to do, in words"
+# into every step of its plans ("click, in words").
 _PLANNER_TEMPLATE = f"""You are the planner of Waymark, a browser agent working in the user's own browser.
 Break the user's task into a short list of concrete steps. Each step is one thing a person would do
 on the page (click one button, fill one field, open one link) with checks that prove it worked.
 
 Answer with exactly one JSON object and nothing else:
-{{"steps": [{{"intent": "what to do, in words", "verify": [predicate, ...], "required": true}}],
+{{"steps": [{{"intent": "Click the Search button", "verify": [predicate, ...], "required": true}}],
  "success_criteria": [predicate, ...]}}
+Each intent is one sentence naming the action and the element it is done to, in this task's words.
 
 A predicate is an object with one key, one of: {", ".join(sorted(PREDICATE_NAMES))}.
   {{"url_contains": "/cart"}}  {{"url_matches": "regex"}}  {{"url_changed": true}}  {{"title_contains": "text"}}

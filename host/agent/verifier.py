@@ -14,6 +14,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from waymark.host.agent.redaction import is_password_field
+from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.core.phases import timed
 from waymark.host.core.snapshot import Snapshot
 from waymark.host.core.targets import Target, find_elements, normalise
@@ -132,11 +134,15 @@ class CheckResult(BaseModel):
 
 
 class VerifyContext(BaseModel):
-    """What predicates compare against besides the snapshot: the URL when the step began, and
-    the page's readable text when it was read (the snapshot lists elements, not every paragraph)."""
+    """What predicates compare against besides the snapshot: the URL when the step began, the
+    page's readable text when it was read (the snapshot lists elements, not every paragraph), and
+    what the run filled into secret fields (their values are never read from the page)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     url_before: str = ""
     page_text: str = ""
+    secret_fills: SecretFills | None = None
 
 
 def check(predicate: Predicate, snapshot: Snapshot, context: VerifyContext | None = None) -> CheckResult:
@@ -186,8 +192,15 @@ def _evaluate(name: str, arg: Any, snap: Snapshot, ctx: VerifyContext) -> tuple[
         found = find_elements(snap, spec.target)
         if not found:
             return False, f"no element with {_describe(spec.target)}"
-        value = found[0].value or ""
-        return value == spec.value, f"value of [{found[0].ref}] is {value!r}"
+        element = found[0]
+        if is_password_field(element) and not element.value:
+            # The detail never quotes the expected text: it is the secret.
+            if ctx.secret_fills is not None and ctx.secret_fills.holds(snap.url, element, spec.value):
+                return True, f"[{element.ref}] holds the text this run filled in (a password's value is never read)"
+            held = "holds a value" if element.states.get("has_value") else "is empty"
+            return False, f"[{element.ref}] is a password field that {held}; its value is never read, and this run has not filled it with that text"
+        value = element.value or ""
+        return value == spec.value, f"value of [{element.ref}] is {value!r}"
     if name == "checked":
         spec = _CheckedTarget.model_validate(arg)
         found = find_elements(snap, spec.target)

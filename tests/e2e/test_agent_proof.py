@@ -220,3 +220,17 @@ async def test_a_success_message_shown_only_inside_a_cross_origin_frame_verifies
     steps = trace_events(summary["trace_dir"], "step")
     assert [(s["verdict"], s["attempt"]) for s in steps] == [("passed", 1)]
     assert summary["replans"] == 0 and summary["retries"] == 0
+
+
+async def test_a_check_that_the_password_field_holds_the_password_passes_once_the_run_filled_it(sw, ledger, serve):
+    # The page never gives a password's value back; what the run filled in is the proof.
+    model = await serve([
+        {"intent": "Enter the username", "action": {"type": "fill", "target": {"role": "textbox", "name": "Username"}, "text": "ada"},
+         "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Username"}, "value": "ada"}}]},
+        {"intent": "Enter the password", "action": {"type": "fill", "target": {"role": "textbox", "name": "Password"}, "text": "lovelace"},
+         "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Password"}, "value": "lovelace"}}]},
+    ])
+    summary = await _run(sw, model, LOGIN_TASK, ledger)
+    password = [s for s in trace_events(summary["trace_dir"], "step") if s["intent"] == "Enter the password"]
+    assert [(s["verdict"], s["attempt"]) for s in password] == [("passed", 1)], password
+    assert password[0]["checks"][0]["detail"] == "[2] holds the text this run filled in (a password's value is never read)"

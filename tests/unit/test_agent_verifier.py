@@ -2,6 +2,7 @@
 
 import pytest
 
+from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.agent.verifier import (
     Expectation,
     PredicateError,
@@ -81,6 +82,32 @@ def test_text_present_searches_page_text_and_element_names():
     assert holds({"text_present": "order total $104"})
     assert holds({"text_present": "Proceed to checkout"})
     assert not holds({"text_present": "Order placed"})
+
+
+SIGN_IN = snap(url="http://ledger.test/login", title="Sign in", elements=[
+    {"role": "textbox", "name": "Password", "states": {"has_value": True, "password": True}},
+])
+PASSWORD_HOLDS = {"value_equals": {"target": {"role": "textbox", "name": "Password"}, "value": "lovelace"}}
+
+
+def test_a_password_field_equals_the_text_this_run_filled_into_it():
+    fills = SecretFills()
+    fills.note(SIGN_IN.url, SIGN_IN.elements[0], "lovelace")
+    result = check(parse_predicate(PASSWORD_HOLDS), SIGN_IN, VerifyContext(secret_fills=fills))
+    assert result.ok
+    assert result.detail == "[1] holds the text this run filled in (a password's value is never read)"
+
+
+def test_a_password_field_filled_with_other_text_does_not_equal_and_the_detail_never_quotes_the_secret():
+    fills = SecretFills()
+    fills.note(SIGN_IN.url, SIGN_IN.elements[0], "babbage")
+    result = check(parse_predicate(PASSWORD_HOLDS), SIGN_IN, VerifyContext(secret_fills=fills))
+    assert not result.ok
+    assert "lovelace" not in result.detail and "babbage" not in result.detail
+
+
+def test_a_password_field_the_run_never_filled_does_not_equal_even_when_it_holds_a_value():
+    assert not holds(PASSWORD_HOLDS, SIGN_IN)
 
 
 def test_value_equals_reads_the_first_matching_element():

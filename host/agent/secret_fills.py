@@ -1,0 +1,39 @@
+"""What this run typed into secret fields, kept only as digests.
+
+A password's value never leaves the page (the snapshot says only that the field holds
+something), so a check that a password field holds a given text could never be seen to pass,
+and a model could fill the same field over and over. What the run itself filled in answers both:
+the field holds a value, and the last text the run put there has the same digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from waymark.host.agent.redaction import is_password_field
+from waymark.host.core.snapshot import SnapshotElement
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class SecretFills:
+    """Digests of the texts this run filled into secret fields, per page, document and ref."""
+
+    def __init__(self) -> None:
+        self._fills: dict[tuple[str, str, int], set[str]] = {}
+
+    @staticmethod
+    def _key(url: str, element: SnapshotElement) -> tuple[str, str, int]:
+        return url, element.doc, element.ref
+
+    def note(self, url: str, element: SnapshotElement | None, *texts: str) -> None:
+        """Remember a fill of a secret field: the text as the model wrote it and as dispatched
+        (a placeholder resolved), so a check may quote either. Other fields are not kept."""
+        if element is not None and is_password_field(element):
+            self._fills[self._key(url, element)] = {_digest(t) for t in texts}
+
+    def holds(self, url: str, element: SnapshotElement, text: str) -> bool:
+        """Whether the secret field still holds a value and this run's last fill of it was `text`."""
+        return bool(element.states.get("has_value")) and _digest(text) in self._fills.get(self._key(url, element), set())
