@@ -231,8 +231,8 @@ class AgentRun:
         self.task_tabs: set[int] = set()
         #: The fallback plan's step: worked on until the executor says done.
         self.open_step: PlanStep | None = None
-        #: Checks of the current step that held before it acted, and URL checks nothing led to.
-        self._held_before: set[str] = set()
+        #: Whether every check of the current step held before it acted, and its URL checks nothing led to.
+        self._all_held_before = False
         self._unreachable_before: set[str] = set()
         #: What this run filled into secret fields: their value never leaves the page, so only this
         #: shows that a fill changes nothing or that a check of one holds.
@@ -462,11 +462,16 @@ class AgentRun:
 
     async def _step(self, step: PlanStep, index: int, snap: Snapshot) -> tuple[StepOutcome, Snapshot]:
         predicates = parse_predicates(step.verify)
-        expectation = Expectation(predicates, VerifyContext(url_before=snap.url, secret_fills=self.secret_fills), page_text=self._page_text)
-        # Checked before acting: a check that already holds is no evidence of this step.
-        before = await expectation.judge(snap) if predicates else None
-        self._held_before = {key(r.predicate) for r in before.results if r.ok} if before else set()
-        self._unreachable_before = {key(p.to_json()) for p in unreachable_by_link(predicates, snap)}
+        context = VerifyContext(url_before=snap.url, secret_fills=self.secret_fills)
+        # Checked before acting: a check that already holds is no check of this step. It proves
+        # nothing when it still holds, and when the action makes it false ("Accept all" is gone
+        # once clicked) that is no failure either: only the checks the step must change judge it.
+        before = await Expectation(predicates, context, page_text=self._page_text).judge(snap) if predicates else None
+        held_before = {key(r.predicate) for r in before.results if r.ok} if before else set()
+        judged = [p for p in predicates if key(p.to_json()) not in held_before]
+        self._all_held_before = bool(predicates) and not judged
+        expectation = Expectation(judged, context, page_text=self._page_text)
+        self._unreachable_before = {key(p.to_json()) for p in unreachable_by_link(judged, snap)}
         feedback: str | None = None
         attempt = failures = 0
         while True:
@@ -505,14 +510,13 @@ class AgentRun:
         if not expectation.predicates or step is self.open_step:
             return None
         verdict = await expectation.judge(snap)
-        changed = [r.predicate for r in verdict.results if key(r.predicate) not in self._held_before]
-        if not verdict.ok or not changed:
+        if not verdict.ok:
             return None
         self.step_counter += 1
         self.emit("step", step=self.step_counter, plan_index=index, attempt=attempt, retries=failures, intent=step.intent,
                   verify=step.verify, required=step.required, verdict="passed",
                   reason="the step's checks hold after the last attempt: its action landed although it reported a failure",
-                  checks=[r.model_dump() for r in verdict.results], changed=changed)
+                  checks=[r.model_dump() for r in verdict.results], changed=[r.predicate for r in verdict.results])
         return StepOutcome(verdict="passed", proven=True, attempts=attempt - 1)
 
     @timed("step")
@@ -716,6 +720,8 @@ class AgentRun:
         if open_ended:
             finish("acted" if waited.ok else "failed", "", checks=[r.model_dump() for r in waited.results])
             return None, latest, None if waited.ok else "the condition never held"
+        if self._all_held_before and waited.ok:
+            return self._unprovable(latest, finish)
         if not expectation.predicates:
             finish("passed" if waited.ok else "failed", "", checks=[r.model_dump() for r in waited.results])
             return (StepOutcome(verdict="passed"), latest, None) if waited.ok else (None, latest, "the condition never held")
@@ -725,16 +731,18 @@ class AgentRun:
         finish("retry", "", checks=[r.model_dump() for r in verdict.results])
         return None, latest, self._check_feedback(verdict)
 
-    def _held(self, verdict: Verification, latest: Snapshot, finish: Callable[..., None]) -> tuple[StepOutcome, Snapshot, None]:
-        """A step whose checks hold: passed when one of them changed, else unproven."""
-        checks = [r.model_dump() for r in verdict.results]
-        changed = [r.predicate for r in verdict.results if key(r.predicate) not in self._held_before]
-        if not changed:
-            reason = "every check of this step already held before it acted, so none proves it"
-            finish("unproven", reason, checks=checks)
-            return StepOutcome(verdict="unproven", reason=reason), latest, None
-        finish("passed", "", checks=checks, changed=changed)
+    @staticmethod
+    def _held(verdict: Verification, latest: Snapshot, finish: Callable[..., None]) -> tuple[StepOutcome, Snapshot, None]:
+        """A step whose checks hold, each one that did not before it acted: proven."""
+        finish("passed", "", checks=[r.model_dump() for r in verdict.results], changed=[r.predicate for r in verdict.results])
         return StepOutcome(verdict="passed", proven=True), latest, None
+
+    @staticmethod
+    def _unprovable(latest: Snapshot, finish: Callable[..., None]) -> tuple[StepOutcome, Snapshot, None]:
+        """A step that acted but whose every check held before it did: nothing proves it."""
+        reason = "every check of this step already held before it acted, so none proves it"
+        finish("unproven", reason)
+        return StepOutcome(verdict="unproven", reason=reason), latest, None
 
     @staticmethod
     def _check_feedback(verdict: Verification) -> str:
@@ -751,6 +759,8 @@ class AgentRun:
         if open_ended:
             finish("acted", "the task is one step: the executor goes on until it says done")
             return None, settled, None
+        if self._all_held_before:
+            return self._unprovable(settled, finish)
         if not expectation.predicates:
             finish("passed", "the action succeeded (the step has no checks)")
             return StepOutcome(verdict="passed"), settled, None

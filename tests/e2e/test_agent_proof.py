@@ -234,3 +234,21 @@ async def test_a_check_that_the_password_field_holds_the_password_passes_once_th
     password = [s for s in trace_events(summary["trace_dir"], "step") if s["intent"] == "Enter the password"]
     assert [(s["verdict"], s["attempt"]) for s in password] == [("passed", 1)], password
     assert password[0]["checks"][0]["detail"] == "[2] holds the text this run filled in (a password's value is never read)"
+
+
+async def test_a_check_that_held_before_the_step_and_not_after_is_no_failure_of_it(sw, ledger, serve):
+    # "Sign in" is on the page before the click and gone after it: the planner's check said
+    # nothing about this step either way, so the step is unproven, not retried.
+    model = await serve([
+        {"intent": "Enter the username", "action": {"type": "fill", "target": {"role": "textbox", "name": "Username"}, "text": "ada"},
+         "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Username"}, "value": "ada"}}]},
+        {"intent": "Enter the password", "action": {"type": "fill", "target": {"role": "textbox", "name": "Password"}, "text": "lovelace"},
+         "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Password"}, "value": "lovelace"}}]},
+        {"intent": "Sign in", "action": {"type": "click", "target": {"role": "button", "name": "Sign in"}},
+         "verify": [{"text_present": "Sign in"}]},
+    ])
+    summary = await _run(sw, model, LOGIN_TASK, ledger)
+    sign_in = [s for s in trace_events(summary["trace_dir"], "step") if s["intent"] == "Sign in"]
+    assert [(s["verdict"], s["attempt"]) for s in sign_in] == [("unproven", 1)], sign_in
+    assert sign_in[0]["checks_before"][0]["ok"] is True
+    assert summary["retries"] == 0
