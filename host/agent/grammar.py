@@ -169,6 +169,9 @@ def validate_decision(decision: dict[str, Any], snapshot: Snapshot, coercions: l
         raise DecisionRejected("unknown_ref", f"to_ref {to_ref} is not in the current snapshot; drop onto one of the [numbers] listed there, or drag by dx/dy")
     ref = getattr(typed.action, "ref", None)
     if ref is None:
+        at_edge = _page_at_edge(typed.action, snapshot)
+        if at_edge:
+            raise DecisionRejected("already_done", at_edge)
         return typed
     element = snapshot.find(ref)
     if element is None:
@@ -200,6 +203,25 @@ def _already_so(action: Any, element: SnapshotElement) -> str | None:
     if action.type == "uncheck" and element.states.get("checked") is False:
         return already_done(element, "is already unchecked")
     return None
+
+
+def _page_at_edge(action: Any, snapshot: Snapshot) -> str | None:
+    """Why scrolling the page would show nothing new: it is already at that end. A small model
+    scrolled down six times in a row at the foot of a page whose elements were all listed."""
+    if action.type != "scroll":
+        return None
+    vp = snapshot.viewport
+    try:
+        at = {"down": float(vp["scroll_y"]) + float(vp["height"]) >= float(vp["page_height"]) - 1,
+              "up": float(vp["scroll_y"]) <= 0,
+              "right": float(vp["scroll_x"]) + float(vp["width"]) >= float(vp["page_width"]) - 1,
+              "left": float(vp["scroll_x"]) <= 0}[action.direction]
+    except (KeyError, TypeError, ValueError):
+        return None  # a snapshot without the page's size (an error page): nothing to judge by
+    if not at:
+        return None
+    return (f"the page is already scrolled to its {'end' if action.direction in ('down', 'right') else 'start'} and the snapshot lists "
+            "every element of it; act on one of them by its ref (a ref inside a list scrolls that list), or answer done")
 
 
 def already_done(element: SnapshotElement, state: str) -> str:

@@ -177,6 +177,26 @@ def test_checking_a_checked_box_or_unchecking_an_unchecked_one_is_refused_as_alr
     assert validate_decision({"action": {"type": "check", "ref": 2}}, snap).action.type == "check"
 
 
+def _page_scrolled_to(scroll_y):
+    return Snapshot(url="https://shop.example/", elements=[SnapshotElement(ref=1, role="button", name="Add to cart")],
+                    viewport={"width": 1280, "height": 800, "scroll_x": 0, "scroll_y": scroll_y, "page_width": 1280, "page_height": 2000})
+
+
+def test_scrolling_the_page_past_its_end_is_refused_as_already_done():
+    with pytest.raises(DecisionRejected) as refused:
+        validate_decision({"action": {"type": "scroll", "direction": "down"}}, _page_scrolled_to(1200))
+    assert refused.value.kind == "already_done"
+    assert refused.value.message.startswith("the page is already scrolled to its end")
+    with pytest.raises(DecisionRejected):
+        validate_decision({"action": {"type": "scroll", "direction": "up"}}, _page_scrolled_to(0))
+
+
+def test_scrolling_where_the_page_has_more_or_inside_a_list_is_taken():
+    assert validate_decision({"action": {"type": "scroll", "direction": "down"}}, _page_scrolled_to(0)).action.type == "scroll"
+    assert validate_decision({"action": {"type": "scroll", "direction": "up"}}, _page_scrolled_to(1200)).action.type == "scroll"
+    assert validate_decision({"action": {"type": "scroll", "direction": "down", "ref": 1}}, _page_scrolled_to(1200)).action.ref == 1
+
+
 def test_select_on_a_radio_is_taken_as_checking_it_and_the_coercion_is_recorded():
     snap = Snapshot(url="https://flowers.example/", elements=[
         SnapshotElement(ref=8, role="radio", name="4 stars", states={"checked": False}),
