@@ -181,3 +181,20 @@ async def _diagnostic(tmp_path: Any) -> Any:
     from waymark.eval.sw_handle import diagnostic_extension
 
     return diagnostic_extension(tmp_path / "extension")
+
+
+async def test_drag_between_two_refs_inside_a_cross_origin_iframe_carries_an_html5_drop(sw, page, site_url, other_origin):
+    await wait_connected(sw)
+    await page.goto(f"{site_url}/dispatch/framed.html?src=pointer.html&other={other_origin}")
+    await page.wait_for_function("() => window.frames.length === 1 && window.frames[0]")
+    frame = next(f for f in page.frames if f.url.endswith("/dispatch/pointer.html"))
+    await frame.wait_for_load_state()
+    tab = await tab_id_of(sw, page)
+    snap = await snapshot(sw, tab)
+    column = ref(snap, "Done column")
+    result = await act(sw, tab, {"type": "drag", "ref": ref(snap, "Write report"), "to_ref": column})
+    assert result.ok, result.error
+    assert result.model_extra["drag"] == "html5"
+    assert await frame.text_content("#dropped") == "card:Write report"
+    assert await frame.text_content("#drop-trusted") == "true"
+    assert result.drop is not None and column in result.drop.refs and result.drop.frame != 0

@@ -352,3 +352,21 @@ async def test_select_on_a_listbox_in_a_cross_origin_iframe_at_device_pixel_rati
     result = await act(dpr2_browser.service_worker, tab, {"type": "select", "ref": ref(snap, "Size", role="listbox"), "value": "Small"})
     assert result.ok, result.error
     assert await frame.text_content("#size-out") == "Small"
+
+
+# ------------------------------------------------------------------ upload inside frames
+
+
+@ORIGINS
+async def test_upload_to_a_file_input_hidden_behind_its_label_inside_an_iframe(sw, page, site_url, other_origin, uploads, cross):
+    tab, snap, frame = await open_framed(sw, page, site_url, "upload.html", other_origin if cross else None)
+    result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Upload avatar"), "files": ["cat.png"]})
+    assert result.ok, result.error
+    assert await frame.text_content("#avatar-out") == "cat.png:100"
+
+
+async def test_upload_to_a_file_input_hidden_behind_its_label(sw, page, site_url, uploads):
+    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/upload.html")
+    result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Upload avatar"), "files": ["cat.png"]})
+    assert result.ok, result.error
+    assert await page.text_content("#avatar-out") == "cat.png:100"
