@@ -250,6 +250,16 @@ export async function click(tabId, x, y, opts = {}) {
   await Promise.all(events.map((event) => send(tabId, "Input.dispatchMouseEvent", event)));
 }
 
+/**
+ * A trusted turn of the mouse wheel at a point of the tab's top-level viewport (CSS pixels): the
+ * scroller under the pointer scrolls (Chrome picks it and chains to the next at an edge) and the
+ * page's `wheel` listeners see the event. Deltas are CSS pixels, positive right and down.
+ * @param {number} tabId @param {number} x @param {number} y @param {number} deltaX @param {number} deltaY
+ */
+export async function wheel(tabId, x, y, deltaX, deltaY) {
+  await send(tabId, "Input.dispatchMouseEvent", { type: "mouseWheel", x, y, deltaX, deltaY, pointerType: "mouse" });
+}
+
 /** Intermediate pointer moves of a drag after the first: enough for pages that follow the pointer. */
 const DRAG_STEPS = 8;
 /** How far the first move of a drag goes at least (Chrome starts a drag past a few pixels). */
