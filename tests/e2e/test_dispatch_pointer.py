@@ -268,3 +268,17 @@ async def test_drag_between_two_refs_inside_a_cross_origin_iframe_carries_an_htm
     assert await frame.text_content("#dropped") == "card:Write report"
     assert await frame.text_content("#drop-trusted") == "true"
     assert result.drop is not None and column in result.drop.refs and result.drop.frame != 0
+
+
+async def test_scroll_at_at_device_pixel_ratio_2_wheels_the_scroller_drawn_at_the_screenshot_point(dpr2_browser, site_url):
+    sw = dpr2_browser.service_worker
+    page = await dpr2_browser.context.new_page()
+    try:
+        tab, shot = await open_wheel(sw, page, site_url)
+        assert shot.screenshot_scale == 2, "the premise: the screenshot has two pixels per CSS pixel"
+        result = await act(sw, tab, {"type": "scroll_at", **await centre_of(page, shot, "#inner"), "direction": "down", "amount": 120})
+        assert result.ok, result.error
+        assert await page.evaluate("() => document.getElementById('inner').scrollTop") == 120
+        assert await page.evaluate("() => window.scrollY") == 0
+    finally:
+        await page.close()
