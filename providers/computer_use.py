@@ -24,6 +24,7 @@ key) keeps its own name: the decision parser answers it as an action the grammar
 from __future__ import annotations
 
 import base64
+import math
 import struct
 from typing import Any
 
@@ -108,7 +109,7 @@ def anthropic_fit(width: int, height: int) -> float:
     unscaled: a device-pixel-ratio-2 capture of a 1280x800 viewport (2560x1600) gets 0.53."""
     if width <= 0 or height <= 0:
         return 1.0
-    return min(1.0, ANTHROPIC_MAX_EDGE_PX / max(width, height), (ANTHROPIC_MAX_PIXELS / (width * height)) ** 0.5)
+    return min(1.0, ANTHROPIC_MAX_EDGE_PX / max(width, height), math.sqrt(ANTHROPIC_MAX_PIXELS / (width * height)))
 
 
 def fit_image(part: ImagePart) -> ImagePart:
