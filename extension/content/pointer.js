@@ -3,8 +3,8 @@
  * Per-frame half of drag, right_click and the pointer at screenshot coordinates (classic content
  * script, after actions.js, whose helpers it uses through core.pointer): what is at a point of
  * this frame (the element, the refs whose boxes cover it, or an iframe to look into), the
- * synthetic forms of the pointer actions, and whether a trusted press and move started an
- * HTML5 drag.
+ * synthetic forms of the pointer actions, whether a trusted press and move started an HTML5
+ * drag, and which scroller a trusted wheel moved.
  */
 (() => {
   const g = /** @type {any} */ (globalThis);
@@ -13,7 +13,7 @@
   const KIND = g.__waymarkKinds;
   if (!core || !core.pointer || core.pointerLoaded) return;
   core.pointerLoaded = true;
-  const { ActError, resolve, describe, deepElementFromPoint, composedParent, syntheticClick, scrollFrom, scrollableFrom } = core.pointer;
+  const { ActError, resolve, describe, deepElementFromPoint, composedParent, syntheticClick, scrollableFrom } = core.pointer;
 
   /** @param {number} x @param {number} y */
   function inViewport(x, y) {
@@ -50,7 +50,7 @@
   /**
    * A pointer action without the debugger, on what is at a point of this frame (or on the ref's
    * element, when the service worker already checked it is there): synthetic events, untrusted.
-   * @param {{x: number, y: number, localRef?: number, action: {type: string, direction?: string, amount?: number|null}}} msg
+   * @param {{x: number, y: number, localRef?: number, action: {type: string}}} msg
    */
   function performAt(msg) {
     const el = msg.localRef ? resolve(msg.localRef) : deepElementFromPoint(msg.x, msg.y);
@@ -71,7 +71,6 @@
         el.dispatchEvent(new PointerEvent("pointerup", { ...base, button: 2, buttons: 0, pointerType: "mouse", isPrimary: true }));
         el.dispatchEvent(new MouseEvent("mouseup", { ...base, button: 2 }));
         break;
-      case "scroll_at": return scrollFrom(el, msg.action.direction || "down", msg.action.amount);
       default: throw new ActError("bad_action", `no synthetic form of ${msg.action.type}`);
     }
     return {};

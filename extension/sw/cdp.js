@@ -209,7 +209,11 @@ export async function frameSessions(tabId) {
     session.autoAttach = send(tabId, "Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
     session.autoAttach.catch(() => { if (sessions.get(tabId) === session) delete session.autoAttach; });
   }
-  await session.autoAttach;
+  try {
+    await session.autoAttach;
+  } catch {
+    return []; // Chrome refused: only the tab's own session (its in-process frames) is reachable
+  }
   return [...(children.get(tabId) || [])];
 }
 

@@ -6,7 +6,8 @@
  * top-level CSS pixels with the scale of the screenshot the model was shown (shared/coords.js),
  * find the frame under the point by hit-testing down through the iframes there, and report
  * which refs cover the point. Input is trusted CDP input through the debugger; without it, the
- * frame fires synthetic events (drags have no synthetic form: they fail as debugger_unavailable).
+ * frame fires synthetic events (drags and the wheel have no synthetic form: they fail as
+ * debugger_unavailable).
  */
 import * as cdp from "./cdp.js";
 import { childFrameOffset, fromScreenshot, samePoint, toFrameLocal } from "../shared/coords.js";
