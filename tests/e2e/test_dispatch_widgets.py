@@ -370,3 +370,10 @@ async def test_upload_to_a_file_input_hidden_behind_its_label(sw, page, site_url
     result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Upload avatar"), "files": ["cat.png"]})
     assert result.ok, result.error
     assert await page.text_content("#avatar-out") == "cat.png:100"
+
+
+async def test_upload_through_a_button_inside_a_cross_origin_iframe_that_opens_the_file_chooser(sw, page, site_url, other_origin, uploads):
+    tab, snap, frame = await open_framed(sw, page, site_url, "upload.html", other_origin)
+    result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Choose photos"), "files": ["cat.png", "report.pdf"]})
+    assert result.ok, result.error
+    assert await frame.text_content("#photos-out") == "cat.png:100, report.pdf:15"
