@@ -25,7 +25,9 @@ from waymark.providers.computer_use import (
     ANTHROPIC_TOOL_BETAS,
     ANTHROPIC_TOOL_NAME,
     DEFAULT_ANTHROPIC_TOOL,
+    AnthropicScreen,
     anthropic_action,
+    fit_image,
     screenshot_size,
 )
 from waymark.providers.config import resolve_key
@@ -76,13 +78,15 @@ def _usage(raw: Any) -> Usage | None:
     return Usage(input_tokens=int(raw["input_tokens"]), output_tokens=int(raw["output_tokens"]))
 
 
-def _blocks(msg: Message) -> list[dict[str, Any]]:
+def _blocks(msg: Message, fit: bool = False) -> list[dict[str, Any]]:
+    """A message's content blocks; `fit`: images scaled down to what the model sees unscaled."""
     out: list[dict[str, Any]] = []
     for part in msg.content:
         if isinstance(part, TextPart):
             if part.text:
                 out.append({"type": "text", "text": part.text})
         else:
+            part = fit_image(part) if fit else part
             out.append({"type": "image", "source": {"type": "base64", "media_type": part.media_type, "data": part.data_b64}})
     return out
 
@@ -124,19 +128,23 @@ class AnthropicProvider(HTTPProvider):
         beta = {"anthropic-beta": ANTHROPIC_TOOL_BETAS[self.computer_tool]} if self.computer_use else {}
         return {"x-api-key": self.api_key or "", "anthropic-version": API_VERSION, **beta}
 
-    def _display(self, request: CompletionRequest) -> tuple[int, int] | None:
-        """Computer-use mode for this request: on, and the size of the screenshot to answer about."""
-        return screenshot_size(request) if self.computer_use and request.tools else None
+    def _screen(self, request: CompletionRequest) -> AnthropicScreen | None:
+        """Computer-use mode for this request: on, and the screen of the screenshot to answer about."""
+        size = screenshot_size(request) if self.computer_use and request.tools else None
+        return AnthropicScreen(*size) if size else None
 
-    def _call(self, index: int, call_id: str | None, name: str, arguments: dict[str, Any]) -> ToolCall:
-        """One tool_use block as a ToolCall; the computer tool's as the executor's `act`."""
+    def _call(self, index: int, call_id: str | None, name: str, arguments: dict[str, Any], screen: AnthropicScreen | None = None) -> ToolCall:
+        """One tool_use block as a ToolCall; the computer tool's as the executor's `act`, its
+        coordinates in the screenshot's pixels."""
         if self.computer_use and name == ANTHROPIC_TOOL_NAME:
-            name, arguments = ACT_TOOL, anthropic_action(arguments)
+            name, arguments = ACT_TOOL, screen.action(arguments) if screen else anthropic_action(arguments)
         return ToolCall(id=call_id or f"toolu_{index}", name=name, arguments=arguments)
 
     def body(self, request: CompletionRequest, *, stream: bool) -> dict[str, Any]:
         """The Messages request body: system apart, tool results as user blocks, same roles merged."""
         system = "\n\n".join(m.plain_text() for m in request.messages if m.role == "system")
+        screen = self._screen(request)
+        fit = bool(screen and screen.scaled)
         messages: list[dict[str, Any]] = []
         for msg in request.messages:
             if msg.role == "system":
@@ -144,11 +152,11 @@ class AnthropicProvider(HTTPProvider):
             if msg.role == "tool":
                 role = "user"
                 # The API refuses an empty text block: a result with no content is sent without one.
-                content = _blocks(msg)
+                content = _blocks(msg, fit)
                 blocks: list[dict[str, Any]] = [{"type": "tool_result", "tool_use_id": msg.tool_call_id or "", **({"content": content} if content else {})}]
             else:
                 role = msg.role
-                blocks = _blocks(msg)
+                blocks = _blocks(msg, fit)
                 blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in msg.tool_calls]
             if messages and messages[-1]["role"] == role:
                 messages[-1]["content"].extend(blocks)
@@ -161,11 +169,10 @@ class AnthropicProvider(HTTPProvider):
             body["temperature"] = request.temperature
         if request.tools:
             body["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in request.tools]
-            display = self._display(request)
-            if display:
-                # Declared the screenshot's size, the coordinates come back in its pixels.
+            if screen:
+                # Declared the size of the screenshot as sent, the coordinates come back in its pixels.
                 body["tools"].insert(0, {"type": self.computer_tool, "name": ANTHROPIC_TOOL_NAME,
-                                         "display_width_px": display[0], "display_height_px": display[1]})
+                                         "display_width_px": screen.display[0], "display_height_px": screen.display[1]})
             choice = request.tool_choice
             body["tool_choice"] = {"type": {"auto": "auto", "none": "none", "required": "any"}[choice]} if choice in ("auto", "none", "required") else {"type": "tool", "name": choice}
         if stream:
@@ -176,6 +183,7 @@ class AnthropicProvider(HTTPProvider):
         started = time.perf_counter()
         deadline = Deadline(request.timeout, self.name)
         body = self.body(request, stream=False)
+        screen = self._screen(request)
         content: list[dict[str, Any]] = []
         spent: list[Usage] = []
         for _ in range(MAX_TURN_RESUMES + 1):
@@ -192,7 +200,7 @@ class AnthropicProvider(HTTPProvider):
             body = {**body, "messages": [*body["messages"], {"role": "assistant", "content": data["content"]}]}
         texts = [b.get("text", "") for b in content if b.get("type") == "text"]
         calls = [
-            self._call(i, b.get("id"), b["name"], b["input"] if isinstance(b.get("input"), dict) else {})
+            self._call(i, b.get("id"), b["name"], b["input"] if isinstance(b.get("input"), dict) else {}, screen)
             for i, b in enumerate(content) if b.get("type") == "tool_use"
         ]
         stop = data.get("stop_reason")
@@ -209,6 +217,7 @@ class AnthropicProvider(HTTPProvider):
     async def stream(self, request: CompletionRequest) -> AsyncIterator[Delta]:
         deadline = Deadline(request.timeout, self.name)
         response = await self.open_stream("/v1/messages", self.body(request, stream=True), deadline)
+        screen = self._screen(request)
         tools: dict[int, dict[str, Any]] = {}
         stop_reason: str | None = None
         input_tokens: int | None = None
@@ -258,6 +267,6 @@ class AnthropicProvider(HTTPProvider):
                 args = json.loads(slot["json"]) if slot["json"].strip() else {}
             except ValueError:
                 args = {RAW_ARGUMENTS_KEY: slot["json"]}
-            calls.append(self._call(i, slot["id"], slot["name"], args if isinstance(args, dict) else {RAW_ARGUMENTS_KEY: slot["json"]}))
+            calls.append(self._call(i, slot["id"], slot["name"], args if isinstance(args, dict) else {RAW_ARGUMENTS_KEY: slot["json"]}, screen))
         usage = Usage(input_tokens=int(input_tokens), output_tokens=int(output_tokens)) if input_tokens is not None and output_tokens is not None else None
         yield Delta(tool_calls=calls, finish_reason=_finish(stop_reason, bool(calls)), usage=usage)

@@ -4,7 +4,10 @@ computer tool ask for, written as the arguments of the executor's one `act` tool
 A computer-use model answers in screen coordinates of the screenshot it was shown. Waymark's
 coordinate actions (`click_at`, `double_click_at`, `move_to`, `drag_at`, `scroll_at`) take
 the screenshot's pixels, so Anthropic's coordinates pass through as they are (its display is
-declared the screenshot's size) and Gemini's, normalised to 0-999, are scaled to it.
+declared the screenshot's size) unless the screenshot is larger than Anthropic's models see
+unscaled (a capture at device-pixel-ratio 2): then the images are sent scaled down, the display
+declared at that size, and the coordinates scaled back up (AnthropicScreen). Gemini's,
+normalised to 0-999, are scaled to the screenshot.
 
 Typing has no ref in either vocabulary: it goes to the focused element (Anthropic's `type`,
 Gemini's `type`) or to the field at a point (Gemini's `type_text_at`). Such an answer is a
@@ -21,6 +24,7 @@ key) keeps its own name: the decision parser answers it as an action the grammar
 from __future__ import annotations
 
 import base64
+import math
 import struct
 from typing import Any
 
@@ -39,6 +43,11 @@ DEFAULT_ANTHROPIC_TOOL = "computer_20250124"
 GEMINI_SCALE = 1000
 #: Gemini's scroll magnitude when it gives none (the reference implementation's default), 0-999.
 GEMINI_DEFAULT_MAGNITUDE = 800
+#: The largest image Anthropic's models see unscaled: a longer edge or more pixels and the API
+#: downsamples it, and the model's coordinates are of the smaller image (Anthropic's computer-use
+#: docs: scale screenshots down to fit yourself, declare that size, scale coordinates back up).
+ANTHROPIC_MAX_EDGE_PX = 1568
+ANTHROPIC_MAX_PIXELS = 1_150_000
 #: Pixels one notch of Anthropic's `scroll_amount` moves (a mouse wheel's usual step).
 WHEEL_NOTCH_PX = 100
 #: Longest wait an answer can ask for, in milliseconds (the grammar's bound).
@@ -93,6 +102,61 @@ def screenshot_size(request: CompletionRequest) -> tuple[int, int] | None:
     None when it carries none (a planner's or chat's request: those get no computer tool)."""
     images = [p for m in request.messages for p in m.content if isinstance(p, ImagePart)]
     return image_size(images[-1].data_b64) if images else None
+
+
+def anthropic_fit(width: int, height: int) -> float:
+    """The factor (at most 1) that brings a screenshot within what Anthropic's models see
+    unscaled: a device-pixel-ratio-2 capture of a 1280x800 viewport (2560x1600) gets 0.53."""
+    if width <= 0 or height <= 0:
+        return 1.0
+    return min(1.0, ANTHROPIC_MAX_EDGE_PX / max(width, height), math.sqrt(ANTHROPIC_MAX_PIXELS / (width * height)))
+
+
+def fit_image(part: ImagePart) -> ImagePart:
+    """The image scaled down to fit Anthropic's limit (anthropic_fit), as it was when it fits."""
+    import io
+
+    from PIL import Image
+
+    width, height = image_size(part.data_b64)
+    factor = anthropic_fit(width, height)
+    if factor >= 1.0:
+        return part
+    with Image.open(io.BytesIO(base64.b64decode(part.data_b64))) as image:
+        fmt = "PNG" if image.format == "PNG" else "JPEG"
+        small = image.convert("RGB" if fmt == "JPEG" else image.mode).resize(_scaled(width, height, factor), Image.Resampling.LANCZOS)
+    buffer = io.BytesIO()
+    small.save(buffer, format=fmt, **({"quality": 85} if fmt == "JPEG" else {}))
+    return ImagePart(media_type=f"image/{fmt.lower()}", data_b64=base64.b64encode(buffer.getvalue()).decode())
+
+
+def _scaled(width: int, height: int, factor: float) -> tuple[int, int]:
+    return max(1, round(width * factor)), max(1, round(height * factor))
+
+
+class AnthropicScreen:
+    """What Anthropic's computer tool is told about a screenshot of `width` x `height`: the
+    display it declares (the screenshot scaled down by anthropic_fit, as the images are sent), and
+    the model's coordinates in that display scaled back up to the screenshot's pixels."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.display = _scaled(width, height, anthropic_fit(width, height))
+
+    @property
+    def scaled(self) -> bool:
+        """True when the screenshot is larger than the display the model is shown."""
+        return self.display != (self.width, self.height)
+
+    def _back(self, point: Any) -> Any:
+        if not (isinstance(point, list) and len(point) == 2 and all(isinstance(v, (int, float)) for v in point)):
+            return point  # left for the grammar to refuse
+        return [round(point[0] * self.width / self.display[0]), round(point[1] * self.height / self.display[1])]
+
+    def action(self, args: dict[str, Any]) -> dict[str, Any]:
+        """anthropic_action of an input whose coordinates are in the declared display's pixels."""
+        scaled = {k: self._back(v) if k in ("coordinate", "start_coordinate") else v for k, v in args.items()}
+        return anthropic_action(scaled)
 
 
 def waymark_key(combo: str) -> str:

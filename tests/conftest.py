@@ -98,6 +98,19 @@ async def browser(playwright_instance: Any, tmp_path_factory: pytest.TempPathFac
     await launched.close()
 
 
+@pytest_asyncio.fixture(scope="session")
+async def dpr2_browser(playwright_instance: Any, tmp_path_factory: pytest.TempPathFactory, test_extension: Path) -> AsyncIterator[Any]:
+    """A second Chromium at device-pixel-ratio 2 (screenshots have two pixels per CSS pixel)."""
+    from waymark.host.launch import launch_browser
+
+    profile = tmp_path_factory.mktemp("profile-dpr2")
+    launched = await launch_browser(playwright_instance, profile, host_env=_host_env(), extension=test_extension,
+                                    extra_args=["--force-device-scale-factor=2"])
+    await wait_connected(launched.service_worker)
+    yield launched
+    await launched.close()
+
+
 def _host_env() -> dict[str, str]:
     return {k: os.environ[k] for k in ("WAYMARK_STATE_DIR", "WAYMARK_CONFIG_DIR", "WAYMARK_RUNS_DIR") if k in os.environ}
 

@@ -563,7 +563,7 @@
   }
 
   // The helpers pointer.js (drag, right_click, the pointer at coordinates) builds on.
-  core.pointer = { ActError, resolve, describe, deepElementFromPoint, composedParent, syntheticClick, scrollFrom };
+  core.pointer = { ActError, resolve, describe, deepElementFromPoint, composedParent, syntheticClick, scrollableFrom };
 
   // ------------------------------------------------------------------ press guard
 

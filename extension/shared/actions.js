@@ -43,6 +43,8 @@ export const KIND = Object.freeze({
   ACT_POINT_PERFORM: "wm:act:point-perform",
   ACT_DRAG_WATCH: "wm:act:drag-watch",
   ACT_DRAG_STARTED: "wm:act:drag-started",
+  ACT_WHEEL_BEGIN: "wm:act:wheel-begin",
+  ACT_WHEEL_END: "wm:act:wheel-end",
   SETTLE_QUIET: "wm:settle:quiet",
 });
 

@@ -17,11 +17,17 @@ const MODIFIER_BITS = { Alt: 1, Control: 2, Meta: 4, Shift: 8 };
 
 /**
  * @typedef {{type: string, message: string, url: string, handled: "accept"|"dismiss", at: number}} DialogRecord
- * @typedef {{ready: Promise<void>, policy: "accept"|"dismiss", dialogs: DialogRecord[], idle: ReturnType<typeof setTimeout>|null}} Session
+ * @typedef {{ready: Promise<void>, policy: "accept"|"dismiss", dialogs: DialogRecord[], idle: ReturnType<typeof setTimeout>|null, autoAttach?: Promise<void>}} Session
  */
 
 /** @type {Map<number, Session>} */
 const sessions = new Map();
+/**
+ * The child protocol sessions of each tab's debugger session: one per out-of-process (cross-origin)
+ * iframe, whose file chooser and DOM the tab's own session does not reach.
+ * @type {Map<number, Set<string>>}
+ */
+const children = new Map();
 /**
  * Tabs whose current document stopped taking trusted input, with when that was noticed. Chrome
  * can leave a document that replaced another mid-input unable to answer any Input command (from
@@ -94,6 +100,7 @@ export async function detach(tabId) {
   const session = sessions.get(tabId);
   if (!session) return;
   sessions.delete(tabId);
+  children.delete(tabId);
   if (session.idle) clearTimeout(session.idle);
   const done = (async () => {
     try {
@@ -180,12 +187,46 @@ export async function send(tabId, method, params) {
   if (sessions.get(tabId) === session) {
     if (session?.idle) clearTimeout(session.idle);
     sessions.delete(tabId);
+    children.delete(tabId);
   }
   await attach(tabId);
   try {
     return await chrome.debugger.sendCommand({ tabId }, method, params);
   } catch (e) {
     throw new WaymarkError("debugger_unavailable", `${method} failed: ${errorMessage(e)}`);
+  }
+}
+
+/**
+ * The child sessions of a tab: the out-of-process iframes, attached to (flat sessions) on the first
+ * call of each debugger session. Chrome reports the frames there already before it answers.
+ * @param {number} tabId @returns {Promise<string[]>}
+ */
+export async function frameSessions(tabId) {
+  await attach(tabId);
+  const session = /** @type {Session} */ (sessions.get(tabId));
+  if (!session.autoAttach) {
+    session.autoAttach = send(tabId, "Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
+    session.autoAttach.catch(() => { if (sessions.get(tabId) === session) delete session.autoAttach; });
+  }
+  try {
+    await session.autoAttach;
+  } catch {
+    return []; // Chrome refused: only the tab's own session (its in-process frames) is reachable
+  }
+  return [...(children.get(tabId) || [])];
+}
+
+/**
+ * A CDP command to one child session of a tab (see frameSessions).
+ * @param {number} tabId @param {string} sessionId @param {string} method @param {Record<string, unknown>=} params
+ * @returns {Promise<any>}
+ */
+export async function sendToSession(tabId, sessionId, method, params) {
+  try {
+    return await chrome.debugger.sendCommand({ tabId, sessionId }, method, params);
+  } catch (e) {
+    throw new WaymarkError("debugger_unavailable", `${method} in a frame's session failed: ${errorMessage(e)}`);
   }
 }
 
@@ -211,6 +252,16 @@ export async function click(tabId, x, y, opts = {}) {
   }
   // One session processes commands in order: pipelining keeps the sequence and saves round trips.
   await Promise.all(events.map((event) => send(tabId, "Input.dispatchMouseEvent", event)));
+}
+
+/**
+ * A trusted turn of the mouse wheel at a point of the tab's top-level viewport (CSS pixels): the
+ * scroller under the pointer scrolls (Chrome picks it and chains to the next at an edge) and the
+ * page's `wheel` listeners see the event. Deltas are CSS pixels, positive right and down.
+ * @param {number} tabId @param {number} x @param {number} y @param {number} deltaX @param {number} deltaY
+ */
+export async function wheel(tabId, x, y, deltaX, deltaY) {
+  await send(tabId, "Input.dispatchMouseEvent", { type: "mouseWheel", x, y, deltaX, deltaY, pointerType: "mouse" });
 }
 
 /** Intermediate pointer moves of a drag after the first: enough for pages that follow the pointer. */
@@ -443,12 +494,14 @@ function keyEvent(type, def, modifiers) {
 
 /**
  * The next `method` event of a tab's session, within `timeoutMs` (rejects with `timeout`). Ask
- * before causing the event; `cancel` ends the wait when the cause failed.
+ * before causing the event; `cancel` ends the wait when the cause failed. `anySession`: the event
+ * may come from a child session too (its params then carry `sessionId`, where to answer it).
  * @param {number} tabId @param {string} method @param {number} timeoutMs @param {string} what  for the timeout's message
+ * @param {{anySession?: boolean}=} opts
  * @returns {{event: Promise<any>, cancel: () => void}}
  */
-export function nextEvent(tabId, method, timeoutMs, what) {
-  /** @type {(source: chrome.debugger.Debuggee, m: string, params?: object) => void} */
+export function nextEvent(tabId, method, timeoutMs, what, opts = {}) {
+  /** @type {(source: chrome.debugger.DebuggerSession, m: string, params?: object) => void} */
   let listener = () => {};
   /** @type {ReturnType<typeof setTimeout>|undefined} */
   let timer;
@@ -458,7 +511,8 @@ export function nextEvent(tabId, method, timeoutMs, what) {
     fail = reject;
     listener = (source, m, params) => {
       if (source.tabId !== tabId || m !== method) return;
-      resolve(params || {});
+      if (source.sessionId && !opts.anySession) return;
+      resolve(source.sessionId ? { ...params, sessionId: source.sessionId } : params || {});
     };
     chrome.debugger.onEvent.addListener(listener);
     timer = setTimeout(() => reject(new WaymarkError("timeout", what)), timeoutMs);
@@ -469,6 +523,19 @@ export function nextEvent(tabId, method, timeoutMs, what) {
   event.catch(() => {}); // a cancelled wait has no reader
   return { event, cancel: () => fail(new WaymarkError("cancelled", "the wait was cancelled")) };
 }
+
+// The child sessions of each tab, as Chrome attaches and detaches them.
+chrome.debugger.onEvent.addListener((source, method, params) => {
+  if (source.tabId === undefined || source.sessionId) return;
+  const p = /** @type {{sessionId?: string, targetInfo?: {type?: string}}} */ (params || {});
+  if (!p.sessionId) return;
+  if (method === "Target.attachedToTarget" && p.targetInfo?.type === "iframe") {
+    const known = children.get(source.tabId) || new Set();
+    children.set(source.tabId, known.add(p.sessionId));
+  } else if (method === "Target.detachedFromTarget") {
+    children.get(source.tabId)?.delete(p.sessionId);
+  }
+});
 
 // Dialogs: answered at once by the tab's policy, so a page never stays blocked on one.
 chrome.debugger.onEvent.addListener((source, method, params) => {
@@ -481,7 +548,8 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   // An alert has one button: "dismiss" and "accept" both just close it.
   const accept = policy === "accept" || p.type === "alert";
   session?.dialogs.push({ type: p.type, message: String(p.message || "").slice(0, 500), url: String(p.url || ""), handled: accept ? "accept" : "dismiss", at: Date.now() });
-  chrome.debugger.sendCommand({ tabId }, "Page.handleJavaScriptDialog", { accept, promptText: accept ? String(p.defaultPrompt || "") : undefined }).catch(() => {
+  // Answered in the session that reported it (a cross-origin frame's own, once its Page domain is on).
+  chrome.debugger.sendCommand(source.sessionId ? { tabId, sessionId: source.sessionId } : { tabId }, "Page.handleJavaScriptDialog", { accept, promptText: accept ? String(p.defaultPrompt || "") : undefined }).catch(() => {
     // Another client (DevTools, a test driver) answered first: the page is unblocked either way.
   });
 });
@@ -489,6 +557,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
 chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId === undefined) return;
   if (reason === "canceled_by_user" && sessions.has(source.tabId)) refused.add(source.tabId);
+  children.delete(source.tabId);
   const session = sessions.get(source.tabId);
   if (session?.idle) clearTimeout(session.idle);
   sessions.delete(source.tabId);
@@ -503,6 +572,7 @@ chrome.webNavigation.onCommitted.addListener((details) => {
 chrome.tabs.onRemoved.addListener((tabId) => {
   refused.delete(tabId);
   wedged.delete(tabId);
+  children.delete(tabId);
   const session = sessions.get(tabId);
   if (session?.idle) clearTimeout(session.idle);
   sessions.delete(tabId);

@@ -55,21 +55,33 @@ export async function uploadFile(ctx, d, a) {
       throw new WaymarkError("debugger_unavailable", `uploading needs the debugger, which cannot attach here (${ctx.result.fallback_reason})`);
     }
     ctx.preparedAt = ctx.preparedAt || performance.now();
-    await cdp.send(ctx.tabId, "Page.setInterceptFileChooserDialog", { enabled: true });
+    // The chooser opens in the frame's own session when the frame is out of process (cross-origin).
+    const frames = await cdp.frameSessions(ctx.tabId);
+    const intercept = (/** @type {boolean} */ enabled) => Promise.all([
+      cdp.send(ctx.tabId, "Page.setInterceptFileChooserDialog", { enabled }),
+      // A frame's session reports the chooser only with its Page domain on.
+      ...frames.map(async (session) => {
+        if (enabled) await cdp.sendToSession(ctx.tabId, session, "Page.enable");
+        await cdp.sendToSession(ctx.tabId, session, "Page.setInterceptFileChooserDialog", { enabled });
+      }),
+    ]);
+    await intercept(true);
     try {
-      const chooser = cdp.nextEvent(ctx.tabId, "Page.fileChooserOpened", CHOOSER_MS, `clicking ref ${a.ref} opened no file chooser: give the ref of a file input or of the button that opens one`);
+      const chooser = cdp.nextEvent(ctx.tabId, "Page.fileChooserOpened", CHOOSER_MS, `clicking ref ${a.ref} opened no file chooser: give the ref of a file input or of the button that opens one`, { anySession: true });
       try {
         if (p) await cdp.click(ctx.tabId, p.x, p.y, { pointerThere: true });
-        else await clickMarked(ctx.tabId, found.token);
+        else await clickMarked(ctx.tabId, frames, found.token);
       } catch (e) {
         chooser.cancel();
         throw e;
       }
       const opened = await chooser.event;
       if (paths.length > 1 && opened.mode !== "selectMultiple") throw new WaymarkError("too_many_files", `the file input of ref ${a.ref} takes one file, not ${paths.length}`);
-      await cdp.send(ctx.tabId, "DOM.setFileInputFiles", { files: paths, backendNodeId: opened.backendNodeId });
+      const files = { files: paths, backendNodeId: opened.backendNodeId };
+      if (opened.sessionId) await cdp.sendToSession(ctx.tabId, opened.sessionId, "DOM.setFileInputFiles", files);
+      else await cdp.send(ctx.tabId, "DOM.setFileInputFiles", files);
     } finally {
-      await cdp.send(ctx.tabId, "Page.setInterceptFileChooserDialog", { enabled: false }).catch(() => {});
+      await intercept(false).catch(() => {});
     }
   } finally {
     if (found.token) await d.toFrame(ctx, t, { kind: KIND.ACT_UPLOAD_DONE, token: found.token }).catch(() => {});
@@ -79,21 +91,28 @@ export async function uploadFile(ctx, d, a) {
 
 /**
  * Click the file input content/forms.js marked, as a user gesture (the input may be hidden
- * behind a styled label or drop zone, where no pointer reaches it).
- * @param {number} tabId @param {string} token
+ * behind a styled label or drop zone, where no pointer reaches it). It is looked for in the tab's
+ * session, then in each out-of-process frame's session (`frames`).
+ * @param {number} tabId @param {string[]} frames @param {string} token
  */
-async function clickMarked(tabId, token) {
-  await cdp.send(tabId, "DOM.getDocument", { depth: 0 });
-  const search = await cdp.send(tabId, "DOM.performSearch", { query: `[data-waymark-upload="${token}"]` });
-  try {
-    if (!search.resultCount) throw new WaymarkError("not_found", "the file input is in a frame the debugger does not reach (a cross-origin frame)");
-    const { nodeIds } = await cdp.send(tabId, "DOM.getSearchResults", { searchId: search.searchId, fromIndex: 0, toIndex: 1 });
-    const { object } = await cdp.send(tabId, "DOM.resolveNode", { nodeId: nodeIds[0] });
-    await cdp.send(tabId, "Runtime.callFunctionOn", { objectId: object.objectId, functionDeclaration: "function () { this.click(); }", userGesture: true });
-    await cdp.send(tabId, "Runtime.releaseObject", { objectId: object.objectId }).catch(() => {});
-  } finally {
-    await cdp.send(tabId, "DOM.discardSearchResults", { searchId: search.searchId }).catch(() => {});
+async function clickMarked(tabId, frames, token) {
+  for (const session of [undefined, ...frames]) {
+    /** @type {(method: string, params?: Record<string, unknown>) => Promise<any>} */
+    const send = (method, params) => (session ? cdp.sendToSession(tabId, session, method, params) : cdp.send(tabId, method, params));
+    await send("DOM.getDocument", { depth: 0 });
+    const search = await send("DOM.performSearch", { query: `[data-waymark-upload="${token}"]` });
+    try {
+      if (!search.resultCount) continue;
+      const { nodeIds } = await send("DOM.getSearchResults", { searchId: search.searchId, fromIndex: 0, toIndex: 1 });
+      const { object } = await send("DOM.resolveNode", { nodeId: nodeIds[0] });
+      await send("Runtime.callFunctionOn", { objectId: object.objectId, functionDeclaration: "function () { this.click(); }", userGesture: true });
+      await send("Runtime.releaseObject", { objectId: object.objectId }).catch(() => {});
+      return;
+    } finally {
+      await send("DOM.discardSearchResults", { searchId: search.searchId }).catch(() => {});
+    }
   }
+  throw new WaymarkError("not_found", "the marked file input is in no frame the debugger reaches");
 }
 
 // ------------------------------------------------------------------ select_text

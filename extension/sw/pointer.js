@@ -6,7 +6,8 @@
  * top-level CSS pixels with the scale of the screenshot the model was shown (shared/coords.js),
  * find the frame under the point by hit-testing down through the iframes there, and report
  * which refs cover the point. Input is trusted CDP input through the debugger; without it, the
- * frame fires synthetic events (drags have no synthetic form: they fail as debugger_unavailable).
+ * frame fires synthetic events (drags and the wheel have no synthetic form: they fail as
+ * debugger_unavailable).
  */
 import * as cdp from "./cdp.js";
 import { childFrameOffset, fromScreenshot, samePoint, toFrameLocal } from "../shared/coords.js";
@@ -180,9 +181,7 @@ export async function atPoint(ctx, d, a) {
   const here = { frameId: where.frameId, docId: where.docId, localRef: 0 };
   const local = { kind: KIND.ACT_POINT_PERFORM, action: { type: a.type }, x: where.local[0], y: where.local[1] };
   if (a.type === "scroll_at") {
-    // Scrolled in the frame under the point, as `scroll` does: the amount moved is reported.
-    ctx.result.path = "synthetic";
-    ctx.result.scroll = await d.synthetic(ctx, here, { ...local, action: { type: a.type, direction: a.direction || "down", amount: a.amount ?? null } });
+    await wheelAt(ctx, d, a, p, where);
     return;
   }
   if (!(await d.trusted(ctx, p))) {
@@ -191,6 +190,27 @@ export async function atPoint(ctx, d, a) {
   }
   if (a.type === "move_to") await cdp.hover(ctx.tabId, p.x, p.y);
   else await cdp.click(ctx.tabId, p.x, p.y, { clickCount: a.type === "double_click_at" ? 2 : 1, pointerThere: true });
+}
+
+/**
+ * `scroll_at`: a trusted wheel at the point, so the scroller under the pointer scrolls as it would
+ * for a person and the page's wheel listeners see it. A wheel has no synthetic form that scrolls
+ * (an untrusted WheelEvent moves nothing): without the debugger it fails as debugger_unavailable.
+ * The result's `scroll` says which scroller moved and by how much.
+ * @param {Ctx} ctx @param {Dispatch} d @param {ScrollAt} a @param {{x: number, y: number}} p  top-level CSS pixels @param {Located} where
+ */
+async function wheelAt(ctx, d, a, p, where) {
+  const direction = a.direction || "down";
+  const here = { frameId: where.frameId, docId: where.docId, localRef: 0 };
+  if (!(await d.trusted(ctx, p))) {
+    throw new WaymarkError("debugger_unavailable", `scroll_at turns the mouse wheel through the debugger, which is unavailable: ${ctx.result.fallback_reason}; use scroll with a ref instead`);
+  }
+  const begun = await d.toFrame(ctx, here, { kind: KIND.ACT_WHEEL_BEGIN, x: where.local[0], y: where.local[1], direction });
+  const amount = a.amount ?? begun.amount;
+  const sign = direction === "up" || direction === "left" ? -1 : 1;
+  const vertical = direction === "up" || direction === "down";
+  await cdp.wheel(ctx.tabId, p.x, p.y, vertical ? 0 : sign * amount, vertical ? sign * amount : 0);
+  ctx.result.scroll = await d.toFrame(ctx, here, { kind: KIND.ACT_WHEEL_END });
 }
 
 /**

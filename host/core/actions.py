@@ -239,7 +239,7 @@ class DragAt(_Action):
 
 
 class ScrollAt(_Action):
-    """Scroll what is under pixel x,y of the screenshot by `amount` CSS pixels (default: most of its height)."""
+    """Turn the mouse wheel at pixel x,y of the screenshot: what scrolls there moves by `amount` CSS pixels (default: most of its height)."""
 
     type: Literal["scroll_at"] = "scroll_at"
     traits: ClassVar[Traits] = Traits(settles=True, coordinates=True, example={"type": "scroll_at", "x": 640, "y": 360, "direction": "down"},

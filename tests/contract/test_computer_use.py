@@ -255,3 +255,61 @@ async def test_computer_use_on_an_openai_compatible_local_server_is_refused_by_n
 
     with pytest.raises(errors.ProviderNotConfigured, match="Responses API"):
         registry.create("openai_compat", "qwen", preset="ollama", computer_use=True)
+
+
+# A capture at device-pixel-ratio 2 of a 1280x800 viewport: 4.1 megapixels, more than Anthropic's
+# models see unscaled (1568 px on the long edge, about 1.15 megapixels; larger images are
+# downsampled by the API and the model answers in the smaller image's pixels).
+DPR2 = (2 * WIDTH, 2 * HEIGHT)
+#: 2560x1600 scaled by min(1568 / 2560, sqrt(1_150_000 / (2560 * 1600))) = 0.5299.
+DPR2_DISPLAY = (1356, 848)
+
+
+async def test_at_device_pixel_ratio_2_anthropic_is_sent_the_screenshot_scaled_to_the_display_it_is_told(fake_server: FakeServer, streamed: bool) -> None:
+    from anthropic.types.beta import BetaToolComputerUse20250124
+
+    from waymark.providers.computer_use import image_size
+
+    backend = AnthropicBackend(fake_server)
+    provider = await backend.make(Reply(tool_calls=[click(backend, 1, 2)]), computer_use=True)
+    await answer(provider, screen_request(image=screenshot_jpeg(*DPR2)), streamed)
+    computer = wire(BetaToolComputerUse20250124, backend.server.seen[-1].body["tools"][0])
+    assert (computer["display_width_px"], computer["display_height_px"]) == DPR2_DISPLAY
+    [image] = sent_images(backend)
+    assert image_size(base64.b64encode(image).decode()) == DPR2_DISPLAY, "the model sees exactly the display it is told about"
+
+
+async def test_at_device_pixel_ratio_2_an_anthropic_click_comes_back_in_the_screenshots_pixels(fake_server: FakeServer, streamed: bool) -> None:
+    backend = AnthropicBackend(fake_server)
+    centre_of_display = (DPR2_DISPLAY[0] // 2, DPR2_DISPLAY[1] // 2)
+    provider = await backend.make(Reply(tool_calls=[click(backend, *centre_of_display)]), computer_use=True)
+    result = await answer(provider, screen_request(image=screenshot_jpeg(*DPR2)), streamed)
+    assert result.tool_calls[0].arguments == {"action": "click_at", "x": DPR2[0] // 2, "y": DPR2[1] // 2}
+
+
+async def test_at_device_pixel_ratio_2_an_anthropic_drag_scales_both_of_its_ends(fake_server: FakeServer, streamed: bool) -> None:
+    backend = AnthropicBackend(fake_server)
+    call = ("computer", computer_input("left_click_drag", start_coordinate=[339, 212], coordinate=[1017, 636]))
+    provider = await backend.make(Reply(tool_calls=[call]), computer_use=True)
+    result = await answer(provider, screen_request(image=screenshot_jpeg(*DPR2)), streamed)
+    assert result.tool_calls[0].arguments == {"action": "drag_at", "x": 640, "y": 400, "to_x": 1920, "to_y": 1200}
+
+
+async def test_the_executor_at_device_pixel_ratio_2_clicks_the_css_point_anthropic_saw(fake_server: FakeServer, streamed: bool) -> None:
+    from waymark.host.core.actions import offered_actions
+
+    if streamed:
+        pytest.skip("the executor asks for whole completions")
+    backend = AnthropicBackend(fake_server)
+    # "Go" is at CSS (900..980, 40..80): its centre (940, 60) is (1880, 120) in the DPR-2 screenshot
+    # and (996, 64) in the display Anthropic is shown.
+    provider = await backend.make(Reply(tool_calls=[click(backend, 996, 64)]), computer_use=True)
+    page = PAGE.model_copy(update={"viewport": {"width": WIDTH, "height": HEIGHT, "dpr": 2}, "screenshot_scale": 2.0})
+    turn = await Executor(provider).decide(task="Search", intent="press Go", verify=[], history=[], feedback=None, page=page.text,
+                                           snapshot=page, step_index=0, attempt=1, reminders=0, screenshot_b64=screenshot_jpeg(*DPR2),
+                                           allowed=offered_actions(multi_tab=False, coordinates=True))
+    assert turn.decision is not None
+    action = turn.decision.action.model_dump(exclude_none=True)
+    assert action["type"] == "click_at"
+    css = (action["x"] / 2, action["y"] / 2)
+    assert 900 <= css[0] <= 980 and 40 <= css[1] <= 80, f"the click lands on Go, not at {css}"

@@ -137,13 +137,83 @@ async def test_drag_at_carries_a_card_between_two_screenshot_points(sw, page, si
 async def test_scroll_at_scrolls_the_box_under_the_point_not_the_page(sw, page, site_url):
     tab, _ = await open_pointer(sw, page, site_url)
     shot = await snapshot(sw, tab, screenshot=True)
-    # A scroll box is no control, so it has no ref: the point is where the screenshot draws it.
-    box = await page.evaluate("() => { const r = document.getElementById('box').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }")
-    point = {"x": box[0] * (shot.screenshot_scale or 1), "y": box[1] * (shot.screenshot_scale or 1)}
-    result = await act(sw, tab, {"type": "scroll_at", **point, "direction": "down", "amount": 200})
+    result = await act(sw, tab, {"type": "scroll_at", **await centre_of(page, shot, "#box"), "direction": "down", "amount": 200})
     assert result.ok, result.error
     assert await page.evaluate("() => document.getElementById('box').scrollTop") == 200
     assert await page.evaluate("() => window.scrollY") == 0
+
+
+async def centre_of(page_or_frame: Any, shot: Snapshot, selector: str, offset: tuple[float, float] = (0, 0)) -> dict[str, float]:
+    """The screenshot point at the centre of an element with no ref (a scroll box is no control),
+    in a frame whose viewport starts at `offset` (CSS pixels of the top document)."""
+    box = await page_or_frame.evaluate("(s) => { const r = document.querySelector(s).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }", selector)
+    scale = shot.screenshot_scale or 1
+    return {"x": (box[0] + offset[0]) * scale, "y": (box[1] + offset[1]) * scale}
+
+
+async def open_wheel(sw: Any, page: Any, site_url: str) -> tuple[int, Snapshot]:
+    await wait_connected(sw)
+    await page.goto(f"{site_url}/dispatch/wheel.html")
+    tab = await tab_id_of(sw, page)
+    return tab, await snapshot(sw, tab, screenshot=True)
+
+
+async def test_scroll_at_turns_a_trusted_wheel_that_scrolls_the_innermost_scroller_under_the_point(sw, page, site_url):
+    tab, shot = await open_wheel(sw, page, site_url)
+    result = await act(sw, tab, {"type": "scroll_at", **await centre_of(page, shot, "#inner"), "direction": "down", "amount": 120})
+    assert result.ok, result.error
+    assert result.path == "cdp"
+    assert await page.evaluate("() => document.getElementById('inner').scrollTop") == 120
+    assert await page.evaluate("() => document.getElementById('outer').scrollTop") == 0
+    assert await page.evaluate("() => window.scrollY") == 0, "the page's own scroll stays put"
+    assert result.model_extra["scroll"]["scrolled"] == [0, 120]
+    assert "Inner list" in result.model_extra["scroll"]["target"]
+
+
+async def test_scroll_at_is_seen_by_the_page_s_wheel_listeners_as_a_trusted_wheel(sw, page, site_url):
+    tab, shot = await open_wheel(sw, page, site_url)
+    result = await act(sw, tab, {"type": "scroll_at", **await centre_of(page, shot, "#inner"), "direction": "down", "amount": 120})
+    assert result.ok, result.error
+    assert await page.text_content("#wheels") == "1"
+    assert await page.text_content("#wheel-trusted") == "true"
+    assert await page.text_content("#wheel-dy") == "120"
+    assert await page.text_content("#wheel-on") == "inner"
+
+
+async def test_scroll_at_up_on_a_scroller_at_its_top_scrolls_nothing_and_says_so(sw, page, site_url):
+    tab, shot = await open_wheel(sw, page, site_url)
+    result = await act(sw, tab, {"type": "scroll_at", **await centre_of(page, shot, "#inner"), "direction": "up", "amount": 120})
+    assert result.ok, result.error
+    assert result.model_extra["scroll"]["at_edge"] is True
+    assert await page.evaluate("() => window.scrollY") == 0
+
+
+async def test_scroll_at_inside_a_cross_origin_iframe_scrolls_the_frame_s_scroller(sw, page, site_url, other_origin):
+    await wait_connected(sw)
+    await page.goto(f"{site_url}/dispatch/framed.html?src=wheel.html&other={other_origin}")
+    await page.wait_for_function("() => window.frames.length === 1 && window.frames[0]")
+    frame = next(f for f in page.frames if f.url.endswith("/dispatch/wheel.html"))
+    await frame.wait_for_load_state()
+    tab = await tab_id_of(sw, page)
+    shot = await snapshot(sw, tab, screenshot=True)
+    origin = await page.evaluate("() => { const f = document.getElementById('inner'); const r = f.getBoundingClientRect(); return [r.x + f.clientLeft, r.y + f.clientTop]; }")
+    result = await act(sw, tab, {"type": "scroll_at", **await centre_of(frame, shot, "#inner", tuple(origin)), "direction": "down", "amount": 90})
+    assert result.ok, result.error
+    assert await frame.evaluate("() => document.getElementById('inner').scrollTop") == 90
+    assert await frame.text_content("#wheel-trusted") == "true"
+    assert await page.evaluate("() => window.scrollY") == 0
+
+
+async def test_scroll_at_without_the_debugger_fails_as_debugger_unavailable_and_scrolls_nothing(sw, page, site_url):
+    tab, shot = await open_wheel(sw, page, site_url)
+    await sw.evaluate("(tabId) => chrome.debugger.attach({tabId}, '1.3')", tab)
+    try:
+        result = await act(sw, tab, {"type": "scroll_at", **await centre_of(page, shot, "#inner"), "direction": "down", "amount": 120})
+    finally:
+        await sw.evaluate("(tabId) => chrome.debugger.detach({tabId}).catch(() => {})", tab)
+    assert not result.ok
+    assert result.error.code == "debugger_unavailable"
+    assert await page.evaluate("() => document.getElementById('inner').scrollTop") == 0
 
 
 async def test_click_at_a_point_outside_the_viewport_fails_and_clicks_nothing(sw, page, site_url):
@@ -181,3 +251,34 @@ async def _diagnostic(tmp_path: Any) -> Any:
     from waymark.eval.sw_handle import diagnostic_extension
 
     return diagnostic_extension(tmp_path / "extension")
+
+
+async def test_drag_between_two_refs_inside_a_cross_origin_iframe_carries_an_html5_drop(sw, page, site_url, other_origin):
+    await wait_connected(sw)
+    await page.goto(f"{site_url}/dispatch/framed.html?src=pointer.html&other={other_origin}")
+    await page.wait_for_function("() => window.frames.length === 1 && window.frames[0]")
+    frame = next(f for f in page.frames if f.url.endswith("/dispatch/pointer.html"))
+    await frame.wait_for_load_state()
+    tab = await tab_id_of(sw, page)
+    snap = await snapshot(sw, tab)
+    column = ref(snap, "Done column")
+    result = await act(sw, tab, {"type": "drag", "ref": ref(snap, "Write report"), "to_ref": column})
+    assert result.ok, result.error
+    assert result.model_extra["drag"] == "html5"
+    assert await frame.text_content("#dropped") == "card:Write report"
+    assert await frame.text_content("#drop-trusted") == "true"
+    assert result.drop is not None and column in result.drop.refs and result.drop.frame != 0
+
+
+async def test_scroll_at_at_device_pixel_ratio_2_wheels_the_scroller_drawn_at_the_screenshot_point(dpr2_browser, site_url):
+    sw = dpr2_browser.service_worker
+    page = await dpr2_browser.context.new_page()
+    try:
+        tab, shot = await open_wheel(sw, page, site_url)
+        assert shot.screenshot_scale == 2, "the premise: the screenshot has two pixels per CSS pixel"
+        result = await act(sw, tab, {"type": "scroll_at", **await centre_of(page, shot, "#inner"), "direction": "down", "amount": 120})
+        assert result.ok, result.error
+        assert await page.evaluate("() => document.getElementById('inner').scrollTop") == 120
+        assert await page.evaluate("() => window.scrollY") == 0
+    finally:
+        await page.close()

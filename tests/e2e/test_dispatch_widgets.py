@@ -4,6 +4,7 @@ and `select` on custom dropdowns: real Chromium, the real extension and host."""
 from pathlib import Path
 from typing import Any, AsyncIterator
 
+import pytest
 import pytest_asyncio
 
 from tests.conftest import wait_connected
@@ -282,3 +283,97 @@ async def test_text_selected_in_a_cross_origin_frame_pastes_into_its_field(sw, p
     assert pasted.ok, pasted.error
     coupon = next(f for f in page.frames if "frame_coupon.html" in f.url and "tracker" not in f.url)
     assert await coupon.input_value("#code") == "Card payment"
+
+
+# ------------------------------------------------------------------ custom selects in frames and at DPR 2
+
+
+async def open_framed(sw: Any, page: Any, site_url: str, src: str, other: str | None) -> tuple[int, Any, Any]:
+    """`src` inside an iframe of framed.html (cross-origin when `other` is given): tab, snapshot, the frame."""
+    await wait_connected(sw)
+    query = f"src={src}" + (f"&other={other}" if other else "")
+    await page.goto(f"{site_url}/dispatch/framed.html?{query}")
+    await page.wait_for_function("() => window.frames.length === 1 && window.frames[0]")
+    frame = next(f for f in page.frames if f.url.endswith(f"/dispatch/{src}"))
+    await frame.wait_for_load_state()
+    tab = await tab_id_of(sw, page)
+    return tab, await snapshot(sw, tab), frame
+
+
+ORIGINS = pytest.mark.parametrize("cross", [False, True], ids=["same_origin", "cross_origin"])
+
+
+@ORIGINS
+async def test_select_picks_an_aria_listbox_option_inside_an_iframe(sw, page, site_url, other_origin, cross):
+    tab, snap, frame = await open_framed(sw, page, site_url, "widgets.html", other_origin if cross else None)
+    result = await act(sw, tab, {"type": "select", "ref": ref(snap, "Size", role="listbox"), "value": "Large"})
+    assert result.ok, result.error
+    assert await frame.text_content("#size-out") == "Large"
+
+
+@ORIGINS
+async def test_select_opens_a_div_dropdown_inside_an_iframe_and_picks_its_item(sw, page, site_url, other_origin, cross):
+    tab, snap, frame = await open_framed(sw, page, site_url, "widgets.html", other_origin if cross else None)
+    result = await act(sw, tab, {"type": "select", "ref": ref(snap, "Color: none"), "value": "green"})
+    assert result.ok, result.error
+    assert await frame.text_content("#color-out") == "green"
+
+
+@ORIGINS
+async def test_select_opens_a_combobox_inside_an_iframe_and_picks_its_option(sw, page, site_url, other_origin, cross):
+    tab, snap, frame = await open_framed(sw, page, site_url, "widgets.html", other_origin if cross else None)
+    result = await act(sw, tab, {"type": "select", "ref": ref(snap, "City", role="combobox"), "value": "Porto"})
+    assert result.ok, result.error
+    assert await frame.input_value("#city") == "Porto"
+    assert await frame.text_content("#city-out") == "Porto"
+
+
+@pytest_asyncio.fixture
+async def dpr2_page(dpr2_browser: Any) -> AsyncIterator[Any]:
+    page = await dpr2_browser.context.new_page()
+    yield page
+    await page.close()
+
+
+async def test_select_on_a_div_dropdown_and_a_combobox_at_device_pixel_ratio_2(dpr2_browser, dpr2_page, site_url):
+    sw = dpr2_browser.service_worker
+    tab, _ = await open_fixture(sw, dpr2_page, f"{site_url}/dispatch/widgets.html")
+    snap = await snapshot(sw, tab, screenshot=True)
+    assert snap.screenshot_scale == 2, "the premise: the screenshot has two pixels per CSS pixel"
+    color = await act(sw, tab, {"type": "select", "ref": ref(snap, "Color: none"), "value": "Blue"})
+    city = await act(sw, tab, {"type": "select", "ref": ref(snap, "City", role="combobox"), "value": "Faro"})
+    assert color.ok and city.ok, (color.error, city.error)
+    assert await dpr2_page.text_content("#color-out") == "blue"
+    assert await dpr2_page.text_content("#city-out") == "Faro"
+
+
+async def test_select_on_a_listbox_in_a_cross_origin_iframe_at_device_pixel_ratio_2(dpr2_browser, dpr2_page, site_url, other_origin):
+    tab, snap, frame = await open_framed(dpr2_browser.service_worker, dpr2_page, site_url, "widgets.html", other_origin)
+    result = await act(dpr2_browser.service_worker, tab, {"type": "select", "ref": ref(snap, "Size", role="listbox"), "value": "Small"})
+    assert result.ok, result.error
+    assert await frame.text_content("#size-out") == "Small"
+
+
+# ------------------------------------------------------------------ upload inside frames
+
+
+@ORIGINS
+async def test_upload_to_a_file_input_hidden_behind_its_label_inside_an_iframe(sw, page, site_url, other_origin, uploads, cross):
+    tab, snap, frame = await open_framed(sw, page, site_url, "upload.html", other_origin if cross else None)
+    result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Upload avatar"), "files": ["cat.png"]})
+    assert result.ok, result.error
+    assert await frame.text_content("#avatar-out") == "cat.png:100"
+
+
+async def test_upload_to_a_file_input_hidden_behind_its_label(sw, page, site_url, uploads):
+    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/upload.html")
+    result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Upload avatar"), "files": ["cat.png"]})
+    assert result.ok, result.error
+    assert await page.text_content("#avatar-out") == "cat.png:100"
+
+
+async def test_upload_through_a_button_inside_a_cross_origin_iframe_that_opens_the_file_chooser(sw, page, site_url, other_origin, uploads):
+    tab, snap, frame = await open_framed(sw, page, site_url, "upload.html", other_origin)
+    result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Choose photos"), "files": ["cat.png", "report.pdf"]})
+    assert result.ok, result.error
+    assert await frame.text_content("#photos-out") == "cat.png:100, report.pdf:15"
