@@ -456,8 +456,8 @@
   }
 
   /** The element or its nearest ancestor that scrolls on this axis, or null. */
-  function scrollableFrom(/** @type {Element} */ el, /** @type {boolean} */ vertical) {
-    for (let n = /** @type {Node|null} */ (el); n; n = composedParent(n)) {
+  function scrollableFrom(/** @type {Node} */ from, /** @type {boolean} */ vertical) {
+    for (let n = /** @type {Node|null} */ (from); n; n = composedParent(n)) {
       if (!(n instanceof Element) || n === document.documentElement || n === document.body) continue;
       const overflow = getComputedStyle(n)[vertical ? "overflowY" : "overflowX"];
       const room = vertical ? n.scrollHeight > n.clientHeight : n.scrollWidth > n.clientWidth;

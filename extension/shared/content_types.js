@@ -37,7 +37,7 @@
  * @property {(x: number, y: number) => Element|null} deepElementFromPoint
  * @property {(node: Node) => (Node & ParentNode)|null} composedParent
  * @property {(el: Element, x: number, y: number, clickCount?: number) => void} syntheticClick
- * @property {(from: Element|null, direction: string, amountPx: number|null|undefined) => {scrolled: number[], at_edge: boolean, target: string}} scrollFrom
+ * @property {(from: Node, vertical: boolean) => Element|null} scrollableFrom
  *
  * @typedef {Object} ActKit
  * @property {ActErrorClass} ActError
