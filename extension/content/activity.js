@@ -9,7 +9,8 @@
  * document whose detail is that moment; the event comes back cancelled while such work is
  * pending, and a second event tells whether this script is here at all. So a click whose
  * effect lands from a 120 ms timer or after a fetch settles when the effect has landed, and a
- * click with no such work settles at once instead of after a fixed window.
+ * click with no such work settles at once instead of after a fixed window. A form submitted or
+ * a link followed in this frame is pending until the navigation shows (see `leaving`).
  *
  * A page's polling loop must not hold settle forever: a timer set from inside a timer callback
  * set from inside another one (or a frame callback two frames on) is a loop and is not waited for, nor are timers over a second or
@@ -186,6 +187,39 @@
       return native.send.call(this, body);
     },
   }.send, native.send);
+
+  /**
+   * A navigation the page was asked for (a form submitted, a link followed) is pending work until
+   * the document goes: the browser may report the navigation's start only after the page looked
+   * quiet, and settle would then stop on the old page. Once it starts, settle follows it; a page
+   * that handles the event itself (preventDefault: a single-page app's router) releases it at once.
+   * @param {Event} e
+   */
+  function leaving(e) {
+    const now = performance.now();
+    const work = { start: now, until: now + REQUEST_MS };
+    track(work);
+    native.setTimeout.call(g, () => {
+      if (e.defaultPrevented) pending.delete(work);
+    }, 0);
+  }
+
+  /** Whether a link or form target opens in this same frame. @param {string} target */
+  const opensHere = (target) => !target || target === "_self";
+
+  g.addEventListener("submit", (/** @type {Event} */ e) => {
+    if (e.target instanceof HTMLFormElement && opensHere(e.target.target)) leaving(e);
+  }, true);
+
+  g.addEventListener("click", (/** @type {MouseEvent} */ e) => {
+    if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return; // a new tab or window, or a download
+    const link = e.composedPath().find((n) => n instanceof HTMLAnchorElement && n.hasAttribute("href"));
+    if (!(link instanceof HTMLAnchorElement) || !opensHere(link.target) || link.hasAttribute("download")) return;
+    if (link.protocol === "javascript:") return;
+    const here = new URL(location.href);
+    if (link.href.split("#")[0] === here.href.split("#")[0] && link.hash) return; // a jump within this page
+    leaving(e);
+  }, true);
 
   document.addEventListener(BUSY, (/** @type {Event} */ e) => {
     const since = Number(/** @type {CustomEvent} */ (e).detail);

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.conftest import wait_connected
 from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.snapshot import Snapshot
 
@@ -13,6 +14,24 @@ async def tab_id_of(sw: Any, page: Any) -> int:
     ids = await sw.evaluate("async (url) => (await chrome.tabs.query({})).filter(t => t.url === url).map(t => t.id)", page.url)
     assert ids, f"no tab shows {page.url}"
     return max(ids)
+
+
+async def open_page(sw: Any, page: Any, url: str, **snapshot_options: Any) -> tuple[int, Snapshot]:
+    """Open `url` in `page` once the extension is connected: the tab's id and its first snapshot."""
+    await wait_connected(sw)
+    await page.goto(url)
+    tab = await tab_id_of(sw, page)
+    return tab, await snapshot(sw, tab, **snapshot_options)
+
+
+async def hold_debugger(sw: Any, tab: int) -> None:
+    """Make dispatch's debugger attach fail for this tab, as another debugger would."""
+    await sw.evaluate("(tabId) => chrome.debugger.attach({tabId}, '1.3')", tab)
+
+
+async def release_debugger(sw: Any, tab: int) -> None:
+    """Let dispatch attach to this tab again."""
+    await sw.evaluate("(tabId) => chrome.debugger.detach({tabId}).catch(() => {})", tab)
 
 
 async def snapshot(sw: Any, tab_id: int, **options: Any) -> Snapshot:

@@ -19,13 +19,14 @@ from waymark.eval.sites.serve import SiteServer
 LOGIN_TASK = "Sign in to Ledger with the username ada and the password lovelace."
 
 #: The plan the real model wrote for the login task: every check holds on the sign-in page before
-#: anything is done, and the password and the Sign in button are never touched.
+#: anything is done, and the password and the Sign in button are never touched. (Its last action,
+#: a scroll of a page with nowhere to scroll, is now refused before dispatch: a hover stands in.)
 FALSE_SUCCESS_PLAN = [
     {"intent": "Enter the username", "action": {"type": "fill", "target": {"role": "textbox", "name": "Username"}, "text": "ada"},
      "verify": [{"text_present": "Username"}, {"absent": {"role": "dialog"}}]},
     {"intent": "Keep me signed in", "action": {"type": "check", "target": {"role": "checkbox", "name": "Keep me signed in"}},
      "verify": [{"text_present": "Username"}, {"absent": {"role": "dialog"}}]},
-    {"intent": "Finish signing in", "action": {"type": "scroll", "direction": "down"},
+    {"intent": "Finish signing in", "action": {"type": "hover", "target": {"role": "button", "name": "Sign in"}},
      "verify": [{"text_present": "Sign in"}]},
 ]
 

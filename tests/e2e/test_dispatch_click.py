@@ -1,18 +1,10 @@
 """Clicking what the model chose: trusted input, scroll into view, actionability, stale refs, settle."""
 
-from tests.conftest import wait_connected
-from tests.e2e.dispatch_helpers import act, ref, snapshot, tab_id_of
-
-
-async def open_buttons(sw, page, site_url):
-    await wait_connected(sw)
-    await page.goto(f"{site_url}/dispatch/buttons.html")
-    tab = await tab_id_of(sw, page)
-    return tab, await snapshot(sw, tab)
+from tests.e2e.dispatch_helpers import act, open_page, ref
 
 
 async def test_click_is_a_trusted_event_on_the_cdp_path(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Count")})
     assert result.ok, result.error
     assert result.path == "cdp"
@@ -21,7 +13,7 @@ async def test_click_is_a_trusted_event_on_the_cdp_path(sw, page, site_url):
 
 
 async def test_a_button_below_the_fold_is_scrolled_into_view_and_clicked(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     far = snap.find(ref(snap, "Far below"))
     assert far is not None and not far.in_viewport
     result = await act(sw, tab, {"type": "click", "ref": far.ref})
@@ -30,21 +22,21 @@ async def test_a_button_below_the_fold_is_scrolled_into_view_and_clicked(sw, pag
 
 
 async def test_double_click_fires_dblclick(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     result = await act(sw, tab, {"type": "double_click", "ref": ref(snap, "Double me")})
     assert result.ok, result.error
     assert await page.text_content("#dblclicks") == "1"
 
 
 async def test_hover_moves_the_pointer_over_the_element(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     result = await act(sw, tab, {"type": "hover", "ref": ref(snap, "Hover target")})
     assert result.ok, result.error
     assert await page.text_content("#hovered") == "yes"
 
 
 async def test_a_re_rendered_button_is_a_stale_ref_with_a_fresh_snapshot_and_is_not_clicked(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     old = ref(snap, "Save")
     await page.evaluate("() => window.rerenderSave()")
     result = await act(sw, tab, {"type": "click", "ref": old}, snapshot=None)
@@ -56,7 +48,7 @@ async def test_a_re_rendered_button_is_a_stale_ref_with_a_fresh_snapshot_and_is_
 
 
 async def test_a_click_that_opens_a_modal_shows_the_modal_in_the_settled_snapshot(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     assert "Close settings" not in snap.text
     result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Open settings")})
     assert result.ok, result.error
@@ -65,7 +57,7 @@ async def test_a_click_that_opens_a_modal_shows_the_modal_in_the_settled_snapsho
 
 
 async def test_a_covered_button_fails_as_occluded_and_names_the_cover(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     await page.evaluate("() => window.cover()")
     result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Count")})
     assert not result.ok
@@ -76,7 +68,7 @@ async def test_a_covered_button_fails_as_occluded_and_names_the_cover(sw, page, 
 
 
 async def test_a_menu_drawn_over_the_target_as_the_pointer_arrives_takes_no_click(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     await page.evaluate("() => window.suggestOnPointer()")
     result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Submit order")})
     assert not result.ok
@@ -89,7 +81,7 @@ async def test_a_menu_drawn_over_the_target_as_the_pointer_arrives_takes_no_clic
 
 
 async def test_a_menu_drawn_over_a_field_as_the_pointer_arrives_takes_no_click_and_no_text(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     await page.evaluate("() => window.suggestOnPointer('coupon')")
     result = await act(sw, tab, {"type": "fill", "ref": ref(snap, "Coupon code"), "text": "SPRING"})
     assert not result.ok
@@ -100,7 +92,7 @@ async def test_a_menu_drawn_over_a_field_as_the_pointer_arrives_takes_no_click_a
 
 
 async def test_a_button_re_rendered_as_the_pointer_arrives_is_a_stale_ref_and_its_copy_is_not_clicked(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     await page.evaluate("() => window.rerenderOnPointer()")
     result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Save")})
     assert not result.ok
@@ -110,21 +102,21 @@ async def test_a_button_re_rendered_as_the_pointer_arrives_is_a_stale_ref_and_it
 
 
 async def test_a_disabled_button_fails_as_disabled(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Disabled")})
     assert not result.ok
     assert result.error.code == "disabled"
 
 
 async def test_a_ref_the_tab_never_issued_is_not_found(sw, page, site_url):
-    tab, _ = await open_buttons(sw, page, site_url)
+    tab, _ = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     result = await act(sw, tab, {"type": "click", "ref": 99999})
     assert not result.ok
     assert result.error.code == "not_found"
 
 
 async def test_an_alert_is_answered_and_reported_instead_of_blocking_the_page(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     page.on("dialog", lambda dialog: None)  # leave the dialog to the extension, as in a user's own Chrome
     result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Show alert")})
     assert result.ok, result.error
@@ -133,7 +125,7 @@ async def test_an_alert_is_answered_and_reported_instead_of_blocking_the_page(sw
 
 
 async def test_a_confirm_is_dismissed_when_the_policy_says_dismiss(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     page.on("dialog", lambda dialog: None)
     result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Ask confirm")}, dialogs="dismiss")
     assert result.ok, result.error
@@ -142,7 +134,7 @@ async def test_a_confirm_is_dismissed_when_the_policy_says_dismiss(sw, page, sit
 
 
 async def test_the_synthetic_path_is_taken_when_the_debugger_cannot_attach(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     # Another client holds the tab's debugger (here: a second attach from outside dispatch).
     await sw.evaluate("(tabId) => chrome.debugger.attach({tabId}, '1.3')", tab)
     try:
@@ -156,7 +148,7 @@ async def test_the_synthetic_path_is_taken_when_the_debugger_cannot_attach(sw, p
 
 
 async def test_an_alert_on_the_synthetic_path_is_reported_as_blocking_instead_of_hanging(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     dialogs = []
     page.on("dialog", lambda dialog: dialogs.append(dialog))  # nobody answers it, as in a Chrome without a debugger
     await sw.evaluate("(tabId) => chrome.debugger.attach({tabId}, '1.3')", tab)

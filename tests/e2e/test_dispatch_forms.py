@@ -1,27 +1,16 @@
 """Typing, choosing and submitting: controlled inputs, selects, checkboxes, radios, Enter and submit."""
 
-from tests.conftest import wait_connected
-from tests.e2e.dispatch_helpers import act, ref, snapshot, tab_id_of
-
-
-async def open_fixture(sw, page, url):
-    await wait_connected(sw)
-    await page.goto(url)
-    tab = await tab_id_of(sw, page)
-    return tab, await snapshot(sw, tab)
-
-
-async def hold_debugger(sw, tab):
-    """Make dispatch's debugger attach fail for this tab, as another debugger would."""
-    await sw.evaluate("(tabId) => chrome.debugger.attach({tabId}, '1.3')", tab)
-
-
-async def release_debugger(sw, tab):
-    await sw.evaluate("(tabId) => chrome.debugger.detach({tabId}).catch(() => {})", tab)
+from tests.e2e.dispatch_helpers import (
+    act,
+    hold_debugger,
+    open_page,
+    ref,
+    release_debugger,
+)
 
 
 async def test_fill_reaches_a_react_style_controlled_input(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/controlled.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/controlled.html")
     result = await act(sw, tab, {"type": "fill", "ref": ref(snap, "City"), "text": "Lisbon"})
     assert result.ok, result.error
     assert result.path == "cdp"
@@ -30,7 +19,7 @@ async def test_fill_reaches_a_react_style_controlled_input(sw, page, site_url):
 
 
 async def test_fill_reaches_a_controlled_input_on_the_synthetic_path(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/controlled.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/controlled.html")
     await hold_debugger(sw, tab)
     try:
         result = await act(sw, tab, {"type": "fill", "ref": ref(snap, "City"), "text": "Porto"})
@@ -49,7 +38,7 @@ async def test_a_direct_value_write_does_not_reach_the_controlled_input(page, si
 
 
 async def test_fill_replaces_and_type_appends(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/form.html")
     name = ref(snap, "Full name")
     assert (await act(sw, tab, {"type": "fill", "ref": name, "text": "Ada"}, snapshot=None)).ok
     assert (await act(sw, tab, {"type": "type", "ref": name, "text": " Lovelace"}, snapshot=None)).ok
@@ -59,7 +48,7 @@ async def test_fill_replaces_and_type_appends(sw, page, site_url):
 
 
 async def test_type_appends_to_an_email_field(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/form.html")
     await page.fill("#email", "ada@")
     result = await act(sw, tab, {"type": "type", "ref": ref(snap, "Email"), "text": "example.org"}, snapshot=None)
     assert result.ok, result.error
@@ -67,7 +56,7 @@ async def test_type_appends_to_an_email_field(sw, page, site_url):
 
 
 async def test_typing_into_a_readonly_field_fails_as_readonly(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/form.html")
     result = await act(sw, tab, {"type": "fill", "ref": ref(snap, "Note"), "text": "changed"})
     assert not result.ok
     assert result.error.code == "readonly"
@@ -75,14 +64,14 @@ async def test_typing_into_a_readonly_field_fails_as_readonly(sw, page, site_url
 
 
 async def test_typing_into_a_button_fails_as_not_editable(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/form.html")
     result = await act(sw, tab, {"type": "fill", "ref": ref(snap, "Place order"), "text": "x"})
     assert not result.ok
     assert result.error.code == "not_editable"
 
 
 async def test_select_chooses_an_option_by_label_and_fires_change(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/form.html")
     result = await act(sw, tab, {"type": "select", "ref": ref(snap, "Size"), "value": "Large"})
     assert result.ok, result.error
     assert await page.input_value("#size") == "l"
@@ -90,14 +79,14 @@ async def test_select_chooses_an_option_by_label_and_fires_change(sw, page, site
 
 
 async def test_select_chooses_an_option_by_value(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/form.html")
     result = await act(sw, tab, {"type": "select", "ref": ref(snap, "Size"), "value": "m"})
     assert result.ok, result.error
     assert await page.input_value("#size") == "m"
 
 
 async def test_select_of_a_missing_option_fails_with_the_options(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/form.html")
     result = await act(sw, tab, {"type": "select", "ref": ref(snap, "Size"), "value": "Huge"})
     assert not result.ok
     assert result.error.code == "no_such_option"
@@ -105,7 +94,7 @@ async def test_select_of_a_missing_option_fails_with_the_options(sw, page, site_
 
 
 async def test_check_and_uncheck_a_checkbox(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/form.html")
     gift = ref(snap, "Gift wrap")
     assert (await act(sw, tab, {"type": "check", "ref": gift}, snapshot=None)).ok
     assert await page.is_checked("#gift")
@@ -116,7 +105,7 @@ async def test_check_and_uncheck_a_checkbox(sw, page, site_url):
 
 
 async def test_check_on_a_page_that_re_renders_the_box_lands_and_says_it_was_replaced(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/rerender.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/rerender.html")
     result = await act(sw, tab, {"type": "check", "ref": ref(snap, "Email me a daily digest", role="checkbox")})
     assert result.ok, result.error
     assert result.replaced, "the toggled box was replaced by the page's re-render"
@@ -126,7 +115,7 @@ async def test_check_on_a_page_that_re_renders_the_box_lands_and_says_it_was_rep
 
 
 async def test_check_selects_a_radio_button(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/form.html")
     result = await act(sw, tab, {"type": "check", "ref": ref(snap, "Express", role="radio")})
     assert result.ok, result.error
     assert await page.is_checked("input[value=express]")
@@ -134,7 +123,7 @@ async def test_check_selects_a_radio_button(sw, page, site_url):
 
 
 async def test_enter_in_a_field_submits_the_form(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/form.html")
     name = ref(snap, "Full name")
     assert (await act(sw, tab, {"type": "fill", "ref": name, "text": "Ada"}, snapshot=None)).ok
     result = await act(sw, tab, {"type": "press", "ref": name, "key": "Enter"})
@@ -145,7 +134,7 @@ async def test_enter_in_a_field_submits_the_form(sw, page, site_url):
 
 
 async def test_clicking_submit_navigates_and_the_snapshot_is_of_the_new_page(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/form.html")
     result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Place order")})
     assert result.ok, result.error
     assert result.navigated
@@ -155,7 +144,7 @@ async def test_clicking_submit_navigates_and_the_snapshot_is_of_the_new_page(sw,
 
 
 async def test_control_a_then_typing_replaces_the_text(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/form.html")
     name = ref(snap, "Full name")
     await page.fill("#name", "old text")
     assert (await act(sw, tab, {"type": "press", "ref": name, "key": "Control+A"}, snapshot=None)).ok
@@ -164,14 +153,14 @@ async def test_control_a_then_typing_replaces_the_text(sw, page, site_url):
 
 
 async def test_check_a_custom_checkbox_whose_input_is_invisible_clicks_its_label(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/form.html")
     result = await act(sw, tab, {"type": "check", "ref": ref(snap, "Send me news", role="checkbox")})
     assert result.ok, result.error
     assert await page.is_checked("#news")
 
 
 async def test_shift_tab_moves_focus_backwards(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/form.html")
     await page.focus("#email")
     result = await act(sw, tab, {"type": "press", "key": "Shift+Tab"}, snapshot=None)
     assert result.ok, result.error
@@ -179,14 +168,14 @@ async def test_shift_tab_moves_focus_backwards(sw, page, site_url):
 
 
 async def test_type_appends_to_a_contenteditable_editor(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/controlled.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/controlled.html")
     result = await act(sw, tab, {"type": "type", "ref": ref(snap, "Comment"), "text": " world"}, snapshot=None)
     assert result.ok, result.error
     assert await page.text_content("#editor") == "Hello world"
 
 
 async def test_fill_replaces_a_contenteditable_editor_on_the_synthetic_path(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/controlled.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/controlled.html")
     await hold_debugger(sw, tab)
     try:
         result = await act(sw, tab, {"type": "fill", "ref": ref(snap, "Comment"), "text": "Bye"}, snapshot=None)
@@ -198,14 +187,14 @@ async def test_fill_replaces_a_contenteditable_editor_on_the_synthetic_path(sw, 
 
 
 async def test_fill_sets_a_date_field(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/form.html")
     result = await act(sw, tab, {"type": "fill", "ref": ref(snap, "Delivery date"), "text": "2026-12-24"}, snapshot=None)
     assert result.ok, result.error
     assert await page.input_value("#date") == "2026-12-24"
 
 
 async def test_fill_with_a_malformed_date_fails_as_invalid_value(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/form.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/form.html")
     result = await act(sw, tab, {"type": "fill", "ref": ref(snap, "Delivery date"), "text": "24/12/2026"}, snapshot=None)
     assert not result.ok
     assert result.error.code == "invalid_value"

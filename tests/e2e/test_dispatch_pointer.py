@@ -5,15 +5,14 @@ drawn there on scrolled pages, inside cross-origin iframes and at device-pixel-r
 from typing import Any
 
 from tests.conftest import wait_connected
-from tests.e2e.dispatch_helpers import act, ref, snapshot, tab_id_of
+from tests.e2e.dispatch_helpers import (
+    act,
+    open_page,
+    ref,
+    snapshot,
+    tab_id_of,
+)
 from waymark.host.core.snapshot import Snapshot
-
-
-async def open_pointer(sw, page, site_url):
-    await wait_connected(sw)
-    await page.goto(f"{site_url}/dispatch/pointer.html")
-    tab = await tab_id_of(sw, page)
-    return tab, await snapshot(sw, tab)
 
 
 def pixel(snap: Snapshot, element_ref: int) -> dict[str, float]:
@@ -25,7 +24,7 @@ def pixel(snap: Snapshot, element_ref: int) -> dict[str, float]:
 
 
 async def test_drag_onto_a_ref_reorders_a_mouse_driven_sortable_list(sw, page, site_url):
-    tab, snap = await open_pointer(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/pointer.html")
     apple = ref(snap, "Apple")
     result = await act(sw, tab, {"type": "drag", "ref": ref(snap, "Cherry"), "to_ref": apple})
     assert result.ok, result.error
@@ -36,7 +35,7 @@ async def test_drag_onto_a_ref_reorders_a_mouse_driven_sortable_list(sw, page, s
 
 
 async def test_drag_onto_a_drop_zone_carries_an_html5_drag_and_drop(sw, page, site_url):
-    tab, snap = await open_pointer(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/pointer.html")
     column = ref(snap, "Done column")
     result = await act(sw, tab, {"type": "drag", "ref": ref(snap, "Write report"), "to_ref": column})
     assert result.ok, result.error
@@ -48,14 +47,14 @@ async def test_drag_onto_a_drop_zone_carries_an_html5_drag_and_drop(sw, page, si
 
 
 async def test_drag_by_an_offset_moves_a_range_slider(sw, page, site_url):
-    tab, snap = await open_pointer(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/pointer.html")
     result = await act(sw, tab, {"type": "drag", "ref": ref(snap, "Volume"), "dx": 90, "dy": 0})
     assert result.ok, result.error
     assert int(await page.text_content("#vol") or 0) > 70, "the thumb followed the pointer 90 px to the right"
 
 
 async def test_drag_of_a_removed_element_is_a_stale_ref_and_moves_nothing(sw, page, site_url):
-    tab, snap = await open_pointer(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/pointer.html")
     apple = ref(snap, "Apple")
     await page.evaluate("() => document.querySelector('#sortable li').remove()")
     result = await act(sw, tab, {"type": "drag", "ref": apple, "to_ref": ref(snap, "Cherry")}, snapshot=None)
@@ -65,7 +64,7 @@ async def test_drag_of_a_removed_element_is_a_stale_ref_and_moves_nothing(sw, pa
 
 
 async def test_right_click_opens_the_page_s_own_context_menu_with_a_trusted_event(sw, page, site_url):
-    tab, snap = await open_pointer(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/pointer.html")
     result = await act(sw, tab, {"type": "right_click", "ref": ref(snap, "report.pdf")})
     assert result.ok, result.error
     assert await page.text_content("#ctx") == "open"
@@ -75,7 +74,7 @@ async def test_right_click_opens_the_page_s_own_context_menu_with_a_trusted_even
 
 
 async def test_click_at_a_screenshot_pixel_clicks_the_element_drawn_there_and_names_its_ref(sw, page, site_url):
-    tab, _ = await open_pointer(sw, page, site_url)
+    tab, _ = await open_page(sw, page, f"{site_url}/dispatch/pointer.html")
     shot = await snapshot(sw, tab, screenshot=True)
     target = ref(shot, "Right target")
     result = await act(sw, tab, {"type": "click_at", **pixel(shot, target)})
@@ -86,7 +85,7 @@ async def test_click_at_a_screenshot_pixel_clicks_the_element_drawn_there_and_na
 
 
 async def test_click_at_on_a_scrolled_page_uses_the_screenshot_of_the_scrolled_viewport(sw, page, site_url):
-    tab, _ = await open_pointer(sw, page, site_url)
+    tab, _ = await open_page(sw, page, f"{site_url}/dispatch/pointer.html")
     await page.evaluate("() => document.getElementById('deep').scrollIntoView({block: 'center'})")
     assert await page.evaluate("() => window.scrollY") > 500
     shot = await snapshot(sw, tab, screenshot=True)
@@ -115,7 +114,7 @@ async def test_click_at_inside_a_cross_origin_iframe_clicks_the_frame_s_button(s
 
 
 async def test_double_click_at_and_move_to_reach_the_element_under_the_point(sw, page, site_url):
-    tab, _ = await open_pointer(sw, page, site_url)
+    tab, _ = await open_page(sw, page, f"{site_url}/dispatch/pointer.html")
     shot = await snapshot(sw, tab, screenshot=True)
     double = await act(sw, tab, {"type": "double_click_at", **pixel(shot, ref(shot, "Twice target"))})
     moved = await act(sw, tab, {"type": "move_to", **pixel(shot, ref(shot, "Hover here"))})
@@ -125,7 +124,7 @@ async def test_double_click_at_and_move_to_reach_the_element_under_the_point(sw,
 
 
 async def test_drag_at_carries_a_card_between_two_screenshot_points(sw, page, site_url):
-    tab, _ = await open_pointer(sw, page, site_url)
+    tab, _ = await open_page(sw, page, f"{site_url}/dispatch/pointer.html")
     shot = await snapshot(sw, tab, screenshot=True)
     start, end = pixel(shot, ref(shot, "Write report")), pixel(shot, ref(shot, "Done column"))
     result = await act(sw, tab, {"type": "drag_at", "x": start["x"], "y": start["y"], "to_x": end["x"], "to_y": end["y"]})
@@ -135,7 +134,7 @@ async def test_drag_at_carries_a_card_between_two_screenshot_points(sw, page, si
 
 
 async def test_scroll_at_scrolls_the_box_under_the_point_not_the_page(sw, page, site_url):
-    tab, _ = await open_pointer(sw, page, site_url)
+    tab, _ = await open_page(sw, page, f"{site_url}/dispatch/pointer.html")
     shot = await snapshot(sw, tab, screenshot=True)
     result = await act(sw, tab, {"type": "scroll_at", **await centre_of(page, shot, "#box"), "direction": "down", "amount": 200})
     assert result.ok, result.error
@@ -151,15 +150,10 @@ async def centre_of(page_or_frame: Any, shot: Snapshot, selector: str, offset: t
     return {"x": (box[0] + offset[0]) * scale, "y": (box[1] + offset[1]) * scale}
 
 
-async def open_wheel(sw: Any, page: Any, site_url: str) -> tuple[int, Snapshot]:
-    await wait_connected(sw)
-    await page.goto(f"{site_url}/dispatch/wheel.html")
-    tab = await tab_id_of(sw, page)
-    return tab, await snapshot(sw, tab, screenshot=True)
 
 
 async def test_scroll_at_turns_a_trusted_wheel_that_scrolls_the_innermost_scroller_under_the_point(sw, page, site_url):
-    tab, shot = await open_wheel(sw, page, site_url)
+    tab, shot = await open_page(sw, page, f"{site_url}/dispatch/wheel.html", screenshot=True)
     result = await act(sw, tab, {"type": "scroll_at", **await centre_of(page, shot, "#inner"), "direction": "down", "amount": 120})
     assert result.ok, result.error
     assert result.path == "cdp"
@@ -171,7 +165,7 @@ async def test_scroll_at_turns_a_trusted_wheel_that_scrolls_the_innermost_scroll
 
 
 async def test_scroll_at_is_seen_by_the_page_s_wheel_listeners_as_a_trusted_wheel(sw, page, site_url):
-    tab, shot = await open_wheel(sw, page, site_url)
+    tab, shot = await open_page(sw, page, f"{site_url}/dispatch/wheel.html", screenshot=True)
     result = await act(sw, tab, {"type": "scroll_at", **await centre_of(page, shot, "#inner"), "direction": "down", "amount": 120})
     assert result.ok, result.error
     assert await page.text_content("#wheels") == "1"
@@ -181,7 +175,7 @@ async def test_scroll_at_is_seen_by_the_page_s_wheel_listeners_as_a_trusted_whee
 
 
 async def test_scroll_at_up_on_a_scroller_at_its_top_scrolls_nothing_and_says_so(sw, page, site_url):
-    tab, shot = await open_wheel(sw, page, site_url)
+    tab, shot = await open_page(sw, page, f"{site_url}/dispatch/wheel.html", screenshot=True)
     result = await act(sw, tab, {"type": "scroll_at", **await centre_of(page, shot, "#inner"), "direction": "up", "amount": 120})
     assert result.ok, result.error
     assert result.model_extra["scroll"]["at_edge"] is True
@@ -205,7 +199,7 @@ async def test_scroll_at_inside_a_cross_origin_iframe_scrolls_the_frame_s_scroll
 
 
 async def test_scroll_at_without_the_debugger_fails_as_debugger_unavailable_and_scrolls_nothing(sw, page, site_url):
-    tab, shot = await open_wheel(sw, page, site_url)
+    tab, shot = await open_page(sw, page, f"{site_url}/dispatch/wheel.html", screenshot=True)
     await sw.evaluate("(tabId) => chrome.debugger.attach({tabId}, '1.3')", tab)
     try:
         result = await act(sw, tab, {"type": "scroll_at", **await centre_of(page, shot, "#inner"), "direction": "down", "amount": 120})
@@ -217,7 +211,7 @@ async def test_scroll_at_without_the_debugger_fails_as_debugger_unavailable_and_
 
 
 async def test_click_at_a_point_outside_the_viewport_fails_and_clicks_nothing(sw, page, site_url):
-    tab, _ = await open_pointer(sw, page, site_url)
+    tab, _ = await open_page(sw, page, f"{site_url}/dispatch/pointer.html")
     shot = await snapshot(sw, tab, screenshot=True)
     width = float(shot.viewport["width"]) * (shot.screenshot_scale or 1)
     result = await act(sw, tab, {"type": "click_at", "x": width + 50, "y": 10})
@@ -235,7 +229,7 @@ async def test_click_at_maps_screenshot_pixels_at_device_pixel_ratio_2(playwrigh
     try:
         sw = launched.service_worker
         page = await launched.context.new_page()
-        tab, _ = await open_pointer(sw, page, site_url)
+        tab, _ = await open_page(sw, page, f"{site_url}/dispatch/pointer.html")
         shot = await snapshot(sw, tab, screenshot=True)
         assert shot.screenshot_scale == 2, "the premise: the screenshot has two pixels per CSS pixel"
         target = ref(shot, "Right target")
@@ -274,7 +268,7 @@ async def test_scroll_at_at_device_pixel_ratio_2_wheels_the_scroller_drawn_at_th
     sw = dpr2_browser.service_worker
     page = await dpr2_browser.context.new_page()
     try:
-        tab, shot = await open_wheel(sw, page, site_url)
+        tab, shot = await open_page(sw, page, f"{site_url}/dispatch/wheel.html", screenshot=True)
         assert shot.screenshot_scale == 2, "the premise: the screenshot has two pixels per CSS pixel"
         result = await act(sw, tab, {"type": "scroll_at", **await centre_of(page, shot, "#inner"), "direction": "down", "amount": 120})
         assert result.ok, result.error

@@ -1,14 +1,13 @@
 """Navigation and tabs: the agent follows new tabs, goes back, and always knows which tab it is in."""
 
 from tests.conftest import wait_connected
-from tests.e2e.dispatch_helpers import act, ref, snapshot, tab_id_of
-
-
-async def open_buttons(sw, page, site_url):
-    await wait_connected(sw)
-    await page.goto(f"{site_url}/dispatch/buttons.html")
-    tab = await tab_id_of(sw, page)
-    return tab, await snapshot(sw, tab)
+from tests.e2e.dispatch_helpers import (
+    act,
+    open_page,
+    ref,
+    snapshot,
+    tab_id_of,
+)
 
 
 async def close_tab(sw, tab_id):
@@ -16,7 +15,7 @@ async def close_tab(sw, tab_id):
 
 
 async def test_a_target_blank_link_opens_a_tab_the_agent_continues_in(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Open details in a new tab")})
     try:
         assert result.ok, result.error
@@ -36,7 +35,7 @@ async def test_a_target_blank_link_opens_a_tab_the_agent_continues_in(sw, page, 
 
 
 async def test_window_open_is_reported_as_a_new_tab(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Open popup window")}, snapshot=None)
     try:
         assert result.ok, result.error
@@ -49,7 +48,7 @@ async def test_window_open_is_reported_as_a_new_tab(sw, page, site_url):
 
 
 async def test_navigate_back_and_forward(sw, page, site_url):
-    tab, _ = await open_buttons(sw, page, site_url)
+    tab, _ = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     went = await act(sw, tab, {"type": "navigate", "url": f"{site_url}/dispatch/target.html"})
     assert went.ok, went.error
     assert went.path == "browser" and went.navigated
@@ -63,7 +62,7 @@ async def test_navigate_back_and_forward(sw, page, site_url):
 
 
 async def test_refs_of_a_page_that_was_navigated_away_are_stale(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     count = ref(snap, "Count")
     assert (await act(sw, tab, {"type": "reload"}, snapshot=None)).ok
     result = await act(sw, tab, {"type": "click", "ref": count})
@@ -72,7 +71,7 @@ async def test_refs_of_a_page_that_was_navigated_away_are_stale(sw, page, site_u
 
 
 async def test_a_ref_of_the_earlier_page_is_stale_though_the_new_page_gives_its_number_again(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     count = ref(snap, "Count")
     reloaded = await act(sw, tab, {"type": "reload"})
     assert reloaded.snapshot is not None and ref(reloaded.snapshot, "Count") == count, "refs start again at 1"
@@ -82,14 +81,14 @@ async def test_a_ref_of_the_earlier_page_is_stale_though_the_new_page_gives_its_
 
 
 async def test_navigate_refuses_javascript_urls(sw, page, site_url):
-    tab, _ = await open_buttons(sw, page, site_url)
+    tab, _ = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     result = await act(sw, tab, {"type": "navigate", "url": "javascript:alert(1)"})
     assert not result.ok
     assert result.error.code == "bad_action"
 
 
 async def test_new_tab_and_close_tab_move_the_agent_between_tabs(sw, page, site_url):
-    tab, _ = await open_buttons(sw, page, site_url)
+    tab, _ = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     opened = await act(sw, tab, {"type": "new_tab", "url": f"{site_url}/dispatch/target.html"})
     assert opened.ok, opened.error
     assert opened.new_tab is not None and opened.tab_id == opened.new_tab.tab_id
@@ -107,7 +106,7 @@ async def test_acting_in_a_tab_that_does_not_exist_fails_as_no_such_tab(sw):
 
 
 async def test_extract_reads_the_main_text_within_a_budget(sw, page, site_url):
-    tab, _ = await open_buttons(sw, page, site_url)
+    tab, _ = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     result = await act(sw, tab, {"type": "extract", "max_chars": 40}, snapshot=None)
     assert result.ok, result.error
     assert result.text is not None and result.text.startswith("Buttons")
@@ -115,14 +114,14 @@ async def test_extract_reads_the_main_text_within_a_budget(sw, page, site_url):
 
 
 async def test_extract_reads_one_element(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     result = await act(sw, tab, {"type": "extract", "ref": ref(snap, "Open details")}, snapshot=None)
     assert result.ok, result.error
     assert result.text == "Open details in a new tab"
 
 
 async def test_scroll_moves_the_page_down(sw, page, site_url):
-    tab, _ = await open_buttons(sw, page, site_url)
+    tab, _ = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     result = await act(sw, tab, {"type": "scroll", "direction": "down", "amount": 500}, snapshot=None)
     assert result.ok, result.error
     assert await page.evaluate("() => window.scrollY") == 500
@@ -148,7 +147,7 @@ async def test_a_navigation_that_never_commits_fails_as_navigation_timeout(sw, p
     server = await asyncio.start_server(never_answer, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     try:
-        tab, _ = await open_buttons(sw, page, site_url)
+        tab, _ = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
         result = await act(sw, tab, {"type": "navigate", "url": f"http://127.0.0.1:{port}/slow"}, commit_timeout_ms=600, snapshot=None)
         assert not result.ok
         assert result.error.code == "navigation_timeout"
@@ -159,7 +158,7 @@ async def test_a_navigation_that_never_commits_fails_as_navigation_timeout(sw, p
 
 
 async def test_a_client_side_route_counts_as_navigation(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Profile (client-side route)")}, snapshot=None)
     assert result.ok, result.error
     assert result.navigated
@@ -181,7 +180,7 @@ async def test_a_leave_page_prompt_is_answered_so_navigation_proceeds(sw, page, 
 
 
 async def test_scroll_with_a_ref_inside_a_list_scrolls_the_list_not_the_page(sw, page, site_url):
-    tab, snap = await open_buttons(sw, page, site_url)
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     result = await act(sw, tab, {"type": "scroll", "ref": ref(snap, "First item"), "direction": "down", "amount": 200}, snapshot=None)
     assert result.ok, result.error
     assert await page.evaluate("() => document.getElementById('list').scrollTop") == 200
@@ -197,7 +196,7 @@ def _closed_port() -> int:
 
 
 async def test_a_page_that_fails_to_load_is_a_snapshot_naming_the_net_error_and_url(sw, page, site_url):
-    tab, _ = await open_buttons(sw, page, site_url)
+    tab, _ = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     dead = f"http://127.0.0.1:{_closed_port()}/newsletter"
     went = await act(sw, tab, {"type": "navigate", "url": dead})
     assert went.ok, went.error
@@ -210,7 +209,7 @@ async def test_a_page_that_fails_to_load_is_a_snapshot_naming_the_net_error_and_
 
 
 async def test_a_relative_url_that_reaches_the_extension_unresolved_is_refused_not_guessed(sw, page, site_url):
-    tab, _ = await open_buttons(sw, page, site_url)
+    tab, _ = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     result = await act(sw, tab, {"type": "navigate", "url": "/newsletter"})
     assert not result.ok
     assert result.error.code == "bad_action" and "relative URL" in result.error.message

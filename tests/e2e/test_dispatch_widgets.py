@@ -8,14 +8,15 @@ import pytest
 import pytest_asyncio
 
 from tests.conftest import wait_connected
-from tests.e2e.dispatch_helpers import act, ref, snapshot, tab_id_of
-
-
-async def open_fixture(sw: Any, page: Any, url: str) -> tuple[int, Any]:
-    await wait_connected(sw)
-    await page.goto(url)
-    tab = await tab_id_of(sw, page)
-    return tab, await snapshot(sw, tab)
+from tests.e2e.dispatch_helpers import (
+    act,
+    hold_debugger,
+    open_page,
+    ref,
+    release_debugger,
+    snapshot,
+    tab_id_of,
+)
 
 
 async def set_upload_dir(sw: Any, folder: str | None) -> None:
@@ -40,7 +41,7 @@ async def uploads(sw: Any, tmp_path: Path) -> AsyncIterator[Path]:
 
 
 async def test_upload_gives_the_file_input_the_file_and_fires_change(sw, page, site_url, uploads):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/upload.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/upload.html")
     result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Document"), "files": ["report.pdf"]})
     assert result.ok, result.error
     assert await page.text_content("#doc-out") == "report.pdf:15"
@@ -48,14 +49,14 @@ async def test_upload_gives_the_file_input_the_file_and_fires_change(sw, page, s
 
 
 async def test_upload_through_a_button_that_opens_the_file_chooser(sw, page, site_url, uploads):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/upload.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/upload.html")
     result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Choose photos"), "files": ["cat.png", "report.pdf"]})
     assert result.ok, result.error
     assert await page.text_content("#photos-out") == "cat.png:100, report.pdf:15"
 
 
 async def test_upload_of_two_files_to_a_single_file_input_is_refused(sw, page, site_url, uploads):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/upload.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/upload.html")
     result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Document"), "files": ["cat.png", "report.pdf"]})
     assert not result.ok
     assert result.error.code == "too_many_files"
@@ -63,7 +64,7 @@ async def test_upload_of_two_files_to_a_single_file_input_is_refused(sw, page, s
 
 
 async def test_upload_on_a_control_that_opens_no_chooser_fails_clearly(sw, page, site_url, uploads):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/upload.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/upload.html")
     result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Does nothing"), "files": ["cat.png"]})
     assert not result.ok
     assert result.error.code == "timeout"
@@ -71,7 +72,7 @@ async def test_upload_on_a_control_that_opens_no_chooser_fails_clearly(sw, page,
 
 
 async def test_upload_of_a_name_with_dot_dot_is_refused(sw, page, site_url, uploads):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/upload.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/upload.html")
     result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Document"), "files": ["../secret.txt"]})
     assert not result.ok
     assert result.error.code == "bad_file_name"
@@ -79,7 +80,7 @@ async def test_upload_of_a_name_with_dot_dot_is_refused(sw, page, site_url, uplo
 
 
 async def test_upload_of_an_absolute_path_is_refused(sw, page, site_url, uploads):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/upload.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/upload.html")
     result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Document"), "files": [str(uploads / "report.pdf")]})
     assert not result.ok
     assert result.error.code == "bad_file_name"
@@ -87,7 +88,7 @@ async def test_upload_of_an_absolute_path_is_refused(sw, page, site_url, uploads
 
 
 async def test_upload_of_a_missing_file_names_the_files_there_are(sw, page, site_url, uploads):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/upload.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/upload.html")
     result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Document"), "files": ["invoice.pdf"]})
     assert not result.ok
     assert result.error.code == "file_not_found"
@@ -95,7 +96,7 @@ async def test_upload_of_a_missing_file_names_the_files_there_are(sw, page, site
 
 
 async def test_upload_without_an_upload_folder_is_refused(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/upload.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/upload.html")
     await set_upload_dir(sw, None)
     result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Document"), "files": ["report.pdf"]})
     assert not result.ok
@@ -103,7 +104,7 @@ async def test_upload_without_an_upload_folder_is_refused(sw, page, site_url):
 
 
 async def test_upload_paths_given_by_a_caller_are_replaced_by_the_host(sw, page, site_url, uploads):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/upload.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/upload.html")
     result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Document"), "files": ["report.pdf"]},
                        upload_paths=[str(uploads.parent / "secret.txt")])
     assert result.ok, result.error
@@ -114,21 +115,21 @@ async def test_upload_paths_given_by_a_caller_are_replaced_by_the_host(sw, page,
 
 
 async def test_select_text_selects_a_range_across_text_nodes(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/clipboard.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/clipboard.html")
     result = await act(sw, tab, {"type": "select_text", "text": "brown fox jumps"})
     assert result.ok, result.error
     assert await page.evaluate("() => String(getSelection())") == "brown fox jumps"
 
 
 async def test_select_text_of_text_that_is_not_there_fails_as_no_such_text(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/clipboard.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/clipboard.html")
     result = await act(sw, tab, {"type": "select_text", "text": "slow cat"})
     assert not result.ok
     assert result.error.code == "no_such_text"
 
 
 async def test_copied_page_text_pastes_into_another_field_as_typing(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/clipboard.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/clipboard.html")
     assert (await act(sw, tab, {"type": "select_text", "text": "LAZY   dog"}, snapshot=None)).ok
     copied = await act(sw, tab, {"type": "press", "key": "Control+C"}, snapshot=None)
     assert copied.ok, copied.error
@@ -139,7 +140,7 @@ async def test_copied_page_text_pastes_into_another_field_as_typing(sw, page, si
 
 
 async def test_cut_from_a_field_moves_its_selected_text(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/clipboard.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/clipboard.html")
     assert (await act(sw, tab, {"type": "select_text", "ref": ref(snap, "Source"), "text": "beta "}, snapshot=None)).ok
     assert (await act(sw, tab, {"type": "press", "key": "Control+X"}, snapshot=None)).ok
     assert await page.input_value("#source") == "alpha gamma"
@@ -148,7 +149,7 @@ async def test_cut_from_a_field_moves_its_selected_text(sw, page, site_url):
 
 
 async def test_copy_with_nothing_selected_fails_as_nothing_selected(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/clipboard.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/clipboard.html")
     await page.evaluate("() => getSelection().removeAllRanges()")
     result = await act(sw, tab, {"type": "press", "key": "Control+C"}, snapshot=None)
     assert not result.ok
@@ -159,7 +160,7 @@ async def test_copy_with_nothing_selected_fails_as_nothing_selected(sw, page, si
 
 
 async def test_select_picks_an_option_of_an_aria_listbox(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/widgets.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/widgets.html")
     result = await act(sw, tab, {"type": "select", "ref": ref(snap, "Size", role="listbox"), "value": "Large"})
     assert result.ok, result.error
     assert await page.text_content("#size-out") == "Large"
@@ -167,7 +168,7 @@ async def test_select_picks_an_option_of_an_aria_listbox(sw, page, site_url):
 
 
 async def test_select_opens_a_div_dropdown_and_picks_its_item(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/widgets.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/widgets.html")
     result = await act(sw, tab, {"type": "select", "ref": ref(snap, "Color: none"), "value": "green"})
     assert result.ok, result.error
     assert await page.text_content("#color-out") == "green"
@@ -175,7 +176,7 @@ async def test_select_opens_a_div_dropdown_and_picks_its_item(sw, page, site_url
 
 
 async def test_select_opens_a_combobox_popup_listbox_and_picks_its_option(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/widgets.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/widgets.html")
     result = await act(sw, tab, {"type": "select", "ref": ref(snap, "City", role="combobox"), "value": "Porto"})
     assert result.ok, result.error
     assert await page.input_value("#city") == "Porto"
@@ -183,7 +184,7 @@ async def test_select_opens_a_combobox_popup_listbox_and_picks_its_option(sw, pa
 
 
 async def test_select_of_a_missing_option_names_the_options(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/widgets.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/widgets.html")
     result = await act(sw, tab, {"type": "select", "ref": ref(snap, "Color: none"), "value": "Purple"})
     assert not result.ok
     assert result.error.code == "no_such_option"
@@ -194,17 +195,12 @@ async def test_select_of_a_missing_option_names_the_options(sw, page, site_url):
 # ------------------------------------------------------------------ stale refs, frames, no debugger
 
 
-async def hold_debugger(sw: Any, tab: int) -> None:
-    """Make dispatch's debugger attach fail for this tab, as another debugger would."""
-    await sw.evaluate("(tabId) => chrome.debugger.attach({tabId}, '1.3')", tab)
 
 
-async def release_debugger(sw: Any, tab: int) -> None:
-    await sw.evaluate("(tabId) => chrome.debugger.detach({tabId}).catch(() => {})", tab)
 
 
 async def test_upload_to_a_removed_input_fails_as_stale_ref(sw, page, site_url, uploads):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/upload.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/upload.html")
     doc = ref(snap, "Document")
     await page.evaluate("() => document.getElementById('doc').remove()")
     result = await act(sw, tab, {"type": "upload_file", "ref": doc, "files": ["report.pdf"]})
@@ -213,7 +209,7 @@ async def test_upload_to_a_removed_input_fails_as_stale_ref(sw, page, site_url, 
 
 
 async def test_upload_without_the_debugger_fails_as_debugger_unavailable(sw, page, site_url, uploads):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/upload.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/upload.html")
     await hold_debugger(sw, tab)
     try:
         result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Document"), "files": ["report.pdf"]})
@@ -225,7 +221,7 @@ async def test_upload_without_the_debugger_fails_as_debugger_unavailable(sw, pag
 
 
 async def test_select_text_in_a_removed_field_fails_as_stale_ref(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/clipboard.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/clipboard.html")
     source = ref(snap, "Source")
     await page.evaluate("() => document.getElementById('source').remove()")
     result = await act(sw, tab, {"type": "select_text", "ref": source, "text": "beta"})
@@ -234,7 +230,7 @@ async def test_select_text_in_a_removed_field_fails_as_stale_ref(sw, page, site_
 
 
 async def test_a_password_field_is_never_copied(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/clipboard.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/clipboard.html")
     await page.evaluate("() => { const pin = document.getElementById('pin'); pin.focus(); pin.select(); }")
     result = await act(sw, tab, {"type": "press", "key": "Control+C"}, snapshot=None)
     assert not result.ok
@@ -242,7 +238,7 @@ async def test_a_password_field_is_never_copied(sw, page, site_url):
 
 
 async def test_paste_without_the_debugger_inserts_with_input_events(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/clipboard.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/clipboard.html")
     assert (await act(sw, tab, {"type": "select_text", "text": "quick brown"}, snapshot=None)).ok
     assert (await act(sw, tab, {"type": "press", "key": "Control+C"}, snapshot=None)).ok
     await hold_debugger(sw, tab)
@@ -257,7 +253,7 @@ async def test_paste_without_the_debugger_inserts_with_input_events(sw, page, si
 
 
 async def test_select_on_a_div_dropdown_without_the_debugger_clicks_synthetically(sw, page, site_url):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/widgets.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/widgets.html")
     await hold_debugger(sw, tab)
     try:
         result = await act(sw, tab, {"type": "select", "ref": ref(snap, "Color: none"), "value": "Blue"})
@@ -337,7 +333,7 @@ async def dpr2_page(dpr2_browser: Any) -> AsyncIterator[Any]:
 
 async def test_select_on_a_div_dropdown_and_a_combobox_at_device_pixel_ratio_2(dpr2_browser, dpr2_page, site_url):
     sw = dpr2_browser.service_worker
-    tab, _ = await open_fixture(sw, dpr2_page, f"{site_url}/dispatch/widgets.html")
+    tab, _ = await open_page(sw, dpr2_page, f"{site_url}/dispatch/widgets.html")
     snap = await snapshot(sw, tab, screenshot=True)
     assert snap.screenshot_scale == 2, "the premise: the screenshot has two pixels per CSS pixel"
     color = await act(sw, tab, {"type": "select", "ref": ref(snap, "Color: none"), "value": "Blue"})
@@ -366,7 +362,7 @@ async def test_upload_to_a_file_input_hidden_behind_its_label_inside_an_iframe(s
 
 
 async def test_upload_to_a_file_input_hidden_behind_its_label(sw, page, site_url, uploads):
-    tab, snap = await open_fixture(sw, page, f"{site_url}/dispatch/upload.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/upload.html")
     result = await act(sw, tab, {"type": "upload_file", "ref": ref(snap, "Upload avatar"), "files": ["cat.png"]})
     assert result.ok, result.error
     assert await page.text_content("#avatar-out") == "cat.png:100"
