@@ -19,8 +19,18 @@
  * @property {() => number} registrySize
  * @property {() => number} frameIndex
  * @property {<M extends ContentMessage>(kind: string, fn: (msg: M) => unknown) => void} handle
+ * @property {NameCache=} names  names from earlier snapshots (content/name_cache.js)
  * @property {boolean=} snapshotReady  content/snapshot.js is loaded
  * @property {boolean=} actionsLoaded  content/actions.js is loaded
+ *
+ * Names of elements read by earlier snapshots of this document, dropped when what they were read from changes.
+ * @typedef {Object} NameCache
+ * @property {() => void} begin  apply pending changes before a walk
+ * @property {(root: Document|ShadowRoot) => void} watch
+ * @property {(el: Element) => string|undefined} get
+ * @property {(el: Element, name: string) => void} set
+ * @property {() => void} sweep  forget elements no longer in the document
+ * @property {() => number} size
  *
  * The isolated world's global, with what the content scripts put on it.
  * @typedef {typeof globalThis & {__waymark?: ContentCore, __waymarkKinds?: typeof import("../shared/actions.js").KIND}} ContentGlobal
