@@ -3,7 +3,8 @@
 shared corpus, served on loopback, in one browser run.
 
 Per page: wall time of one snapshot as the agent takes it (host method `snapshot` with default
-options, through the real host and extension), characters and tokens of the whole paginated
+options, through the real host and extension), the first after the page loaded (cold) and the
+next one of the unchanged page (warm: what the agent's next step pays), characters and tokens of the whole paginated
 snapshot, and recall of visible interactive elements against an independent count made in
 the page by a separate script (`BASELINE_JS`). The peer's characters, tokens and time are
 measured on the same page in the same run.
@@ -74,21 +75,26 @@ def _precision(row: dict[str, Any]) -> float:
     return 1 - row["extra"] / row["listed"]
 
 
-async def _paginated(controller: Any) -> tuple[list[str], list[int], int]:
-    """Every page of the snapshot with default options: texts, refs, and the number of pages."""
+async def _paginated(controller: Any) -> tuple[list[str], list[int], int, float]:
+    """Every page of the snapshot with default options: texts, refs, the tab, and the ms of the
+    first call (a warm snapshot: the page was snapshotted before and has not changed)."""
     texts: list[str] = []
     refs: list[int] = []
     offset: int | None = 0
     tab_id = None
+    warm_ms = 0.0
     while offset is not None:
+        started = time.perf_counter()
         snap = await controller.call("snapshot", {"offset": offset}, timeout=120)
+        if not texts:
+            warm_ms = (time.perf_counter() - started) * 1000
         texts.append(snap["text"])
         refs += [e["ref"] for e in snap["elements"]]
         tab_id = snap["tab_id"]
         if snap["page_overflow"] or len(texts) > 500:
             break
         offset = snap["next_offset"]
-    return texts, refs, tab_id
+    return texts, refs, tab_id, warm_ms
 
 
 async def _measure_page(controller: Any, page: Any, url: str, count_tokens: Any) -> dict[str, Any]:
@@ -97,7 +103,7 @@ async def _measure_page(controller: Any, page: Any, url: str, count_tokens: Any)
     t = time.perf_counter()
     first = await controller.call("snapshot", {}, timeout=120)
     ours_ms = (time.perf_counter() - t) * 1000
-    texts, refs, tab_id = await _paginated(controller)
+    texts, refs, tab_id, warm_ms = await _paginated(controller)
     ours_text = "\n".join(texts)
     t = time.perf_counter()
     peer_text = await page.aria_snapshot(mode="ai", timeout=60000)
@@ -106,7 +112,7 @@ async def _measure_page(controller: Any, page: Any, url: str, count_tokens: Any)
     await worker.evaluate("([t, r, a]) => globalThis.waymark.snapshot.markRefs(t, r, a)", [tab_id, refs, MARK_ATTRIBUTE])
     baseline = await page.evaluate(BASELINE_JS, MARK_ATTRIBUTE)
     return {
-        "ours": {"ms": ours_ms, "sw_ms": first["stats"].get("ms"), "chars": len(ours_text), "tokens": count_tokens(ours_text), "pages": len(texts)},
+        "ours": {"ms": ours_ms, "warm_ms": warm_ms, "sw_ms": first["stats"].get("ms"), "chars": len(ours_text), "tokens": count_tokens(ours_text), "pages": len(texts)},
         "peer": {"ms": peer_ms, "chars": len(peer_text), "tokens": count_tokens(peer_text)},
         "baseline": baseline["total"], "recalled": baseline["marked"], "missed": baseline["missed"],
         "listed": baseline["listed"], "extra": baseline["extra"], "extras": baseline["extras"],
@@ -172,6 +178,8 @@ def summarise(rows: list[dict[str, Any]], errors: dict[str, str] | None = None) 
         return {"pages": 0, "errors": errors or {}, "rows": []}
 
     ours = {k: spread([r["ours"][k] for r in rows]) for k in ("ms", "chars", "tokens")}
+    # Rows written before warm snapshots were timed lack them.
+    warm = spread([r["ours"]["warm_ms"] for r in rows]) if all("warm_ms" in r["ours"] for r in rows) else None
     peer = {k: spread([r["peer"][k] for r in rows]) for k in ("ms", "chars", "tokens")}
     baseline = sum(r["baseline"] for r in rows)
     recalled = sum(r["recalled"] for r in rows)
@@ -184,6 +192,7 @@ def summarise(rows: list[dict[str, Any]], errors: dict[str, str] | None = None) 
         "pages": len(rows),
         "ours": ours,
         "peer": peer,
+        "warm_ms": warm,
         "ratio_median": {k: round(ours[k]["median"] / peer[k]["median"], 3) if peer[k]["median"] else None for k in ours},
         "recall": round(recalled / baseline, 4) if baseline else None,
         "recall_page_median": round(statistics.median(per_page_recall), 4) if per_page_recall else None,
@@ -219,6 +228,9 @@ def format_table(result: dict[str, Any]) -> str:
     ]
     for key, unit in (("ms", "ms"), ("chars", "chars"), ("tokens", "tokens")):
         lines.append(f"  {unit:<8} {o[key]['median']:>9.1f} / {o[key]['p90']:>8.1f} {p[key]['median']:>9.1f} / {p[key]['p90']:>8.1f} {r[key]:>7}")
+        if key == "ms" and result.get("warm_ms"):
+            w = result["warm_ms"]
+            lines.append(f"  {'warm ms':<8} {w['median']:>9.1f} / {w['p90']:>8.1f}   (the next snapshot of the unchanged page)")
     lines.append(
         f"  recall {result['recall']:.2%} ({result['recalled_elements']}/{result['baseline_elements']} visible interactive elements;"
         f" per page median {result['recall_page_median']:.2%}, min {result['recall_page_min']:.2%} on {result['recall_worst_page']});"

@@ -61,8 +61,19 @@
   /** The elements attachShadow accepts (custom elements aside): only these can host a closed root. */
   const SHADOW_HOSTS = new Set(["article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "main", "nav", "p", "section", "span"]);
 
-  /** The shadow root of an element, open or closed, if any. @param {Element} el */
+  /**
+   * The shadow root of an element, open or closed, if any. A root read here is watched for
+   * changes like the document (content/name_cache.js): names read inside it are cached.
+   * @param {Element} el
+   */
   function shadowOf(el) {
+    const root = openOrClosedRoot(el);
+    if (root) core.names?.watch(root);
+    return root;
+  }
+
+  /** @param {Element} el */
+  function openOrClosedRoot(el) {
     const open = el.shadowRoot;
     if (open) return open;
     if (!openOrClosed || !(el instanceof HTMLElement)) return null;
@@ -74,6 +85,13 @@
       return null; // the API refuses some elements (e.g. ones being torn down): no readable root
     }
   }
+
+  /**
+   * Whether the name being computed read something outside the element's own subtree (an
+   * aria-labelledby target, a sprite's symbol): such a name is not cached, since changes there
+   * are not watched as changes of the element.
+   */
+  let readOutside = false;
 
   /**
    * CSS generated content (`::before`/`::after`) that is text, as Chrome adds it to names.
@@ -91,6 +109,7 @@
    * @param {Element} svg
    */
   function usedTitles(svg) {
+    readOutside = true;
     const root = /** @type {Document|ShadowRoot} */ (svg.getRootNode());
     const titles = [];
     for (const use of svg.querySelectorAll("use")) {
@@ -343,6 +362,7 @@
   function labelledBy(el) {
     const ids = el.getAttribute("aria-labelledby");
     if (!ids) return "";
+    readOutside = true;
     const root = /** @type {Document|ShadowRoot} */ (el.getRootNode());
     const parts = [];
     for (const id of ids.split(/\s+/)) {
@@ -367,9 +387,21 @@
    * embedded controls read by value), then the content for roles named by it (with CSS
    * generated content), then title, then placeholder. A form field's `name` attribute is not a
    * name: the snapshot shows it as `field=` instead.
+   * Names read only from the element and its subtree are cached for the next snapshot
+   * (content/name_cache.js); a form field's (its labels) and input's (its value) never are.
    * @param {Element} el @param {string} role
    */
   function nameOf(el, role) {
+    const cached = core.names?.get(el);
+    if (cached !== undefined) return cached;
+    readOutside = false;
+    const name = computeName(el, role);
+    if (!readOutside && !isField(el)) core.names?.set(el, name);
+    return name;
+  }
+
+  /** @param {Element} el @param {string} role */
+  function computeName(el, role) {
     const n = labelledBy(el) || clean(el.getAttribute("aria-label"), NAME_CAP);
     if (n) return n;
     const tag = el.localName;
@@ -670,6 +702,7 @@
    */
   function collect(opts) {
     const t0 = performance.now();
+    if (!opts.framesOnly) core.names?.begin();
     pagesListen = !document.dispatchEvent(new Event(`${LISTENS}_any`, { cancelable: true }));
     const vw = window.innerWidth;
     const vh = window.innerHeight;
@@ -809,6 +842,7 @@
   // detached element's entry, and the service worker forgets the refs reported as dropped.
   core.handle(KIND.SNAPSHOT, (/** @type {{kind: string, occlusion?: boolean}} */ msg) => {
     core.sweep();
+    core.names?.sweep();
     return { ...collect({ occlusion: msg.occlusion !== false }), dropped: core.takeDropped() };
   });
   /** Only the child-frame placeholders: the current offsets of child frames (dispatch uses them). */

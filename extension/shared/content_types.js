@@ -19,6 +19,7 @@
  * @property {() => number} registrySize
  * @property {() => number} frameIndex
  * @property {<M>(kind: string, fn: (msg: M) => unknown) => void} handle  each handler declares the message it is sent
+ * @property {NameCache=} names  names from earlier snapshots (content/name_cache.js)
  * @property {boolean=} snapshotReady  content/snapshot.js is loaded
  * @property {boolean=} actionsLoaded  content/actions.js is loaded
  * @property {boolean=} pointerLoaded  content/pointer.js is loaded
@@ -47,6 +48,15 @@
  * @property {(el: Element) => boolean} isDisabled
  * @property {() => Element} deepActiveElement
  * @property {(el: HTMLInputElement|HTMLTextAreaElement|HTMLSelectElement, value: string) => void} setNativeValue
+ *
+ * Names of elements read by earlier snapshots of this document, dropped when what they were read from changes.
+ * @typedef {Object} NameCache
+ * @property {() => void} begin  apply pending changes before a walk
+ * @property {(root: Document|ShadowRoot) => void} watch
+ * @property {(el: Element) => string|undefined} get
+ * @property {(el: Element, name: string) => void} set
+ * @property {() => void} sweep  forget elements no longer in the document
+ * @property {() => number} size
  *
  * The isolated world's global, with what the content scripts put on it.
  * @typedef {typeof globalThis & {__waymark?: ContentCore, __waymarkKinds?: typeof import("../shared/actions.js").KIND}} ContentGlobal

@@ -262,7 +262,9 @@ export async function takeSnapshot(tabId, options = {}) {
   const id = /** @type {number} */ (tab.id);
   const failure = await loadError(tab);
   if (failure) return errorPageSnapshot(tab, failure);
+  const asked = performance.now();
   const answers = await askAllFrames(id, { kind: KIND.SNAPSHOT, occlusion: opts.occlusion });
+  const answered = performance.now();
   // Refs of gone documents and elements are forgotten before new ones are given: a tab that
   // went to another page numbers its elements from 1 again (refs.js generations).
   if (answers.some((a) => a.frameId === 0 && a.result)) {
@@ -270,6 +272,7 @@ export async function takeSnapshot(tabId, options = {}) {
     for (const a of answers) if (a.result?.dropped?.length) forgetRefs(id, a.frameId, a.result.docId, a.result.dropped);
   }
   const { items, stats, top } = stitch(id, answers);
+  const stitched = performance.now();
 
   // Viewport first (document order within each part), then the rest.
   const shown = withoutEchoedHeadings(items);
@@ -290,6 +293,7 @@ export async function takeSnapshot(tabId, options = {}) {
     /* not a URL with an origin */
   }
   const page = paginate({ header, items: ordered, viewportCount: inView.length, offset: opts.offset, maxChars: opts.max_chars, pageOrigin });
+  const paginated = performance.now();
   const elementsTotal = items.filter((x) => x.kind === "element").length;
 
   /** @type {Snapshot & {stats: Record<string, unknown>}} */
@@ -311,6 +315,9 @@ export async function takeSnapshot(tabId, options = {}) {
       chars: page.text.length,
       occluders: ordered.filter((x) => x.kind === "element" && x.states.occluding).map((x) => ({ ref: /** @type {ElementItem} */ (x).ref, covers: /** @type {ElementItem} */ (x).states.occluding })),
       ms: 0,
+      // Where the time went: before asking (tab, load error), the frames' walks and their
+      // messages, stitching with global refs, and the text.
+      phases_ms: { start: ms(asked - t0), frames: ms(answered - asked), stitch: ms(stitched - answered), text: ms(paginated - stitched) },
     },
     tab_id: id,
     ref_generation: refGeneration(id),
@@ -332,8 +339,13 @@ export async function takeSnapshot(tabId, options = {}) {
       }
     }
   }
-  snapshot.stats.ms = Math.round((performance.now() - t0) * 10) / 10;
+  snapshot.stats.ms = ms(performance.now() - t0);
   return snapshot;
+}
+
+/** A duration rounded to a tenth of a millisecond. @param {number} value */
+function ms(value) {
+  return Math.round(value * 10) / 10;
 }
 
 /**

@@ -51,6 +51,23 @@ export function quote(s, cap = 100) {
  */
 export function sanitizeUrl(raw) {
   if (!raw) return "";
+  // A page lists the same links snapshot after snapshot: each is parsed once.
+  let safe = sanitized.get(raw);
+  if (safe === undefined) {
+    if (sanitized.size >= SANITIZED_CAP) sanitized.clear();
+    safe = sanitizeOnce(raw);
+    sanitized.set(raw, safe);
+  }
+  return safe;
+}
+
+/** URLs sanitised lately, at most this many (a page of several thousand links fits). */
+const SANITIZED_CAP = 20000;
+/** @type {Map<string, string>} */
+const sanitized = new Map();
+
+/** @param {string} raw */
+function sanitizeOnce(raw) {
   let u;
   try {
     u = new URL(raw);

@@ -16,7 +16,7 @@ def _stats(median, p90):
 
 
 def _page_row(name, ours_ms, peer_ms, ours_chars, peer_chars, baseline, recalled, extra=0):
-    return {"page": name, "ours": {"ms": ours_ms, "chars": ours_chars, "tokens": ours_chars // 4, "pages": 1},
+    return {"page": name, "ours": {"ms": ours_ms, "warm_ms": ours_ms / 2, "chars": ours_chars, "tokens": ours_chars // 4, "pages": 1},
             "peer": {"ms": peer_ms, "chars": peer_chars, "tokens": peer_chars // 4},
             "baseline": baseline, "recalled": recalled, "missed": [], "occluded": 0,
             "listed": recalled + extra, "extra": extra, "extras": []}
@@ -29,6 +29,12 @@ def test_snapshot_table_shows_medians_ratios_recall_and_precision_with_the_worst
     assert "recall 98.00% (98/100" in table and "min 96.00% on b" in table
     assert "precision 90.74% (10 of 108 listed elements are extra" in table and "min 83.33% on a" in table
     assert str(result["ratio_median"]["chars"]) in table
+
+
+def test_snapshot_table_shows_the_warm_snapshot_beside_the_cold_one():
+    result = snapshot.summarise([_page_row("a", 40.0, 80.0, 2000, 8000, 50, 50), _page_row("b", 60.0, 100.0, 4000, 10000, 50, 48)])
+    warm = next(line for line in snapshot.format_table(result).splitlines() if "warm ms" in line)
+    assert warm.split()[2:5] == ["25.0", "/", f"{result['warm_ms']['p90']:.1f}"]
 
 
 def test_native_table_shows_each_size_beside_the_echo_peer():
