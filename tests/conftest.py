@@ -98,9 +98,10 @@ async def browser(playwright_instance: Any, tmp_path_factory: pytest.TempPathFac
     await launched.close()
 
 
-@pytest_asyncio.fixture(scope="session")
+@pytest_asyncio.fixture(scope="module")
 async def dpr2_browser(playwright_instance: Any, tmp_path_factory: pytest.TempPathFactory, test_extension: Path) -> AsyncIterator[Any]:
-    """A second Chromium at device-pixel-ratio 2 (screenshots have two pixels per CSS pixel)."""
+    """A second Chromium at device-pixel-ratio 2 (screenshots have two pixels per CSS pixel),
+    for one test module: left running, it is a second browser for the MCP attach tests."""
     from waymark.host.launch import launch_browser
 
     profile = tmp_path_factory.mktemp("profile-dpr2")

@@ -74,19 +74,38 @@ async def record(pages_dir: Path) -> dict[str, Any]:
     return {"page": page_file.parent.name, "snapshot": snap, "act": acted}
 
 
+#: The element the replay adds to and takes from the page at each action, so that every step has
+#: a check its action changes (a check that held before a step does not judge it).
+MARKER = {"role": "button", "name": "Replay marker"}
+
+
 class ReplayBridge:
-    """Answers the agent's browser requests with the recorded replies, at once."""
+    """Answers the agent's browser requests with the recorded replies, at once; each action
+    shows or hides the marker element."""
 
     def __init__(self, recorded: dict[str, Any]) -> None:
-        self.snapshot = recorded["snapshot"]
+        self.recorded = recorded["snapshot"]
         self.act = recorded["act"]
         self.tab_id = recorded["snapshot"]["tab_id"]
+        self.marked = False
+
+    def snapshot(self) -> dict[str, Any]:
+        """The recorded page, with the marker while it is shown."""
+        if not self.marked:
+            return self.recorded
+        ref = max((e["ref"] for e in self.recorded["elements"]), default=0) + 1
+        marker = {"ref": ref, **MARKER, "in_viewport": True}
+        return {**self.recorded, "elements": [*self.recorded["elements"], marker],
+                "text": self.recorded["text"] + f'\n[{ref}] button "{MARKER["name"]}"'}
 
     async def request(self, method: str, params: dict[str, Any] | None = None, timeout: float = 30.0) -> dict[str, Any]:
         if method == "snapshot":
-            return self.snapshot
+            return self.snapshot()
         if method == "act":
-            return {**self.act, "action": (params or {}).get("action", {}).get("type", self.act["action"])}
+            kind = (params or {}).get("action", {}).get("type", self.act["action"])
+            if kind != "extract":
+                self.marked = not self.marked
+            return {**self.act, "action": kind, "snapshot": self.snapshot()}
         if method in ("tabs.active", "tabs.open"):
             return {"tab_id": self.tab_id}
         if method == "act.detach":
@@ -96,9 +115,9 @@ class ReplayBridge:
 
 
 def script_for(snapshot: dict[str, Any], steps: int) -> dict[str, Any]:
-    """`steps` plan steps, each clicking a named link or button of the snapshot and checking it
-    with three predicates that hold on the recorded page (so no step waits for a retry; each ends
-    unproven, since they held before it acted too)."""
+    """`steps` plan steps, each clicking a named link or button of the snapshot, checked by the
+    marker the click shows or hides (so every step passes on its first try, proven) and by two
+    predicates that hold on the recorded page throughout (judged before the step acts)."""
     targets = [e for e in snapshot["elements"] if e["role"] in ("link", "button") and e["name"].strip()]
     if not targets:
         raise ValueError("the recorded snapshot has no named link or button to click")
@@ -110,7 +129,7 @@ def script_for(snapshot: dict[str, Any], steps: int) -> dict[str, Any]:
         plan.append({
             "intent": f"open {element['role']} {element['name'][:40]}",
             "action": {"type": "click", "target": target},
-            "verify": [{"exists": target}, {"text_present": element["name"][:30]}, {"url_contains": path}],
+            "verify": [{"exists" if i % 2 == 0 else "absent": MARKER}, {"text_present": element["name"][:30]}, {"url_contains": path}],
         })
     return {"steps": plan, "result": "replayed"}
 
@@ -167,9 +186,8 @@ async def _replayed_run(recorded: dict[str, Any], steps: int, clock: _Clock, dec
     run = AgentRun(options, ReplayBridge(recorded), provider, provider, NobodyHome(), emit=keep)  # type: ignore[arg-type]
     with listening(clock):
         summary = await run.run()
-    # A replay's page never changes, so every step's checks held before it acted: each step acts
-    # and is judged, and ends unproven (the loop's full path, no retry).
-    if summary.steps_passed + summary.steps_unproven != steps:
+    # Each step acts, its marker check changes and the step passes (the loop's full path, no retry).
+    if summary.steps_passed != steps:
         raise RuntimeError(f"the replayed run did not act on every step: {summary.outcome}: {summary.reason}")
 
 
