@@ -216,8 +216,7 @@
     const link = e.composedPath().find((n) => n instanceof HTMLAnchorElement && n.hasAttribute("href"));
     if (!(link instanceof HTMLAnchorElement) || !opensHere(link.target) || link.hasAttribute("download")) return;
     if (link.protocol === "javascript:") return;
-    const here = new URL(location.href);
-    if (link.href.split("#")[0] === here.href.split("#")[0] && link.hash) return; // a jump within this page
+    if (link.hash && link.href.split("#")[0] === location.href.split("#")[0]) return; // a jump within this page
     leaving(e);
   }, true);
 

@@ -42,7 +42,6 @@ from waymark.host.agent.prompts import snapshot_block
 from waymark.host.agent.redaction import (
     Redactor,
     SecretMissing,
-    is_password_field,
     protect_typed_text,
     redact_url,
     resolve_action,
@@ -643,9 +642,8 @@ class AgentRun:
         """Why filling a secret field again would change nothing: this run filled it with the same
         text and it still holds a value (a small model filled a password ten times over)."""
         element = snap.find(action.ref) if isinstance(action, Fill) else None
-        if element is None or not isinstance(action, Fill) or not is_password_field(element):
-            return None
-        if not self.secret_fills.holds(snap.url, element, action.text):
+        # Only secret fields are noted, so only they can hold what this run filled in.
+        if element is None or not isinstance(action, Fill) or not self.secret_fills.holds(snap.url, element, action.text):
             return None
         return already_done(element, "already holds the text you filled in")
 
