@@ -376,11 +376,14 @@ class AgentRun:
                 self.history.append(f"- optional step skipped: {step.intent} ({outcome.reason})")
                 index += 1
                 continue
+            self.history.append(f"- step: {step.intent} -> failed ({outcome.reason[:200]})")
             evidence = await self._persist_failure(step, outcome, snap)
             self.budget.take_replan()
             plan = await self._plan(snap, evidence=evidence)
             self.steps_total = self.steps_passed + self.steps_unproven + len(plan.steps)
             index = 0
+            if not plan.steps:
+                return await self._conclude(snap, "the new plan found nothing left to do")
         return await self._conclude(snap, "every step passed its checks")
 
     async def _conclude(self, snap: Snapshot, reason: str) -> tuple[bool, str, str]:
@@ -420,10 +423,9 @@ class AgentRun:
                       fallback=True, reason="planning is off for this run", evidence=evidence)
             return plan
         safe = self._safe(snap)
-        done_steps = [line for line in self.history if "-> passed" in line]
         try:
             result = await self.planner.plan(
-                self.options.task, self._page(safe), evidence=evidence, done_steps=done_steps, timeout=self._timeout(self.options.planner_call),
+                self.options.task, self._page(safe), evidence=evidence, history=self.history, timeout=self._timeout(self.options.planner_call),
             )
         except PlannerFailed as exc:
             # The executor alone can still try the task; only task-level evidence can prove it then.

@@ -47,7 +47,8 @@ class PlanStep(BaseModel):
 class Plan(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    steps: list[PlanStep] = Field(min_length=1, max_length=MAX_PLAN_STEPS)
+    #: Empty only in a replan that finds the task already done (Planner.plan refuses it in a first plan).
+    steps: list[PlanStep] = Field(default_factory=list, max_length=MAX_PLAN_STEPS)
     #: What must be true of the page when the whole task is done; checked before a claimed
     #: success is accepted.
     success_criteria: list[dict[str, Any]] = Field(default_factory=list, max_length=10)
@@ -146,12 +147,12 @@ class Planner:
 
     async def plan(
         self, task: str, page: str, *, evidence: dict[str, Any] | None = None,
-        done_steps: list[str] | None = None, timeout: float | None = None,
+        history: list[str] | None = None, timeout: float | None = None,
     ) -> PlanResult:
         """A validated plan; raises PlannerFailed after MAX_PLAN_RETRIES reminders."""
         first = [
             Message.text("system", prompts.planner_system(secrets=prompts.mentions_secrets(task))),
-            Message.text("user", prompts.planner_user(task, page, evidence, done_steps)),
+            Message.text("user", prompts.planner_user(task, page, evidence, history)),
         ]
         messages = first
         caps = self.provider.capabilities()
@@ -181,8 +182,10 @@ class Planner:
             except ValidationError as exc:
                 problem = f"[shape] {_plan_problem(exc)}"
             else:
-                return PlanResult(plan=plan, raw=raw, tokens=tokens_in + tokens_out, tokens_in=tokens_in, tokens_out=tokens_out, latency_ms=(time.perf_counter() - started) * 1000, attempts=attempt,
-                                  coercions=coercions, answers=answers)
+                if plan.steps or evidence is not None:
+                    return PlanResult(plan=plan, raw=raw, tokens=tokens_in + tokens_out, tokens_in=tokens_in, tokens_out=tokens_out,
+                                      latency_ms=(time.perf_counter() - started) * 1000, attempts=attempt, coercions=coercions, answers=answers)
+                problem = "[shape] steps: a first plan needs at least one step"
             reminder = (f"That plan could not be used {problem}. Answer again with exactly one JSON object, for example "
                         '{"steps": [{"intent": "Click Sign in", "verify": [{"url_contains": "/account"}], "required": true}], '
                         '"success_criteria": [{"text_present": "Welcome back"}]} and nothing else.')

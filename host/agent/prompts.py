@@ -14,6 +14,8 @@ from waymark.host.core.actions import ACTION_TYPES, text_form
 from waymark.host.core.phases import timed
 
 UNTRUSTED_TAG = "untrusted_page_content"
+#: History lines a model is shown: enough for the steps of a form, short enough for a small window.
+HISTORY_LINES = 12
 
 # The format shows a real intent, not a placeholder: a small model copied "what to do, in words"
 # into every step of its plans ("click, in words").
@@ -123,14 +125,22 @@ def snapshot_block(url: str, title: str, text: str, tab_id: int | None) -> str:
     return f"{header}\n" + wrap_untrusted(f"title: {title}\n{text}", url)
 
 
-def planner_user(task: str, page: str, evidence: dict[str, Any] | None = None, done_steps: list[str] | None = None) -> str:
-    """The planner's user message: the task, the page, and on a replan what went wrong."""
+def history_block(history: list[str]) -> str:
+    """The run's last history lines, wrapped: they quote element names, which are page content."""
+    return wrap_untrusted("\n".join(history[-HISTORY_LINES:]), "this run's history (element names are page content)")
+
+
+def planner_user(task: str, page: str, evidence: dict[str, Any] | None = None, history: list[str] | None = None) -> str:
+    """The planner's user message: the task, the page, and on a replan what went wrong and what
+    the run has done (without it a replan repeated a sign-in that had already landed)."""
     parts = [f"Task: {task}"]
-    if done_steps:
-        parts.append("Steps already done and verified:\n" + "\n".join(f"- {s}" for s in done_steps))
+    if history:
+        parts.append("What this run has done so far:\n" + history_block(history))
     if evidence:
         parts.append(
-            "The last plan failed at a required step. Plan the rest of the task again from the current page.\n"
+            "The last plan failed at a required step. Plan the rest of the task again from the current page: only what is\n"
+            "still left to do, never a step the history shows was done. If the page shows the task is already done,\n"
+            'answer with no steps ("steps": []) and success criteria that show it.\n'
             "Evidence: " + json.dumps(evidence, ensure_ascii=False)
         )
     parts.append(page)
@@ -146,8 +156,7 @@ def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], his
     if verify:
         parts.append("This step is checked by: " + json.dumps(verify, ensure_ascii=False))
     if history:
-        # History lines quote element names, which come from the page: they are data too.
-        parts.append("So far:\n" + wrap_untrusted("\n".join(history[-12:]), "this run's history (element names are page content)"))
+        parts.append("So far:\n" + history_block(history))
     if feedback:
         parts.append(f"Your last attempt at this step did not work: {feedback}")
     parts.append(page)

@@ -6,6 +6,7 @@ planner that never writes a usable plan. None of them may end in a false success
 
 from __future__ import annotations
 
+import json
 import socket
 from typing import Any, AsyncIterator
 
@@ -121,6 +122,28 @@ async def test_a_url_check_no_link_leads_to_is_replanned_after_one_attempt(sw, s
     first_plan_steps = [e for e in trace_events(summary["trace_dir"]) if e["event"] in ("step", "replan")]
     assert [e["event"] for e in first_plan_steps[:2]] == ["step", "replan"]
     assert trace_events(summary["trace_dir"], "replan")[0]["evidence"]["failed_step"] == "Open the contact page"
+
+
+async def test_a_replan_after_a_landed_sign_in_knows_it_landed_and_can_end_the_run(sw, ledger, serve):
+    # The real model's login plan: right actions, but the last step checked a URL it copied from
+    # the prompt's examples. Its replan repeated "Click the Sign in button" on the account page.
+    plan = [
+        {"intent": "Enter the username ada", "action": {"type": "fill", "target": {"role": "textbox", "name": "Username"}, "text": "ada"},
+         "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Username"}, "value": "ada"}}]},
+        {"intent": "Enter the password", "action": {"type": "fill", "target": {"name": "Password"}, "text": "lovelace"}, "verify": []},
+        {"intent": "Click the Sign in button", "action": {"type": "click", "target": {"role": "button", "name": "Sign in"}},
+         "verify": [{"url_contains": "/cart"}, {"title_contains": "Ledger"}]},
+    ]
+    first = json.dumps({"steps": [{"intent": s["intent"], "verify": s["verify"]} for s in plan], "success_criteria": [{"title_contains": "Ledger"}]})
+    nothing_left = json.dumps({"steps": [], "success_criteria": [{"text_present": "Welcome, ada"}]})
+    model = await serve(plan, plan_text=[first, nothing_left])
+    summary = await _run(sw, model, LOGIN_TASK, ledger)
+    assert summary["success"] is True, summary
+    assert summary["reason"] == "the new plan found nothing left to do"
+    replan_prompt = "\n".join([s for s in model.seen if s.role == "planner"][1].messages("user"))
+    assert 'click [' in replan_prompt and 'button "Sign in"' in replan_prompt, "the replan was told the sign-in was clicked"
+    assert "Click the Sign in button -> failed (no link on the page leads to a URL" in replan_prompt
+    assert trace_events(summary["trace_dir"], "criteria")[0]["ok"] is True
 
 
 # ------------------------------------------------------------------ nothing strands a run

@@ -132,6 +132,39 @@ class _BadPlanner(LLMProvider):
         yield
 
 
+class _Answering(_BadPlanner):
+    """Answers every request with the same text."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__("m")
+        self.text = text
+
+    async def complete(self, request: CompletionRequest):
+        self.last = request
+        return Completion(text=self.text)
+
+
+async def test_a_replan_with_no_steps_says_the_task_is_already_done():
+    answer = '{"steps": [], "success_criteria": [{"text_present": "Welcome, ada"}]}'
+    result = await Planner(_Answering(answer)).plan("t", "page", evidence={"failed_step": "Sign in"})
+    assert result.plan.steps == [] and result.plan.success_criteria == [{"text_present": "Welcome, ada"}]
+
+
+async def test_a_first_plan_with_no_steps_is_refused_after_reminders():
+    provider = _Answering('{"steps": []}')
+    with pytest.raises(PlannerFailed, match="a first plan needs at least one step"):
+        await Planner(provider).plan("t", "page")
+
+
+async def test_a_replan_is_told_what_the_run_has_done():
+    provider = _Answering('{"steps": []}')
+    history = ['- did: click [4] button "Sign in"', "- step: Click the Sign in button -> failed"]
+    await Planner(provider).plan("t", "page", evidence={"failed_step": "Sign in"}, history=history)
+    told = provider.last.messages[-1].plain_text()
+    assert 'What this run has done so far:' in told and '- did: click [4] button "Sign in"' in told
+    assert "never a step the history shows was done" in told
+
+
 class _Refusing(_BadPlanner):
     """Declines every request, as a model's refusal arrives: a blocked answer with its text."""
 
