@@ -3,6 +3,7 @@ required step, a new plan for the rest of the task with the evidence of the fail
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -23,11 +24,31 @@ MAX_PLAN_RETRIES = 2
 MAX_PLAN_STEPS = 30
 
 
+#: The placeholders of the planner prompt's format (prompts._PLANNER_TEMPLATE): a plan that still
+#: holds one copied the format instead of planning.
+_PLACEHOLDER = re.compile(r"<(?:one action and the element it is done to|part of a URL|regex|text|role|name)>")
+
+
+def _no_placeholder(value: Any) -> None:
+    """Refuse a value holding one of the prompt's placeholders, wherever it is nested."""
+    if isinstance(value, str):
+        found = _PLACEHOLDER.search(value)
+        if found:
+            raise ValueError(f"{found.group(0)} is a placeholder of the format; write this task's own words there")
+    elif isinstance(value, dict):
+        for item in value.values():
+            _no_placeholder(item)
+    elif isinstance(value, list):
+        for item in value:
+            _no_placeholder(item)
+
+
 def _valid_predicates(value: list[dict[str, Any]]) -> list[dict[str, Any]]:
     try:
         parse_predicates(value)
     except PredicateError as exc:
         raise ValueError(str(exc)) from None
+    _no_placeholder(value)
     return value
 
 
@@ -37,6 +58,12 @@ class PlanStep(BaseModel):
     intent: str = Field(min_length=1, max_length=500)
     verify: list[dict[str, Any]] = Field(default_factory=list)
     required: bool = True
+
+    @field_validator("intent")
+    @classmethod
+    def _own_words(cls, value: str) -> str:
+        _no_placeholder(value)
+        return value
 
     @field_validator("verify")
     @classmethod
@@ -90,6 +117,17 @@ def _plan_problem(exc: ValidationError) -> str:
     if err["type"] == "missing":
         msg = "missing"
     return f"{' '.join(words)}: {msg}" if words else msg
+
+
+def _plan_reminder(problem: str) -> str:
+    """What to say after an unusable plan. Only an answer with no usable JSON gets an example of
+    the shape: shown a whole example plan after one bad check, a small model answered with the
+    example (a sign-in plan for a settings task)."""
+    if problem.startswith("[shape]"):
+        return (f"That plan could not be used {problem}. Correct only that, keep the rest of your plan for this task, "
+                "and answer the whole plan again as exactly one JSON object and nothing else.")
+    return (f"That plan could not be used {problem}. Answer again with exactly one JSON object and nothing else, shaped "
+            '{"steps": [{"intent": "...", "verify": [predicate, ...], "required": true}], "success_criteria": [predicate, ...]}.')
 
 
 class PlanResult(BaseModel):
@@ -186,9 +224,7 @@ class Planner:
                     return PlanResult(plan=plan, raw=raw, tokens=tokens_in + tokens_out, tokens_in=tokens_in, tokens_out=tokens_out,
                                       latency_ms=(time.perf_counter() - started) * 1000, attempts=attempt, coercions=coercions, answers=answers)
                 problem = "[shape] steps: a first plan needs at least one step"
-            reminder = (f"That plan could not be used {problem}. Answer again with exactly one JSON object, for example "
-                        '{"steps": [{"intent": "Click Sign in", "verify": [{"url_contains": "/account"}], "required": true}], '
-                        '"success_criteria": [{"text_present": "Welcome back"}]} and nothing else.')
+            reminder = _plan_reminder(problem)
             if len(answers) > 1 and answers[-1] == answers[-2]:
                 # Shown its own answer, a small model copies it: ask afresh, warmer, without it.
                 temperature = max(REPEAT_TEMPERATURE, self.temperature or 0.0)

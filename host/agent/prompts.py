@@ -17,23 +17,25 @@ UNTRUSTED_TAG = "untrusted_page_content"
 #: History lines a model is shown: enough for the steps of a form, short enough for a small window.
 HISTORY_LINES = 12
 
-# The format shows a real intent, not a placeholder: a small model copied "what to do, in words"
-# into every step of its plans ("click, in words").
+# The format shows placeholders, never real values: a small model copied every concrete example
+# into its plans (a "Click the Search button" first step, a `/cart` check on a sign-in page);
+# planner.py refuses a plan that still holds a placeholder.
 _PLANNER_TEMPLATE = f"""You are the planner of Waymark, a browser agent working in the user's own browser.
 Break the user's task into a short list of concrete steps. Each step is one thing a person would do
 on the page (click one button, fill one field, open one link) with checks that prove it worked.
 
 Answer with exactly one JSON object and nothing else:
-{{"steps": [{{"intent": "Click the Search button", "verify": [predicate, ...], "required": true}}],
+{{"steps": [{{"intent": "<one action and the element it is done to>", "verify": [predicate, ...], "required": true}}],
  "success_criteria": [predicate, ...]}}
 Each intent is one sentence naming the action and the element it is done to, in this task's words.
 
 A predicate is an object with one key, one of: {", ".join(sorted(PREDICATE_NAMES))}.
-  {{"url_contains": "/cart"}}  {{"url_matches": "regex"}}  {{"url_changed": true}}  {{"title_contains": "text"}}
-  {{"exists": {{"role": "button", "name": "Checkout"}}}}  {{"absent": {{"role": "dialog"}}}}  {{"text_present": "Added to cart"}}
-  {{"value_equals": {{"target": {{"role": "textbox", "name": "Email"}}, "value": "a@b.c"}}}}
-  {{"checked": {{"target": {{"role": "checkbox", "name": "Terms"}}, "value": true}}}}
-  {{"count_at_least": {{"target": {{"role": "link", "name_contains": "result"}}, "n": 1}}}}
+  {{"url_contains": "<part of a URL>"}}  {{"url_matches": "<regex>"}}  {{"url_changed": true}}  {{"title_contains": "<text>"}}
+  {{"exists": {{"role": "<role>", "name": "<name>"}}}}  {{"absent": {{"role": "dialog"}}}}  {{"text_present": "<text>"}}
+  {{"value_equals": {{"target": {{"role": "textbox", "name": "<name>"}}, "value": "<text>"}}}}
+  {{"checked": {{"target": {{"role": "checkbox", "name": "<name>"}}, "value": true}}}}
+  {{"count_at_least": {{"target": {{"role": "<role>", "name_contains": "<text>"}}, "n": 1}}}}
+Replace every <...> with this task's own words and the page's own names.
 Targets match elements by role and accessible name (name, name_contains, text_contains), never by CSS.
 Use only predicates you expect to hold right after the step and NOT before it: a check that already
 holds on the page you were given proves nothing (a step whose checks all held beforehand is not verified).

@@ -17,6 +17,8 @@ Predicate lists (plan checks and success criteria):
 - ``predicate_object``  a single predicate object where a list belongs, or one object holding
                         several predicates, is the list of them
 - ``predicate_pair``    ``["title_contains", "Trail"]`` is ``{"title_contains": "Trail"}``
+- ``predicate_extra``   keys beside one predicate that name no predicate are dropped:
+                        ``{"exists": {...}, "value": "dark"}`` is ``{"exists": {...}}``
 
 Text-level repairs (comments, fences, trailing commas) belong to the parser.
 """
@@ -108,8 +110,9 @@ def coerce_decision(obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
 
 
 def coerce_predicates(value: Any, names: Collection[str]) -> tuple[Any, list[str]]:
-    """A predicate list (`verify`, `success_criteria`) with single objects, multi-key objects and
-    `[name, value]` pairs turned into one-key objects; anything else is left for the validator."""
+    """A predicate list (`verify`, `success_criteria`) with single objects, multi-key objects,
+    `[name, value]` pairs and stray keys beside a predicate turned into one-key objects; anything
+    else is left for the validator."""
     notes: list[str] = []
     if isinstance(value, dict):
         value = [value]
@@ -126,6 +129,9 @@ def coerce_predicates(value: Any, names: Collection[str]) -> tuple[Any, list[str
         elif isinstance(item, dict) and len(item) > 1 and all(k in names for k in item):
             out.extend({k: v} for k, v in item.items())
             notes.append("predicate_object")
+        elif isinstance(item, dict) and len(item) > 1 and sum(k in names for k in item) == 1:
+            out.append({k: v for k, v in item.items() if k in names})
+            notes.append("predicate_extra")
         else:
             out.append(item)
     return out, notes

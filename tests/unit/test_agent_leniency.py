@@ -141,6 +141,41 @@ async def test_a_plans_checks_given_as_an_object_or_as_pairs_are_taken_as_the_li
     assert sorted(set(result.coercions)) == ["predicate_object", "predicate_pair"]
 
 
+async def test_a_check_with_a_stray_key_beside_its_predicate_is_taken_without_it():
+    # The real model's settings plan: `"value"` beside `exists`, which got the whole plan refused.
+    model = TextModel(['{"steps": [{"intent": "Select the dark theme", "verify": [{"exists": {"role": "radio", "name": "Dark"}, "value": "dark"}]}]}'])
+    result = await Planner(model).plan("t", "page")
+    assert result.plan.steps[0].verify == [{"exists": {"role": "radio", "name": "Dark"}}]
+    assert result.coercions == ["predicate_extra"] and result.attempts == 1
+
+
+async def test_a_plan_refused_for_its_shape_is_asked_to_be_corrected_without_an_example_to_copy():
+    model = TextModel(['{"steps": [{"intent": "x", "verify": [{"css": "#buy"}]}]}', '{"steps": [{"intent": "x"}]}'])
+    await Planner(model).plan("Save the settings", "page")
+    reminder = model.requests[1].messages[-1].plain_text()
+    assert "unknown predicate" in reminder and "keep the rest of your plan" in reminder
+    assert "intent" not in reminder, "no example plan a small model would answer with instead of its own"
+
+
+async def test_a_plan_that_copies_the_formats_placeholders_is_refused_with_what_to_write_instead():
+    model = TextModel(['{"steps": [{"intent": "Open the cart", "verify": [{"url_contains": "<part of a URL>"}]}]}',
+                       '{"steps": [{"intent": "Open the cart", "verify": [{"url_contains": "cart.html"}]}]}'])
+    result = await Planner(model).plan("t", "page")
+    assert result.attempts == 2 and result.plan.steps[0].verify == [{"url_contains": "cart.html"}]
+    reminder = model.requests[1].messages[-1].plain_text()
+    assert "step 1 verify: <part of a URL> is a placeholder of the format; write this task's own words there" in reminder
+
+
+def test_every_placeholder_of_the_planner_prompt_is_one_the_planner_refuses():
+    import re
+
+    from waymark.host.agent import prompts
+    from waymark.host.agent.planner import _PLACEHOLDER
+
+    shown = set(re.findall(r"<[a-zA-Z][^<>]*>", prompts.planner_system(secrets=False))) - {"<untrusted_page_content>"}
+    assert shown and all(_PLACEHOLDER.fullmatch(p) for p in shown), shown
+
+
 async def test_a_plan_problem_is_said_in_words_not_as_a_validator_path():
     model = TextModel(['{"steps": [{"intent": "a"}, {"verify": []}]}', '{"steps": [{"intent": "a"}]}'])
     await Planner(model).plan("t", "page")
