@@ -144,9 +144,27 @@ def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = A
             if name == "ref" and not refs:
                 continue  # scroll and press work without one
             props[name] = ref if name == "ref" else _plain(sub)
-        variants.append({"type": "object", "properties": props, "required": ["type", *spec["parameters"]["required"]],
-                         "additionalProperties": False})
+        required = ["type", *spec["parameters"]["required"]]
+        if kind == "scroll":
+            variants += _scroll_variants(props, required, snapshot)
+            continue
+        variants.append({"type": "object", "properties": props, "required": required, "additionalProperties": False})
     return {"type": "object", "properties": {"thought": {"type": "string"}, "action": {"anyOf": variants}}, "required": ["thought", "action"]}
+
+
+def _scroll_variants(props: dict[str, Any], required: list[str], snapshot: Snapshot) -> list[dict[str, Any]]:
+    """Scroll as the page allows it: a list by a ref in any direction, the page itself only the
+    ways it can still move (a small model asked to scroll a page that fits nine times for one step)."""
+    out = []
+    if "ref" in props:
+        out.append({"type": "object", "properties": props, "required": [*required, "ref"], "additionalProperties": False})
+    movable = scroll_directions(snapshot)
+    if movable != ():
+        page = {k: v for k, v in props.items() if k != "ref"}
+        if movable:
+            page["direction"] = {"type": "string", "enum": list(movable)}
+        out.append({"type": "object", "properties": page, "required": required, "additionalProperties": False})
+    return out
 
 
 @timed("validate")
@@ -205,20 +223,24 @@ def _already_so(action: Any, element: SnapshotElement) -> str | None:
     return None
 
 
+def scroll_directions(snapshot: Snapshot) -> tuple[str, ...] | None:
+    """The directions the page can still scroll (None for a snapshot without the page's size, an error page)."""
+    vp = snapshot.viewport
+    try:
+        at_edge = {"down": float(vp["scroll_y"]) + float(vp["height"]) >= float(vp["page_height"]) - 1,
+                   "up": float(vp["scroll_y"]) <= 0,
+                   "right": float(vp["scroll_x"]) + float(vp["width"]) >= float(vp["page_width"]) - 1,
+                   "left": float(vp["scroll_x"]) <= 0}
+    except (KeyError, TypeError, ValueError):
+        return None
+    return tuple(d for d, edge in at_edge.items() if not edge)
+
+
 def _page_at_edge(action: Any, snapshot: Snapshot) -> str | None:
     """Why scrolling the page would show nothing new: it is already at that end. A small model
     scrolled down six times in a row at the foot of a page whose elements were all listed."""
-    if action.type != "scroll":
-        return None
-    vp = snapshot.viewport
-    try:
-        at = {"down": float(vp["scroll_y"]) + float(vp["height"]) >= float(vp["page_height"]) - 1,
-              "up": float(vp["scroll_y"]) <= 0,
-              "right": float(vp["scroll_x"]) + float(vp["width"]) >= float(vp["page_width"]) - 1,
-              "left": float(vp["scroll_x"]) <= 0}[action.direction]
-    except (KeyError, TypeError, ValueError):
-        return None  # a snapshot without the page's size (an error page): nothing to judge by
-    if not at:
+    movable = scroll_directions(snapshot) if action.type == "scroll" else None
+    if movable is None or action.direction in movable:
         return None
     return (f"the page is already scrolled to its {'end' if action.direction in ('down', 'right') else 'start'} and the snapshot lists "
             "every element of it; act on one of them by its ref (a ref inside a list scrolls that list), or answer done")

@@ -140,6 +140,8 @@ class StepOutcome(BaseModel):
     success: bool = False
     result: str = ""
     attempts: int = 0
+    #: Checks no link on the page leads to: a replan may not use them again.
+    unreachable: list[dict[str, Any]] = []
 
 
 #: Characters of each raw model answer kept in the trace (redacted like everything traced).
@@ -353,38 +355,62 @@ class AgentRun:
         plan = await self._plan(snap, evidence=None)
         self.steps_total = len(plan.steps)
         index = 0
-        while index < len(plan.steps):
-            step = plan.steps[index]
-            outcome, snap = await self._step(step, index, snap)
-            if outcome.verdict == "done":
-                self.result = outcome.result
-                if not outcome.success:
-                    return False, "failed", outcome.reason
-                return await self._conclude(snap, outcome.reason)
-            if outcome.verdict == "passed":
-                self.steps_passed += 1
-                self.steps_verified += outcome.proven
-                self.history.append(f"- step {self.steps_passed}: {step.intent} -> passed")
-                index += 1
-                continue
-            if outcome.verdict == "unproven":
-                self.steps_unproven += 1
-                self.history.append(f"- step: {step.intent} -> acted, but not proven (its checks held before it acted)")
-                index += 1
-                continue
-            if not step.required:
-                self.history.append(f"- optional step skipped: {step.intent} ({outcome.reason})")
-                index += 1
-                continue
-            self.history.append(f"- step: {step.intent} -> failed ({outcome.reason[:200]})")
-            evidence = await self._persist_failure(step, outcome, snap)
-            self.budget.take_replan()
-            plan = await self._plan(snap, evidence=evidence)
-            self.steps_total = self.steps_passed + self.steps_unproven + len(plan.steps)
+        while True:
+            while index < len(plan.steps):
+                step = plan.steps[index]
+                outcome, snap = await self._step(step, index, snap)
+                if outcome.verdict == "done":
+                    self.result = outcome.result
+                    if not outcome.success:
+                        return False, "failed", outcome.reason
+                    return await self._conclude(snap, outcome.reason)
+                if outcome.verdict == "passed":
+                    self.steps_passed += 1
+                    self.steps_verified += outcome.proven
+                    self.history.append(f"- step {self.steps_passed}: {step.intent} -> passed")
+                    index += 1
+                    continue
+                if outcome.verdict == "unproven":
+                    self.steps_unproven += 1
+                    self.history.append(f"- step: {step.intent} -> acted, but not proven (its checks held before it acted)")
+                    index += 1
+                    continue
+                if not step.required:
+                    self.history.append(f"- optional step skipped: {step.intent} ({outcome.reason})")
+                    index += 1
+                    continue
+                self.history.append(f"- step: {step.intent} -> failed ({outcome.reason[:200]})")
+                evidence = await self._persist_failure(step, outcome, snap)
+                plan = await self._replan(snap, evidence)
+                index = 0
+                if not plan.steps:
+                    return await self._conclude(snap, "the new plan found nothing left to do")
+            unmet = await self._unmet_criteria(snap)
+            if not unmet or self.budget.replans >= self.options.budgets.max_replans:
+                return await self._conclude(snap, "every step passed its checks")
+            # A plan written before a dialog was answered could not see the page behind it: its
+            # steps are done, the task is not, and the page now shows what is left.
+            self.history.append(f"- every step of the plan was done, but the task is not: {unmet}")
+            self.emit("plan_finished", unmet=unmet)
+            plan = await self._replan(snap, {"plan_finished": True, "reason": f"the task's success criteria fail: {unmet}", "url": snap.url})
             index = 0
             if not plan.steps:
                 return await self._conclude(snap, "the new plan found nothing left to do")
-        return await self._conclude(snap, "every step passed its checks")
+
+    async def _replan(self, snap: Snapshot, evidence: dict[str, Any]) -> Plan:
+        """A new plan from this page for what is left, counted against the replan budget."""
+        self.budget.take_replan()
+        plan = await self._plan(snap, evidence=evidence)
+        self.steps_total = self.steps_passed + self.steps_unproven + len(plan.steps)
+        return plan
+
+    async def _unmet_criteria(self, snap: Snapshot) -> str:
+        """The task's success criteria that fail on this page, described ("" when all hold or there are none)."""
+        if not self.criteria:
+            return ""
+        context = VerifyContext(url_before=self.start_snap.url if self.start_snap else "", secret_fills=self.secret_fills)
+        verdict = await Expectation(self.criteria, context, page_text=self._page_text).judge(snap)
+        return "; ".join(f"{list(r.predicate)[0]} ({r.detail})" for r in verdict.failed())
 
     async def _conclude(self, snap: Snapshot, reason: str) -> tuple[bool, str, str]:
         """Judge a claimed success (a `done`, or the plan's last step passed): the task's
@@ -455,7 +481,9 @@ class AgentRun:
                 artifacts["screenshot"] = self.trace.artifact_b64(f"{name}-overlay.jpg", shot.screenshot_b64)
         except BrowserError as exc:
             log.warning("no failure screenshot: %s", exc)
-        evidence = {"failed_step": step.intent, "reason": outcome.reason, "url": snap.url, "attempts": outcome.attempts}
+        evidence: dict[str, Any] = {"failed_step": step.intent, "reason": outcome.reason, "url": snap.url, "attempts": outcome.attempts}
+        if outcome.unreachable:
+            evidence["unreachable"] = outcome.unreachable
         self.emit("step_failed", intent=step.intent, reason=outcome.reason, artifacts=artifacts)
         return evidence
 
@@ -651,14 +679,22 @@ class AgentRun:
 
     async def _done(self, action: Done, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
                     finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
-        """`done`: the step ends, a success only while its checks hold."""
+        """`done`: the run ends, a claimed success only while the step's checks or the task's
+        success criteria hold. A success claimed while neither holds is sent back as a retry: a
+        small model answered done for "the step is done" after a fill that had not landed, and
+        ending the run there threw away the steps still to come."""
         verdict = expectation.once(snap) if expectation.predicates else None
-        ok = action.success and (verdict is None or verdict.ok)
-        reason = action.result if ok else (action.result or "the task could not be finished")
-        if verdict is not None and not verdict.ok:
+        checks = [r.model_dump() for r in verdict.results] if verdict else []
+        if action.success and verdict is not None and not verdict.ok and (not self.criteria or await self._unmet_criteria(snap)):
             reason = "done was claimed but the step's checks fail: " + "; ".join(r.detail for r in verdict.failed())
-        finish("done" if ok else "failed", reason, checks=[r.model_dump() for r in verdict.results] if verdict else [])
+            finish("retry", reason, checks=checks)
+            return None, snap, (f"{reason}, and the task is not finished. Do the current step ({step.intent}) "
+                                "with one action on the page, or answer done with success false if it cannot be done")
+        ok = action.success
+        reason = action.result if ok else (action.result or "the task could not be finished")
+        finish("done" if ok else "failed", reason, checks=checks)
         return StepOutcome(verdict="done", success=ok, result=action.result, reason=reason, attempts=attempt), snap, None
+
 
     async def _ask_user(self, action: AskUser, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
                         finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
@@ -788,7 +824,7 @@ class AgentRun:
             reason = ("no link on the page leads to a URL that meets " + ", ".join(json.dumps(p) for p in stuck)
                       + "; the step cannot be checked from here")
             finish("failed", reason, checks=checks)
-            return StepOutcome(verdict="failed", reason=reason, attempts=record.get("attempt", 1)), latest, None
+            return StepOutcome(verdict="failed", reason=reason, attempts=record.get("attempt", 1), unreachable=stuck), latest, None
         feedback = self._check_feedback(verdict)
         finish("retry", feedback, checks=checks)
         return None, latest, feedback

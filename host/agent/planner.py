@@ -14,6 +14,7 @@ from waymark.host.agent.parsing import ParseFailure, extract_json
 from waymark.host.agent.verifier import (
     PREDICATE_NAMES,
     PredicateError,
+    key,
     parse_predicates,
 )
 from waymark.host.core.coercions import coerce_predicates
@@ -171,6 +172,22 @@ def read_plan(text: str, notes: list[str] | None = None) -> Plan:
     return Plan.model_validate(obj)
 
 
+def without_checks(plan: Plan, dropped: list[dict[str, Any]]) -> tuple[Plan, list[str]]:
+    """The plan without the checks a failed step showed no link leads to: a small model's replan
+    wrote the same `url_contains: "/contactus"` that had just failed on the page it was on. Each
+    check taken out is noted (`unreachable_check`)."""
+    keys = {key(p) for p in dropped}
+    notes: list[str] = []
+
+    def kept(predicates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        out = [p for p in predicates if key(p) not in keys]
+        notes.extend(["unreachable_check"] * (len(predicates) - len(out)))
+        return out
+
+    steps = [s.model_copy(update={"verify": kept(s.verify)}) for s in plan.steps]
+    return plan.model_copy(update={"steps": steps, "success_criteria": kept(plan.success_criteria)}), notes
+
+
 def plan_schema() -> dict[str, Any]:
     return Plan.model_json_schema()
 
@@ -220,6 +237,9 @@ class Planner:
             except ValidationError as exc:
                 problem = f"[shape] {_plan_problem(exc)}"
             else:
+                if evidence and evidence.get("unreachable"):
+                    plan, dropped = without_checks(plan, evidence["unreachable"])
+                    coercions += dropped
                 if plan.steps or evidence is not None:
                     return PlanResult(plan=plan, raw=raw, tokens=tokens_in + tokens_out, tokens_in=tokens_in, tokens_out=tokens_out,
                                       latency_ms=(time.perf_counter() - started) * 1000, attempts=attempt, coercions=coercions, answers=answers)

@@ -3,7 +3,9 @@
 A password's value never leaves the page (the snapshot says only that the field holds
 something), so a check that a password field holds a given text could never be seen to pass,
 and a model could fill the same field over and over. What the run itself filled in answers both:
-the field holds a value, and the last text the run put there has the same digest.
+the field holds a value, and the last text the run put there has the same digest. The same goes
+for a check that the page shows the text (a small model checked a password fill with
+`text_present`): a secret field of the page that holds the run's fill of that text shows it.
 """
 
 from __future__ import annotations
@@ -37,3 +39,7 @@ class SecretFills:
     def holds(self, url: str, element: SnapshotElement, text: str) -> bool:
         """Whether the secret field still holds a value and this run's last fill of it was `text`."""
         return bool(element.states.get("has_value")) and _digest(text) in self._fills.get(self._key(url, element), set())
+
+    def shown(self, url: str, elements: list[SnapshotElement], text: str) -> bool:
+        """Whether a secret field among `elements` holds this run's last fill of `text`."""
+        return any(self.holds(url, e, text) for e in elements)

@@ -87,7 +87,8 @@ async def test_a_plan_whose_checks_held_before_acting_is_never_a_success(sw, led
 
 async def test_a_done_whose_task_success_criteria_fail_is_a_failed_run_with_the_reason(sw, ledger, serve):
     model = await serve(FALSE_SUCCESS_PLAN, success_criteria=[{"url_contains": "/login/account.html"}, {"text_present": "Welcome, ada"}])
-    summary = await _run(sw, model, LOGIN_TASK, ledger)
+    # No replans: with one left, a plan whose steps are done while the criteria fail is planned again.
+    summary = await _run(sw, model, LOGIN_TASK, ledger, budgets={"max_replans": 0})
     assert summary["success"] is False
     assert summary["outcome"] == "failed", summary
     assert summary["reason"].startswith("success was claimed but the task's success criteria fail: url_contains")
@@ -276,3 +277,58 @@ async def test_a_check_that_held_before_the_step_and_not_after_is_no_failure_of_
     assert [(s["verdict"], s["attempt"]) for s in sign_in] == [("unproven", 1)], sign_in
     assert sign_in[0]["checks_before"][0]["ok"] is True
     assert summary["retries"] == 0
+
+
+async def test_a_done_answered_at_a_step_whose_checks_fail_is_sent_back_and_the_run_goes_on(sw, ledger, serve):
+    # The real model's login run: it answered done for "the password is filled" before it was,
+    # and the run ended there with the Sign in button never clicked.
+    model = await serve([
+        {"intent": "Enter the username", "action": {"type": "fill", "target": {"role": "textbox", "name": "Username"}, "text": "ada"},
+         "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Username"}, "value": "ada"}}]},
+        {"intent": "Enter the password", "actions": [{"type": "done", "result": "success", "success": True},
+                                                     {"type": "fill", "target": {"role": "textbox", "name": "Password"}, "text": "lovelace"}],
+         "verify": [{"text_present": "lovelace"}]},
+        {"intent": "Sign in", "action": {"type": "click", "target": {"role": "button", "name": "Sign in"}},
+         "verify": [{"url_contains": "/login/account.html"}]},
+    ], success_criteria=[{"text_present": "Welcome, ada"}])
+    summary = await _run(sw, model, LOGIN_TASK, ledger)
+    assert summary["success"] is True, summary
+    password = [s for s in trace_events(summary["trace_dir"], "step") if s["intent"] == "Enter the password"]
+    assert [s["verdict"] for s in password] == ["retry", "passed"]
+    assert password[0]["reason"] == "done was claimed but the step's checks fail: not on the page"
+    assert "Do the current step (Enter the password) with one action" in _executor_prompts(model)[2]
+
+
+async def test_a_check_that_the_page_shows_the_password_holds_once_the_run_filled_it_and_never_quotes_it(sw, ledger, serve):
+    model = await serve([{"intent": "Enter the password", "action": {"type": "fill", "target": {"role": "textbox", "name": "Password"}, "text": "lovelace"},
+                          "verify": [{"text_present": "lovelace"}]}])
+    summary = await _run(sw, model, LOGIN_TASK, ledger)
+    (step,) = trace_events(summary["trace_dir"], "step")
+    assert step["verdict"] == "passed", step
+    assert step["checks"][0]["detail"] == "held by a secret field this run filled with it (its value is never read)"
+
+
+async def test_a_plan_whose_steps_are_done_while_the_task_is_not_is_planned_again_from_the_page_behind_the_dialog(sw, site_url, serve):
+    # The real model planned only the cookie wall (the snapshot shows nothing behind a modal
+    # dialog); the run then ended with the newsletter never subscribed.
+    wall = {"intent": "Answer the cookie wall", "action": {"type": "click", "target": {"role": "button", "name": "Reject non-essential"}},
+            "verify": [{"absent": {"role": "dialog"}}]}
+    email = {"intent": "Enter the email", "action": {"type": "fill", "target": {"role": "textbox", "name": "Email address"}, "text": "ada@example.com"},
+             "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Email address"}, "value": "ada@example.com"}}]}
+    subscribe = {"intent": "Subscribe", "action": {"type": "click", "target": {"role": "button", "name": "Subscribe"}},
+                 "verify": [{"url_contains": "subscribed.html"}]}
+    criteria = [{"url_contains": "subscribed.html"}]
+    first = json.dumps({"steps": [{"intent": wall["intent"], "verify": wall["verify"]}], "success_criteria": criteria})
+    rest = json.dumps({"steps": [{"intent": s["intent"], "verify": s["verify"]} for s in (email, subscribe)], "success_criteria": criteria})
+    model = await serve([wall, email, subscribe], plan_text=[first, rest])
+    with SiteServer() as sites:
+        summary = await _run(sw, model, "Subscribe ada@example.com to The Daily Loop newsletter, allowing only essential cookies.",
+                             f"{sites.site}/cookies/index.html", policy={"destructive": "allow"})
+    assert summary["success"] is True, summary
+    finished = trace_events(summary["trace_dir"], "plan_finished")[0]
+    assert finished["unmet"].startswith("url_contains (url is ")
+    assert trace_events(summary["trace_dir"], "replan")[0]["evidence"]["plan_finished"] is True
+    replan_prompt = "\n".join([s for s in model.seen if s.role == "planner"][1].messages("user"))
+    assert "Every step of the last plan was done, but the task is not finished." in replan_prompt
+    assert 'textbox "Email address"' in replan_prompt, "the replan sees the page behind the dialog"
+    assert [s["intent"] for s in trace_events(summary["trace_dir"], "step")] == ["Answer the cookie wall", "Enter the email", "Subscribe"]

@@ -65,6 +65,26 @@ def test_on_a_page_with_no_elements_the_constraint_admits_no_ref_at_all():
         jsonschema.validate({"thought": "t", "action": action}, schema)
 
 
+def _at(scroll_y: int, page_height: int) -> Snapshot:
+    viewport = {"scroll_x": 0, "scroll_y": scroll_y, "width": 1280, "height": 800, "page_width": 1280, "page_height": page_height}
+    return PAGE.model_copy(update={"viewport": viewport})
+
+
+def test_on_a_page_that_fits_the_window_the_constraint_scrolls_only_a_list_by_its_ref():
+    # The real model asked to scroll a page that fits nine times for one step.
+    schema = constrained_decision_schema(_at(0, 800))
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"thought": "t", "action": {"type": "scroll", "direction": "down"}}, schema)
+    jsonschema.validate({"thought": "t", "action": {"type": "scroll", "direction": "down", "ref": 3}}, schema)
+
+
+def test_at_the_foot_of_a_page_the_constraint_scrolls_the_page_only_up():
+    schema = constrained_decision_schema(_at(1200, 2000))
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"thought": "t", "action": {"type": "scroll", "direction": "down"}}, schema)
+    jsonschema.validate({"thought": "t", "action": {"type": "scroll", "direction": "up"}}, schema)
+
+
 def test_a_ref_on_a_page_with_no_elements_is_refused_with_what_can_be_done_there():
     from waymark.host.agent.grammar import DecisionRejected, validate_decision
 

@@ -198,3 +198,14 @@ def test_a_plans_success_criteria_are_validated_like_step_checks():
     assert plan.success_criteria == [{"url_contains": "/account"}]
     with pytest.raises(ValidationError, match="unknown predicate 'page_is'"):
         Plan.model_validate({"steps": [{"intent": "Sign in"}], "success_criteria": [{"page_is": "account"}]})
+
+
+async def test_a_replan_drops_the_url_check_the_failed_step_showed_no_link_leads_to():
+    # The real model's replan on the contact page repeated the check that had just failed there.
+    answer = json.dumps({"steps": [{"intent": "Click the Contact us link", "verify": [{"url_contains": "/contactus"}, {"title_contains": "Contact"}]}],
+                         "success_criteria": [{"url_contains": "/contactus"}]})
+    evidence = {"failed_step": "Open the Contact us page", "unreachable": [{"url_contains": "/contactus"}]}
+    result = await Planner(_Answering(answer)).plan("t", "page", evidence=evidence)
+    assert result.plan.steps[0].verify == [{"title_contains": "Contact"}]
+    assert result.plan.success_criteria == []
+    assert result.coercions == ["unreachable_check", "unreachable_check"]
