@@ -226,6 +226,8 @@ class AgentRun:
         self.last_raw = ""
         #: The task-level success criteria of the latest plan that gave some.
         self.criteria: list[Predicate] = []
+        #: Elements an overlay hid on the page the current plan was made on.
+        self.plan_hid = 0
         self.start_snap: Snapshot | None = None
         self.start_text = ""
         #: Tabs this task works in; the last of them is never closed.
@@ -385,14 +387,18 @@ class AgentRun:
                 index = 0
                 if not plan.steps:
                     return await self._conclude(snap, "the new plan found nothing left to do")
-            unmet = await self._unmet_criteria(snap)
+            # A plan written while an overlay hid part of the page (a cookie wall before its
+            # answer) could not plan for what it hid: its steps are done, the task may not be, and
+            # the page now shows what is left. A plan that saw the whole page is judged as it is:
+            # planned again over a wrong guess of a criterion, the real model's next step after a
+            # landed sign-in was "Sign out".
+            unmet = await self._unmet_criteria(snap) if self.plan_hid else ""
             if not unmet or self.budget.replans >= self.options.budgets.max_replans:
                 return await self._conclude(snap, "every step passed its checks")
-            # A plan written before a dialog was answered could not see the page behind it: its
-            # steps are done, the task is not, and the page now shows what is left.
             self.history.append(f"- every step of the plan was done, but the task is not: {unmet}")
             self.emit("plan_finished", unmet=unmet)
-            plan = await self._replan(snap, {"plan_finished": True, "reason": f"the task's success criteria fail: {unmet}", "url": snap.url})
+            plan = await self._replan(snap, {"plan_finished": True, "reason": f"the task's success criteria fail: {unmet}; the last plan was made "
+                                                   f"while an overlay hid {self.plan_hid} element(s) of the page", "url": snap.url})
             index = 0
             if not plan.steps:
                 return await self._conclude(snap, "the new plan found nothing left to do")
@@ -449,6 +455,7 @@ class AgentRun:
                       fallback=True, reason="planning is off for this run", evidence=evidence)
             return plan
         safe = self._safe(snap)
+        self.plan_hid = int(snap.stats.get("occluded") or 0)
         try:
             result = await self.planner.plan(
                 self.options.task, self._page(safe), evidence=evidence, history=self.history, timeout=self._timeout(self.options.planner_call),

@@ -87,10 +87,12 @@ async def test_a_plan_whose_checks_held_before_acting_is_never_a_success(sw, led
 
 async def test_a_done_whose_task_success_criteria_fail_is_a_failed_run_with_the_reason(sw, ledger, serve):
     model = await serve(FALSE_SUCCESS_PLAN, success_criteria=[{"url_contains": "/login/account.html"}, {"text_present": "Welcome, ada"}])
-    # No replans: with one left, a plan whose steps are done while the criteria fail is planned again.
-    summary = await _run(sw, model, LOGIN_TASK, ledger, budgets={"max_replans": 0})
+    summary = await _run(sw, model, LOGIN_TASK, ledger)
     assert summary["success"] is False
     assert summary["outcome"] == "failed", summary
+    # The plan saw the whole page: its finished steps and failing criteria are the verdict, not a
+    # reason to plan again (planned again after a landed sign-in, the real model planned "Sign out").
+    assert summary["replans"] == 0
     assert summary["reason"].startswith("success was claimed but the task's success criteria fail: url_contains")
     criteria = trace_events(summary["trace_dir"], "criteria")[0]
     assert criteria["ok"] is False
@@ -327,7 +329,8 @@ async def test_a_plan_whose_steps_are_done_while_the_task_is_not_is_planned_agai
     assert summary["success"] is True, summary
     finished = trace_events(summary["trace_dir"], "plan_finished")[0]
     assert finished["unmet"].startswith("url_contains (url is ")
-    assert trace_events(summary["trace_dir"], "replan")[0]["evidence"]["plan_finished"] is True
+    evidence = trace_events(summary["trace_dir"], "replan")[0]["evidence"]
+    assert evidence["plan_finished"] is True and "the last plan was made while an overlay hid" in evidence["reason"]
     replan_prompt = "\n".join([s for s in model.seen if s.role == "planner"][1].messages("user"))
     assert "Every step of the last plan was done, but the task is not finished." in replan_prompt
     assert 'textbox "Email address"' in replan_prompt, "the replan sees the page behind the dialog"
