@@ -6,7 +6,9 @@ Decisions (executor answers):
 
 - ``ref_string``     ``"ref": "3"`` or ``"ref": "[3]"`` is ref 3
 - ``ref_list``       ``"ref": [4]`` is ref 4 (one ref only)
-- ``done_bool``      ``done`` with ``"result": true`` and no ``success`` is ``success: true``
+- ``done_bool``      ``done`` with ``"result": true`` (or the text ``"false"``: the real model
+                     ended a step it could not do that way) is ``success: true`` (false); a
+                     ``success`` given beside it wins
 - ``action_alias``   an action type with an obvious name (``goto``, ``input_text``, ``finish``,
                      ``scroll_down`` ...) is renamed to the grammar's one
 - ``action_shape``   ``{"action": "click", "ref": 3}`` and ``{"action": {"click": {"ref": 3}}}``
@@ -102,9 +104,10 @@ def coerce_decision(obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         action["ref"], note = _ref(action["ref"])
         if note:
             notes.append(note)
-    if kind == "done" and isinstance(action.get("result"), bool):
-        flag = action.pop("result")
-        action.setdefault("success", flag)
+    result = action.get("result")
+    if kind == "done" and (isinstance(result, bool) or (isinstance(result, str) and result.strip().lower() in ("true", "false"))):
+        action.pop("result")
+        action.setdefault("success", result if isinstance(result, bool) else result.strip().lower() == "true")
         notes.append("done_bool")
     return {**obj, "action": action}, notes
 

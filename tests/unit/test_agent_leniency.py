@@ -54,6 +54,7 @@ class TextModel(LLMProvider):
     ('{"action": {"type": "click", "ref": [4]}}', {"type": "click", "ref": 4}, "ref_list"),
     ('{"action": {"type": "click", // the search button\n "ref": 4 /* [4] */}}', {"type": "click", "ref": 4}, "comments"),
     ('{"action": {"type": "done", "result": true}}', {"type": "done", "result": "", "success": True}, "done_bool"),
+    ('{"action": {"type": "done", "result": "false"}}', {"type": "done", "result": "", "success": False}, "done_bool"),
     ('Here it is:\n```json\n{"action": {"type": "back"}}\n```', {"type": "back"}, "fenced"),
     ('{"action": "click", "ref": 4}', {"type": "click", "ref": 4}, "action_shape"),
     ('{"action": {"click": {"ref": 4}}}', {"type": "click", "ref": 4}, "action_shape"),
