@@ -21,6 +21,10 @@ Predicate lists (plan checks and success criteria):
 - ``predicate_pair``    ``["title_contains", "Trail"]`` is ``{"title_contains": "Trail"}``
 - ``predicate_extra``   keys beside one predicate that name no predicate are dropped:
                         ``{"exists": {...}, "value": "dark"}`` is ``{"exists": {...}}``
+- ``predicate_target``  a target written without its ``target`` wrapper is put in one:
+                        ``{"count_at_least": {"role": "link", "name_contains": "Trail"}}`` is
+                        ``{"count_at_least": {"target": {"role": "link", "name_contains": "Trail"}, "n": 1}}``
+                        (at least one when no ``n`` is given); so for ``value_equals`` and ``checked``
 
 Text-level repairs (comments, fences, trailing commas) belong to the parser.
 """
@@ -31,6 +35,7 @@ import re
 from typing import Any, Collection
 
 from waymark.host.core.actions import ACTION_TYPES
+from waymark.host.core.targets import Target
 
 #: Names models give actions, mapped to the grammar's action types.
 ACTION_ALIASES: dict[str, str] = {
@@ -137,4 +142,23 @@ def coerce_predicates(value: Any, names: Collection[str]) -> tuple[Any, list[str
             notes.append("predicate_extra")
         else:
             out.append(item)
-    return out, notes
+    return [_wrapped_target(item, notes) for item in out], notes
+
+
+#: Predicates whose argument holds a `target` beside other fields.
+_TARGETED = frozenset({"value_equals", "checked", "count_at_least"})
+
+
+def _wrapped_target(item: Any, notes: list[str]) -> Any:
+    """`predicate_target`: the fields of a target given beside `n` or `value` go in a `target`."""
+    if not (isinstance(item, dict) and len(item) == 1):
+        return item
+    (name, arg), = item.items()
+    if name not in _TARGETED or not isinstance(arg, dict) or "target" in arg or not set(arg) & set(Target.model_fields):
+        return item
+    wrapped = {"target": {k: v for k, v in arg.items() if k in Target.model_fields},
+               **{k: v for k, v in arg.items() if k not in Target.model_fields}}
+    if name == "count_at_least":
+        wrapped.setdefault("n", 1)
+    notes.append("predicate_target")
+    return {name: wrapped}

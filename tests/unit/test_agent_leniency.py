@@ -150,6 +150,17 @@ async def test_a_check_with_a_stray_key_beside_its_predicate_is_taken_without_it
     assert result.coercions == ["predicate_extra"] and result.attempts == 1
 
 
+async def test_a_check_whose_target_is_written_without_its_wrapper_is_taken_with_it():
+    # The real model's shop plans: `count_at_least` with role and name and no `target`, three times over.
+    model = TextModel(['{"steps": [{"intent": "Add the shoes", "verify": [{"count_at_least": {"role": "link", "name_contains": "Cart (1)"}},'
+                       ' {"value_equals": {"role": "searchbox", "name": "Search products", "value": "Trail Runner 3"}}]}]}'])
+    result = await Planner(model).plan("t", "page")
+    assert result.plan.steps[0].verify == [
+        {"count_at_least": {"target": {"role": "link", "name_contains": "Cart (1)"}, "n": 1}},
+        {"value_equals": {"target": {"role": "searchbox", "name": "Search products"}, "value": "Trail Runner 3"}}]
+    assert result.coercions == ["predicate_target", "predicate_target"] and result.attempts == 1
+
+
 async def test_a_plan_refused_for_its_shape_is_asked_to_be_corrected_without_an_example_to_copy():
     model = TextModel(['{"steps": [{"intent": "x", "verify": [{"css": "#buy"}]}]}', '{"steps": [{"intent": "x"}]}'])
     await Planner(model).plan("Save the settings", "page")
