@@ -25,6 +25,7 @@ Predicate lists (plan checks and success criteria):
                         ``{"count_at_least": {"role": "link", "name_contains": "Trail"}}`` is
                         ``{"count_at_least": {"target": {"role": "link", "name_contains": "Trail"}, "n": 1}}``
                         (at least one when no ``n`` is given); so for ``value_equals`` and ``checked``
+- ``value_bool``        ``value_equals`` with ``true`` or ``false`` is the ``checked`` check it means
 
 Text-level repairs (comments, fences, trailing commas) belong to the parser.
 """
@@ -142,7 +143,16 @@ def coerce_predicates(value: Any, names: Collection[str]) -> tuple[Any, list[str
             notes.append("predicate_extra")
         else:
             out.append(item)
-    return [_wrapped_target(item, notes) for item in out], notes
+    return [_checked_meant(_wrapped_target(item, notes), notes) for item in out], notes
+
+
+def _checked_meant(item: Any, notes: list[str]) -> Any:
+    """`value_bool`: a `value_equals` whose value is true or false checks a box's state."""
+    arg = item.get("value_equals") if isinstance(item, dict) and len(item) == 1 else None
+    if not isinstance(arg, dict) or not isinstance(arg.get("value"), bool):
+        return item
+    notes.append("value_bool")
+    return {"checked": arg}
 
 
 #: Predicates whose argument holds a `target` beside other fields.

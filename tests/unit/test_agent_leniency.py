@@ -161,6 +161,15 @@ async def test_a_check_whose_target_is_written_without_its_wrapper_is_taken_with
     assert result.coercions == ["predicate_target", "predicate_target"] and result.attempts == 1
 
 
+async def test_a_value_check_of_true_or_false_is_taken_as_the_checked_state_it_means():
+    # The real model's cookie plan was refused three times for this one criterion.
+    model = TextModel(['{"steps": [{"intent": "Tick the box"}], "success_criteria": [{"value_equals": {"target": '
+                       '{"role": "checkbox", "name": "Weekly digest only"}, "value": true}}]}'])
+    result = await Planner(model).plan("t", "page")
+    assert result.plan.success_criteria == [{"checked": {"target": {"role": "checkbox", "name": "Weekly digest only"}, "value": True}}]
+    assert result.coercions == ["value_bool"] and result.attempts == 1
+
+
 async def test_a_plan_refused_for_its_shape_is_asked_to_be_corrected_without_an_example_to_copy():
     model = TextModel(['{"steps": [{"intent": "x", "verify": [{"css": "#buy"}]}]}', '{"steps": [{"intent": "x"}]}'])
     await Planner(model).plan("Save the settings", "page")
