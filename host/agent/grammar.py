@@ -220,7 +220,14 @@ def _already_so(action: Any, element: SnapshotElement) -> str | None:
         return already_done(element, "is already checked")
     if action.type == "uncheck" and element.states.get("checked") is False:
         return already_done(element, "is already unchecked")
+    if action.type == "click" and element.role in _TEXT_FIELDS and element.states.get("focused"):
+        # A small model clicked a focused search box three times for "enter the name in the search box".
+        return f'[{element.ref}] {element.role} "{element.name}" is already focused and a click changes nothing; to type into it, use fill with its ref'
     return None
+
+
+#: Fields a click only focuses: typing into them is fill.
+_TEXT_FIELDS = frozenset({"textbox", "searchbox"})
 
 
 def scroll_directions(snapshot: Snapshot) -> tuple[str, ...] | None:

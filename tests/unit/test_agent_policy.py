@@ -164,6 +164,19 @@ def test_a_fill_with_the_text_the_field_already_holds_is_refused_as_already_done
     assert validate_decision({"action": {"type": "fill", "ref": 2, "text": "lovelace"}}, snap).action.ref == 2
 
 
+def test_a_click_on_a_focused_search_box_is_refused_with_fill_as_the_way_to_type():
+    # The real model clicked the focused search box three times for "Enter 'Trail Runner 3' in the search box".
+    snap = Snapshot(url="https://shop.example/", elements=[
+        SnapshotElement(ref=3, role="searchbox", name="Search products", states={"focused": True}),
+        SnapshotElement(ref=4, role="textbox", name="Email"),
+    ])
+    with pytest.raises(DecisionRejected) as refused:
+        validate_decision({"action": {"type": "click", "ref": 3}}, snap)
+    assert refused.value.kind == "already_done"
+    assert refused.value.message == '[3] searchbox "Search products" is already focused and a click changes nothing; to type into it, use fill with its ref'
+    assert validate_decision({"action": {"type": "click", "ref": 4}}, snap).action.ref == 4, "a field not focused yet may be clicked"
+
+
 def test_checking_a_checked_box_or_unchecking_an_unchecked_one_is_refused_as_already_done():
     snap = Snapshot(url="https://ledger.example/login", elements=[
         SnapshotElement(ref=1, role="checkbox", name="Keep me signed in", states={"checked": True}),
