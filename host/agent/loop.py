@@ -48,6 +48,7 @@ from waymark.host.agent.redaction import (
 )
 from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.agent.session import BrowserSession
+from waymark.host.agent.task_values import missing_values, task_values
 from waymark.host.agent.trace import RunSummary, TraceWriter, digest, new_run_id
 from waymark.host.agent.verifier import (
     Expectation,
@@ -68,6 +69,7 @@ from waymark.host.core.actions import (
     Done,
     Extract,
     Fill,
+    Type,
     Wait,
     absolute_url,
     action_json,
@@ -228,6 +230,8 @@ class AgentRun:
         self.criteria: list[Predicate] = []
         #: Elements an overlay hid on the page the current plan was made on.
         self.plan_hid = 0
+        #: The texts this run typed (as the model wrote them: placeholders, never secrets).
+        self.typed: list[str] = []
         self.start_snap: Snapshot | None = None
         self.start_text = ""
         #: Tabs this task works in; the last of them is never closed.
@@ -421,6 +425,12 @@ class AgentRun:
     async def _conclude(self, snap: Snapshot, reason: str) -> tuple[bool, str, str]:
         """Judge a claimed success (a `done`, or the plan's last step passed): the task's
         success criteria must hold now, and something must prove the agent did it."""
+        missing = missing_values(task_values(self.options.task), self.typed, snap)
+        if missing:
+            missing = missing_values(missing, self.typed, snap, await self._page_text())
+        if missing:
+            return False, "failed", ("success was claimed but the task gives " + ", ".join(missing)
+                                     + " and the run never entered it, nor does the page show it")
         changed: list[dict[str, Any]] = []
         if self.criteria:
             expectation = Expectation(self.criteria, VerifyContext(url_before=self.start_snap.url if self.start_snap else "", secret_fills=self.secret_fills),
@@ -668,6 +678,8 @@ class AgentRun:
 
         if isinstance(action, Fill) and isinstance(dispatched, Fill):
             self.secret_fills.note(snap.url, snap.find(action.ref), action.text, dispatched.text)
+        if isinstance(action, (Fill, Type)):
+            self.typed.append(action.text)
         landed = landed_line(result, safe)
         if landed:
             record.update(action_line=record["action_line"] + landed, hit=result.hit.model_dump() if result.hit else None,

@@ -335,3 +335,19 @@ async def test_a_plan_whose_steps_are_done_while_the_task_is_not_is_planned_agai
     assert "Every step of the last plan was done, but the task is not finished." in replan_prompt
     assert 'textbox "Email address"' in replan_prompt, "the replan sees the page behind the dialog"
     assert [s["intent"] for s in trace_events(summary["trace_dir"], "step")] == ["Answer the cookie wall", "Enter the email", "Subscribe"]
+
+
+async def test_a_success_whose_criteria_hold_while_the_tasks_email_was_never_entered_is_a_failed_run(sw, serve):
+    # The real model subscribed with an empty email field, and its criterion (the confirmation
+    # page's title) held: "SUCCESS" on a task whose point was the address.
+    reject = {"intent": "Answer the cookie wall", "action": {"type": "click", "target": {"role": "button", "name": "Reject non-essential"}},
+              "verify": [{"absent": {"role": "dialog"}}]}
+    subscribe = {"intent": "Subscribe", "action": {"type": "click", "target": {"role": "button", "name": "Subscribe"}},
+                 "verify": [{"url_contains": "subscribed.html"}]}
+    model = await serve([reject, subscribe], success_criteria=[{"title_contains": "Subscribed"}])
+    with SiteServer() as sites:
+        summary = await _run(sw, model, "Subscribe ada@example.com to The Daily Loop newsletter, allowing only essential cookies.",
+                             f"{sites.site}/cookies/index.html", policy={"destructive": "allow"})
+    assert (summary["success"], summary["outcome"]) == (False, "failed"), summary
+    assert summary["reason"] == ("success was claimed but the task gives ada@example.com and the run never entered it, "
+                                 "nor does the page show it")

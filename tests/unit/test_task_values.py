@@ -1,0 +1,26 @@
+"""The email addresses a task gives must be entered or shown before a success is accepted."""
+
+from waymark.host.agent.task_values import missing_values, task_values
+from waymark.host.core.snapshot import Snapshot, SnapshotElement
+
+PAGE = Snapshot(url="https://news.example/subscribed.html?email=&consent=essential", title="Subscribed", text="Thanks!")
+
+
+def test_a_tasks_email_addresses_are_its_values_each_once():
+    assert task_values("Send it to bob@example.com, then to ann@mail.example.org. Again to bob@example.com.") == [
+        "bob@example.com", "ann@mail.example.org"]
+    assert task_values("Sign in as ada with the password lovelace.") == []
+
+
+def test_an_email_the_run_typed_is_not_missing():
+    assert missing_values(["ada@example.com"], ["ada@example.com"], PAGE) == []
+
+
+def test_an_email_the_page_shows_in_a_field_or_its_url_is_not_missing():
+    field = PAGE.model_copy(update={"elements": [SnapshotElement(ref=1, role="textbox", name="Email", value="ada@example.com")]})
+    assert missing_values(["ada@example.com"], [], field) == []
+    assert missing_values(["ada@example.com"], [], PAGE.model_copy(update={"url": "https://news.example/s?email=ada%40example.com"})) == []
+
+
+def test_an_email_never_typed_nor_shown_is_missing():
+    assert missing_values(["ada@example.com"], ["ada"], PAGE) == ["ada@example.com"]
