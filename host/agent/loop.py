@@ -442,11 +442,17 @@ class AgentRun:
             if not verdict.ok:
                 return False, "failed", "success was claimed but the task's success criteria fail: " + "; ".join(
                     f"{list(r.predicate)[0]} ({r.detail})" for r in verdict.failed())
-        if not changed and not self.steps_verified:
-            why = ("every success criterion already held when the run began" if self.criteria
-                   else "the plan has no success criteria")
+        if self.criteria and not changed:
+            # Criteria that held before anything was done say nothing of the task, whatever the
+            # steps proved: a small model's replan gave the start page's title and URL as its
+            # criteria after one verified step, typing into the search box, and that was taken
+            # for the whole shopping task done.
+            return False, "unproven", ("nothing proves the task was done: every success criterion already held when the run began"
+                                       f" ({self.steps_verified} step(s) verified)")
+        if not self.criteria and not self.steps_verified:
             unproven = f"; {self.steps_unproven} step(s) acted with checks that held before they acted" if self.steps_unproven else ""
-            return False, "unproven", f"nothing proves the task was done: no step was verified by a check that changed, and {why}{unproven}"
+            return False, "unproven", ("nothing proves the task was done: no step was verified by a check that changed, "
+                                       f"and the plan has no success criteria{unproven}")
         return True, "done", reason
 
     def _criteria_before(self) -> set[str]:

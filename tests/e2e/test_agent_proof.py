@@ -351,3 +351,16 @@ async def test_a_success_whose_criteria_hold_while_the_tasks_email_was_never_ent
     assert (summary["success"], summary["outcome"]) == (False, "failed"), summary
     assert summary["reason"] == ("success was claimed but the task gives ada@example.com and the run never entered it, "
                                  "nor does the page show it")
+
+
+async def test_criteria_that_held_before_anything_was_done_prove_nothing_even_after_a_verified_step(sw, ledger, serve):
+    # The real model's shop replan gave the start page's title and URL as the task's criteria; one
+    # verified step (typing into the search box) then made "add the shoes to the cart" a success.
+    model = await serve([
+        {"intent": "Enter the username", "action": {"type": "fill", "target": {"role": "textbox", "name": "Username"}, "text": "ada"},
+         "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Username"}, "value": "ada"}}]},
+    ], success_criteria=[{"title_contains": "Ledger"}, {"url_contains": "/login/index.html"}])
+    summary = await _run(sw, model, LOGIN_TASK, ledger)
+    assert (summary["success"], summary["outcome"]) == (False, "unproven"), summary
+    assert summary["steps_passed"] == 1
+    assert summary["reason"] == "nothing proves the task was done: every success criterion already held when the run began (1 step(s) verified)"
