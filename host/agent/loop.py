@@ -418,9 +418,12 @@ class AgentRun:
         """The task's success criteria that fail on this page, described ("" when all hold or there are none)."""
         if not self.criteria:
             return ""
+        return (await self._criteria_expectation().judge(snap)).failed_line()
+
+    def _criteria_expectation(self) -> Expectation:
+        """The task's success criteria, judged against the page the run started on."""
         context = VerifyContext(url_before=self.start_snap.url if self.start_snap else "", secret_fills=self.secret_fills)
-        verdict = await Expectation(self.criteria, context, page_text=self._page_text).judge(snap)
-        return "; ".join(f"{list(r.predicate)[0]} ({r.detail})" for r in verdict.failed())
+        return Expectation(self.criteria, context, page_text=self._page_text)
 
     async def _conclude(self, snap: Snapshot, reason: str) -> tuple[bool, str, str]:
         """Judge a claimed success (a `done`, or the plan's last step passed): the task's
@@ -433,15 +436,12 @@ class AgentRun:
                                      + " and the run never entered it, nor does the page show it")
         changed: list[dict[str, Any]] = []
         if self.criteria:
-            expectation = Expectation(self.criteria, VerifyContext(url_before=self.start_snap.url if self.start_snap else "", secret_fills=self.secret_fills),
-                                      page_text=self._page_text)
-            verdict = await expectation.eventually(snap, self.session.snapshot, timeout=2.0, max_tries=3)
+            verdict = await self._criteria_expectation().eventually(snap, self.session.snapshot, timeout=2.0, max_tries=3)
             before = self._criteria_before()
             changed = [r.predicate for r in verdict.results if key(r.predicate) not in before]
             self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in verdict.results], held_at_start=sorted(before))
             if not verdict.ok:
-                return False, "failed", "success was claimed but the task's success criteria fail: " + "; ".join(
-                    f"{list(r.predicate)[0]} ({r.detail})" for r in verdict.failed())
+                return False, "failed", "success was claimed but the task's success criteria fail: " + verdict.failed_line()
         if self.criteria and not changed:
             # Criteria that held before anything was done say nothing of the task, whatever the
             # steps proved: a small model's replan gave the start page's title and URL as its
@@ -720,7 +720,6 @@ class AgentRun:
         finish("done" if ok else "failed", reason, checks=checks)
         return StepOutcome(verdict="done", success=ok, result=action.result, reason=reason, attempts=attempt), snap, None
 
-
     async def _ask_user(self, action: AskUser, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
                         finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
         """`ask_user`: the user's answer joins the history; a step that only needed it is done."""
@@ -807,7 +806,7 @@ class AgentRun:
 
     @staticmethod
     def _check_feedback(verdict: Verification) -> str:
-        return "the step's checks failed: " + "; ".join(f"{list(r.predicate)[0]} ({r.detail})" for r in verdict.failed())
+        return "the step's checks failed: " + verdict.failed_line()
 
     async def _verify(self, result: ActionResult, expectation: Expectation, timing: dict[str, float],
                       finish: Callable[..., None], record: dict[str, Any], open_ended: bool = False) -> tuple[StepOutcome | None, Snapshot, str | None]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote_plus
 
+from waymark.host.agent.verifier import shown_text
 from waymark.host.core.snapshot import Snapshot
 from waymark.host.core.targets import normalise
 
@@ -26,7 +27,6 @@ def task_values(task: str) -> list[str]:
 
 def missing_values(values: list[str], typed: list[str], snapshot: Snapshot, page_text: str = "") -> list[str]:
     """The values the run never typed and the page (its text, fields, title and URL) does not show."""
-    shown = normalise(" ".join([snapshot.title, snapshot.text, page_text, unquote_plus(snapshot.url),
-                                *(e.name for e in snapshot.elements), *(e.value or "" for e in snapshot.elements)]))
+    shown = shown_text(snapshot, page_text) + " " + normalise(unquote_plus(snapshot.url))
     entered = normalise(" ".join(typed))
     return [v for v in values if normalise(v) not in entered and normalise(v) not in shown]

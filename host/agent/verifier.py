@@ -165,6 +165,11 @@ def url_contains(fragment: str, url: str) -> bool:
     return any(value == slug for _, value in parse_qsl(urlsplit(url).query))
 
 
+def shown_text(snap: Snapshot, page_text: str = "") -> str:
+    """All the text a page shows, normalised: title, snapshot text, read text, element names and values."""
+    return normalise(" ".join([snap.title, snap.text, page_text, *(e.name for e in snap.elements), *(e.value or "" for e in snap.elements)]))
+
+
 def _evaluate(name: str, arg: Any, snap: Snapshot, ctx: VerifyContext) -> tuple[bool, str]:
     if name == "url_contains":
         return url_contains(arg, snap.url), f"url is {snap.url}"
@@ -176,8 +181,7 @@ def _evaluate(name: str, arg: Any, snap: Snapshot, ctx: VerifyContext) -> tuple[
     if name == "title_contains":
         return normalise(arg) in normalise(snap.title), f"title is {snap.title!r}"
     if name == "text_present":
-        haystack = normalise(" ".join([snap.title, snap.text, ctx.page_text, *(e.name for e in snap.elements), *(e.value or "" for e in snap.elements)]))
-        if normalise(arg) in haystack:
+        if normalise(arg) in shown_text(snap, ctx.page_text):
             return True, "found on the page"
         if ctx.secret_fills is not None and ctx.secret_fills.shown(snap.url, snap.elements, arg):
             # The detail never says which field: the text is a secret.
@@ -254,6 +258,10 @@ class Verification(BaseModel):
 
     def failed(self) -> list[CheckResult]:
         return [r for r in self.results if not r.ok]
+
+    def failed_line(self) -> str:
+        """The failed checks in words, for a reason or feedback: `url_contains (url is ...); ...`."""
+        return "; ".join(f"{list(r.predicate)[0]} ({r.detail})" for r in self.failed())
 
 
 class Expectation:
