@@ -31,6 +31,8 @@
   const CHECKABLE_ROLES = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]);
   /** How long the box may keep moving before the action gives up. */
   const STABLE_TIMEOUT_MS = 1000;
+  /** How long a box must hold while a script's short timer runs: activity.js counts timers up to this as possible steps of a motion. */
+  const TIMER_STEP_MS = 100;
 
   /** @param {number} ref @returns {Element} */
   function resolve(ref) {
@@ -137,17 +139,103 @@
     requestAnimationFrame(() => { clearTimeout(t); r(undefined); });
   });
 
-  /** The element's box once it has stopped moving (the same box in two consecutive animation frames). */
-  async function stableBox(/** @type {Element} */ el) {
+  /**
+   * The element's box once it has stopped moving. Where nothing may be moving it (see motion)
+   * and the action's scroll left it where it was (`unscrolled`), that is its box now. Otherwise
+   * it is the same box in two consecutive animation frames, and for as long as a step of a
+   * script's short timer when one is under way: such a timer may move it less often than
+   * frames come.
+   * @param {Element} el @param {DOMRect} unscrolled
+   */
+  async function stableBox(el, unscrolled) {
     const started = performance.now();
     let prev = el.getBoundingClientRect();
+    const moving = motion(el);
+    if (moving === "none" && sameBox(prev, unscrolled)) return prev;
+    const holdMs = moving === "timers" ? TIMER_STEP_MS : 0;
+    let still = performance.now();
     for (;;) {
       await nextFrame();
       const now = el.getBoundingClientRect();
-      if (now.x === prev.x && now.y === prev.y && now.width === prev.width && now.height === prev.height) return now;
+      if (!sameBox(now, prev)) still = performance.now();
+      else if (performance.now() - still >= holdMs && animating(el) !== "finite") return now;
       if (performance.now() - started > STABLE_TIMEOUT_MS) throw new ActError("timeout", `${describe(el)} kept moving for ${STABLE_TIMEOUT_MS} ms`);
       prev = now;
     }
+  }
+
+  /** @param {DOMRect} a @param {DOMRect} b */
+  function sameBox(a, b) {
+    return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
+  }
+
+  /** What an animation may change without moving anything's layout box. */
+  const PAINT_ONLY = new Set([
+    "opacity", "color", "background-color", "background-position", "box-shadow", "filter", "outline-color", "border-color",
+    "fill", "stroke", "visibility", "clip-path", "transform", "translate", "rotate", "scale",
+  ]);
+
+  /** The CSS properties an animation changes (kebab-case). @param {Animation} animation @returns {string[]} */
+  function animatedProperties(animation) {
+    if (typeof CSSTransition !== "undefined" && animation instanceof CSSTransition) return [animation.transitionProperty];
+    const effect = animation.effect;
+    if (!(effect instanceof KeyframeEffect)) return ["all"];
+    const names = new Set();
+    for (const frame of effect.getKeyframes()) {
+      for (const key of Object.keys(frame)) {
+        if (key !== "offset" && key !== "computedOffset" && key !== "easing" && key !== "composite") names.add(key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`));
+      }
+    }
+    return [...names];
+  }
+
+  /**
+   * What may be moving an element of this frame: "none", so the box it has now is where the
+   * press will find it; "timers", a script's short timer or interval is under way (activity.js);
+   * "frames" otherwise: a frame callback is pending, a running animation moves it or an
+   * ancestor or changes anyone's layout, the page's activity is out of view, or this is a child
+   * frame (whose scroll into view may have moved the iframe in the page around it, which the
+   * browser routes input by). A wrong "none" cannot click the wrong thing: the press guard holds
+   * back a press that no longer reaches the element.
+   * @param {Element} el @returns {"none"|"frames"|"timers"}
+   */
+  function motion(el) {
+    if (window.top !== window || !askActivity("__waymark_activity_here")) return "frames";
+    if (askActivity("__waymark_motion_frames") || animating(el) !== "none") return "frames";
+    return askActivity("__waymark_motion_timers") ? "timers" : "none";
+  }
+
+  /**
+   * The running animations that may move an element: those on it or an ancestor, and those
+   * that change anyone's layout. "finite" when one of them ends (a transition, a slide-in: the
+   * box that counts is the one after it), "endless" when all of them loop, "none" without any.
+   * An animation about to start (its class was just set) counts as running.
+   * @param {Element} el @returns {"none"|"finite"|"endless"}
+   */
+  function animating(el) {
+    /** @type {Set<Node>} */
+    const chain = new Set();
+    /** @type {Set<Document|ShadowRoot>} */
+    const roots = new Set();
+    for (let n = /** @type {Node|null} */ (el); n; n = composedParent(n)) {
+      chain.add(n);
+      const root = n.getRootNode();
+      if (root instanceof Document || root instanceof ShadowRoot) roots.add(root);
+    }
+    /** @type {"none"|"finite"|"endless"} */
+    let found = "none";
+    for (const root of roots) {
+      for (const animation of root.getAnimations()) {
+        if (animation.playState !== "running" && !animation.pending) continue;
+        const effect = animation.effect;
+        const on = effect instanceof KeyframeEffect ? effect.target : null;
+        if (on && !chain.has(on) && animatedProperties(animation).every((name) => PAINT_ONLY.has(name))) continue;
+        const end = effect?.getComputedTiming().endTime;
+        if (typeof end === "number" && Number.isFinite(end)) return "finite";
+        found = "endless";
+      }
+    }
+    return found;
   }
 
   /** Points to try for the hit test: the centre of the visible part, then four inner points. */
@@ -188,12 +276,13 @@
     }
     // A custom widget (combobox, listbox, div dropdown) is clicked open like a button: see forms.js.
     const native = msg.mode === "select" ? el instanceof HTMLSelectElement : undefined;
+    const unscrolled = el.getBoundingClientRect();
     if (msg.scroll !== false) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
     if (!isVisible(el)) throw new ActError("not_visible", `${describe(el)} is not visible (hidden or zero-size)`);
     const target = resolve(msg.localRef);
     if (isDisabled(target)) throw new ActError("disabled", `${describe(target)} is disabled`);
     if (msg.mode === "edit" && isReadonly(target)) throw new ActError("readonly", `${describe(target)} is read-only`);
-    const rect = await stableBox(el);
+    const rect = await stableBox(el, unscrolled);
     const points = probePoints(rect);
     if (!points.length) throw new ActError("not_visible", `${describe(el)} is outside the viewport even after scrolling`);
     let firstHit = null;

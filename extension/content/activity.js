@@ -16,10 +16,17 @@
  * set from inside another one (or a frame callback two frames on) is a loop and is not waited for, nor are timers over a second or
  * requests older than two seconds. Nothing of the page's is read: a page can at most make the
  * agent wait, and settle is bounded by its own deadline.
+ *
+ * Apart from that, it tells whether any script may be moving things right now, whatever started
+ * it: a frame callback not yet run or a short timer or interval (of any generation, loops
+ * included). Where none is, an element whose box is unchanged by the action's scroll is where it
+ * will be at the press, and the action need not wait a frame to see it hold still.
  */
 (() => {
   const BUSY = "__waymark_busy";
   const HERE = "__waymark_activity_here";
+  const MOTION_FRAMES = "__waymark_motion_frames";
+  const MOTION_TIMERS = "__waymark_motion_timers";
   const g = /** @type {typeof globalThis & Record<string, unknown>} */ (globalThis);
   if (g[HERE]) return;
   Object.defineProperty(g, HERE, { value: true });
@@ -34,19 +41,24 @@
   const ANSWERED_TAIL_MS = 50;
   /** A frame callback is pending at most this long: a hidden tab may not render for a long time. */
   const FRAME_MS = 100;
+  /** Timers and intervals this short may be stepping an animation. */
+  const MOTION_TIMER_MS = 100;
 
   /** Pending work: when it started and until when it matters. @type {Set<{start: number, until: number}>} */
   const pending = new Set();
   let generation = 0;
 
   const native = {
-    setTimeout: g.setTimeout, clearTimeout: g.clearTimeout, fetch: g.fetch, send: XMLHttpRequest.prototype.send,
+    setTimeout: g.setTimeout, clearTimeout: g.clearTimeout, setInterval: g.setInterval, clearInterval: g.clearInterval,
+    fetch: g.fetch, send: XMLHttpRequest.prototype.send,
     requestAnimationFrame: g.requestAnimationFrame, cancelAnimationFrame: g.cancelAnimationFrame,
   };
   /** @type {Map<number, {start: number, until: number}>} */
   const timers = new Map();
   /** @type {Map<number, {start: number, until: number}>} */
   const frames = new Map();
+  /** Frame callbacks and short timers of any generation not yet run, and short intervals not cleared: what may move things. */
+  const motion = { frames: new Set(), timers: new Set(), intervals: new Set() };
 
   /**
    * Keep a wrapper's native face (name, length, toString) so pages that check it see nothing new.
@@ -69,6 +81,7 @@
       const work = ms <= SHORT_TIMER_MS && generation <= MAX_GENERATION ? { start: now, until: now + ms + REQUEST_MS } : null;
       /** @type {number} */
       const id = native.setTimeout.call(g, /** @this {unknown} @param {unknown[]} a */ function (...a) {
+        motion.timers.delete(id);
         if (work) {
           timers.delete(id);
           pending.delete(work);
@@ -85,6 +98,7 @@
         track(work);
         timers.set(id, work);
       }
+      if (ms <= MOTION_TIMER_MS) motion.timers.add(id);
       return id;
     },
   }.setTimeout, native.setTimeout);
@@ -93,6 +107,9 @@
     /** @param {number=} id */
     clearTimeout(id) {
       if (id === undefined) return native.clearTimeout.call(g, id);
+      // clearTimeout and clearInterval clear either kind of id.
+      motion.timers.delete(id);
+      motion.intervals.delete(id);
       const work = timers.get(id);
       if (work) {
         timers.delete(id);
@@ -101,6 +118,26 @@
       return native.clearTimeout.call(g, id);
     },
   }.clearTimeout, native.clearTimeout);
+
+  g.setInterval = disguise({
+    /** @param {TimerHandler} handler @param {number=} delay @param {unknown[]} args */
+    setInterval(handler, delay, ...args) {
+      const id = native.setInterval.call(g, handler, delay, ...args);
+      if ((Number(delay) || 0) <= MOTION_TIMER_MS) motion.intervals.add(id);
+      return id;
+    },
+  }.setInterval, native.setInterval);
+
+  g.clearInterval = disguise({
+    /** @param {number=} id */
+    clearInterval(id) {
+      if (id !== undefined) {
+        motion.intervals.delete(id);
+        motion.timers.delete(id);
+      }
+      return native.clearInterval.call(g, id);
+    },
+  }.clearInterval, native.clearInterval);
 
   if (typeof native.requestAnimationFrame === "function") {
     g.requestAnimationFrame = disguise({
@@ -114,6 +151,7 @@
         const work = generation <= MAX_GENERATION ? { start: now, until: now + FRAME_MS } : null;
         /** @type {number} */
         const id = native.requestAnimationFrame.call(g, /** @this {unknown} @param {number} time */ function (time) {
+          motion.frames.delete(id);
           if (work) {
             frames.delete(id);
             pending.delete(work);
@@ -130,6 +168,7 @@
           track(work);
           frames.set(id, work);
         }
+        motion.frames.add(id);
         return id;
       },
     }.requestAnimationFrame, native.requestAnimationFrame);
@@ -137,6 +176,7 @@
     g.cancelAnimationFrame = disguise({
       /** @param {number} id */
       cancelAnimationFrame(id) {
+        motion.frames.delete(id);
         const work = frames.get(id);
         if (work) {
           frames.delete(id);
@@ -232,4 +272,6 @@
     }
   });
   document.addEventListener(HERE, (/** @type {Event} */ e) => e.preventDefault());
+  document.addEventListener(MOTION_FRAMES, (/** @type {Event} */ e) => { if (motion.frames.size) e.preventDefault(); });
+  document.addEventListener(MOTION_TIMERS, (/** @type {Event} */ e) => { if (motion.timers.size || motion.intervals.size) e.preventDefault(); });
 })();

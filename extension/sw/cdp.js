@@ -37,6 +37,13 @@ const children = new Map();
 const wedged = new Map();
 /** How long the first pointer event of an action may go unanswered before the page counts as not taking input. */
 const PROBE_MS = 3000;
+/**
+ * The documents of each tab that have answered trusted input, as `frameId:docId`. Chrome
+ * answers a pointer move only with the next rendered frame, a press at once: a click in a
+ * document known to answer sends its move and press together and saves that frame.
+ * @type {Map<number, Set<string>>}
+ */
+const answering = new Map();
 /** Tabs where the user cancelled debugging from Chrome's infobar: never re-attach there. */
 const refused = new Set();
 const DETACH_WAIT_MS = 1000;
@@ -142,10 +149,12 @@ export function takeDialogs(tabId) {
 /**
  * Move the pointer to where an action is about to act, bounded: a page whose document does not
  * answer pointer input is marked (trusted input there would hang every later action) and the
- * caller takes the synthetic path.
- * @param {number} tabId @param {number} x @param {number} y
+ * caller takes the synthetic path. Only a move is left waiting in a page that does not answer,
+ * so the synthetic action that follows is the only press. `doc` (see answers) is noted as
+ * answering when the move is answered.
+ * @param {number} tabId @param {number} x @param {number} y @param {string=} doc
  */
-export async function probe(tabId, x, y) {
+export async function probe(tabId, x, y, doc) {
   /** @type {ReturnType<typeof setTimeout>|undefined} */
   let timer;
   const stalled = new Promise((_, reject) => {
@@ -156,14 +165,30 @@ export async function probe(tabId, x, y) {
   try {
     await Promise.race([moved, stalled]);
   } catch (e) {
-    if (errorCode(e) === "input_stalled") {
-      wedged.set(tabId, Date.now());
-      void detach(tabId); // ends the stranded command
-    }
+    if (errorCode(e) === "input_stalled") stopTrusting(tabId);
     throw e;
   } finally {
     clearTimeout(timer);
   }
+  if (doc) {
+    if (!answering.has(tabId)) answering.set(tabId, new Set());
+    /** @type {Set<string>} */ (answering.get(tabId)).add(doc);
+  }
+}
+
+/**
+ * Whether a document (`frameId:docId`) of the tab has answered trusted input (see probe).
+ * @param {number} tabId @param {string} doc
+ */
+export function answers(tabId, doc) {
+  return Boolean(answering.get(tabId)?.has(doc)) && !wedged.has(tabId);
+}
+
+/** The tab's document stopped answering input: synthetic input until it changes. @param {number} tabId */
+function stopTrusting(tabId) {
+  wedged.set(tabId, Date.now());
+  answering.delete(tabId);
+  void detach(tabId); // ends the stranded command
 }
 
 /**
@@ -235,7 +260,10 @@ const BUTTON_BITS = { left: 1, right: 2 };
 
 /**
  * Trusted click (or double click) at a point in the tab's top-level viewport (CSS pixels).
- * `pointerThere`: the pointer was just moved to this point (by probe()), so no move is sent again.
+ * `pointerThere`: the pointer was just moved to this point (by probe()), so no move is sent
+ * again; otherwise the move goes with the press (see answers) and the whole click is bounded
+ * like a probe: a page that stops answering it fails the action as `input_stalled` and is not
+ * pressed again by other means, since the press waiting there may still land.
  * @param {number} tabId @param {number} x @param {number} y
  * @param {{clickCount?: number, modifiers?: number, pointerThere?: boolean, button?: "left"|"right"}=} opts
  */
@@ -251,7 +279,25 @@ export async function click(tabId, x, y, opts = {}) {
     events.push({ type: "mouseReleased", x, y, button, buttons: 0, clickCount: n, modifiers });
   }
   // One session processes commands in order: pipelining keeps the sequence and saves round trips.
-  await Promise.all(events.map((event) => send(tabId, "Input.dispatchMouseEvent", event)));
+  const sent = Promise.all(events.map((event) => send(tabId, "Input.dispatchMouseEvent", event)));
+  if (opts.pointerThere) {
+    await sent;
+    return;
+  }
+  sent.catch(() => {}); // settled later when the race is lost
+  /** @type {ReturnType<typeof setTimeout>|undefined} */
+  let timer;
+  const stalled = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new WaymarkError("input_stalled", `the page of tab ${tabId} did not take the click within ${PROBE_MS} ms (a busy script): it may still land when the page answers, so it was not sent again; take a snapshot before acting again`)), PROBE_MS);
+  });
+  try {
+    await Promise.race([sent, stalled]);
+  } catch (e) {
+    if (errorCode(e) === "input_stalled") stopTrusting(tabId);
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -565,6 +611,7 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 
 // A new document in the tab takes input again.
 chrome.webNavigation.onCommitted.addListener((details) => {
+  if (details.frameId === 0) answering.delete(details.tabId);
   const since = wedged.get(details.tabId);
   if (details.frameId === 0 && since !== undefined && details.timeStamp > since) wedged.delete(details.tabId);
 });
@@ -572,6 +619,7 @@ chrome.webNavigation.onCommitted.addListener((details) => {
 chrome.tabs.onRemoved.addListener((tabId) => {
   refused.delete(tabId);
   wedged.delete(tabId);
+  answering.delete(tabId);
   children.delete(tabId);
   const session = sessions.get(tabId);
   if (session?.idle) clearTimeout(session.idle);

@@ -194,8 +194,9 @@ async function targetTab(tabId) {
 }
 
 /**
- * @typedef {{tabId: number, req: ActRequest, result: ActionResult, policy: "accept"|"dismiss", frameId?: number, preparedAt: number, watcher: TabWatcher, guarded: RefTarget|null}} Ctx
- *   guarded: the target whose frame holds an armed press guard whose verdict is not read yet
+ * @typedef {{tabId: number, req: ActRequest, result: ActionResult, policy: "accept"|"dismiss", frameId?: number, preparedAt: number, watcher: TabWatcher, guarded: RefTarget|null, probed?: boolean}} Ctx
+ *   guarded: the target whose frame holds an armed press guard whose verdict is not read yet;
+ *   probed: trusted() moved the pointer to the action's point to probe the page
  */
 
 /** @param {Ctx} ctx */
@@ -289,15 +290,20 @@ async function checkAncestorsReach(ctx, frameId, x, y, offsets) {
 
 /**
  * Attach the debugger if possible and, for pointer input, make sure the page still takes it;
- * the result records which path input takes.
+ * the result records which path input takes. With `pressed`, the element a guarded press goes
+ * to next: its document is probed only until it has answered once, after which the press
+ * carries the pointer's move itself (guardedClick).
  * @param {Ctx} ctx @param {{x: number, y: number}=} point where the pointer is about to go
+ * @param {RefTarget=} pressed
  * @returns {Promise<boolean>} true for trusted CDP input
  */
-async function trusted(ctx, point) {
+async function trusted(ctx, point, pressed) {
   try {
     await cdp.attach(ctx.tabId);
     cdp.setDialogPolicy(ctx.tabId, ctx.policy);
-    if (point) await cdp.probe(ctx.tabId, point.x, point.y);
+    const doc = pressed ? `${pressed.frameId}:${pressed.docId}` : undefined;
+    ctx.probed = Boolean(point) && !(doc && cdp.answers(ctx.tabId, doc));
+    if (point && ctx.probed) await cdp.probe(ctx.tabId, point.x, point.y, doc);
     ctx.result.path = "cdp";
     return true;
   } catch (e) {
@@ -332,12 +338,11 @@ async function synthetic(ctx, t, message) {
  * and the action fails as `occluded` with what took its place, having clicked nothing, so it
  * can be tried again safely. The guard was armed by prepare; its verdict comes back with the
  * next message to the frame (settle's quiet, the caret, the checked state): see heldBack.
- * Called only after trusted(ctx, p), whose probe moved the pointer to `p`.
+ * Called only after trusted(ctx, p, t), whose probe may have moved the pointer to `p` already.
  * @param {Ctx} ctx @param {{x: number, y: number}} p @param {number=} clickCount
  */
 async function guardedClick(ctx, p, clickCount = 1) {
-  // trusted() has just moved the pointer to this point to probe the page: the press follows it.
-  await cdp.click(ctx.tabId, p.x, p.y, { clickCount, pointerThere: true });
+  await cdp.click(ctx.tabId, p.x, p.y, { clickCount, pointerThere: ctx.probed });
 }
 
 /**
@@ -359,7 +364,7 @@ function heldBack(ctx, verdict) {
 async function pointer(ctx, a) {
   const t = target(ctx.tabId, a.ref);
   const p = await prepare(ctx, t, "pointer", { guard: a.type !== "hover" });
-  if (await trusted(ctx, p)) {
+  if (await trusted(ctx, p, a.type === "hover" ? undefined : t)) {
     if (a.type === "hover") await cdp.hover(ctx.tabId, p.x, p.y);
     else await guardedClick(ctx, p, a.type === "double_click" ? 2 : 1);
   } else {
@@ -379,7 +384,7 @@ async function text(ctx, a) {
     await synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: "fill", text: a.text } });
     return;
   }
-  if (!(await trusted(ctx, p))) {
+  if (!(await trusted(ctx, p, t))) {
     await synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: a.type, text: a.text } });
     return;
   }
@@ -453,7 +458,7 @@ async function check(ctx, a) {
     ctx.result.already = true;
     return;
   }
-  if (await trusted(ctx, p)) await guardedClick(ctx, p);
+  if (await trusted(ctx, p, t)) await guardedClick(ctx, p);
   else await synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: a.type } });
   const after = await toFrame(ctx, t, { kind: KIND.ACT_CHECKED });
   heldBack(ctx, after.guard);

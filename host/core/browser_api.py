@@ -42,6 +42,8 @@ class ActionError(BaseModel):
         "not_a_file_input", "no_such_text", "clipboard_empty",
         # the pointer actions: a point off the page, an HTML5 drag Chrome did not hand over
         "outside_viewport", "drag_failed",
+        # a press sent with its move to a page that stopped answering: it may land later, so it is not repeated
+        "input_stalled",
     ] | str
     message: str
     #: The occluder's ref for `occluded`, and similar evidence.
