@@ -158,7 +158,7 @@
       await nextFrame();
       const now = el.getBoundingClientRect();
       if (!sameBox(now, prev)) still = performance.now();
-      else if (performance.now() - still >= holdMs && animating(el) !== "finite") return now;
+      else if (performance.now() - still >= holdMs && animating(el, STABLE_TIMEOUT_MS - (performance.now() - started)) !== "finite") return now;
       if (performance.now() - started > STABLE_TIMEOUT_MS) throw new ActError("timeout", `${describe(el)} kept moving for ${STABLE_TIMEOUT_MS} ms`);
       prev = now;
     }
@@ -201,18 +201,19 @@
    */
   function motion(el) {
     if (window.top !== window || !askActivity("__waymark_activity_here")) return "frames";
-    if (askActivity("__waymark_motion_frames") || animating(el) !== "none") return "frames";
+    if (askActivity("__waymark_motion_frames") || animating(el, STABLE_TIMEOUT_MS) !== "none") return "frames";
     return askActivity("__waymark_motion_timers") ? "timers" : "none";
   }
 
   /**
    * The running animations that may move an element: those on it or an ancestor, and those
-   * that change anyone's layout. "finite" when one of them ends (a transition, a slide-in: the
-   * box that counts is the one after it), "endless" when all of them loop, "none" without any.
-   * An animation about to start (its class was just set) counts as running.
-   * @param {Element} el @returns {"none"|"finite"|"endless"}
+   * that change anyone's layout. "finite" when one of them ends within `withinMs` (a
+   * transition, a slide-in: the box that counts is the one after it), "endless" when they all
+   * loop or last longer (the box is taken once it holds still), "none" without any. An
+   * animation about to start (its class was just set) counts as running.
+   * @param {Element} el @param {number} withinMs @returns {"none"|"finite"|"endless"}
    */
-  function animating(el) {
+  function animating(el, withinMs) {
     /** @type {Set<Node>} */
     const chain = new Set();
     /** @type {Set<Document|ShadowRoot>} */
@@ -230,8 +231,9 @@
         const effect = animation.effect;
         const on = effect instanceof KeyframeEffect ? effect.target : null;
         if (on && !chain.has(on) && animatedProperties(animation).every((name) => PAINT_ONLY.has(name))) continue;
-        const end = effect?.getComputedTiming().endTime;
-        if (typeof end === "number" && Number.isFinite(end)) return "finite";
+        const timing = effect?.getComputedTiming();
+        const end = Number(timing?.endTime), at = Number(timing?.localTime ?? 0);
+        if (Number.isFinite(end) && end - at <= withinMs) return "finite";
         found = "endless";
       }
     }

@@ -37,6 +37,15 @@ async def test_an_element_pushed_by_a_css_transition_above_it_is_clicked_where_i
     assert await page.text_content("#clicked-at") == str(await page.evaluate("() => window.resting"))
 
 
+async def test_a_long_animation_elsewhere_does_not_hold_the_click_back(sw, page, site_url):
+    tab, snap = await _warm(sw, page, site_url)
+    await page.evaluate("() => window.startProgress()")
+    result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Moving target")}, snapshot=None)
+    assert result.ok, result.error
+    assert await page.text_content("#clicked-at") == "0"
+    assert await page.evaluate("() => getComputedStyle(document.getElementById('progress')).width") != "600px", "the bar was still filling"
+
+
 async def test_a_page_that_answered_input_still_sees_the_pointer_arrive_before_the_press(sw, page, site_url):
     tab, snap = await _warm(sw, page, site_url)
     result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Logged target")}, snapshot=None)
