@@ -155,24 +155,33 @@ export function takeDialogs(tabId) {
  * @param {number} tabId @param {number} x @param {number} y @param {string=} doc
  */
 export async function probe(tabId, x, y, doc) {
+  const moved = send(tabId, "Input.dispatchMouseEvent", { type: "mouseMoved", x, y });
+  await answeredInTime(tabId, moved, `the page of tab ${tabId} did not take trusted input within ${PROBE_MS} ms`);
+  if (doc) {
+    if (!answering.has(tabId)) answering.set(tabId, new Set());
+    /** @type {Set<string>} */ (answering.get(tabId)).add(doc);
+  }
+}
+
+/**
+ * Wait for input commands the page must answer, at most PROBE_MS; a page that does not answer
+ * in time stops being trusted (see stopTrusting) and the wait fails as `input_stalled`.
+ * @param {number} tabId @param {Promise<unknown>} sent @param {string} message  the error's
+ */
+async function answeredInTime(tabId, sent, message) {
+  sent.catch(() => {}); // settled later when the race is lost
   /** @type {ReturnType<typeof setTimeout>|undefined} */
   let timer;
   const stalled = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new WaymarkError("input_stalled", `the page of tab ${tabId} did not take trusted input within ${PROBE_MS} ms`)), PROBE_MS);
+    timer = setTimeout(() => reject(new WaymarkError("input_stalled", message)), PROBE_MS);
   });
-  const moved = send(tabId, "Input.dispatchMouseEvent", { type: "mouseMoved", x, y });
-  moved.catch(() => {}); // settled later when the race is lost
   try {
-    await Promise.race([moved, stalled]);
+    await Promise.race([sent, stalled]);
   } catch (e) {
     if (errorCode(e) === "input_stalled") stopTrusting(tabId);
     throw e;
   } finally {
     clearTimeout(timer);
-  }
-  if (doc) {
-    if (!answering.has(tabId)) answering.set(tabId, new Set());
-    /** @type {Set<string>} */ (answering.get(tabId)).add(doc);
   }
 }
 
@@ -284,20 +293,7 @@ export async function click(tabId, x, y, opts = {}) {
     await sent;
     return;
   }
-  sent.catch(() => {}); // settled later when the race is lost
-  /** @type {ReturnType<typeof setTimeout>|undefined} */
-  let timer;
-  const stalled = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new WaymarkError("input_stalled", `the page of tab ${tabId} did not take the click within ${PROBE_MS} ms (a busy script): it may still land when the page answers, so it was not sent again; take a snapshot before acting again`)), PROBE_MS);
-  });
-  try {
-    await Promise.race([sent, stalled]);
-  } catch (e) {
-    if (errorCode(e) === "input_stalled") stopTrusting(tabId);
-    throw e;
-  } finally {
-    clearTimeout(timer);
-  }
+  await answeredInTime(tabId, sent, `the page of tab ${tabId} did not take the click within ${PROBE_MS} ms (a busy script): it may still land when the page answers, so it was not sent again; take a snapshot before acting again`);
 }
 
 /**
