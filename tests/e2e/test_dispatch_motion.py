@@ -18,23 +18,19 @@ async def _warm(sw, page, site_url):
     return tab, snap
 
 
-@pytest.mark.parametrize("mover", ["slideByFrames", "slideByInterval"], ids=["frame callbacks", "a short interval"])
-async def test_an_element_a_script_is_still_moving_is_clicked_where_it_comes_to_rest(sw, page, site_url, mover):
+@pytest.mark.parametrize(
+    ("mover", "target"),
+    [("slideByFrames", "Moving target"), ("slideByInterval", "Moving target"), ("growAbove", "Pushed target")],
+    ids=["frame callbacks", "a short interval", "a css transition above it"],
+)
+async def test_an_element_still_moving_is_clicked_where_it_comes_to_rest(sw, page, site_url, mover, target):
     tab, snap = await _warm(sw, page, site_url)
     await page.evaluate(f"() => window.{mover}()")
-    result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Moving target")}, snapshot=None)
+    result = await act(sw, tab, {"type": "click", "ref": ref(snap, target)}, snapshot=None)
     assert result.ok, result.error
     assert await page.text_content("#clicks") == "1"
-    assert await page.text_content("#clicked-at") == "200", "the press waited until the element stopped moving"
-
-
-async def test_an_element_pushed_by_a_css_transition_above_it_is_clicked_where_it_comes_to_rest(sw, page, site_url):
-    tab, snap = await _warm(sw, page, site_url)
-    await page.evaluate("() => { window.resting = window.restingTop(); window.growAbove(); }")
-    result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Pushed target")}, snapshot=None)
-    assert result.ok, result.error
-    assert await page.text_content("#clicks") == "1"
-    assert await page.text_content("#clicked-at") == str(await page.evaluate("() => window.resting"))
+    resting = await page.evaluate("() => window.resting")
+    assert await page.text_content("#clicked-at") == str(resting), "the press waited until the element stopped moving"
 
 
 async def test_a_long_animation_elsewhere_does_not_hold_the_click_back(sw, page, site_url):
