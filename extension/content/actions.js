@@ -214,12 +214,9 @@
    * @param {Element} el @param {number} withinMs @returns {"none"|"finite"|"endless"}
    */
   function animating(el, withinMs) {
-    /** @type {Set<Node>} */
-    const chain = new Set();
-    /** @type {Set<Document|ShadowRoot>} */
+    /** The document and every shadow root around the element: each lists its own animations. @type {Set<Document|ShadowRoot>} */
     const roots = new Set();
     for (let n = /** @type {Node|null} */ (el); n; n = composedParent(n)) {
-      chain.add(n);
       const root = n.getRootNode();
       if (root instanceof Document || root instanceof ShadowRoot) roots.add(root);
     }
@@ -230,7 +227,7 @@
         if (animation.playState !== "running" && !animation.pending) continue;
         const effect = animation.effect;
         const on = effect instanceof KeyframeEffect ? effect.target : null;
-        if (on && !chain.has(on) && animatedProperties(animation).every((name) => PAINT_ONLY.has(name))) continue;
+        if (on && !within(el, on) && animatedProperties(animation).every((name) => PAINT_ONLY.has(name))) continue;
         const timing = effect?.getComputedTiming();
         const end = Number(timing?.endTime), at = Number(timing?.localTime ?? 0);
         if (Number.isFinite(end) && end - at <= withinMs) return "finite";

@@ -57,8 +57,11 @@
   const timers = new Map();
   /** @type {Map<number, {start: number, until: number}>} */
   const frames = new Map();
-  /** Frame callbacks and short timers of any generation not yet run, and short intervals not cleared: what may move things. */
-  const motion = { frames: new Set(), timers: new Set(), intervals: new Set() };
+  /**
+   * What may move things: frame callbacks of any generation not yet run, and short timers not
+   * yet run or intervals not yet cleared (one id space, as clearTimeout and clearInterval share it).
+   */
+  const motion = { frames: new Set(), timers: new Set() };
 
   /**
    * Keep a wrapper's native face (name, length, toString) so pages that check it see nothing new.
@@ -107,9 +110,7 @@
     /** @param {number=} id */
     clearTimeout(id) {
       if (id === undefined) return native.clearTimeout.call(g, id);
-      // clearTimeout and clearInterval clear either kind of id.
       motion.timers.delete(id);
-      motion.intervals.delete(id);
       const work = timers.get(id);
       if (work) {
         timers.delete(id);
@@ -123,7 +124,7 @@
     /** @param {TimerHandler} handler @param {number=} delay @param {unknown[]} args */
     setInterval(handler, delay, ...args) {
       const id = native.setInterval.call(g, handler, delay, ...args);
-      if ((Number(delay) || 0) <= MOTION_TIMER_MS) motion.intervals.add(id);
+      if ((Number(delay) || 0) <= MOTION_TIMER_MS) motion.timers.add(id);
       return id;
     },
   }.setInterval, native.setInterval);
@@ -131,10 +132,7 @@
   g.clearInterval = disguise({
     /** @param {number=} id */
     clearInterval(id) {
-      if (id !== undefined) {
-        motion.intervals.delete(id);
-        motion.timers.delete(id);
-      }
+      if (id !== undefined) motion.timers.delete(id);
       return native.clearInterval.call(g, id);
     },
   }.clearInterval, native.clearInterval);
@@ -273,5 +271,5 @@
   });
   document.addEventListener(HERE, (/** @type {Event} */ e) => e.preventDefault());
   document.addEventListener(MOTION_FRAMES, (/** @type {Event} */ e) => { if (motion.frames.size) e.preventDefault(); });
-  document.addEventListener(MOTION_TIMERS, (/** @type {Event} */ e) => { if (motion.timers.size || motion.intervals.size) e.preventDefault(); });
+  document.addEventListener(MOTION_TIMERS, (/** @type {Event} */ e) => { if (motion.timers.size) e.preventDefault(); });
 })();
