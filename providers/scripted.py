@@ -10,7 +10,7 @@ side channel only this provider reads), never on prompt text:
 - role "executor": the decision for `metadata["step_index"]` of the plan served last. An action's
   `target` `{role?, name?, name_contains?, text_contains?, nth?}` is resolved to a `ref` against
   the page in view (names compared case-insensitively with whitespace collapsed; nth is
-  0-based in ref order, see host.core.targets), so the real perception is exercised; a drag's
+  0-based in document order, see host.core.targets), so the real perception is exercised; a drag's
   `to_target` becomes its `to_ref` the same way. Coordinate actions (click_at, drag_at...) carry
   their screenshot pixels as written. With `request.tools` the
   decision is a native tool call (tool name = action type, arguments = the fields plus

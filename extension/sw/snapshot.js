@@ -168,6 +168,9 @@ function stitch(tabId, answers) {
   const items = [];
   /** @type {Set<number>} */
   const placed = new Set();
+  // Refs count in the order elements were first seen; `order` is where each one stands in the
+  // page now, so "the second button" still means the second after an earlier one appeared late.
+  let order = 0;
   const stats = { frames: answers.length, unreadable_frames: 0, hidden: 0, occluded: 0, candidates: 0, content_ms_max: 0 };
 
   /**
@@ -186,7 +189,7 @@ function stitch(tabId, answers) {
         const bbox = roundBox(toTopLevel(it.box, offset));
         /** @type {ElementItem} */
         const el = {
-          kind: "element", ref: globalRef(tabId, answer.frameId, r.docId, it.l), role: it.role, name: it.name,
+          kind: "element", ref: globalRef(tabId, answer.frameId, r.docId, it.l), order: order++, role: it.role, name: it.name,
           value: it.value ?? null, states: it.states || {}, bbox, frame: answer.frameId, doc: r.docId,
           in_viewport: isInside(bbox, clip),
         };
@@ -249,7 +252,7 @@ function normaliseOptions(options) {
 
 /**
  * Take a snapshot of a tab: the Snapshot JSON of host/core/snapshot.py (url, title, viewport,
- * elements of this page with ref/role/name/value/states/bbox/frame/doc/in_viewport/href,
+ * elements of this page with ref/order/role/name/value/states/bbox/frame/doc/in_viewport/href,
  * text, next_offset, page_overflow, stats, tab_id, screenshot_b64, thumbnail_b64).
  * @param {number|null|undefined} tabId  null: the active tab of the last focused window
  * @param {SnapshotOptions=} options

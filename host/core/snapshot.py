@@ -13,6 +13,10 @@ class SnapshotElement(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     ref: int
+    #: The element's place among the page's elements in document order (frames' elements where
+    #: the frame stands); refs count in the order elements were first seen, which differs once an
+    #: element appears before others that were already there.
+    order: int | None = None
     role: str
     name: str = ""
     value: str | None = None

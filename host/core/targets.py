@@ -1,8 +1,10 @@
 """Elements described the way a person would: role, accessible name and text, matched over a
 snapshot (never CSS). One authority for the verifier's predicates and the scripted provider's
 action targets: names compare case-insensitively with whitespace collapsed, `nth` is 0-based
-in ref order (the order the page's elements were first seen: document order on a fresh page),
-so scrolling, which lists the elements in view first, does not change which element it means."""
+in document order (the elements' `order`), as a person counts them. Not the snapshot's order,
+which lists the elements in view first, so a scroll does not change which element `nth` means;
+not ref order, which is the order elements were first seen: an icon whose image loads late is
+first seen after the button beside it, yet it is still the first of the two."""
 
 from __future__ import annotations
 
@@ -47,9 +49,11 @@ def element_matches(element: SnapshotElement, target: Target) -> bool:
 
 
 def find_elements(snapshot: Snapshot, target: Target | dict[str, Any]) -> list[SnapshotElement]:
-    """The elements of `snapshot` that fit `target`, in ref order (`nth` picks one)."""
+    """The elements of `snapshot` that fit `target`, in document order (`nth` picks one).
+
+    A snapshot whose elements carry no `order` (one built by hand) is taken in ref order."""
     target = target if isinstance(target, Target) else Target.model_validate(target)
-    found = sorted((e for e in snapshot.elements if element_matches(e, target)), key=lambda e: e.ref)
+    found = sorted((e for e in snapshot.elements if element_matches(e, target)), key=lambda e: (e.order is None, e.order or 0, e.ref))
     if target.nth is not None:
         return found[target.nth : target.nth + 1]
     return found

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from tests.e2e.perception_helpers import by_name, ref_info, snapshot
+from waymark.host.core.snapshot import Snapshot
+from waymark.host.core.targets import find_elements
 
 _CONTENT_REGISTRY_JS = """async (tabId) => {
   const [r] = await chrome.scripting.executeScript({target: {tabId}, func: () => globalThis.__waymark.registrySize()});
@@ -40,6 +42,17 @@ async def test_the_ref_of_a_removed_element_is_stale_and_never_rebound_to_a_look
     kept = by_name(first, "Kept button")["ref"]
     [alive] = await ref_info(sw, first["tab_id"], [kept])
     assert (alive["live"], alive["text"]) == (True, "Kept button")
+
+
+async def test_an_element_that_appears_before_the_others_is_first_in_document_order_with_a_higher_ref(sw, page, site_url):
+    await page.goto(f"{site_url}/perception/rerender.html")
+    await snapshot(sw, page)
+    await page.evaluate("() => { const b = document.createElement('button'); b.textContent = 'Came late'; document.body.prepend(b); }")
+    snap = Snapshot.model_validate(await snapshot(sw, page))
+    buttons = find_elements(snap, {"role": "button"})
+    assert buttons[0].name == "Came late"
+    assert buttons[0].ref > max(b.ref for b in buttons[1:])
+    assert [b.order for b in buttons] == sorted(b.order for b in buttons)
 
 
 async def test_a_page_that_rerenders_again_and_again_does_not_grow_either_ref_registry(sw, page, site_url):

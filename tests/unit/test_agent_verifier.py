@@ -127,17 +127,27 @@ def test_count_at_least_counts_matching_elements():
     assert not holds({"count_at_least": {"target": {"role": "link", "name_contains": "trail"}, "n": 3}})
 
 
-def test_nth_picks_one_match_in_ref_order():
+def test_nth_picks_one_match_in_document_order():
     assert [e.name for e in find_elements(CART, {"role": "link", "name_contains": "trail", "nth": 1})] == ["Trail shoes"]
 
 
 def test_nth_means_the_same_element_after_a_scroll_lists_the_elements_in_view_first():
     scrolled = Snapshot.model_validate({"url": "https://shop.example/", "elements": [
-        {"ref": 3, "role": "button", "name": "+", "in_viewport": True},
-        {"ref": 1, "role": "button", "name": "+"},
-        {"ref": 2, "role": "button", "name": "+"},
+        {"ref": 3, "order": 2, "role": "button", "name": "+", "in_viewport": True},
+        {"ref": 1, "order": 0, "role": "button", "name": "+"},
+        {"ref": 2, "order": 1, "role": "button", "name": "+"},
     ]})
     assert [e.ref for e in find_elements(scrolled, {"role": "button", "name": "+", "nth": 0})] == [1]
+
+
+def test_nth_counts_an_element_first_seen_late_where_it_stands_in_the_page():
+    # A back arrow whose icon loaded after the send button beside it was first seen: its ref is
+    # the higher one, yet it is the first of the two.
+    late_icon = Snapshot.model_validate({"url": "https://mail.example/", "elements": [
+        {"ref": 19, "order": 0, "role": "clickable", "name": ""},
+        {"ref": 16, "order": 1, "role": "clickable", "name": ""},
+    ]})
+    assert [e.ref for e in find_elements(late_icon, {"role": "clickable", "name": "", "nth": 1})] == [16]
 
 
 @pytest.mark.parametrize("raw", [
