@@ -696,15 +696,15 @@
 
   /**
    * End the guard and say whether the press was held back, and by what it would have hit; null
-   * when no guard was armed.
-   * @returns {{intercepted: boolean, stale?: boolean, occluder_local_ref?: number|null, occluder?: string}|null}
+   * when no guard was armed. `arrived`: a trusted press event reached this document at all.
+   * @returns {{intercepted: boolean, arrived?: boolean, stale?: boolean, occluder_local_ref?: number|null, occluder?: string}|null}
    */
   function disarmGuard() {
     const state = guard;
     guard = null;
     if (!state) return null;
     for (const type of PRESS_EVENTS) window.removeEventListener(type, state.listener, { capture: true });
-    if (state.reached !== false) return { intercepted: false };
+    if (state.reached !== false) return { intercepted: false, arrived: state.reached === true };
     // Re-rendered under the pointer: whatever is there now is a look-alike, never clicked in its place.
     if (state.stale) return { intercepted: true, stale: true };
     const occluder = state.hit ? topmostOccluder(state.hit, state.el) : null;

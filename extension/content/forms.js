@@ -289,10 +289,70 @@
     return { open: false, option_local_ref: core.refFor(option), label: names[index], already: option.getAttribute("aria-selected") === "true" };
   }
 
+  /**
+   * What the page has done since the service worker started watching a widget, just before it
+   * pressed one of its options: by the widget's local ref.
+   * @type {Map<number, {option: Element, value: string, changed: boolean, observer: MutationObserver}>}
+   */
+  const watches = new Map();
+
+  /** The value a widget shows in a field: its own, or that of the inputs inside it. */
+  function fieldValues(/** @type {Element} */ el) {
+    const fields = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement ? [el] : [...el.querySelectorAll("input, textarea")];
+    return fields.map((f) => /** @type {HTMLInputElement} */ (f).value).join("\n");
+  }
+
+  /**
+   * Start watching a widget and the option about to be pressed (after the pointer has moved
+   * there, so a hover highlight is not taken for the choice): any change to either's subtree (the
+   * option's list included) and to the widget's field value.
+   * @param {{localRef: number, option: number}} msg
+   */
+  function watchOption(msg) {
+    const el = resolve(msg.localRef);
+    const option = resolve(msg.option);
+    watches.get(msg.localRef)?.observer.disconnect();
+    const state = { option, value: fieldValues(el), changed: false, observer: new MutationObserver(() => {
+      state.changed = true;
+      state.observer.disconnect();
+    }) };
+    for (const node of new Set([el, option.parentElement || option])) {
+      state.observer.observe(node, { subtree: true, childList: true, attributes: true, characterData: true });
+    }
+    watches.set(msg.localRef, state);
+    return { watching: true };
+  }
+
+  /**
+   * Whether the widget took the option pressed since watchOption, and the sign it gave: the
+   * option is marked chosen, went away (the popup closed), the widget or the option's list
+   * changed, the widget's field shows a new value, or the widget itself was replaced; null while
+   * there is no sign. The watch ends with a sign or with the `last` look.
+   * @param {{localRef: number, last?: boolean}} msg
+   */
+  function optionTaken(msg) {
+    const state = watches.get(msg.localRef);
+    if (!state) throw new ActError("bad_action", "no option press is being watched on this widget");
+    const el = core.elementFor(msg.localRef);
+    const { option } = state;
+    const sign = !el ? "replaced"
+      : option.getAttribute("aria-selected") === "true" || option.getAttribute("aria-checked") === "true" ? "marked"
+        : !option.isConnected || !isVisible(option) ? "closed"
+          : fieldValues(el) !== state.value ? "value"
+            : state.changed ? "changed" : null;
+    if (sign || msg.last) {
+      state.observer.disconnect();
+      watches.delete(msg.localRef);
+    }
+    return { taken: sign };
+  }
+
   core.handle(KIND.ACT_UPLOAD_TARGET, uploadTarget);
   core.handle(KIND.ACT_UPLOAD_DONE, uploadDone);
   core.handle(KIND.ACT_SELECT_TEXT, selectText);
   core.handle(KIND.ACT_READ_SELECTION, readSelection);
   core.handle(KIND.ACT_EDIT_SELECTION, editSelection);
   core.handle(KIND.ACT_FIND_OPTION, findOption);
+  core.handle(KIND.ACT_OPTION_WATCH, watchOption);
+  core.handle(KIND.ACT_OPTION_TAKEN, optionTaken);
 })();

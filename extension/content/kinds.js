@@ -24,6 +24,8 @@
     ACT_READ_SELECTION: "wm:act:read-selection",
     ACT_EDIT_SELECTION: "wm:act:edit-selection",
     ACT_FIND_OPTION: "wm:act:find-option",
+    ACT_OPTION_WATCH: "wm:act:option-watch",
+    ACT_OPTION_TAKEN: "wm:act:option-taken",
     ACT_HIT_POINT: "wm:act:hit-point",
     ACT_POINT_PERFORM: "wm:act:point-perform",
     ACT_DRAG_WATCH: "wm:act:drag-watch",

@@ -350,14 +350,15 @@ async function guardedClick(ctx, p, clickCount = 1) {
  * navigated it away) and fail the action if the press was held back.
  * @param {Ctx} ctx
  * @param {{intercepted: boolean, stale?: boolean, occluder_local_ref?: number|null, occluder?: string}|null|undefined} verdict
+ * @param {string=} named  what was pressed, for the error (the action's ref unless said)
  */
-function heldBack(ctx, verdict) {
+function heldBack(ctx, verdict, named = `ref ${ctx.req.action.ref}`) {
   const t = ctx.guarded;
   ctx.guarded = null;
   if (!t || !verdict?.intercepted) return;
-  if (verdict.stale) throw new WaymarkError("stale_ref", `ref ${ctx.req.action.ref} was replaced by a new element as the pointer reached it; the press was held back, nothing was clicked`);
+  if (verdict.stale) throw new WaymarkError("stale_ref", `${named} was replaced by a new element as the pointer reached it; the press was held back, nothing was clicked`);
   const data = { occluder: verdict.occluder, intercepted: true, ...(verdict.occluder_local_ref ? { occluder_ref: globalRef(ctx.tabId, t.frameId, t.docId, verdict.occluder_local_ref) } : {}) };
-  throw new WaymarkError("occluded", `ref ${ctx.req.action.ref} was covered by ${verdict.occluder} between the check and the press; the press was held back, nothing was clicked`, data);
+  throw new WaymarkError("occluded", `${named} was covered by ${verdict.occluder} between the check and the press; the press was held back, nothing was clicked`, data);
 }
 
 /** @param {Ctx} ctx @param {Click|DoubleClick|Hover} a */

@@ -17,6 +17,7 @@
 import * as cdp from "./cdp.js";
 import { ensureInjected, sendToFrame } from "./inject.js";
 import { WaymarkError } from "./native.js";
+import { errorCode } from "../shared/errors.js";
 import { KIND } from "../shared/actions.js";
 
 /**
@@ -32,6 +33,8 @@ import { KIND } from "../shared/actions.js";
 const CHOOSER_MS = 3000;
 /** How long a custom dropdown may take to show its options after the click that opens it. */
 const OPEN_MS = 1500;
+/** How long a custom dropdown may take to show that it took the option clicked. */
+const REACT_MS = 1000;
 const CLIPBOARD_KEY = "waymark.clipboard";
 
 // ------------------------------------------------------------------ upload_file
@@ -231,15 +234,17 @@ async function focusedFrame(tabId) {
 
 /**
  * `select` on a widget that is not a native select: open it (click) when its options are not
- * shown, then click the option named `value`. The widget was prepared (scrolled into view,
- * checked actionable) by the caller.
+ * shown, then click the option named `value` and wait for the widget to show that it took it
+ * (see content/forms.js optionTaken). A widget that shows no sign fails the action as
+ * `not_selected`, never a silent success: a page that ignores synthetic clicks, a press that
+ * went nowhere. The widget was prepared (scrolled into view, checked actionable) by the caller.
  * @param {Ctx} ctx @param {Dispatch} d @param {RefTarget} t @param {Select} a
  */
 export async function selectCustom(ctx, d, t, a) {
   const ask = (/** @type {boolean} */ clicked, /** @type {boolean} */ last) => d.toFrame(ctx, t, { kind: KIND.ACT_FIND_OPTION, value: a.value, clicked, last });
   let found = await ask(false, false);
   if (found.open) {
-    await click(ctx, d, t);
+    await click(ctx, d, t, `ref ${a.ref}`);
     const deadline = performance.now() + OPEN_MS;
     for (;;) {
       d.notLeaving(ctx, "opening the dropdown");
@@ -249,21 +254,73 @@ export async function selectCustom(ctx, d, t, a) {
       await new Promise((r) => setTimeout(r, 50));
     }
   }
-  ctx.result.selected = { label: found.label, custom: true };
+  const selected = { label: found.label, custom: true };
+  ctx.result.selected = selected;
   if (found.already) {
     ctx.result.already = true;
     return;
   }
-  await click(ctx, d, { frameId: t.frameId, docId: t.docId, localRef: found.option_local_ref });
+  const option = { frameId: t.frameId, docId: t.docId, localRef: found.option_local_ref };
+  const named = `option ${JSON.stringify(found.label)} of ref ${a.ref}`;
+  const arrived = await click(ctx, d, option, named, () => d.toFrame(ctx, t, { kind: KIND.ACT_OPTION_WATCH, option: option.localRef }));
+  const sign = await takenSign(ctx, d, t);
+  if (sign) {
+    ctx.result.selected = { ...selected, sign };
+    return;
+  }
+  const how = arrived === null
+    ? `was clicked with synthetic events (trusted input is unavailable: ${ctx.result.fallback_reason}), which pages that take only trusted input ignore,`
+    : arrived ? "was pressed" : "was pressed but the press never arrived in its document (the browser sent it elsewhere)";
+  throw new WaymarkError("not_selected", `${named} ${how} and the widget showed no sign of taking it within ${REACT_MS} ms: nothing was chosen`, { option: found.label, path: ctx.result.path, arrived });
+}
+
+/**
+ * The sign the widget gave of taking the pressed option, looked for until REACT_MS have passed
+ * (a page that re-renders after a tick shows it late): null when there was none. A page that
+ * began to navigate, or a frame that went away, took the press.
+ * @param {Ctx} ctx @param {Dispatch} d @param {RefTarget} t  the widget
+ * @returns {Promise<string|null>}
+ */
+async function takenSign(ctx, d, t) {
+  const deadline = performance.now() + REACT_MS;
+  for (;;) {
+    if (ctx.watcher.leaving()) return "navigated";
+    const last = performance.now() >= deadline;
+    /** @type {{taken: string|null}} */
+    let answer;
+    try {
+      answer = await d.toFrame(ctx, t, { kind: KIND.ACT_OPTION_TAKEN, last });
+    } catch (e) {
+      if (errorCode(e) === "stale_ref") return "navigated";
+      throw e;
+    }
+    if (answer.taken || last) return answer.taken;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /**
  * Click an element (a widget or its option) the way `click` does: actionability, then a trusted
- * click, or synthetic events without the debugger.
- * @param {Ctx} ctx @param {Dispatch} d @param {RefTarget} t
+ * click that lands on the element or not at all (the press guard: a press held back fails the
+ * action as `occluded`, naming the element as `named`), or synthetic events without the
+ * debugger. `beforePress` runs after the pointer has reached the element, just before the press.
+ * @param {Ctx} ctx @param {Dispatch} d @param {RefTarget} t @param {string} named
+ * @param {() => Promise<unknown>=} beforePress
+ * @returns {Promise<boolean|null>} whether a trusted press arrived in the element's document;
+ *   null for synthetic events
  */
-async function click(ctx, d, t) {
-  const p = await d.prepare(ctx, t, "pointer");
-  if (await d.trusted(ctx, p)) await cdp.click(ctx.tabId, p.x, p.y, { pointerThere: true });
-  else await d.synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: "click" }, x: p.local.x, y: p.local.y });
+async function click(ctx, d, t, named, beforePress) {
+  const p = await d.prepare(ctx, t, "pointer", { guard: true });
+  // With beforePress the pointer is always moved first (probed), never with the press.
+  if (await d.trusted(ctx, p, beforePress ? undefined : t)) {
+    if (beforePress) await beforePress();
+    await d.guardedClick(ctx, p);
+    // No answer: the press took its document away (an option that is a link), so it arrived.
+    const verdict = await d.toFrame(ctx, t, { kind: KIND.ACT_GUARD_RESULT }).catch(() => null);
+    d.heldBack(ctx, verdict, named);
+    return verdict ? Boolean(verdict.arrived) : true;
+  }
+  if (beforePress) await beforePress();
+  await d.synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: "click" }, x: p.local.x, y: p.local.y });
+  return null;
 }

@@ -37,6 +37,8 @@ class ActionError(BaseModel):
         "stale_ref", "not_found", "not_visible", "disabled", "readonly", "occluded", "not_editable",
         "navigation_timeout", "restricted_page", "no_such_tab", "debugger_unavailable", "timeout",
         "bad_action", "no_such_option", "dialog_blocked",
+        # `select` on a custom widget: the option was pressed and the widget showed no sign of taking it
+        "not_selected",
         # upload_file (host.core.uploads) and select_text / clipboard presses
         "no_upload_folder", "bad_file_name", "file_not_found", "outside_upload_folder", "too_many_files",
         "not_a_file_input", "no_such_text", "clipboard_empty",

@@ -167,6 +167,35 @@ async def test_select_picks_an_option_of_an_aria_listbox(sw, page, site_url):
     assert await page.get_attribute("#size-l", "aria-selected") == "true"
 
 
+async def test_select_on_a_listbox_proves_the_choice_by_the_option_it_marked_chosen(sw, page, site_url):
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/widgets.html")
+    result = await act(sw, tab, {"type": "select", "ref": ref(snap, "Size", role="listbox"), "value": "Small"})
+    assert result.ok, result.error
+    assert result.model_extra["selected"] == {"label": "Small", "custom": True, "sign": "marked"}
+
+
+async def test_select_on_a_listbox_whose_options_take_no_clicks_fails_as_not_selected(sw, page, site_url):
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/widgets.html")
+    result = await act(sw, tab, {"type": "select", "ref": ref(snap, "Shipping", role="listbox"), "value": "Express"})
+    assert not result.ok
+    assert result.error.code == "not_selected"
+    assert result.error.data == {"option": "Express", "path": "cdp", "arrived": True}
+    assert "showed no sign of taking it" in result.error.message
+
+
+async def test_select_on_a_listbox_that_ignores_synthetic_clicks_fails_as_not_selected_without_the_debugger(sw, page, site_url):
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/widgets.html")
+    await hold_debugger(sw, tab)
+    try:
+        result = await act(sw, tab, {"type": "select", "ref": ref(snap, "Size", role="listbox"), "value": "Small"})
+    finally:
+        await release_debugger(sw, tab)
+    assert not result.ok
+    assert result.error.code == "not_selected"
+    assert "synthetic events" in result.error.message
+    assert await page.text_content("#size-out") == "Medium"
+
+
 async def test_select_opens_a_div_dropdown_and_picks_its_item(sw, page, site_url):
     tab, snap = await open_page(sw, page, f"{site_url}/dispatch/widgets.html")
     result = await act(sw, tab, {"type": "select", "ref": ref(snap, "Color: none"), "value": "green"})
