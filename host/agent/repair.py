@@ -25,8 +25,9 @@ CLOSE_NAME = re.compile(
     r"^(x|×|✕|✖)$|\b(close|dismiss|no,? thanks|not now|maybe later|skip|continue shopping|got it|cancel)\b", re.IGNORECASE
 )
 #: Codes for which the action did nothing, so trying it again cannot do it twice (a timeout
-#: may have come after the input landed, so it is not one of them).
-DID_NOT_ACT = frozenset({"occluded", "not_visible", "disabled"})
+#: may have come after the input landed, so it is not one of them). `not_selected`: the widget
+#: showed no sign of the press (its script still loading, say), so nothing was chosen.
+DID_NOT_ACT = frozenset({"occluded", "not_visible", "disabled", "not_selected"})
 SETTLE_WAIT_MS = 400
 
 
@@ -67,9 +68,10 @@ def close_control(snapshot: Snapshot, occluder: int | None) -> int | None:
 async def after_action_error(session: BrowserSession, policy: Policy, action: ActionModel, result: ActionResult) -> Repair:
     """Try to make a failed action possible and dispatch it once more; never for stale refs."""
     code = result.error.code if result.error else ""
-    notes: list[str] = []
     if code not in DID_NOT_ACT:
-        return Repair(notes=notes)
+        return Repair(notes=[])
+    # The failure the repair answers: the step's trace keeps it when the repair works.
+    notes = [f"the action failed with {code}: {result.error.message if result.error else ''}"]
     await session.act(Wait(ms=SETTLE_WAIT_MS), snapshot_after=False)
     notes.append(f"waited {SETTLE_WAIT_MS} ms for the page to settle")
     if code == "occluded":

@@ -339,6 +339,18 @@ async def test_repair_leaves_an_occluding_layer_alone_when_the_policy_says_so(sw
     assert any("does not allow closing it" in note for note in first["repair"])
 
 
+async def test_a_choice_a_widget_did_not_take_is_made_again_by_repair(sw, site_url):
+    script = {"steps": [step("Choose express shipping", {"type": "select", "target": {"role": "listbox", "name": "Shipping"}, "value": "Express"},
+                             [{"text_present": "Shipping: Express"}])]}
+    run = await start_run(sw, {"task": "Choose express shipping", "start_url": f"{site_url}/agent/hydrate.html", "script": script,
+                               "budgets": {"retries_per_step": 0, "max_replans": 0}})
+    summary = await run.summary()
+    assert summary["success"] is True, summary
+    first = trace_events(summary["trace_dir"], "step")[0]
+    assert first["repair"][0].startswith("the action failed with not_selected: option \"Express\" of ref")
+    assert first["repair"][-1] == "tried the same action on the same ref again — it worked"
+
+
 async def test_a_link_to_a_blocked_domain_stops_the_run(sw, site_url, other_origin):
     script = {"steps": [step("Leave the site", {"type": "click", "target": {"role": "link", "name": "Leave this site"}}, [])]}
     start_url = f"{site_url}/agent/jump.html?to={other_origin}/agent/menu.html"  # 127.0.0.1 -> localhost
