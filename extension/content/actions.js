@@ -657,7 +657,7 @@
 
   /** The events of a press (and of a double click): the first one decides for all of them. */
   const PRESS_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "auxclick", "dblclick", "contextmenu"];
-  /** @type {{el: Element, reached: boolean|null, stale: boolean, hit: Element|null, listener: (ev: Event) => void}|null} */
+  /** @type {{el: Element, reached: boolean|null, stale: boolean, hit: Element|null, moved: boolean, listener: (ev: Event) => void, onMove: (ev: Event) => void}|null} */
   let guard = null;
 
   /**
@@ -675,7 +675,9 @@
     disarmGuard();
     /** @type {NonNullable<typeof guard>} */
     const state = {
-      el, reached: null, stale: false, hit: null,
+      el, reached: null, stale: false, hit: null, moved: false,
+      // The pointer's move arrived in this document: the browser routes input here now.
+      onMove: (ev) => { if (ev.isTrusted) state.moved = true; },
       listener: (ev) => {
         if (!ev.isTrusted) return;
         if (state.reached === null) {
@@ -690,6 +692,7 @@
       },
     };
     for (const type of PRESS_EVENTS) window.addEventListener(type, state.listener, { capture: true });
+    window.addEventListener("mousemove", state.onMove, { capture: true });
     guard = state;
     return { armed: true };
   }
@@ -704,6 +707,7 @@
     guard = null;
     if (!state) return null;
     for (const type of PRESS_EVENTS) window.removeEventListener(type, state.listener, { capture: true });
+    window.removeEventListener("mousemove", state.onMove, { capture: true });
     if (state.reached !== false) return { intercepted: false, arrived: state.reached === true };
     // Re-rendered under the pointer: whatever is there now is a look-alike, never clicked in its place.
     if (state.stale) return { intercepted: true, stale: true };
@@ -716,6 +720,7 @@
 
   core.handle(KIND.ACT_PREPARE, prepare);
   core.handle(KIND.ACT_GUARD_RESULT, () => disarmGuard() || { intercepted: false });
+  core.handle(KIND.ACT_GUARD_MOVED, () => ({ moved: guard ? guard.moved : true }));
   core.handle(KIND.ACT_HIT_FRAME, hitFrame);
   core.handle(KIND.ACT_PERFORM, perform);
   core.handle(KIND.ACT_CARET, caret);

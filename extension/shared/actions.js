@@ -24,6 +24,7 @@ export const KIND = Object.freeze({
   MARK_REFS: "wm:mark-refs",
   ACT_PREPARE: "wm:act:prepare",
   ACT_GUARD_RESULT: "wm:act:guard-result",
+  ACT_GUARD_MOVED: "wm:act:guard-moved",
   ACT_HIT_FRAME: "wm:act:hit-frame",
   ACT_PERFORM: "wm:act:perform",
   ACT_CARET: "wm:act:caret",

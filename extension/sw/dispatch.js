@@ -52,6 +52,8 @@ import * as pointerActions from "./pointer.js";
 
 /** How long a synthetic action may take before the page is considered blocked (by a dialog). */
 const SYNTHETIC_TIMEOUT_MS = 5000;
+/** How long a press into an out-of-process frame waits for the pointer's move to arrive there. */
+const ARRIVE_MS = 1000;
 
 /** Dispatch statistics for the side panel's diagnostics and the benchmark. */
 export const dispatchStats = { acts: 0, cdp: 0, synthetic: 0, stale: 0 };
@@ -342,6 +344,22 @@ async function synthetic(ctx, t, message) {
  * @param {Ctx} ctx @param {{x: number, y: number}} p @param {number=} clickCount
  */
 async function guardedClick(ctx, p, clickCount = 1) {
+  const t = ctx.guarded;
+  if (t && t.frameId !== 0) {
+    // The browser routes input to an out-of-process frame by hit-test data the frame's
+    // compositor sends; until it has (a frame just loaded or scrolled), a press there goes to
+    // the parent and is lost. Press only once a move of the pointer has arrived in the frame.
+    const deadline = performance.now() + ARRIVE_MS;
+    let moved = ctx.probed;
+    for (let tries = 0; ; tries++) {
+      // Half a pixel aside on every other try, so each move is a move the page must dispatch.
+      if (!moved) await cdp.probe(ctx.tabId, p.x + (tries % 2) * 0.5, p.y);
+      if ((await toFrame(ctx, t, { kind: KIND.ACT_GUARD_MOVED })).moved || performance.now() >= deadline) break;
+      moved = false;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    ctx.probed = true;
+  }
   await cdp.click(ctx.tabId, p.x, p.y, { clickCount, pointerThere: ctx.probed });
 }
 
