@@ -134,7 +134,7 @@ export async function act(req) {
       }
     }
     // Settle asked another tab or document: the guard's verdict is asked for on its own.
-    if (ctx.guarded) heldBack(ctx, await toFrame(ctx, ctx.guarded, { kind: KIND.ACT_GUARD_RESULT }).catch(() => null));
+    await readGuard(ctx);
     result.ok = true;
   } catch (e) {
     result.ok = false;
@@ -379,6 +379,20 @@ function heldBack(ctx, verdict, named = `ref ${ctx.req.action.ref}`) {
   throw new WaymarkError("occluded", `${named} was covered by ${verdict.occluder} between the check and the press; the press was held back, nothing was clicked`, data);
 }
 
+/**
+ * Ask the guarded target's frame for the guard's verdict on its own (no other message to the
+ * frame carried it) and fail the action if the press was held back. No answer: the press took
+ * the frame's document away, so it landed. Null when no guard is armed.
+ * @param {Ctx} ctx @param {string=} named  what was pressed, for the error (see heldBack)
+ * @returns {Promise<{intercepted: boolean, arrived?: boolean}|null>}
+ */
+async function readGuard(ctx, named) {
+  if (!ctx.guarded) return null;
+  const verdict = await toFrame(ctx, ctx.guarded, { kind: KIND.ACT_GUARD_RESULT }).catch(() => null);
+  heldBack(ctx, verdict, named);
+  return verdict;
+}
+
 /** @param {Ctx} ctx @param {Click|DoubleClick|Hover} a */
 async function pointer(ctx, a) {
   const t = target(ctx.tabId, a.ref);
@@ -605,7 +619,7 @@ function checkedUrl(url) {
  * The steps the handlers of forms.js and pointer.js act through, passed to them so that they
  * and this module do not import each other.
  */
-const DISPATCH = { target, toFrame, prepare, trusted, synthetic, notLeaving, guardedClick, heldBack };
+const DISPATCH = { target, toFrame, prepare, trusted, synthetic, notLeaving, guardedClick, heldBack, readGuard };
 /** @typedef {typeof DISPATCH} Dispatch */
 
 /**

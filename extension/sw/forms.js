@@ -315,9 +315,8 @@ async function click(ctx, d, t, named, beforePress) {
   if (await d.trusted(ctx, p, beforePress ? undefined : t)) {
     if (beforePress) await beforePress();
     await d.guardedClick(ctx, p);
-    // No answer: the press took its document away (an option that is a link), so it arrived.
-    const verdict = await d.toFrame(ctx, t, { kind: KIND.ACT_GUARD_RESULT }).catch(() => null);
-    d.heldBack(ctx, verdict, named);
+    // No verdict: the press took its document away (an option that is a link), so it arrived.
+    const verdict = await d.readGuard(ctx, named);
     return verdict ? Boolean(verdict.arrived) : true;
   }
   if (beforePress) await beforePress();
