@@ -457,9 +457,10 @@
    * @param {{localRef: number, replace: boolean}} msg
    */
   function caret(msg) {
-    // A press held back focused nothing: the caller fails without placing a caret or typing.
+    // A press held back, or one that never arrived here, focused nothing: the caller fails
+    // without placing a caret or typing.
     const held = disarmGuard();
-    if (held?.intercepted) return { guard: held };
+    if (held?.intercepted || held?.arrived === false) return { guard: held };
     const el = resolve(msg.localRef);
     if (el instanceof HTMLElement && !within(deepActiveElement(), el)) el.focus({ preventScroll: true });
     if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {

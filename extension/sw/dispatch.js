@@ -196,9 +196,10 @@ async function targetTab(tabId) {
 }
 
 /**
- * @typedef {{tabId: number, req: ActRequest, result: ActionResult, policy: "accept"|"dismiss", frameId?: number, preparedAt: number, watcher: TabWatcher, guarded: RefTarget|null, probed?: boolean}} Ctx
+ * @typedef {{tabId: number, req: ActRequest, result: ActionResult, policy: "accept"|"dismiss", frameId?: number, preparedAt: number, watcher: TabWatcher, guarded: RefTarget|null, probed?: boolean, pressed?: boolean}} Ctx
  *   guarded: the target whose frame holds an armed press guard whose verdict is not read yet;
- *   probed: trusted() moved the pointer to the action's point to probe the page
+ *   probed: trusted() moved the pointer to the action's point to probe the page;
+ *   pressed: guardedClick sent the guarded target its trusted press, so the verdict must say it arrived
  */
 
 /** @param {Ctx} ctx */
@@ -341,9 +342,11 @@ async function synthetic(ctx, t, message) {
  * can be tried again safely. The guard was armed by prepare; its verdict comes back with the
  * next message to the frame (settle's quiet, the caret, the checked state): see heldBack.
  * Called only after trusted(ctx, p, t), whose probe may have moved the pointer to `p` already.
- * @param {Ctx} ctx @param {{x: number, y: number}} p @param {number=} clickCount
+ * A press that never arrived in the target's document fails the action as `press_lost` (heldBack).
+ * @param {Ctx} ctx @param {{x: number, y: number}} p
+ * @param {{clickCount?: number, button?: "left"|"right"}=} how
  */
-async function guardedClick(ctx, p, clickCount = 1) {
+async function guardedClick(ctx, p, how = {}) {
   const t = ctx.guarded;
   if (t && t.frameId !== 0) {
     // The browser routes input to an out-of-process frame by hit-test data the frame's
@@ -360,20 +363,32 @@ async function guardedClick(ctx, p, clickCount = 1) {
     }
     ctx.probed = true;
   }
-  await cdp.click(ctx.tabId, p.x, p.y, { clickCount, pointerThere: ctx.probed });
+  await cdp.click(ctx.tabId, p.x, p.y, { ...how, pointerThere: ctx.probed });
+  if (t) ctx.pressed = true;
 }
 
 /**
  * Read the guard's verdict (null: the frame and its guard are gone, the press landed and
- * navigated it away) and fail the action if the press was held back.
+ * navigated it away) and fail the action if the press was held back, or if guardedClick's
+ * press never arrived in the target's document: the browser routed it elsewhere (into the page
+ * around a frame whose hit-test data it did not have yet), so the target was not pressed, and
+ * an `ok` would be a click that never happened.
  * @param {Ctx} ctx
- * @param {{intercepted: boolean, stale?: boolean, occluder_local_ref?: number|null, occluder?: string}|null|undefined} verdict
+ * @param {{intercepted: boolean, arrived?: boolean, stale?: boolean, occluder_local_ref?: number|null, occluder?: string}|null|undefined} verdict
  * @param {string=} named  what was pressed, for the error (the action's ref unless said)
  */
 function heldBack(ctx, verdict, named = `ref ${ctx.req.action.ref}`) {
   const t = ctx.guarded;
+  const pressed = ctx.pressed;
   ctx.guarded = null;
-  if (!t || !verdict?.intercepted) return;
+  ctx.pressed = false;
+  if (!t || !verdict) return;
+  if (!verdict.intercepted) {
+    if (pressed && verdict.arrived === false) {
+      throw new WaymarkError("press_lost", `the press on ${named} never arrived in its document: the browser delivered it elsewhere, so ${named} was not pressed and can be pressed again`, { arrived: false });
+    }
+    return;
+  }
   if (verdict.stale) throw new WaymarkError("stale_ref", `${named} was replaced by a new element as the pointer reached it; the press was held back, nothing was clicked`);
   const data = { occluder: verdict.occluder, intercepted: true, ...(verdict.occluder_local_ref ? { occluder_ref: globalRef(ctx.tabId, t.frameId, t.docId, verdict.occluder_local_ref) } : {}) };
   throw new WaymarkError("occluded", `${named} was covered by ${verdict.occluder} between the check and the press; the press was held back, nothing was clicked`, data);
@@ -381,16 +396,15 @@ function heldBack(ctx, verdict, named = `ref ${ctx.req.action.ref}`) {
 
 /**
  * Ask the guarded target's frame for the guard's verdict on its own (no other message to the
- * frame carried it) and fail the action if the press was held back. No answer: the press took
- * the frame's document away, so it landed. Null when no guard is armed.
+ * frame carried it) and fail the action if the press was held back or lost (see heldBack). No
+ * answer: the press took the frame's document away, so it landed. Nothing to do when no guard
+ * is armed.
  * @param {Ctx} ctx @param {string=} named  what was pressed, for the error (see heldBack)
- * @returns {Promise<{intercepted: boolean, arrived?: boolean}|null>}
  */
 async function readGuard(ctx, named) {
-  if (!ctx.guarded) return null;
+  if (!ctx.guarded) return;
   const verdict = await toFrame(ctx, ctx.guarded, { kind: KIND.ACT_GUARD_RESULT }).catch(() => null);
   heldBack(ctx, verdict, named);
-  return verdict;
 }
 
 /** @param {Ctx} ctx @param {Click|DoubleClick|Hover} a */
@@ -399,7 +413,7 @@ async function pointer(ctx, a) {
   const p = await prepare(ctx, t, "pointer", { guard: a.type !== "hover" });
   if (await trusted(ctx, p, a.type === "hover" ? undefined : t)) {
     if (a.type === "hover") await cdp.hover(ctx.tabId, p.x, p.y);
-    else await guardedClick(ctx, p, a.type === "double_click" ? 2 : 1);
+    else await guardedClick(ctx, p, { clickCount: a.type === "double_click" ? 2 : 1 });
   } else {
     await synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: a.type }, x: p.local.x, y: p.local.y });
   }

@@ -262,16 +262,16 @@ export async function selectCustom(ctx, d, t, a) {
   }
   const option = { frameId: t.frameId, docId: t.docId, localRef: found.option_local_ref };
   const named = `option ${JSON.stringify(found.label)} of ref ${a.ref}`;
-  const arrived = await click(ctx, d, option, named, () => d.toFrame(ctx, t, { kind: KIND.ACT_OPTION_WATCH, option: option.localRef }));
+  const pressed = await click(ctx, d, option, named, () => d.toFrame(ctx, t, { kind: KIND.ACT_OPTION_WATCH, option: option.localRef }));
   const sign = await takenSign(ctx, d, t);
   if (sign) {
     ctx.result.selected = { ...selected, sign };
     return;
   }
-  const how = arrived === null
-    ? `was clicked with synthetic events (trusted input is unavailable: ${ctx.result.fallback_reason}), which pages that take only trusted input ignore,`
-    : arrived ? "was pressed" : "was pressed but the press never arrived in its document (the browser sent it elsewhere)";
-  throw new WaymarkError("not_selected", `${named} ${how} and the widget showed no sign of taking it within ${REACT_MS} ms: nothing was chosen`, { option: found.label, path: ctx.result.path, arrived });
+  const how = pressed
+    ? "was pressed"
+    : `was clicked with synthetic events (trusted input is unavailable: ${ctx.result.fallback_reason}), which pages that take only trusted input ignore,`;
+  throw new WaymarkError("not_selected", `${named} ${how} and the widget showed no sign of taking it within ${REACT_MS} ms: nothing was chosen`, { option: found.label, path: ctx.result.path });
 }
 
 /**
@@ -302,12 +302,12 @@ async function takenSign(ctx, d, t) {
 /**
  * Click an element (a widget or its option) the way `click` does: actionability, then a trusted
  * click that lands on the element or not at all (the press guard: a press held back fails the
- * action as `occluded`, naming the element as `named`), or synthetic events without the
- * debugger. `beforePress` runs after the pointer has reached the element, just before the press.
+ * action as `occluded`, one that never arrived as `press_lost`, naming the element as `named`),
+ * or synthetic events without the debugger. `beforePress` runs after the pointer has reached the
+ * element, just before the press.
  * @param {Ctx} ctx @param {Dispatch} d @param {RefTarget} t @param {string} named
  * @param {() => Promise<unknown>=} beforePress
- * @returns {Promise<boolean|null>} whether a trusted press arrived in the element's document;
- *   null for synthetic events
+ * @returns {Promise<boolean>} whether the press was trusted (false: synthetic events)
  */
 async function click(ctx, d, t, named, beforePress) {
   const p = await d.prepare(ctx, t, "pointer", { guard: true });
@@ -315,11 +315,10 @@ async function click(ctx, d, t, named, beforePress) {
   if (await d.trusted(ctx, p, beforePress ? undefined : t)) {
     if (beforePress) await beforePress();
     await d.guardedClick(ctx, p);
-    // No verdict: the press took its document away (an option that is a link), so it arrived.
-    const verdict = await d.readGuard(ctx, named);
-    return verdict ? Boolean(verdict.arrived) : true;
+    await d.readGuard(ctx, named);
+    return true;
   }
   if (beforePress) await beforePress();
   await d.synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: "click" }, x: p.local.x, y: p.local.y });
-  return null;
+  return false;
 }

@@ -163,7 +163,7 @@ export async function drag(ctx, d, a) {
 export async function rightClick(ctx, d, a) {
   const t = d.target(ctx.tabId, a.ref);
   const p = await d.prepare(ctx, t, "pointer", { guard: true });
-  if (await d.trusted(ctx, p)) await cdp.click(ctx.tabId, p.x, p.y, { button: "right", pointerThere: true });
+  if (await d.trusted(ctx, p, t)) await d.guardedClick(ctx, p, { button: "right" });
   else await d.synthetic(ctx, t, { kind: KIND.ACT_POINT_PERFORM, action: { type: "right_click" }, x: p.local.x, y: p.local.y });
 }
 

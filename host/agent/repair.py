@@ -27,7 +27,8 @@ CLOSE_NAME = re.compile(
 #: Codes for which the action did nothing, so trying it again cannot do it twice (a timeout
 #: may have come after the input landed, so it is not one of them). `not_selected`: the widget
 #: showed no sign of the press (its script still loading, say), so nothing was chosen.
-DID_NOT_ACT = frozenset({"occluded", "not_visible", "disabled", "not_selected"})
+#: `press_lost`: the press never reached the target's document, so the target was not pressed.
+DID_NOT_ACT = frozenset({"occluded", "not_visible", "disabled", "not_selected", "press_lost"})
 SETTLE_WAIT_MS = 400
 
 

@@ -46,6 +46,8 @@ class ActionError(BaseModel):
         "outside_viewport", "drag_failed",
         # a press sent with its move to a page that stopped answering: it may land later, so it is not repeated
         "input_stalled",
+        # a trusted press that never arrived in its target's document (the browser routed it elsewhere)
+        "press_lost",
     ] | str
     message: str
     #: The occluder's ref for `occluded`, and similar evidence.

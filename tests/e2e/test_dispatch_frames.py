@@ -76,6 +76,38 @@ async def test_a_click_in_a_frame_covered_by_a_banner_of_the_page_fails_as_occlu
     assert await child(page, "cross").text_content("#c") == "0"
 
 
+async def _let_the_pointer_through(page) -> None:
+    """As the pointer arrives in the same-origin frame, the frame lets it through to the page
+    around it (the iframe element takes no pointer events): a press that follows is delivered to
+    the page, never to the frame. The page counts the presses it gets."""
+    await child(page, "same").evaluate(
+        "() => addEventListener('mousemove', (e) => { if (e.isTrusted) frameElement.style.pointerEvents = 'none'; })"
+    )
+    await page.evaluate("() => { window.pressesHere = 0; addEventListener('mousedown', () => { window.pressesHere++; }); }")
+
+
+async def test_a_click_whose_press_never_arrives_in_the_frame_fails_as_press_lost(sw, page, site_url, other_origin):
+    tab, snap = await open_frames(sw, page, site_url, other_origin)
+    await _let_the_pointer_through(page)
+    result = await act(sw, tab, {"type": "click", "ref": ref(snap, "Press in same frame")})
+    assert not result.ok
+    assert result.error.code == "press_lost", result.error
+    assert result.error.data == {"arrived": False}
+    assert await child(page, "same").text_content("#c") == "0"
+    assert await page.evaluate("() => window.pressesHere") == 1, "the press went to the page around the frame"
+
+
+async def test_a_fill_whose_focusing_press_never_arrives_types_nothing(sw, page, site_url, other_origin):
+    tab, snap = await open_frames(sw, page, site_url, other_origin)
+    fields = [e for e in snap.elements if "Frame field" in e.name]
+    field = min(fields, key=lambda e: e.bbox[1]).ref  # the same-origin frame is the upper one
+    await _let_the_pointer_through(page)
+    result = await act(sw, tab, {"type": "fill", "ref": field, "text": "lost"})
+    assert not result.ok
+    assert result.error.code == "press_lost", result.error
+    assert await child(page, "same").input_value("#f") == ""
+
+
 async def _open_checkout(sw, page, site_url, other_origin):
     return await _open_with_two_frames(sw, page, f"{site_url}/dispatch/frame_text.html?other={other_origin}")
 
