@@ -202,7 +202,7 @@ def validate_decision(decision: dict[str, Any], snapshot: Snapshot, coercions: l
         typed = Decision(thought=typed.thought, action=Check(ref=element.ref))
         if coercions is not None:
             coercions.append(f"select on a {element.role} -> check")
-    if typed.action.type in POINTER_PRESSES and element.role in CONTAINER_ROLES:
+    if typed.action.type in POINTER_PRESSES and (element.role in CONTAINER_ROLES or (_is_backdrop(element) and _controls_over(element, snapshot))):
         raise DecisionRejected("not_a_control", _not_a_control(element, snapshot))
     unchanged = _already_so(typed.action, element)
     if unchanged:
@@ -270,13 +270,30 @@ POINTER_PRESSES = frozenset({"click", "double_click"})
 _INSIDE_LISTED = 8
 
 
-def _not_a_control(container: SnapshotElement, snapshot: Snapshot) -> str:
-    """Why a press on `container` is refused, naming the controls inside it to choose from."""
-    inside = [e for e in snapshot.elements
-              if e.ref != container.ref and e.frame == container.frame and e.role not in CONTAINER_ROLES
-              and box_inside(e.bbox, container.bbox)]
-    said = f'[{container.ref}] is a {container.role} "{container.name}", which holds controls but is not one'
+def _is_backdrop(element: SnapshotElement) -> bool:
+    """An unnamed layer laid over other elements: a modal's backdrop. The real model clicked the
+    backdrop of an "Added to your cart" drawer twice, which closed nothing, with the drawer's
+    "No thanks" listed beside it."""
+    return element.role == "generic" and not element.name and bool(element.states.get("occluding"))
+
+
+def _controls_over(layer: SnapshotElement, snapshot: Snapshot) -> list[SnapshotElement]:
+    """The controls within `layer`'s box in its frame: inside a container, or over a backdrop."""
+    return [e for e in snapshot.elements
+            if e.ref != layer.ref and e.frame == layer.frame and e.role not in CONTAINER_ROLES and not _is_backdrop(e)
+            and box_inside(e.bbox, layer.bbox)]
+
+
+def _not_a_control(layer: SnapshotElement, snapshot: Snapshot) -> str:
+    """Why a press on a container or a backdrop is refused, naming the controls to choose from.
+    A backdrop is refused only where controls lie over it: with none, pressing it may be the one
+    way to close what it belongs to."""
+    inside = _controls_over(layer, snapshot)
+    if _is_backdrop(layer):
+        said = f"[{layer.ref}] is an unnamed layer over the page (a backdrop), not a control"
+    else:
+        said = f'[{layer.ref}] is a {layer.role} "{layer.name}", which holds controls but is not one'
     if not inside:
         return said + "; act on a control (a button, link or field) by its own ref"
     listed = ", ".join(f'[{e.ref}] {e.role} "{e.name}"' for e in inside[:_INSIDE_LISTED])
-    return f"{said}; act on one of the controls inside it: {listed}"
+    return f"{said}; act on one of the controls {'over' if _is_backdrop(layer) else 'inside'} it: {listed}"

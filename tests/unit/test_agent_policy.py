@@ -142,6 +142,30 @@ def test_a_click_on_a_dialog_is_refused_with_the_controls_inside_it():
     assert "[4]" not in refused.value.message
 
 
+def _drawer(*controls: SnapshotElement) -> Snapshot:
+    """The shop's "Added to your cart" drawer as the real model saw it: a backdrop, the drawer, its buttons."""
+    return Snapshot(url="https://shop.example/product", elements=[
+        SnapshotElement(ref=4, role="generic", name="", states={"occluding": 2}, bbox=[0, 0, 1280, 800]),
+        SnapshotElement(ref=5, role="dialog", name="Added to your cart", states={"occluding": 1}, bbox=[900, 0, 380, 800]),
+        *controls,
+    ])
+
+
+def test_a_click_on_a_backdrop_is_refused_with_the_controls_over_it():
+    snap = _drawer(SnapshotElement(ref=6, role="button", name="Add protection plan", bbox=[928, 215, 324, 44]),
+                   SnapshotElement(ref=7, role="button", name="No thanks", bbox=[928, 275, 324, 44]))
+    with pytest.raises(DecisionRejected) as refused:
+        validate_decision({"action": {"type": "click", "ref": 4}}, snap)
+    assert refused.value.kind == "not_a_control"
+    assert refused.value.message == ('[4] is an unnamed layer over the page (a backdrop), not a control; act on one of the controls '
+                                     'over it: [6] button "Add protection plan", [7] button "No thanks"')
+
+
+def test_a_backdrop_with_no_control_over_it_may_be_clicked():
+    # Pressing it may be the only way to close what it belongs to.
+    assert validate_decision({"action": {"type": "click", "ref": 4}}, _drawer()).action.ref == 4
+
+
 def test_a_container_may_still_be_hovered_and_its_controls_clicked():
     snap = Snapshot(url="https://news.example/", elements=[
         SnapshotElement(ref=1, role="dialog", name="Offer", bbox=[0, 0, 600, 400]),
