@@ -46,6 +46,7 @@ from waymark.host.agent.redaction import (
     redact_url,
     resolve_action,
 )
+from waymark.host.agent.relevance import named_like
 from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.task_values import missing_values, task_values
@@ -487,6 +488,7 @@ class AgentRun:
         try:
             result = await self.planner.plan(
                 self.options.task, self._page(safe), evidence=evidence, history=self.history, timeout=self._timeout(self.options.planner_call),
+                named=named_like(self.options.task, "", safe),
             )
         except PlannerFailed as exc:
             # The executor alone can still try the task; only task-level evidence can prove it then.

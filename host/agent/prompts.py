@@ -9,9 +9,11 @@ import json
 import re
 from typing import Any
 
+from waymark.host.agent.task_parts import task_parts
 from waymark.host.agent.verifier import PREDICATE_NAMES
 from waymark.host.core.actions import ACTION_TYPES, text_form
 from waymark.host.core.phases import timed
+from waymark.host.core.snapshot import SnapshotElement
 
 UNTRUSTED_TAG = "untrusted_page_content"
 #: History lines a model is shown: enough for the steps of a form, short enough for a small window.
@@ -134,10 +136,22 @@ def history_block(history: list[str]) -> str:
     return wrap_untrusted("\n".join(history[-HISTORY_LINES:]), "this run's history (element names are page content)")
 
 
-def planner_user(task: str, page: str, evidence: dict[str, Any] | None = None, history: list[str] | None = None) -> str:
+def named_block(named: list[tuple[SnapshotElement, list[str]]], words_of: str = "the task") -> str:
+    """The elements named with the words of `words_of` (host.agent.relevance), wrapped: their
+    names are page content."""
+    lines = "\n".join(f'[{e.ref}] {e.role} "{e.name}" (shares: {", ".join(shared)})' for e, shared in named)
+    return f"Elements whose names share words with {words_of}:\n" + wrap_untrusted(lines, "names of this page's elements")
+
+
+def planner_user(task: str, page: str, evidence: dict[str, Any] | None = None, history: list[str] | None = None,
+                 named: list[tuple[SnapshotElement, list[str]]] | None = None) -> str:
     """The planner's user message: the task, the page, and on a replan what went wrong and what
-    the run has done (without it a replan repeated a sign-in that had already landed)."""
+    the run has done (without it a replan repeated a sign-in that had already landed); `named`,
+    the elements named with the task's words (host.agent.relevance)."""
     parts = [f"Task: {task}"]
+    clauses = task_parts(task) if evidence is None else []
+    if clauses:
+        parts.append("Its parts, each needing at least one step:\n" + "\n".join(f"{i}. {c}" for i, c in enumerate(clauses, start=1)))
     if history:
         parts.append("What this run has done so far:\n" + history_block(history))
     if evidence and evidence.get("plan_finished"):
@@ -158,14 +172,18 @@ def planner_user(task: str, page: str, evidence: dict[str, Any] | None = None, h
             "Evidence: " + json.dumps(evidence, ensure_ascii=False)
         )
     parts.append(page)
+    if named:
+        parts.append(named_block(named))
     return "\n\n".join(parts)
 
 
 @timed("prompt")
 def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], history: list[str], feedback: str | None, page: str,
-                  text_mode: bool, allowed: tuple[str, ...] = ACTION_TYPES, uploads: str = "") -> str:
+                  text_mode: bool, allowed: tuple[str, ...] = ACTION_TYPES, uploads: str = "",
+                  named: list[tuple[SnapshotElement, list[str]]] | None = None) -> str:
     """The executor's user message for one turn; `uploads` is the line naming the files of the
-    upload folder (host.core.uploads.upload_summary), when upload_file is offered."""
+    upload folder (host.core.uploads.upload_summary), when upload_file is offered; `named`, the
+    elements named with the task's or step's words (host.agent.relevance)."""
     parts = [f"Task: {task}", f"Current step: {step_intent}"]
     if verify:
         parts.append("This step is checked by: " + json.dumps(verify, ensure_ascii=False))
@@ -174,6 +192,8 @@ def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], his
     if feedback:
         parts.append(f"Your last attempt at this step did not work: {feedback}")
     parts.append(page)
+    if named:
+        parts.append(named_block(named, "the task or the current step"))
     if uploads:
         parts.append(uploads)
     if text_mode:
