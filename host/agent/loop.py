@@ -231,8 +231,6 @@ class AgentRun:
         self.criteria: list[Predicate] = []
         #: Elements an overlay hid on the page the current plan was made on.
         self.plan_hid = 0
-        #: The URL of the page the current success criteria were written on.
-        self.criteria_page = ""
         #: The texts this run typed (as the model wrote them: placeholders, never secrets).
         self.typed: list[str] = []
         self.start_snap: Snapshot | None = None
@@ -394,31 +392,21 @@ class AgentRun:
                 index = 0
                 if not plan.steps:
                     return await self._conclude(snap, "the new plan found nothing left to do")
-            unmet = await self._unmet_criteria(snap) if self._criteria_unseen(snap) else ""
+            # A plan written while an overlay hid part of the page (a cookie wall before its
+            # answer) could not plan for what it hid: its steps are done, the task may not be, and
+            # the page now shows what is left. A plan that saw the whole page is judged as it is:
+            # planned again over a wrong guess of a criterion, the real model's next step after a
+            # landed sign-in was "Sign out".
+            unmet = await self._unmet_criteria(snap) if self.plan_hid else ""
             if not unmet or self.budget.replans >= self.options.budgets.max_replans:
                 return await self._conclude(snap, "every step passed its checks")
-            self.history.append(f"- every step of the plan was done, but the success criteria fail: {unmet}")
+            self.history.append(f"- every step of the plan was done, but the task is not: {unmet}")
             self.emit("plan_finished", unmet=unmet)
-            unseen = (f"the last plan was made while an overlay hid {self.plan_hid} element(s) of the page" if self.plan_hid
-                      else f"they were written on {self.criteria_page}")
-            plan = await self._replan(snap, {"plan_finished": True, "reason": f"the task's success criteria fail: {unmet}; {unseen}",
-                                             "url": snap.url})
+            plan = await self._replan(snap, {"plan_finished": True, "reason": f"the task's success criteria fail: {unmet}; the last plan was made "
+                                                   f"while an overlay hid {self.plan_hid} element(s) of the page", "url": snap.url})
             index = 0
             if not plan.steps:
                 return await self._conclude(snap, "the new plan found nothing left to do")
-
-    def _criteria_unseen(self, snap: Snapshot) -> bool:
-        """Whether the success criteria were written without sight of the page the run ended on:
-        on another page (the real model guessed a "Welcome to Ledger" title for the account page a
-        sign-in leads to, and "Contact us" for a page titled "Contact · Orbit"), or while an
-        overlay hid part of it (a cookie wall before its answer). Only then does a plan whose steps
-        are done earn a second look at its criteria; a plan that saw the very page is judged as it
-        is (planned again over a wrong guess on the account page, the model's next step was
-        "Sign out"). At least one step must have been verified: a run that proved nothing gets no
-        chance to name new criteria for the page it is on."""
-        if not self.criteria or not self.steps_verified:
-            return False
-        return bool(self.plan_hid) or snap.url != self.criteria_page
 
     async def _replan(self, snap: Snapshot, evidence: dict[str, Any]) -> Plan:
         """A new plan from this page for what is left, counted against the replan budget."""
@@ -502,7 +490,6 @@ class AgentRun:
         self.open_step = None
         if result.plan.success_criteria:
             self.criteria = parse_predicates(result.plan.success_criteria)
-            self.criteria_page = snap.url
         self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in result.plan.steps], tokens=result.tokens,
                   success_criteria=result.plan.success_criteria, latency_ms=round(result.latency_ms, 1), attempts=result.attempts,
                   evidence=evidence, coercions=result.coercions, answers=_clipped(result.answers))

@@ -154,19 +154,11 @@ def planner_user(task: str, page: str, evidence: dict[str, Any] | None = None, h
         parts.append("Its parts, each needing at least one step:\n" + "\n".join(f"{i}. {c}" for i, c in enumerate(clauses, start=1)))
     if history:
         parts.append("What this run has done so far:\n" + history_block(history))
-    if evidence and evidence.get("plan_finished"):
-        # Told only "the task is not finished", the real model planned "Sign out" on the account
-        # page its sign-in had reached: the criteria were the wrong guess, not the work.
+    if evidence:
+        why = ("Every step of the last plan was done, but the task is not finished." if evidence.get("plan_finished")
+               else "The last plan failed at a required step.")
         parts.append(
-            "Every step of the last plan was done, but the task's success criteria fail on the page below; they were\n"
-            "written before it could be seen. Look at it now. If it shows the task is done, answer with no steps (\"steps\": [])\n"
-            "and success criteria that hold on this page and show the outcome the user asked for (its title, URL or\n"
-            "text). Otherwise plan only what is still left to do, never a step the history shows was done.\n"
-            "Evidence: " + json.dumps(evidence, ensure_ascii=False)
-        )
-    elif evidence:
-        parts.append(
-            "The last plan failed at a required step. Plan the rest of the task again from the current page: only what is\n"
+            why + " Plan the rest of the task again from the current page: only what is\n"
             "still left to do, never a step the history shows was done. If the page shows the task is already done,\n"
             'answer with no steps ("steps": []) and success criteria that show it.\n'
             "Evidence: " + json.dumps(evidence, ensure_ascii=False)
