@@ -11,7 +11,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from waymark.host.agent import prompts
 from waymark.host.agent.parsing import ParseFailure, extract_json
-from waymark.host.agent.task_parts import task_parts, unplanned
 from waymark.host.agent.verifier import (
     PREDICATE_NAMES,
     PredicateError,
@@ -133,14 +132,6 @@ def _plan_reminder(problem: str) -> str:
             '{"steps": [{"intent": "...", "verify": [predicate, ...], "required": true}], "success_criteria": [predicate, ...]}.')
 
 
-def _parts_reminder(missing: list[str]) -> str:
-    """What to say after a plan that leaves parts of the task out; said once, and the next plan is
-    taken as it comes."""
-    listed = "; ".join(f'"{p}"' for p in missing)
-    return (f"That plan has no step for this part of the task: {listed}. Plan every part of the task, each with its own "
-            "steps, and answer the whole plan again as exactly one JSON object and nothing else.")
-
-
 class PlanResult(BaseModel):
     plan: Plan
     raw: str
@@ -227,9 +218,6 @@ class Planner:
         raw = ""
         temperature = self.temperature
         answers: list[str] = []
-        # Only a first plan is held to every part: a replan plans what is left.
-        parts = task_parts(task) if evidence is None else []
-        reminded_parts = False
         for attempt in range(1, MAX_PLAN_RETRIES + 2):
             request = CompletionRequest(
                 messages=messages,
@@ -254,11 +242,6 @@ class Planner:
                 if evidence and evidence.get("unreachable"):
                     plan, dropped = without_checks(plan, evidence["unreachable"])
                     coercions += dropped
-                missing = unplanned(parts, [s.intent for s in plan.steps]) if plan.steps and not reminded_parts else []
-                if missing and attempt <= MAX_PLAN_RETRIES:
-                    reminded_parts = True
-                    messages = [*messages, Message.text("assistant", raw), Message.text("user", _parts_reminder(missing))]
-                    continue
                 if plan.steps or evidence is not None:
                     return PlanResult(plan=plan, raw=raw, tokens=tokens_in + tokens_out, tokens_in=tokens_in, tokens_out=tokens_out,
                                       latency_ms=(time.perf_counter() - started) * 1000, attempts=attempt, coercions=coercions, answers=answers)

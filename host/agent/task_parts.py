@@ -1,10 +1,10 @@
-"""The parts of a task, and the parts a plan leaves out.
+"""The parts of a task, listed for the planner.
 
 Asked to "Order 3 bouquets with gift wrap, rate the bouquet 4 stars and save the options", the
 real 1.5B model planned one step, "Click the button 'Save options'": the order and the rating
 were never planned, so never done. A task's clauses (split at commas, semicolons and "and") are
-its parts; the planner is shown them, and a first plan with no step whose intent shares a telling
-word with a part is sent back once, naming the part.
+its parts, and the planner is shown them. A plan that leaves one out is not sent back: told so
+once, the model dropped the right answer of its first plan (Reject non-essential) for Accept all.
 """
 
 from __future__ import annotations
@@ -26,10 +26,3 @@ def task_parts(task: str) -> list[str]:
     parts = [p.strip() for p in _SPLIT.split(task.strip())]
     parts = [p for p in parts if words(p) and p.split()[0].casefold() not in _SETTING]
     return parts if len(parts) > 1 else []
-
-
-def unplanned(parts: list[str], intents: list[str]) -> list[str]:
-    """The parts no step's intent shares a telling word with (checks are not counted: their keys,
-    "name" and "value", would cover any part that says them)."""
-    planned = words(" ".join(intents))
-    return [p for p in parts if not words(p) & planned]

@@ -322,8 +322,7 @@ async def test_a_plan_whose_steps_are_done_while_the_task_is_not_is_planned_agai
     criteria = [{"url_contains": "subscribed.html"}]
     first = json.dumps({"steps": [{"intent": wall["intent"], "verify": wall["verify"]}], "success_criteria": criteria})
     rest = json.dumps({"steps": [{"intent": s["intent"], "verify": s["verify"]} for s in (email, subscribe)], "success_criteria": criteria})
-    # The first plan leaves the subscription out: sent back once, it comes back the same.
-    model = await serve([wall, email, subscribe], plan_text=[first, first, rest])
+    model = await serve([wall, email, subscribe], plan_text=[first, rest])
     with SiteServer() as sites:
         summary = await _run(sw, model, "Subscribe ada@example.com to The Daily Loop newsletter, allowing only essential cookies.",
                              f"{sites.site}/cookies/index.html", policy={"destructive": "allow"})
@@ -332,7 +331,7 @@ async def test_a_plan_whose_steps_are_done_while_the_task_is_not_is_planned_agai
     assert finished["unmet"].startswith("url_contains (url is ")
     evidence = trace_events(summary["trace_dir"], "replan")[0]["evidence"]
     assert evidence["plan_finished"] is True and "the last plan was made while an overlay hid" in evidence["reason"]
-    replan_prompt = "\n".join([s for s in model.seen if s.role == "planner"][2].messages("user"))
+    replan_prompt = "\n".join([s for s in model.seen if s.role == "planner"][1].messages("user"))
     assert "Every step of the last plan was done, but the task is not finished." in replan_prompt
     assert 'textbox "Email address"' in replan_prompt, "the replan sees the page behind the dialog"
     assert [s["intent"] for s in trace_events(summary["trace_dir"], "step")] == ["Answer the cookie wall", "Enter the email", "Subscribe"]
