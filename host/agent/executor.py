@@ -108,14 +108,14 @@ class Executor:
     async def decide(
         self, *, task: str, intent: str, verify: list[dict[str, Any]], history: list[str], feedback: str | None,
         page: str, snapshot: Snapshot, step_index: int, attempt: int, reminders: int, timeout: float | None = None,
-        allowed: tuple[str, ...] = ACTION_TYPES, uploads: str = "", screenshot_b64: str | None = None,
+        allowed: tuple[str, ...] = ACTION_TYPES, uploads: str = "", screenshot_b64: str | None = None, untyped: list[str] | None = None,
     ) -> Turn:
         """One decision valid for `snapshot`, or `decision=None` after `reminders` unusable replies.
         Only the `allowed` actions are offered (tools, answer format, constraint) and accepted.
         In computer-use mode `screenshot_b64` (the numbered-overlay screenshot of `snapshot`) goes
         with the prompt, and typing without a ref is given the ref it means (host.agent.screen)."""
         user = prompts.executor_user(task, intent, verify, history, feedback, page, text_mode=not self.native, allowed=allowed,
-                                     uploads=uploads, named=named_like(task, intent, snapshot))
+                                     uploads=uploads, named=named_like(task, intent, snapshot), untyped=untyped)
         shown = self.screen and screenshot_b64 is not None
         content: list[Any] = [TextPart(text=user)]
         if shown:

@@ -49,7 +49,7 @@ from waymark.host.agent.redaction import (
 from waymark.host.agent.relevance import named_like
 from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.agent.session import BrowserSession
-from waymark.host.agent.task_values import missing_values, task_values
+from waymark.host.agent.task_values import missing_values, task_values, untyped
 from waymark.host.agent.trace import RunSummary, TraceWriter, digest, new_run_id
 from waymark.host.agent.verifier import (
     Expectation,
@@ -592,6 +592,7 @@ class AgentRun:
             reminders=self.options.budgets.retries_per_step, timeout=self._timeout(self.options.executor_call),
             allowed=self._allowed(safe), uploads=upload_summary(self.options.upload_dir),
             screenshot_b64=snap.screenshot_b64 if self.executor.screen else None,
+            untyped=untyped(task_values(self.options.task), self.typed),
         )
         timing["model_ms"] = (time.perf_counter() - t0) * 1000
         self._take_tokens(turn.tokens_in, turn.tokens_out)

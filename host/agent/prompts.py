@@ -172,10 +172,11 @@ def planner_user(task: str, page: str, evidence: dict[str, Any] | None = None, h
 @timed("prompt")
 def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], history: list[str], feedback: str | None, page: str,
                   text_mode: bool, allowed: tuple[str, ...] = ACTION_TYPES, uploads: str = "",
-                  named: list[tuple[SnapshotElement, list[str]]] | None = None) -> str:
+                  named: list[tuple[SnapshotElement, list[str]]] | None = None, untyped: list[str] | None = None) -> str:
     """The executor's user message for one turn; `uploads` is the line naming the files of the
     upload folder (host.core.uploads.upload_summary), when upload_file is offered; `named`, the
-    elements named with the task's or step's words (host.agent.relevance)."""
+    elements named with the task's or step's words (host.agent.relevance); `untyped`, the values
+    the task gives that the run has not typed yet (host.agent.task_values)."""
     parts = [f"Task: {task}", f"Current step: {step_intent}"]
     if verify:
         parts.append("This step is checked by: " + json.dumps(verify, ensure_ascii=False))
@@ -186,6 +187,8 @@ def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], his
     parts.append(page)
     if named:
         parts.append(named_block(named, "the task or the current step"))
+    if untyped:
+        parts.append(f"The task gives {', '.join(untyped)}, which this run has not typed yet: fill it into its field before you submit.")
     if uploads:
         parts.append(uploads)
     if text_mode:

@@ -25,6 +25,13 @@ def task_values(task: str) -> list[str]:
     return list(dict.fromkeys(m.group(0).rstrip(".") for m in _EMAIL.finditer(task)))
 
 
+def untyped(values: list[str], typed: list[str]) -> list[str]:
+    """The values the run has not typed yet: the executor is reminded of them, since the real
+    model subscribed a newsletter with its email field left empty."""
+    entered = normalise(" ".join(typed))
+    return [v for v in values if normalise(v) not in entered]
+
+
 def missing_values(values: list[str], typed: list[str], snapshot: Snapshot, page_text: str = "") -> list[str]:
     """The values the run never typed and the page (its text, fields, title and URL) does not show."""
     shown = shown_text(snapshot, page_text) + " " + normalise(unquote_plus(snapshot.url))

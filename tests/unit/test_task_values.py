@@ -1,6 +1,7 @@
 """The email addresses a task gives must be entered or shown before a success is accepted."""
 
-from waymark.host.agent.task_values import missing_values, task_values
+from waymark.host.agent.prompts import executor_user
+from waymark.host.agent.task_values import missing_values, task_values, untyped
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
 PAGE = Snapshot(url="https://news.example/subscribed.html?email=&consent=essential", title="Subscribed", text="Thanks!")
@@ -24,3 +25,16 @@ def test_an_email_the_page_shows_in_a_field_or_its_url_is_not_missing():
 
 def test_an_email_never_typed_nor_shown_is_missing():
     assert missing_values(["ada@example.com"], ["ada"], PAGE) == ["ada@example.com"]
+
+
+def test_a_value_the_run_has_not_typed_is_one_to_remind_the_executor_of():
+    values = task_values("Subscribe ada@example.com and bob@example.com to the newsletter.")
+    assert untyped(values, []) == ["ada@example.com", "bob@example.com"]
+    assert untyped(values, ["Ada@Example.com"]) == ["bob@example.com"]
+
+
+def test_the_executor_is_told_which_values_of_the_task_are_not_typed_yet():
+    message = executor_user("Subscribe ada@example.com", "Click Subscribe", [], [], None, "PAGE", text_mode=True,
+                            untyped=["ada@example.com"])
+    assert "The task gives ada@example.com, which this run has not typed yet: fill it into its field before you submit." in message
+    assert "not typed yet" not in executor_user("t", "i", [], [], None, "PAGE", text_mode=True, untyped=[])
