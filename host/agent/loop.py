@@ -687,6 +687,12 @@ class AgentRun:
 
         if isinstance(action, Fill) and isinstance(dispatched, Fill):
             self.secret_fills.note(snap.url, snap.find(action.ref), action.text, dispatched.text)
+        elif isinstance(action, Type) and isinstance(dispatched, Type):
+            # Typed into an empty field, the text is its whole value (the real model typed its
+            # password, and a check of it could never pass); typed after a value, it is not known.
+            field = snap.find(action.ref)
+            empty = field is not None and not field.states.get("has_value")
+            self.secret_fills.note(snap.url, field, *((action.text, dispatched.text) if empty else ()))
         if isinstance(action, (Fill, Type)):
             self.typed.append(action.text)
         landed = landed_line(result, safe)

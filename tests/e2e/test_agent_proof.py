@@ -263,6 +263,30 @@ async def test_a_check_that_the_password_field_holds_the_password_passes_once_th
     assert password[0]["checks"][0]["detail"] == "[2] holds the text this run filled in (a password's value is never read)"
 
 
+async def test_a_password_typed_into_its_empty_field_passes_the_check_that_it_holds_it(sw, ledger, serve):
+    # The real model typed the password instead of filling it; the check could never pass.
+    password = {"value_equals": {"target": {"role": "textbox", "name": "Password"}, "value": "lovelace"}}
+    model = await serve([{"intent": "Type the password", "action": {"type": "type", "target": {"role": "textbox", "name": "Password"},
+                                                                     "text": "lovelace"}, "verify": [password]}])
+    summary = await _run(sw, model, LOGIN_TASK, ledger)
+    (step,) = trace_events(summary["trace_dir"], "step")
+    assert (step["verdict"], step["attempt"]) == ("passed", 1), step
+    assert step["checks"][0]["detail"] == "[2] holds the text this run filled in (a password's value is never read)"
+
+
+async def test_a_password_typed_after_a_value_is_not_taken_for_the_text_typed(sw, ledger, serve):
+    typed = {"type": "type", "target": {"role": "textbox", "name": "Password"}, "text": "lovelace"}
+    password = {"value_equals": {"target": {"role": "textbox", "name": "Password"}, "value": "lovelace"}}
+    model = await serve([{"intent": "Type the password", "actions": [{**typed, "text": "swordfish"}, typed, typed], "verify": [password]}])
+    summary = await _run(sw, model, LOGIN_TASK, ledger, budgets={"max_replans": 0})
+    steps = trace_events(summary["trace_dir"], "step")
+    # "swordfish" went in first: what follows it is not "lovelace", however often it is typed.
+    assert [s["verdict"] for s in steps] == ["retry", "retry", "retry"]
+    assert all("this run has not filled it with that text" in s["reason"] for s in steps)
+    assert trace_events(summary["trace_dir"], "step_failed")
+    assert summary["success"] is False
+
+
 async def test_a_check_that_held_before_the_step_and_not_after_is_no_failure_of_it(sw, ledger, serve):
     # "Sign in" is on the page before the click and gone after it: the planner's check said
     # nothing about this step either way, so the step is unproven, not retried.
