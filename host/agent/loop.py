@@ -30,6 +30,7 @@ from waymark.host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
 from waymark.host.agent.executor import Executor, Turn
 from waymark.host.agent.grammar import already_done, offered_on
+from waymark.host.agent.guessed_urls import made_up_url
 from waymark.host.agent.human import Human
 from waymark.host.agent.planner import (
     Plan,
@@ -235,6 +236,8 @@ class AgentRun:
         self.typed: list[str] = []
         self.start_snap: Snapshot | None = None
         self.start_text = ""
+        #: The pages this run has acted on or reached: opening one again is never a made-up address.
+        self.visited: set[str] = set()
         #: Tabs this task works in; the last of them is never closed.
         self.task_tabs: set[int] = set()
         #: The fallback plan's step: worked on until the executor says done.
@@ -358,6 +361,7 @@ class AgentRun:
             self.task_tabs.add(self.session.tab_id)
         # The page as it was before anything was done: success criteria that already held here prove nothing.
         self.start_snap, self.start_text = snap, await self._page_text()
+        self.visited.add(snap.url)
 
         plan = await self._plan(snap, evidence=None)
         self.steps_total = len(plan.steps)
@@ -628,6 +632,10 @@ class AgentRun:
             if refusal:
                 finish("refused", refusal)
                 return None, snap, f"that URL is not allowed ({refusal}); stay on allowed sites"
+            made_up = made_up_url(resolved, snap, self.options.task, self.visited)
+            if made_up:
+                finish("refused", made_up)
+                return None, snap, made_up
 
         if isinstance(action, CloseTab):
             refusal = await self._close_refusal(action)
@@ -655,6 +663,7 @@ class AgentRun:
         result = await self.session.act(dispatched, screenshot=self.options.screenshots)
         timing["dispatch_ms"] = (time.perf_counter() - t0) * 1000
         record.update(path=result.path, settle_ms=result.settle_ms, navigated=result.navigated, tab_id=self.session.tab_id)
+        self.visited.update(u for u in (snap.url, result.url_after) if u)
         if result.ok and isinstance(action, CloseTab):
             self.task_tabs.discard(action.tab_id if action.tab_id is not None else record.get("tab_before"))
         if self.session.tab_id is not None:

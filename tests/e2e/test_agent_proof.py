@@ -171,11 +171,27 @@ async def test_navigate_to_a_relative_url_resolves_against_the_current_page(sw, 
             {"intent": "Open the account page", "action": {"type": "navigate", "url": "/agent/account.html"},
              "verify": [{"url_contains": "/agent/account.html"}]}]
     model = await serve(plan)
-    summary = await _run(sw, model, "Open the account page", f"{site_url}/agent/menu.html")
+    summary = await _run(sw, model, "Open the account page, /agent/account.html", f"{site_url}/agent/menu.html")
     assert summary["success"] is True, summary
     first, second = trace_events(summary["trace_dir"], "step")
     assert (first["url_given"], first["action"]["url"]) == ("menu-b.html", f"{site_url}/agent/menu-b.html")
     assert (second["url_given"], second["action"]["url"]) == ("/agent/account.html", f"{site_url}/agent/account.html")
+
+
+async def test_an_address_on_the_site_that_nothing_leads_to_is_refused_and_the_model_told_why(sw, site_url, serve):
+    # The real model's cookie run: subscribed, then a replan's navigate to manage_choices.html
+    # opened an error page and the landed subscription was lost.
+    plan = [{"intent": "Open the choices", "actions": [{"type": "navigate", "url": "manage_choices.html"},
+                                                        {"type": "click", "target": {"role": "button", "name": "Open panel"}}],
+             "verify": [{"text_present": "Opened the first panel"}]}]
+    model = await serve(plan)
+    summary = await _run(sw, model, "Open the panel", f"{site_url}/agent/menu.html")
+    assert summary["success"] is True, summary
+    refused, clicked = trace_events(summary["trace_dir"], "step")
+    assert refused["verdict"] == "refused" and "path" not in refused, "the navigate was never dispatched"
+    assert refused["reason"].startswith("no link on this page leads to /agent/manage_choices.html, the task does not give it")
+    assert "a made-up address opens an error page" in _executor_prompts(model)[1]
+    assert clicked["verdict"] == "passed"
 
 
 async def test_a_page_that_fails_to_load_is_shown_to_the_model_which_can_go_back(sw, site_url, serve):
