@@ -18,9 +18,12 @@ MOST = 6
 
 
 def named_like(task: str, intent: str, snapshot: Snapshot) -> list[tuple[SnapshotElement, list[str]]]:
-    """The controls whose names share words with the task or step, most shared words first (then
-    in document order), each with the words it shares; at most MOST of them."""
-    wanted = words(task) | words(intent)
+    """The controls whose names share words with the task or step, each with the words it shares;
+    at most MOST of them. Those sharing most words with the step come first, then most with either,
+    then document order: on the step "click the sign in button" the real model filled the password
+    three times over, listed first of the task's fields."""
+    step = words(intent)
+    wanted = words(task) | step
     found: list[tuple[SnapshotElement, list[str]]] = []
     for element in snapshot.elements:
         if element.role in CONTAINER_ROLES or not element.name:
@@ -28,5 +31,6 @@ def named_like(task: str, intent: str, snapshot: Snapshot) -> list[tuple[Snapsho
         shared = sorted(wanted & words(element.name))
         if shared:
             found.append((element, shared))
-    found.sort(key=lambda pair: (-len(pair[1]), pair[0].order if pair[0].order is not None else pair[0].ref))
+    found.sort(key=lambda pair: (-len(step.intersection(pair[1])), -len(pair[1]),
+                                 pair[0].order if pair[0].order is not None else pair[0].ref))
     return found[:MOST]

@@ -51,6 +51,12 @@ def test_the_elements_sharing_most_words_come_first_and_at_most_a_few_are_named(
     assert [ref for ref, _ in named[1:]] == [1, 2, 3, 4, 5]
 
 
+def test_the_elements_named_with_the_step_s_words_come_first():
+    form = _page(("textbox", "Username"), ("textbox", "Password"), ("button", "Sign in"))
+    task = "Sign in to Ledger with the username ada and the password lovelace."
+    assert _named(task, form, intent="Click the Sign in button") == [(3, ["sign"]), (1, ["username"]), (2, ["password"])]
+
+
 def test_the_current_step_s_words_count_as_the_task_s():
     page = _page(("button", "Save options"), ("button", "Reset"))
     assert _named("Order 3 bouquets", page, intent="Save the options") == [(1, ["option", "save"])]
