@@ -230,6 +230,8 @@ class AgentRun:
         self.last_raw = ""
         #: The task-level success criteria of the latest plan that gave some.
         self.criteria: list[Predicate] = []
+        #: Those of them that already held on the page that plan was made on: they prove nothing.
+        self.criteria_held_when_written: set[str] = set()
         #: Elements an overlay hid on the page the current plan was made on.
         self.plan_hid = 0
         #: The texts this run typed (as the model wrote them: placeholders, never secrets).
@@ -443,22 +445,36 @@ class AgentRun:
         if self.criteria:
             verdict = await self._criteria_expectation().eventually(snap, self.session.snapshot, timeout=2.0, max_tries=3)
             before = self._criteria_before()
-            changed = [r.predicate for r in verdict.results if key(r.predicate) not in before]
-            self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in verdict.results], held_at_start=sorted(before))
+            # Criteria a replan read off the page it was on count only beside a step proven by a
+            # check that changed: else they describe whatever the run did, not what was asked.
+            proves_nothing = before | (set() if self.steps_verified else self.criteria_held_when_written)
+            changed = [r.predicate for r in verdict.results if key(r.predicate) not in proves_nothing]
+            self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in verdict.results], held_at_start=sorted(before),
+                      held_when_written=sorted(self.criteria_held_when_written))
             if not verdict.ok:
                 return False, "failed", "success was claimed but the task's success criteria fail: " + verdict.failed_line()
         if self.criteria and not changed:
             # Criteria that held before anything was done say nothing of the task, whatever the
             # steps proved: a small model's replan gave the start page's title and URL as its
             # criteria after one verified step, typing into the search box, and that was taken
-            # for the whole shopping task done.
-            return False, "unproven", ("nothing proves the task was done: every success criterion already held when the run began"
+            # for the whole shopping task done. The same goes, where no step was proven, for
+            # criteria a replan wrote that held on the page it was made on: its widgets replan, on
+            # the page a bare save had led to, named that page's title, and the order was taken for
+            # done with none of its options.
+            when = "when the run began" if before >= {key(r.predicate) for r in verdict.results} else "when the plan that named it was made"
+            return False, "unproven", (f"nothing proves the task was done: every success criterion already held {when}"
                                        f" ({self.steps_verified} step(s) verified)")
         if not self.criteria and not self.steps_verified:
             unproven = f"; {self.steps_unproven} step(s) acted with checks that held before they acted" if self.steps_unproven else ""
             return False, "unproven", ("nothing proves the task was done: no step was verified by a check that changed, "
                                        f"and the plan has no success criteria{unproven}")
         return True, "done", reason
+
+    async def _criteria_holding(self, snap: Snapshot) -> set[str]:
+        """The success criteria that hold on `snap`, the page a plan naming them was made on."""
+        context = VerifyContext(url_before=self.start_snap.url if self.start_snap else snap.url, page_text=await self._page_text(),
+                                secret_fills=self.secret_fills)
+        return {key(r.predicate) for r in Expectation(self.criteria, context).once(snap).results if r.ok}
 
     def _criteria_before(self) -> set[str]:
         """The success criteria that already held on the page the run started on."""
@@ -494,6 +510,7 @@ class AgentRun:
         self.open_step = None
         if result.plan.success_criteria:
             self.criteria = parse_predicates(result.plan.success_criteria)
+            self.criteria_held_when_written = await self._criteria_holding(snap)
         self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in result.plan.steps], tokens=result.tokens,
                   success_criteria=result.plan.success_criteria, latency_ms=round(result.latency_ms, 1), attempts=result.attempts,
                   evidence=evidence, coercions=result.coercions, answers=_clipped(result.answers))

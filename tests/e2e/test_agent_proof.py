@@ -404,3 +404,21 @@ async def test_criteria_that_held_before_anything_was_done_prove_nothing_even_af
     assert (summary["success"], summary["outcome"]) == (False, "unproven"), summary
     assert summary["steps_passed"] == 1
     assert summary["reason"] == "nothing proves the task was done: every success criterion already held when the run began (1 step(s) verified)"
+
+
+async def test_criteria_a_replan_read_off_the_page_it_was_on_prove_nothing_without_a_proven_step(sw, serve):
+    # The real model's widgets run: Save clicked with none of the options set, then a replan on the
+    # saved page named that page's title as the task's criterion, and the order was a success.
+    save = {"intent": "Save the options", "action": {"type": "click", "target": {"role": "button", "name": "Save options"}},
+            "verify": [{"url_contains": "qty=3"}]}
+    first = json.dumps({"steps": [{"intent": save["intent"], "verify": save["verify"]}]})
+    read_off = json.dumps({"steps": [], "success_criteria": [{"title_contains": "Options saved"}]})
+    model = await serve([save], plan_text=[first, read_off])
+    with SiteServer() as sites:
+        summary = await _run(sw, model, "Order 3 bouquets with gift wrap, rate the bouquet 4 stars and save the options.",
+                             f"{sites.site}/widgets/index.html", policy={"destructive": "allow"})
+    assert (summary["success"], summary["outcome"]) == (False, "unproven"), summary
+    assert summary["reason"] == ("nothing proves the task was done: every success criterion already held when the plan that "
+                                 "named it was made (0 step(s) verified)")
+    criteria = trace_events(summary["trace_dir"], "criteria")[0]
+    assert criteria["ok"] is True and criteria["held_when_written"] == ['{"title_contains": "Options saved"}']
