@@ -28,7 +28,6 @@ from waymark.host.agent.parsing import (
     parse_decision,
     retry_reminder,
 )
-from waymark.host.agent.relevance import named_like
 from waymark.host.core.actions import ACTION_TYPES, UPLOAD_ACTIONS, Decision
 from waymark.host.core.page_in_view import showing
 from waymark.host.core.snapshot import Snapshot
@@ -115,7 +114,7 @@ class Executor:
         In computer-use mode `screenshot_b64` (the numbered-overlay screenshot of `snapshot`) goes
         with the prompt, and typing without a ref is given the ref it means (host.agent.screen)."""
         user = prompts.executor_user(task, intent, verify, history, feedback, page, text_mode=not self.native, allowed=allowed,
-                                     uploads=uploads, named=named_like(task, intent, snapshot), untyped=untyped)
+                                     uploads=uploads, untyped=untyped)
         shown = self.screen and screenshot_b64 is not None
         content: list[Any] = [TextPart(text=user)]
         if shown:

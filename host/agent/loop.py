@@ -496,7 +496,7 @@ class AgentRun:
         try:
             result = await self.planner.plan(
                 self.options.task, self._page(safe), evidence=evidence, history=self.history, timeout=self._timeout(self.options.planner_call),
-                named=named_like(self.options.task, "", safe),
+                named=named_like(self.options.task, safe),
             )
         except PlannerFailed as exc:
             # The executor alone can still try the task; only task-level evidence can prove it then.

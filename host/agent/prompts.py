@@ -136,11 +136,11 @@ def history_block(history: list[str]) -> str:
     return wrap_untrusted("\n".join(history[-HISTORY_LINES:]), "this run's history (element names are page content)")
 
 
-def named_block(named: list[tuple[SnapshotElement, list[str]]], words_of: str = "the task") -> str:
-    """The elements named with the words of `words_of` (host.agent.relevance), wrapped: their
-    names are page content."""
+def named_block(named: list[tuple[SnapshotElement, list[str]]]) -> str:
+    """The elements named with the task's words (host.agent.relevance), wrapped: their names are
+    page content."""
     lines = "\n".join(f'[{e.ref}] {e.role} "{e.name}" (shares: {", ".join(shared)})' for e, shared in named)
-    return f"Elements whose names share words with {words_of}:\n" + wrap_untrusted(lines, "names of this page's elements")
+    return "Elements whose names share words with the task:\n" + wrap_untrusted(lines, "names of this page's elements")
 
 
 def planner_user(task: str, page: str, evidence: dict[str, Any] | None = None, history: list[str] | None = None,
@@ -171,12 +171,10 @@ def planner_user(task: str, page: str, evidence: dict[str, Any] | None = None, h
 
 @timed("prompt")
 def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], history: list[str], feedback: str | None, page: str,
-                  text_mode: bool, allowed: tuple[str, ...] = ACTION_TYPES, uploads: str = "",
-                  named: list[tuple[SnapshotElement, list[str]]] | None = None, untyped: list[str] | None = None) -> str:
+                  text_mode: bool, allowed: tuple[str, ...] = ACTION_TYPES, uploads: str = "", untyped: list[str] | None = None) -> str:
     """The executor's user message for one turn; `uploads` is the line naming the files of the
-    upload folder (host.core.uploads.upload_summary), when upload_file is offered; `named`, the
-    elements named with the task's or step's words (host.agent.relevance); `untyped`, the values
-    the task gives that the run has not typed yet (host.agent.task_values)."""
+    upload folder (host.core.uploads.upload_summary), when upload_file is offered; `untyped`, the
+    values the task gives that the run has not typed yet (host.agent.task_values)."""
     parts = [f"Task: {task}", f"Current step: {step_intent}"]
     if verify:
         parts.append("This step is checked by: " + json.dumps(verify, ensure_ascii=False))
@@ -185,8 +183,6 @@ def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], his
     if feedback:
         parts.append(f"Your last attempt at this step did not work: {feedback}")
     parts.append(page)
-    if named:
-        parts.append(named_block(named, "the task or the current step"))
     if untyped:
         parts.append(f"The task gives {', '.join(untyped)}, which this run has not typed yet: fill it into its field before you submit.")
     if uploads:

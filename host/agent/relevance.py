@@ -1,10 +1,12 @@
-"""The elements of a page named with the words of the task or the current step.
+"""The elements of a page named with the words of the task, shown to the planner.
 
 A small model reads a long element list as a whole and takes the most familiar name: asked to get
 rid of a cookie banner "allowing only the essential cookies", the real 1.5B model clicked
-"Accept all" with "Reject non-essential" listed beside it. Listing the elements whose names share a
-word with the task or step (the word named) points it at the one the user's words describe
-(words as host.agent.words reads them).
+"Accept all" with "Reject non-essential" listed beside it. Listing, beside the page, the elements whose names
+share a word with the task (the word named) led its plans to the one the user's words describe
+(words as host.agent.words reads them). The executor is not shown them: on the smoke suite's
+single decisions the list moved three answers that were right to wrong ones (a fill became a
+click or a done) for the one it put right.
 """
 
 from __future__ import annotations
@@ -17,13 +19,10 @@ from waymark.host.core.snapshot import Snapshot, SnapshotElement
 MOST = 6
 
 
-def named_like(task: str, intent: str, snapshot: Snapshot) -> list[tuple[SnapshotElement, list[str]]]:
-    """The controls whose names share words with the task or step, each with the words it shares;
-    at most MOST of them. Those sharing most words with the step come first, then most with either,
-    then document order: on the step "click the sign in button" the real model filled the password
-    three times over, listed first of the task's fields."""
-    step = words(intent)
-    wanted = words(task) | step
+def named_like(task: str, snapshot: Snapshot) -> list[tuple[SnapshotElement, list[str]]]:
+    """The controls whose names share words with the task, each with the words it shares, most
+    shared words first, then in document order; at most MOST of them."""
+    wanted = words(task)
     found: list[tuple[SnapshotElement, list[str]]] = []
     for element in snapshot.elements:
         if element.role in CONTAINER_ROLES or not element.name:
@@ -31,6 +30,5 @@ def named_like(task: str, intent: str, snapshot: Snapshot) -> list[tuple[Snapsho
         shared = sorted(wanted & words(element.name))
         if shared:
             found.append((element, shared))
-    found.sort(key=lambda pair: (-len(step.intersection(pair[1])), -len(pair[1]),
-                                 pair[0].order if pair[0].order is not None else pair[0].ref))
+    found.sort(key=lambda pair: (-len(pair[1]), pair[0].order if pair[0].order is not None else pair[0].ref))
     return found[:MOST]

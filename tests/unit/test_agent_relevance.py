@@ -1,4 +1,4 @@
-"""The elements named with the task's words: what the executor is pointed at, and what never is."""
+"""The elements named with the task's words: what the planner is pointed at, and what never is."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ def _page(*elements: tuple[str, str]) -> Snapshot:
         SnapshotElement(ref=i, order=i, role=role, name=name) for i, (role, name) in enumerate(elements, start=1)])
 
 
-def _named(task: str, snapshot: Snapshot, intent: str = "") -> list[tuple[int, list[str]]]:
-    return [(e.ref, shared) for e, shared in named_like(task, intent or task, snapshot)]
+def _named(task: str, snapshot: Snapshot) -> list[tuple[int, list[str]]]:
+    return [(e.ref, shared) for e, shared in named_like(task, snapshot)]
 
 
 def test_the_button_the_task_describes_is_named_and_the_familiar_one_is_not():
@@ -51,37 +51,19 @@ def test_the_elements_sharing_most_words_come_first_and_at_most_a_few_are_named(
     assert [ref for ref, _ in named[1:]] == [1, 2, 3, 4, 5]
 
 
-def test_the_elements_named_with_the_step_s_words_come_first():
-    form = _page(("textbox", "Username"), ("textbox", "Password"), ("button", "Sign in"))
-    task = "Sign in to Ledger with the username ada and the password lovelace."
-    assert _named(task, form, intent="Click the Sign in button") == [(3, ["sign"]), (1, ["username"]), (2, ["password"])]
-
-
-def test_the_current_step_s_words_count_as_the_task_s():
-    page = _page(("button", "Save options"), ("button", "Reset"))
-    assert _named("Order 3 bouquets", page, intent="Save the options") == [(1, ["option", "save"])]
-
-
-def test_the_executor_is_shown_the_named_elements_as_page_content():
-    wall = _page(("button", "Accept all"), ("button", "Reject non-essential"))
-    message = executor_user(COOKIE_TASK, COOKIE_TASK, [], [], None, "PAGE", text_mode=True,
-                            named=named_like(COOKIE_TASK, COOKIE_TASK, wall))
-    block = message.split("Elements whose names share words with the task or the current step:\n", 1)[1]
-    assert block.startswith(f"<{UNTRUSTED_TAG} ")
-    assert '[2] button "Reject non-essential" (shares: essential)' in block
-    assert "Accept all" not in block
-
-
-def test_a_page_with_no_shared_word_adds_nothing_to_the_prompt():
-    message = executor_user(COOKIE_TASK, COOKIE_TASK, [], [], None, "PAGE", text_mode=True,
-                            named=named_like(COOKIE_TASK, COOKIE_TASK, _page(("button", "Accept all"))))
-    assert "share words" not in message
-
-
-def test_the_planner_is_shown_the_named_elements_too():
+def test_the_planner_is_shown_the_named_elements_as_page_content():
     # The real model's cookie plan began "click button 'Accept all'".
     wall = _page(("button", "Accept all"), ("button", "Reject non-essential"))
-    message = planner_user(COOKIE_TASK, "PAGE", named=named_like(COOKIE_TASK, "", wall))
+    message = planner_user(COOKIE_TASK, "PAGE", named=named_like(COOKIE_TASK, wall))
     assert message.endswith("Elements whose names share words with the task:\n"
                             f'<{UNTRUSTED_TAG} source="names of this page\'s elements">\n[2] button "Reject non-essential" (shares: essential)\n'
                             f"</{UNTRUSTED_TAG}>")
+
+
+def test_a_page_with_no_shared_word_adds_nothing_to_the_planner_prompt():
+    assert "share words" not in planner_user(COOKIE_TASK, "PAGE", named=named_like(COOKIE_TASK, _page(("button", "Accept all"))))
+
+
+def test_the_executor_is_not_shown_the_named_elements():
+    # On the smoke suite the list moved three right single decisions to wrong ones.
+    assert "share words" not in executor_user(COOKIE_TASK, COOKIE_TASK, [], [], None, "PAGE", text_mode=True)
