@@ -5,8 +5,8 @@ rid of a cookie banner "allowing only the essential cookies", the real 1.5B mode
 "Accept all" with "Reject non-essential" listed beside it. Listing, beside the page, the elements whose names
 share a word with the task (the word named) led its plans to the one the user's words describe
 (words as host.agent.words reads them). The executor is not shown them: on the smoke suite's
-single decisions the list moved three answers that were right to wrong ones (a fill became a
-click or a done) for the one it put right.
+single decisions the list put the cookie wall right and a card field in a frame wrong (12/16
+either way), so it did not pay for a longer prompt on every turn.
 """
 
 from __future__ import annotations

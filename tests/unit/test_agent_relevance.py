@@ -65,5 +65,5 @@ def test_a_page_with_no_shared_word_adds_nothing_to_the_planner_prompt():
 
 
 def test_the_executor_is_not_shown_the_named_elements():
-    # On the smoke suite the list moved three right single decisions to wrong ones.
+    # On the smoke suite the list put one single decision right and another wrong (12/16 either way).
     assert "share words" not in executor_user(COOKIE_TASK, COOKIE_TASK, [], [], None, "PAGE", text_mode=True)
