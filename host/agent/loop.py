@@ -471,17 +471,20 @@ class AgentRun:
         return True, "done", reason
 
     async def _criteria_holding(self, snap: Snapshot) -> set[str]:
-        """The success criteria that hold on `snap`, the page a plan naming them was made on."""
-        context = VerifyContext(url_before=self.start_snap.url if self.start_snap else snap.url, page_text=await self._page_text(),
-                                secret_fills=self.secret_fills)
-        return {key(r.predicate) for r in Expectation(self.criteria, context).once(snap).results if r.ok}
+        """The success criteria that hold on `snap`, the page a plan naming them was made on (the
+        start page's text is reused: a first plan is made on it)."""
+        text = self.start_text if snap is self.start_snap else await self._page_text()
+        return self._criteria_held_on(snap, text)
 
     def _criteria_before(self) -> set[str]:
         """The success criteria that already held on the page the run started on."""
-        if self.start_snap is None:
-            return set()
-        context = VerifyContext(url_before=self.start_snap.url, page_text=self.start_text, secret_fills=self.secret_fills)
-        return {key(r.predicate) for r in Expectation(self.criteria, context).once(self.start_snap).results if r.ok}
+        return self._criteria_held_on(self.start_snap, self.start_text) if self.start_snap is not None else set()
+
+    def _criteria_held_on(self, snap: Snapshot, page_text: str) -> set[str]:
+        """The success criteria that hold on `snap` with its `page_text`, `url_changed` counted from the start page."""
+        context = VerifyContext(url_before=self.start_snap.url if self.start_snap else snap.url, page_text=page_text,
+                                secret_fills=self.secret_fills)
+        return {key(r.predicate) for r in Expectation(self.criteria, context).once(snap).results if r.ok}
 
     async def _plan(self, snap: Snapshot, evidence: dict[str, Any] | None) -> Plan:
         self.budget.check_tokens()
