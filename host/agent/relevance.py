@@ -14,6 +14,7 @@ from __future__ import annotations
 from waymark.host.agent.grammar import CONTAINER_ROLES
 from waymark.host.agent.words import words
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
+from waymark.host.core.targets import document_order
 
 #: At most this many elements are named: more would be a second copy of the page.
 MOST = 6
@@ -30,5 +31,5 @@ def named_like(task: str, snapshot: Snapshot) -> list[tuple[SnapshotElement, lis
         shared = sorted(wanted & words(element.name))
         if shared:
             found.append((element, shared))
-    found.sort(key=lambda pair: (-len(pair[1]), pair[0].order if pair[0].order is not None else pair[0].ref))
+    found.sort(key=lambda pair: (-len(pair[1]), document_order(pair[0])))
     return found[:MOST]

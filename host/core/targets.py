@@ -48,12 +48,18 @@ def element_matches(element: SnapshotElement, target: Target) -> bool:
     return True
 
 
+def document_order(element: SnapshotElement) -> tuple[bool, int, int]:
+    """Sort key putting elements in document order; elements without an `order` (a snapshot
+    built by hand) come after those with one, in ref order."""
+    return (element.order is None, element.order or 0, element.ref)
+
+
 def find_elements(snapshot: Snapshot, target: Target | dict[str, Any]) -> list[SnapshotElement]:
     """The elements of `snapshot` that fit `target`, in document order (`nth` picks one).
 
     A snapshot whose elements carry no `order` (one built by hand) is taken in ref order."""
     target = target if isinstance(target, Target) else Target.model_validate(target)
-    found = sorted((e for e in snapshot.elements if element_matches(e, target)), key=lambda e: (e.order is None, e.order or 0, e.ref))
+    found = sorted((e for e in snapshot.elements if element_matches(e, target)), key=document_order)
     if target.nth is not None:
         return found[target.nth : target.nth + 1]
     return found
