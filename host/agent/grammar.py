@@ -190,6 +190,9 @@ def validate_decision(decision: dict[str, Any], snapshot: Snapshot, coercions: l
         at_edge = _page_at_edge(typed.action, snapshot)
         if at_edge:
             raise DecisionRejected("already_done", at_edge)
+        if _enter_into_nothing(typed.action, snapshot):
+            raise DecisionRejected("no_element", "this page lists no control, so Enter reaches nothing: if the page shows the "
+                                                 "task is complete, answer done; otherwise go back or open another page")
         return typed
     element = snapshot.find(ref)
     if element is None:
@@ -251,6 +254,14 @@ def _page_at_edge(action: Any, snapshot: Snapshot) -> str | None:
         return None
     return (f"the page is already scrolled to its {'end' if action.direction in ('down', 'right') else 'start'} and the snapshot lists "
             "every element of it; act on one of them by its ref (a ref inside a list scrolls that list), or answer done")
+
+
+def _enter_into_nothing(action: Any, snapshot: Snapshot) -> bool:
+    """Whether the action is Enter on a page that lists no element, where no control can have the
+    focus to take it. On an order confirmation with nothing to click, the real model pressed Enter
+    to "place the order" instead of answering done. Other keys may still drive a page without
+    controls (a game's arrows, Space to scroll), so only Enter is refused."""
+    return action.type == "press" and action.key.casefold() in {"enter", "return"} and not snapshot.elements
 
 
 def already_done(element: SnapshotElement, state: str) -> str:

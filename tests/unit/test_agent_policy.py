@@ -244,3 +244,19 @@ def test_select_on_a_radio_is_taken_as_checking_it_and_the_coercion_is_recorded(
     assert typed.action.model_dump() == {"type": "check", "ref": 8}
     assert coercions == ["select on a radio -> check"]
     assert validate_decision({"action": {"type": "select", "ref": 9, "value": "Large"}}, snap).action.type == "select"
+
+
+def test_enter_on_a_page_that_lists_no_control_is_refused_with_done_as_the_way_out():
+    # The real model pressed Enter on an order confirmation page with nothing on it to use.
+    confirmed = Snapshot(url="https://shop.example/confirmed", title="Order confirmed", elements=[])
+    with pytest.raises(DecisionRejected) as refused:
+        validate_decision({"action": {"type": "press", "key": "Enter"}}, confirmed)
+    assert refused.value.kind == "no_element"
+    assert "answer done" in refused.value.message
+
+
+def test_other_keys_and_enter_on_a_page_with_controls_are_taken():
+    empty = Snapshot(url="https://game.example/", elements=[])
+    assert validate_decision({"action": {"type": "press", "key": "ArrowUp"}}, empty).action.key == "ArrowUp"
+    form = Snapshot(url="https://shop.example/", elements=[SnapshotElement(ref=1, role="searchbox", name="Search")])
+    assert validate_decision({"action": {"type": "press", "key": "Enter"}}, form).action.key == "Enter"
