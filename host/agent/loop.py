@@ -71,6 +71,7 @@ from waymark.host.core.actions import (
     Done,
     Extract,
     Fill,
+    Scroll,
     Type,
     Wait,
     absolute_url,
@@ -199,6 +200,23 @@ def landed_line(result: ActionResult, snapshot: Snapshot | None) -> str:
         if where is not None:
             parts.append(f"{label} " + (_named(where.ref, snapshot) if where.ref is not None else where.element[:80]))
     return " -> " + ", ".join(parts) if parts else ""
+
+
+def scroll_moved_nothing(action: ActionModel, result: ActionResult, snapshot: Snapshot | None) -> str | None:
+    """Why a scroll that moved nothing did nothing for the step, and what to do instead; None when
+    it moved (or was no scroll). The real model scrolled a password field "not visible yet" six
+    times on a page that fit in the window: a ref outside any scrolling list scrolls the page."""
+    moved = (result.model_extra or {}).get("scroll") if isinstance(action, Scroll) else None
+    if not isinstance(moved, dict) or not moved.get("at_edge"):
+        return None
+    way = f"cannot scroll {action.direction} any further"
+    if action.ref is None:
+        return f"the scroll moved nothing: the page {way}; act on an element of the snapshot by its ref, or answer done"
+    named = _named(action.ref, snapshot)
+    if moved.get("target") == "page":
+        return (f"the scroll moved nothing: {named} is not inside a scrolling list, and the page {way}. The snapshot lists "
+                f"every element of the page, in view or not: act on {named} directly by its ref")
+    return f"the scroll moved nothing: the list around {named} {way}; act on one of the elements the snapshot lists"
 
 
 class AgentRun:
@@ -714,6 +732,11 @@ class AgentRun:
                 return None, fresh, f"the action failed with {code}: {message}"
             result = fixed.result
 
+        still = scroll_moved_nothing(action, result, safe)
+        if still:
+            self.history.append(f"- did: {action_line(action, safe)} -> moved nothing")
+            finish("retry", f"already_done: {still}")
+            return None, result.snapshot or snap, still
         if isinstance(action, Fill) and isinstance(dispatched, Fill):
             self.secret_fills.note(snap.url, snap.find(action.ref), action.text, dispatched.text)
         elif isinstance(action, Type) and isinstance(dispatched, Type):

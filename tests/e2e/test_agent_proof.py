@@ -18,6 +18,7 @@ from tests.reliability.fake_model import FakeModel
 from waymark.eval.sites.serve import SiteServer
 
 LOGIN_TASK = "Sign in to Ledger with the username ada and the password lovelace."
+COOKIE_TASK = "Subscribe ada@example.com to The Daily Loop newsletter, allowing only essential cookies."
 
 #: The plan the real model wrote for the login task: every check holds on the sign-in page before
 #: anything is done, and the password and the Sign in button are never touched. (Its last action,
@@ -56,6 +57,12 @@ async def serve() -> AsyncIterator[Any]:
 async def _run(sw: Any, model: FakeModel, task: str, start_url: str, **params: Any) -> dict[str, Any]:
     run = await start_run(sw, {"task": task, "start_url": start_url, "screenshots": False, **model.provider_params(), **params})
     return await run.summary()
+
+
+async def _run_on_site(sw: Any, model: FakeModel, task: str, page: str) -> dict[str, Any]:
+    """A run from `page` of the fixture sites, with destructive actions allowed (the sites' forms submit)."""
+    with SiteServer() as sites:
+        return await _run(sw, model, task, f"{sites.site}/{page}", policy={"destructive": "allow"})
 
 
 def _executor_prompts(model: FakeModel) -> list[str]:
@@ -341,6 +348,24 @@ async def test_a_done_answered_at_a_step_whose_checks_fail_is_sent_back_and_the_
     assert "Do the current step (Enter the password) with one action" in _executor_prompts(model)[2]
 
 
+async def test_a_scroll_that_moved_nothing_is_sent_back_naming_the_field_to_act_on(sw, ledger, serve):
+    # The real model's login run: it scrolled the password field "not visible yet" six times on a
+    # sign-in page that fits in the window, and never filled it.
+    password = {"role": "textbox", "name": "Password"}
+    model = await serve([{"intent": "Enter the password", "actions": [{"type": "scroll", "direction": "down", "target": password},
+                                                                      {"type": "fill", "target": password, "text": "lovelace"}],
+                          "verify": [{"text_present": "lovelace"}]}])
+    summary = await _run(sw, model, LOGIN_TASK, ledger)
+    scrolled, filled = trace_events(summary["trace_dir"], "step")
+    assert (scrolled["verdict"], filled["verdict"]) == ("retry", "passed"), scrolled
+    assert scrolled["reason"] == ('already_done: the scroll moved nothing: [2] textbox "Password" is not inside a scrolling list, and the page '
+                                 "cannot scroll down any further. The snapshot lists every element of the page, in view or not: "
+                                 'act on [2] textbox "Password" directly by its ref')
+    second = _executor_prompts(model)[1]
+    assert "the scroll moved nothing" in second
+    assert 'did: scroll [2] textbox "Password" direction=\'down\' -> moved nothing' in second
+
+
 async def test_a_check_that_the_page_shows_the_password_holds_once_the_run_filled_it_and_never_quotes_it(sw, ledger, serve):
     model = await serve([{"intent": "Enter the password", "action": {"type": "fill", "target": {"role": "textbox", "name": "Password"}, "text": "lovelace"},
                           "verify": [{"text_present": "lovelace"}]}])
@@ -363,9 +388,7 @@ async def test_a_plan_whose_steps_are_done_while_the_task_is_not_is_planned_agai
     first = json.dumps({"steps": [{"intent": wall["intent"], "verify": wall["verify"]}], "success_criteria": criteria})
     rest = json.dumps({"steps": [{"intent": s["intent"], "verify": s["verify"]} for s in (email, subscribe)], "success_criteria": criteria})
     model = await serve([wall, email, subscribe], plan_text=[first, rest])
-    with SiteServer() as sites:
-        summary = await _run(sw, model, "Subscribe ada@example.com to The Daily Loop newsletter, allowing only essential cookies.",
-                             f"{sites.site}/cookies/index.html", policy={"destructive": "allow"})
+    summary = await _run_on_site(sw, model, COOKIE_TASK, "cookies/index.html")
     assert summary["success"] is True, summary
     finished = trace_events(summary["trace_dir"], "plan_finished")[0]
     assert finished["unmet"].startswith("url_contains (url is ")
@@ -385,9 +408,7 @@ async def test_a_success_whose_criteria_hold_while_the_tasks_email_was_never_ent
     subscribe = {"intent": "Subscribe", "action": {"type": "click", "target": {"role": "button", "name": "Subscribe"}},
                  "verify": [{"url_contains": "subscribed.html"}]}
     model = await serve([reject, subscribe], success_criteria=[{"title_contains": "Subscribed"}])
-    with SiteServer() as sites:
-        summary = await _run(sw, model, "Subscribe ada@example.com to The Daily Loop newsletter, allowing only essential cookies.",
-                             f"{sites.site}/cookies/index.html", policy={"destructive": "allow"})
+    summary = await _run_on_site(sw, model, COOKIE_TASK, "cookies/index.html")
     assert (summary["success"], summary["outcome"]) == (False, "failed"), summary
     assert summary["reason"] == ("success was claimed but the task gives ada@example.com and the run never entered it, "
                                  "nor does the page show it")
@@ -414,9 +435,8 @@ async def test_criteria_a_replan_read_off_the_page_it_was_on_prove_nothing_witho
     first = json.dumps({"steps": [{"intent": save["intent"], "verify": save["verify"]}]})
     read_off = json.dumps({"steps": [], "success_criteria": [{"title_contains": "Options saved"}]})
     model = await serve([save], plan_text=[first, read_off])
-    with SiteServer() as sites:
-        summary = await _run(sw, model, "Order 3 bouquets with gift wrap, rate the bouquet 4 stars and save the options.",
-                             f"{sites.site}/widgets/index.html", policy={"destructive": "allow"})
+    summary = await _run_on_site(sw, model, "Order 3 bouquets with gift wrap, rate the bouquet 4 stars and save the options.",
+                                 "widgets/index.html")
     assert (summary["success"], summary["outcome"]) == (False, "unproven"), summary
     assert summary["reason"] == ("nothing proves the task was done: every success criterion already held when the plan that "
                                  "named it was made (0 step(s) verified)")
