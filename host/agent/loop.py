@@ -50,6 +50,7 @@ from waymark.host.agent.redaction import (
 from waymark.host.agent.relevance import named_like
 from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.agent.session import BrowserSession
+from waymark.host.agent.task_parts import parts_unnamed
 from waymark.host.agent.task_values import missing_values, task_values, untyped
 from waymark.host.agent.trace import RunSummary, TraceWriter, digest, new_run_id
 from waymark.host.agent.verifier import (
@@ -482,6 +483,10 @@ class AgentRun:
             when = "when the run began" if before >= {key(r.predicate) for r in verdict.results} else "when the plan that named it was made"
             return False, "unproven", (f"nothing proves the task was done: every success criterion already held {when}"
                                        f" ({self.steps_verified} step(s) verified)")
+        unnamed = parts_unnamed(self.options.task, changed) if self.criteria and not self.steps_verified else []
+        if unnamed:
+            return False, "unproven", ("nothing proves these parts of the task were done: " + "; ".join(unnamed)
+                                       + " (no step was verified by a check that changed, and no success criterion speaks of them)")
         if not self.criteria and not self.steps_verified:
             unproven = f"; {self.steps_unproven} step(s) acted with checks that held before they acted" if self.steps_unproven else ""
             return False, "unproven", ("nothing proves the task was done: no step was verified by a check that changed, "

@@ -1,4 +1,5 @@
-"""The parts of a task, listed for the planner.
+"""The parts of a task: listed for the planner, and each one needing evidence before a success
+resting on success criteria alone is accepted.
 
 Asked to "Order 3 bouquets with gift wrap, rate the bouquet 4 stars and save the options", the
 real 1.5B model planned one step, "Click the button 'Save options'": the order and the rating
@@ -10,6 +11,7 @@ once, the model dropped the right answer of its first plan (Reject non-essential
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from waymark.host.agent.words import words
 
@@ -26,3 +28,30 @@ def task_parts(task: str) -> list[str]:
     parts = [p.strip() for p in _SPLIT.split(task.strip())]
     parts = [p for p in parts if words(p) and p.split()[0].casefold() not in _SETTING]
     return parts if len(parts) > 1 else []
+
+
+def parts_unnamed(task: str, predicates: list[dict[str, Any]]) -> list[str]:
+    """The task's parts that share no word with any of `predicates` (their texts, names and
+    values; not their kinds). Where no step was proven, criteria are a run's only evidence, and
+    they can prove only the parts they speak of: the real model's settings run took "the title
+    contains Settings" for a display name set, a theme chosen and a digest turned on."""
+    said: set[str] = set()
+    for predicate in predicates:
+        said |= words(" ".join(_texts(predicate)))
+    return [part for part in task_parts(task) if not any(_alike(w, s) for w in words(part) for s in said)]
+
+
+def _alike(one: str, other: str) -> bool:
+    """The same word, or one a form of the other ("save" and "saved=1", "order" and "ordered")."""
+    return one == other or (min(len(one), len(other)) >= 4 and (one.startswith(other) or other.startswith(one)))
+
+
+def _texts(value: Any) -> list[str]:
+    """The string leaves of a predicate (dict values, list items), not its keys."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _texts(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    return []

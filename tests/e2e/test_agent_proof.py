@@ -442,3 +442,16 @@ async def test_criteria_a_replan_read_off_the_page_it_was_on_prove_nothing_witho
                                  "named it was made (0 step(s) verified)")
     criteria = trace_events(summary["trace_dir"], "criteria")[0]
     assert criteria["ok"] is True and criteria["held_when_written"] == ['{"title_contains": "Options saved"}']
+
+
+async def test_criteria_that_speak_of_one_part_of_a_task_prove_nothing_of_the_others_without_a_proven_step(sw, serve):
+    # The real model's settings run: no step proven, the settings page opened, and "the title
+    # contains Settings" was taken for a display name set, a theme chosen and a digest turned on.
+    model = await serve([{"intent": "Open the settings", "action": {"type": "click", "target": {"role": "link", "name": "Settings"}}}],
+                        success_criteria=[{"title_contains": "Settings"}])
+    summary = await _run_on_site(sw, model, "In Kanbanish, set the display name to Ada L., choose the dark theme, turn on the daily "
+                                            "digest and save the settings.", "spa/index.html")
+    assert (summary["success"], summary["outcome"]) == (False, "unproven"), summary
+    assert summary["reason"] == ("nothing proves these parts of the task were done: set the display name to Ada L.; choose the dark "
+                                 "theme; turn on the daily digest (no step was verified by a check that changed, and no success "
+                                 "criterion speaks of them)")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from waymark.host.agent import prompts
-from waymark.host.agent.task_parts import task_parts
+from waymark.host.agent.task_parts import parts_unnamed, task_parts
 
 WIDGETS_TASK = "Order 3 bouquets with gift wrap, rate the bouquet 4 stars and save the options."
+SETTINGS_TASK = "In Kanbanish, set the display name to Ada L., choose the dark theme, turn on the daily digest and save the settings."
 
 
 def test_a_task_s_clauses_are_its_parts_as_written():
@@ -25,3 +26,21 @@ def test_the_planner_is_shown_the_parts_of_the_task():
 
 def test_a_replan_is_not_shown_the_parts():
     assert "Its parts" not in prompts.planner_user(WIDGETS_TASK, "PAGE", evidence={"failed_step": "x"})
+
+
+def test_the_parts_no_criterion_speaks_of_are_named():
+    # The real model's settings run: its only criterion was the settings page's title.
+    assert parts_unnamed(SETTINGS_TASK, [{"title_contains": "Settings"}]) == [
+        "set the display name to Ada L.", "choose the dark theme", "turn on the daily digest"]
+
+
+def test_criteria_speak_of_a_part_through_their_texts_names_and_values_not_their_kinds():
+    criteria = [{"value_equals": {"target": {"role": "textbox", "name": "Display name"}, "value": "Ada L."}},
+                {"checked": {"target": {"role": "switch", "name": "Daily digest"}, "value": True}},
+                {"url_contains": "theme=dark&saved=1"}]
+    assert parts_unnamed(SETTINGS_TASK, criteria) == []
+    assert parts_unnamed(WIDGETS_TASK, [{"title_contains": "Order"}]) == ["rate the bouquet 4 stars", "save the options."]
+
+
+def test_a_task_of_one_part_has_no_part_left_unnamed():
+    assert parts_unnamed("Open the Contact us page of Orbit.", [{"title_contains": "Welcome"}]) == []
