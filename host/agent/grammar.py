@@ -191,8 +191,11 @@ def validate_decision(decision: dict[str, Any], snapshot: Snapshot, coercions: l
         if at_edge:
             raise DecisionRejected("already_done", at_edge)
         if _enter_into_nothing(typed.action, snapshot):
-            raise DecisionRejected("no_element", "this page lists no control, so Enter reaches nothing: if the page shows the "
-                                                 "task is complete, answer done; otherwise go back or open another page")
+            # Told only "answer done if the page shows the task complete", the real model went back,
+            # then asked the user; told the page's title, it answered done.
+            title = " ".join(snapshot.title.split())[:80].replace('"', "'")
+            raise DecisionRejected("no_element", f'this page lists no control, so Enter reaches nothing. The page is "{title}": '
+                                                 "if that is what the task asked for, answer done with success true")
         return typed
     element = snapshot.find(ref)
     if element is None:
