@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from waymark.host.agent import repair as repairs
 from waymark.host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
+from waymark.host.agent.element_changes import changes_line
 from waymark.host.agent.executor import Executor, Turn
 from waymark.host.agent.grammar import already_done, offered_on
 from waymark.host.agent.guessed_urls import made_up_url
@@ -756,8 +757,8 @@ class AgentRun:
         if landed:
             record.update(action_line=record["action_line"] + landed, hit=result.hit.model_dump() if result.hit else None,
                           drop=result.drop.model_dump() if result.drop else None)
-        self.history.append(f"- did: {action_line(action, safe)}{landed}")
-        return await self._verify(result, expectation, timing, finish, record, open_ended=step is self.open_step)
+        did = f"- did: {action_line(action, safe)}{landed}"
+        return await self._verify(result, expectation, timing, finish, record, open_ended=step is self.open_step, did=did, before=safe)
 
     def _secret_refill(self, action: ActionModel, snap: Snapshot) -> str | None:
         """Why filling a secret field again would change nothing: this run filled it with the same
@@ -875,8 +876,15 @@ class AgentRun:
         return "the step's checks failed: " + verdict.failed_line()
 
     async def _verify(self, result: ActionResult, expectation: Expectation, timing: dict[str, float],
-                      finish: Callable[..., None], record: dict[str, Any], open_ended: bool = False) -> tuple[StepOutcome | None, Snapshot, str | None]:
+                      finish: Callable[..., None], record: dict[str, Any], *, open_ended: bool, did: str,
+                      before: Snapshot) -> tuple[StepOutcome | None, Snapshot, str | None]:
+        """Judge the step on the page the action left (`did` is its history line, which gains what
+        changed on `before`'s elements)."""
         settled = result.snapshot or await self.session.snapshot(screenshot=self.options.screenshots)
+        changed = changes_line(before, self._safe(settled))
+        if changed:
+            record["elements_changed"] = changed.removeprefix(" -> changed: ")
+        self.history.append(did + changed)
         if settled.screenshot_b64:
             record["screenshot"] = self.trace.artifact_b64(f"step-{self.step_counter:03d}.jpg", settled.screenshot_b64)
             if settled.thumbnail_b64:

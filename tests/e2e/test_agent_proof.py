@@ -366,6 +366,20 @@ async def test_a_scroll_that_moved_nothing_is_sent_back_naming_the_field_to_act_
     assert 'did: scroll [2] textbox "Password" direction=\'down\' -> moved nothing' in second
 
 
+async def test_the_history_says_what_each_action_changed_on_the_page(sw, ledger, serve):
+    # The real model clicked "Increase quantity" sixteen times: its history named the clicks, never the quantity.
+    keep = {"role": "checkbox", "name": "Keep me signed in"}
+    model = await serve([
+        {"intent": "Keep me signed in", "action": {"type": "check", "target": keep}, "verify": [{"checked": {"target": keep, "value": True}}]},
+        {"intent": "Enter the username", "action": {"type": "fill", "target": {"role": "textbox", "name": "Username"}, "text": "ada"},
+         "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Username"}, "value": "ada"}}]},
+    ])
+    summary = await _run(sw, model, LOGIN_TASK, ledger)
+    checked = trace_events(summary["trace_dir"], "step")[0]
+    assert checked["elements_changed"] == '[3] checkbox "Keep me signed in" checked false -> true', checked
+    assert '-> changed: [3] checkbox "Keep me signed in" checked false -> true' in _executor_prompts(model)[1]
+
+
 async def test_a_check_that_the_page_shows_the_password_holds_once_the_run_filled_it_and_never_quotes_it(sw, ledger, serve):
     model = await serve([{"intent": "Enter the password", "action": {"type": "fill", "target": {"role": "textbox", "name": "Password"}, "text": "lovelace"},
                           "verify": [{"text_present": "lovelace"}]}])

@@ -1,0 +1,54 @@
+"""What an action changed in the elements of its page, said in the run's history.
+
+The real 1.5B model clicked "Increase quantity" sixteen times for "order 3 bouquets": its history
+said only what it had clicked, never that the quantity had gone from 1 to 2 to 3. Each action's
+history line now says which listed elements changed value or state. A page that went elsewhere
+is not compared: its snapshot shows it whole.
+"""
+
+from __future__ import annotations
+
+from waymark.host.core.snapshot import Snapshot, SnapshotElement
+
+#: States whose change a person would notice on a control.
+_STATES = ("checked", "selected", "expanded", "pressed", "disabled")
+#: Most changes named in one line; more are counted.
+MOST = 3
+
+
+def element_changes(before: Snapshot, after: Snapshot) -> list[str]:
+    """The elements both snapshots list (same document, ref, role and name) whose value or a
+    state changed, as `[ref] role "name" value "1" -> "2"`, in the order `after` lists them.
+    Both snapshots must be redacted: a value is quoted as the snapshot gives it."""
+    if before.url != after.url:
+        return []
+    earlier = {(e.doc, e.ref): e for e in before.elements}
+    found = []
+    for element in after.elements:
+        old = earlier.get((element.doc, element.ref))
+        if old is None or (old.role, old.name) != (element.role, element.name):
+            continue
+        said = _differences(old, element)
+        if said:
+            found.append(f'[{element.ref}] {element.role} "{element.name[:60]}" ' + ", ".join(said))
+    return found
+
+
+def changes_line(before: Snapshot, after: Snapshot) -> str:
+    """The changes as a suffix of a history line (` -> changed: ...`), empty when none."""
+    found = element_changes(before, after)
+    if not found:
+        return ""
+    more = f" (and {len(found) - MOST} more)" if len(found) > MOST else ""
+    return " -> changed: " + "; ".join(found[:MOST]) + more
+
+
+def _differences(old: SnapshotElement, new: SnapshotElement) -> list[str]:
+    said = []
+    if (old.value or "") != (new.value or ""):
+        said.append(f'value "{(old.value or "")[:40]}" -> "{(new.value or "")[:40]}"')
+    for state in _STATES:
+        was, now = old.states.get(state), new.states.get(state)
+        if bool(was) != bool(now):
+            said.append(f"{state} {str(bool(was)).lower()} -> {str(bool(now)).lower()}")
+    return said
