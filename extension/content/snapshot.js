@@ -3,8 +3,8 @@
  * The perception walker of one frame (classic content script, injected after core.js).
  *
  * `wm:snapshot` walks this frame's document (open and closed shadow roots included) and
- * answers with the frame's items in document order: interactive elements, headings as
- * context, and placeholders for child iframes (the service worker stitches each child
+ * answers with the frame's items in document order: interactive elements, headings and live
+ * regions' texts as context, and placeholders for child iframes (the service worker stitches each child
  * frame's own answer in at that place). Boxes are in this frame's viewport; the service
  * worker moves them to top-level coordinates (shared/coords.js). Sanitising for the model
  * (hrefs, quoting) happens in the service worker; here texts are only collapsed and capped
@@ -688,6 +688,21 @@
     return -1;
   }
 
+  /** Roles of live regions: what they say changes as the page answers (a quantity, "Saved"). */
+  const LIVE_ROLES = new Set(["status", "alert", "log", "timer", "marquee"]);
+  const LIVE_CAP = 100;
+
+  /**
+   * The live-region role Chrome's accessibility tree gives the element (an <output> is a
+   * status), or "". A bare aria-live element is generic there, so it is not one here either.
+   * @param {Element} el @param {string} tag
+   */
+  function liveRole(el, tag) {
+    const explicit = firstRole(el);
+    if (LIVE_ROLES.has(explicit)) return explicit;
+    return !explicit && tag === "output" ? "status" : "";
+  }
+
   /** @param {Element} el */
   function headingLevel(el) {
     const tag = el.localName;
@@ -774,6 +789,16 @@
       items.push({ t: "h", level, text, box: boxOf(r) });
     };
 
+    /** A live region's text, as context (no ref): the page's answer to the last action. @param {Element} el @param {string} role */
+    const live = (el, role) => {
+      if (typeof el.checkVisibility === "function" && !el.checkVisibility(VISIBILITY_OPTIONS)) return;
+      const text = textOf(el, LIVE_CAP);
+      if (!text) return;
+      const r = el.getBoundingClientRect();
+      if (r.width <= 0 || r.height <= 0) return;
+      items.push({ t: "s", role, text, box: boxOf(r) });
+    };
+
     /**
      * Document order with an explicit stack, not recursion: a page may nest thousands of levels
      * deep. Each element's shadow tree comes before its light children, then its next sibling.
@@ -799,7 +824,9 @@
           if (role) candidate(el, role);
           else {
             const level = headingLevel(el);
+            const region = level ? "" : liveRole(el, tag);
             if (level) heading(el, level);
+            else if (region) live(el, region);
           }
         }
         stack.push(el.firstElementChild);

@@ -34,13 +34,14 @@ import { KIND } from "../shared/actions.js";
 
 /**
  * What a frame's walker (content/snapshot.js) reports, boxes in the frame's own viewport: an
- * element (`l` its local ref), a heading, or a child frame's placeholder (`index` among the
+ * element (`l` its local ref), a heading, a live region's text, or a child frame's placeholder (`index` among the
  * frame's children).
  * @typedef {{t: "e", l: number, role: string, name: string, box: Box, value?: string,
  *   states?: Record<string, string|number|boolean>, options?: string[], field?: string, placeholder?: string, href?: string}} WalkElement
  * @typedef {{t: "h", level: number, text: string, box: Box}} WalkHeading
+ * @typedef {{t: "s", role: string, text: string, box: Box}} WalkLive
  * @typedef {{t: "f", index: number, box: Box, hidden: boolean, src: string}} WalkFrame
- * @typedef {WalkElement|WalkHeading|WalkFrame} WalkItem
+ * @typedef {WalkElement|WalkHeading|WalkLive|WalkFrame} WalkItem
  */
 
 /** How long one frame may take to answer before it is reported unreadable. */
@@ -200,6 +201,8 @@ function stitch(tabId, answers) {
         items.push(el);
       } else if (it.t === "h") {
         items.push({ kind: "heading", level: it.level, text: it.text, in_viewport: isInside(toTopLevel(it.box, offset), clip) });
+      } else if (it.t === "s") {
+        items.push({ kind: "live", role: it.role, text: it.text, in_viewport: isInside(toTopLevel(it.box, offset), clip) });
       } else if (it.t === "f") {
         if (it.hidden) {
           for (const k of kids) if (k.result && k.result.frameIndex === it.index) placed.add(k.frameId);

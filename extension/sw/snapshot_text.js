@@ -12,8 +12,9 @@
 
 /** @typedef {{kind: "element", ref: number, order: number, role: string, name: string, value: string|null, states: Record<string, unknown>, bbox: number[], frame: number, doc: string, in_viewport: boolean, href?: string|null, options?: string[], field?: string, placeholder?: string}} ElementItem */
 /** @typedef {{kind: "heading", level: number, text: string, in_viewport: boolean}} HeadingItem */
+/** A live region's text (an <output>, role status or alert): context, like a heading. @typedef {{kind: "live", role: string, text: string, in_viewport: boolean}} LiveItem */
 /** @typedef {{kind: "frame", origin: string, in_viewport: boolean, frame: number|null}} FrameItem */
-/** @typedef {ElementItem|HeadingItem|FrameItem} Item */
+/** @typedef {ElementItem|HeadingItem|LiveItem|FrameItem} Item */
 
 /** Query keys whose values are credentials or one-time secrets (OAuth code/state, tokens...). */
 const SECRET_KEY = /(token|code|state|secret|pass|pwd|auth|session|sid|key|sig|nonce|credential|ticket|otp|saml|jwt|hash)/i;
@@ -125,6 +126,7 @@ function stateValue(v) {
  */
 export function renderItem(item, pageOrigin) {
   if (item.kind === "heading") return `${"#".repeat(Math.min(6, Math.max(1, item.level)))} ${oneLine(item.text, 100)}`;
+  if (item.kind === "live") return `${item.role} ${quote(item.text)}`;
   if (item.kind === "frame") return `frame ${quote(item.origin, 80)} unreadable`;
   let line = `[${item.ref}]`;
   if (item.role !== "link") line += ` ${item.role}`;
@@ -169,7 +171,7 @@ export function withoutEchoedHeadings(items) {
 
 /**
  * One page of the model text: header, items from `offset` while they fit in `maxChars`
- * (headings only within a 15% budget), a separator before the first item outside the
+ * (headings and live regions only within a 15% budget), a separator before the first item outside the
  * viewport, and a footer with what was left out and how to get it.
  * @param {{header: string[], items: Item[], viewportCount: number, offset: number, maxChars: number, pageOrigin: string}} args
  * @returns {Page}
@@ -190,7 +192,7 @@ export function paginate({ header, items, viewportCount, offset, maxChars, pageO
   for (; i < items.length; i++) {
     const item = items[i];
     let line = renderItem(item, pageOrigin);
-    if (item.kind === "heading") {
+    if (item.kind === "heading" || item.kind === "live") {
       if (contextUsed + line.length + 1 > contextBudget) continue; // context is optional: skip, keep paging
       contextUsed += line.length + 1;
     }

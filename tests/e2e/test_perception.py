@@ -215,3 +215,19 @@ async def test_an_element_overlapped_by_in_flow_content_is_kept(sw, page, site_u
     snap = await snapshot(sw, page)
     assert "Overlapped by layout" in names(snap)
     assert snap["stats"]["occluded"] == 0
+
+
+async def test_live_regions_are_context_lines_with_the_role_chrome_gives_them(sw, page, site_url):
+    # A quantity in an <output>, an alert, a status: the page's answer to an action, which a model
+    # clicking "Increase quantity" could not see. Chrome's accessibility tree is the authority on the roles.
+    await page.goto(f"{site_url}/perception/live.html")
+    snap = await snapshot(sw, page)
+    lines = snap["text"].splitlines()
+    assert lines[lines.index('[1] button "Decrease quantity"') + 1] == 'status "2"'
+    assert [line for line in lines if line.startswith(("status", "alert", "generic"))] == [
+        'status "2"', 'alert "Card declined"', 'status "3 items in your cart"']
+    assert len(snap["elements"]) == 2, "live regions are context, not elements with refs"
+    cdp = await page.context.new_cdp_session(page)
+    chrome = [(n["role"]["value"], n.get("name", {}).get("value", "")) for n in (await cdp.send("Accessibility.getFullAXTree"))["nodes"]
+              if not n.get("ignored") and n.get("role", {}).get("value") in ("status", "alert")]
+    assert [role for role, _ in chrome] == ["status", "alert", "status", "status"], "the empty status is Chrome's too, and has no line"
