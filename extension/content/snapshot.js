@@ -778,25 +778,29 @@
       items.push(item);
     };
 
+    /**
+     * A context line's text and box: the element visible, drawn and saying something, else null.
+     * @param {Element} el @param {number} cap
+     */
+    const shownText = (el, cap) => {
+      if (typeof el.checkVisibility === "function" && !el.checkVisibility(VISIBILITY_OPTIONS)) return null;
+      const text = textOf(el, cap);
+      const r = text ? el.getBoundingClientRect() : null;
+      return r && r.width > 0 && r.height > 0 ? { text, box: boxOf(r) } : null;
+    };
+
     /** @param {Element} el @param {number} level */
     const heading = (el, level) => {
-      if (typeof el.checkVisibility === "function" && !el.checkVisibility(VISIBILITY_OPTIONS)) return;
-      const text = textOf(el, HEADING_CAP);
-      if (!text) return;
-      const r = el.getBoundingClientRect();
-      if (r.width <= 0 || r.height <= 0) return;
+      const shown = shownText(el, HEADING_CAP);
+      if (!shown) return;
       counts.headings++;
-      items.push({ t: "h", level, text, box: boxOf(r) });
+      items.push({ t: "h", level, ...shown });
     };
 
     /** A live region's text, as context (no ref): the page's answer to the last action. @param {Element} el @param {string} role */
     const live = (el, role) => {
-      if (typeof el.checkVisibility === "function" && !el.checkVisibility(VISIBILITY_OPTIONS)) return;
-      const text = textOf(el, LIVE_CAP);
-      if (!text) return;
-      const r = el.getBoundingClientRect();
-      if (r.width <= 0 || r.height <= 0) return;
-      items.push({ t: "s", role, text, box: boxOf(r) });
+      const shown = shownText(el, LIVE_CAP);
+      if (shown) items.push({ t: "s", role, ...shown });
     };
 
     /**

@@ -56,26 +56,29 @@ async def test_a_computer_use_model_sees_the_screenshot_and_its_click_at_a_point
     assert (body["tools"][0]["display_width"], body["tools"][0]["display_height"]) == shot.size
 
 
-async def test_a_gemini_computer_use_model_types_into_the_field_at_the_point_it_names(sw, site_url, model_server):
+@pytest.fixture
+def gemini_key() -> Iterator[None]:
+    """A Gemini key in the host's secret store (the one this session's state folder holds) for
+    one test: a key left there would say "configured" to later tests."""
     from waymark.host.core import secrets_store
 
-    # The host looks the key up in its secret store, the one this session's state folder holds.
     secrets_store.set_secret("GEMINI_API_KEY", "test-key")
-    try:
-        plan = {"steps": [{"intent": "Type the name Ada", "verify": [{"text_present": "Hello, Ada"}]}]}
-        # The field's centre, CSS (550, 120), in Gemini's 0-999 coordinates of a 1280 x 800 screenshot.
-        type_at = ("type_text_at", {"x": round(550 * 1000 / 1280), "y": round(120 * 1000 / 800), "text": "Ada"})
-        model_server.script(Reply(text=json.dumps(plan)), Reply(tool_calls=[type_at]))
-        run = await start_run(sw, {"task": "Type the name Ada", "start_url": f"{site_url}/agent/press_point.html",
-                                   "planner": f"gemini:planner?base_url={model_server.url}",
-                                   "executor": f"gemini:computer-use?computer_use=true&base_url={model_server.url}"})
-        summary = await run.summary()
-        assert summary["success"], summary
-        step = next(e for e in trace_events(summary["trace_dir"], "step") if e.get("verdict") == "passed")
-        assert step["action"]["type"] == "fill" and step["action"]["text"] == "Ada"
-        assert any(c.startswith("fill_target") for c in step["coercions"])
-        executor_call = model_server.seen[-1].body
-        assert executor_call["tools"][0] == {"computerUse": {"environment": "ENVIRONMENT_BROWSER"}}
-    finally:
-        # The store is the whole session's: a key left in it says "configured" to later tests.
-        secrets_store.delete_secret("GEMINI_API_KEY")
+    yield
+    secrets_store.delete_secret("GEMINI_API_KEY")
+
+
+async def test_a_gemini_computer_use_model_types_into_the_field_at_the_point_it_names(sw, site_url, model_server, gemini_key):
+    plan = {"steps": [{"intent": "Type the name Ada", "verify": [{"text_present": "Hello, Ada"}]}]}
+    # The field's centre, CSS (550, 120), in Gemini's 0-999 coordinates of a 1280 x 800 screenshot.
+    type_at = ("type_text_at", {"x": round(550 * 1000 / 1280), "y": round(120 * 1000 / 800), "text": "Ada"})
+    model_server.script(Reply(text=json.dumps(plan)), Reply(tool_calls=[type_at]))
+    run = await start_run(sw, {"task": "Type the name Ada", "start_url": f"{site_url}/agent/press_point.html",
+                               "planner": f"gemini:planner?base_url={model_server.url}",
+                               "executor": f"gemini:computer-use?computer_use=true&base_url={model_server.url}"})
+    summary = await run.summary()
+    assert summary["success"], summary
+    step = next(e for e in trace_events(summary["trace_dir"], "step") if e.get("verdict") == "passed")
+    assert step["action"]["type"] == "fill" and step["action"]["text"] == "Ada"
+    assert any(c.startswith("fill_target") for c in step["coercions"])
+    executor_call = model_server.seen[-1].body
+    assert executor_call["tools"][0] == {"computerUse": {"environment": "ENVIRONMENT_BROWSER"}}
