@@ -768,6 +768,9 @@
         if (field && !item.name) item.field = clean(field, 60);
         if (placeholder && placeholder !== item.name) item.placeholder = placeholder;
       }
+      // Which of this frame's forms holds a field or button: a press sends only its own form.
+      const owner = /** @type {{form?: HTMLFormElement|null}} */ (el).form;
+      if (owner) item.form = Array.prototype.indexOf.call(document.forms, owner);
       if (value !== null && value !== "") item.value = value;
       if (Object.keys(states).length) item.states = states;
       if (options) item.options = options;

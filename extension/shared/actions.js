@@ -83,7 +83,7 @@ export const KIND = Object.freeze({
  * @typedef {{type: "select", ref: number, value: string}} Select
  * @typedef {{type: "select_text", text: string, ref?: number|null}} SelectText
  * @typedef {{url: string, title?: string, viewport?: Record<string, unknown>, elements?: Array<SnapshotElement>, text?: string, next_offset?: number|null, page_overflow?: boolean, stats?: Record<string, unknown>, tab_id?: number|null, ref_generation?: number, screenshot_b64?: string|null, screenshot_scale?: number|null, thumbnail_b64?: string|null, [key: string]: unknown}} Snapshot
- * @typedef {{ref: number, order?: number|null, role: string, name?: string, value?: string|null, states?: Record<string, unknown>, bbox?: Array<number>, frame?: number, in_viewport?: boolean, href?: string|null, doc?: string, options?: Array<string>|null, field?: string|null, placeholder?: string|null, [key: string]: unknown}} SnapshotElement
+ * @typedef {{ref: number, order?: number|null, role: string, name?: string, value?: string|null, states?: Record<string, unknown>, bbox?: Array<number>, frame?: number, in_viewport?: boolean, href?: string|null, doc?: string, options?: Array<string>|null, field?: string|null, placeholder?: string|null, form?: number|null, [key: string]: unknown}} SnapshotElement
  * @typedef {{tab_id?: number|null, max_chars?: number, offset?: number, screenshot?: boolean, thumbnail?: boolean, occlusion?: boolean}} SnapshotOptions
  * @typedef {{type: "switch_tab", tab_id: number}} SwitchTab
  * @typedef {{type: "type", ref: number, text: string}} Type

@@ -37,7 +37,8 @@ import { KIND } from "../shared/actions.js";
  * element (`l` its local ref), a heading, a live region's text, or a child frame's placeholder (`index` among the
  * frame's children).
  * @typedef {{t: "e", l: number, role: string, name: string, box: Box, value?: string,
- *   states?: Record<string, string|number|boolean>, options?: string[], field?: string, placeholder?: string, href?: string}} WalkElement
+ *   states?: Record<string, string|number|boolean>, options?: string[], field?: string, placeholder?: string, href?: string,
+ *   form?: number}} WalkElement
  * @typedef {{t: "h", level: number, text: string, box: Box}} WalkHeading
  * @typedef {{t: "s", role: string, text: string, box: Box}} WalkLive
  * @typedef {{t: "f", index: number, box: Box, hidden: boolean, src: string}} WalkFrame
@@ -198,6 +199,7 @@ function stitch(tabId, answers) {
         if (it.options) el.options = it.options;
         if (it.field) el.field = it.field;
         if (it.placeholder) el.placeholder = it.placeholder;
+        if (it.form !== undefined) el.form = it.form;
         items.push(el);
       } else if (it.t === "h") {
         items.push({ kind: "heading", level: it.level, text: it.text, in_viewport: isInside(toTopLevel(it.box, offset), clip) });

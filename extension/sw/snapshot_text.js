@@ -10,7 +10,7 @@
  * quoted with escapes and capped, so no page can forge a line of its own (`[12] button`).
  */
 
-/** @typedef {{kind: "element", ref: number, order: number, role: string, name: string, value: string|null, states: Record<string, unknown>, bbox: number[], frame: number, doc: string, in_viewport: boolean, href?: string|null, options?: string[], field?: string, placeholder?: string}} ElementItem */
+/** @typedef {{kind: "element", ref: number, order: number, role: string, name: string, value: string|null, states: Record<string, unknown>, bbox: number[], frame: number, doc: string, in_viewport: boolean, href?: string|null, options?: string[], field?: string, placeholder?: string, form?: number}} ElementItem */
 /** @typedef {{kind: "heading", level: number, text: string, in_viewport: boolean}} HeadingItem */
 /** A live region's text (an <output>, role status or alert): context, like a heading. @typedef {{kind: "live", role: string, text: string, in_viewport: boolean}} LiveItem */
 /** @typedef {{kind: "frame", origin: string, in_viewport: boolean, frame: number|null}} FrameItem */

@@ -28,6 +28,7 @@ from waymark.host.agent.parsing import (
     parse_decision,
     retry_reminder,
 )
+from waymark.host.agent.task_values import pressed_before_filled
 from waymark.host.core.actions import ACTION_TYPES, UPLOAD_ACTIONS, Decision
 from waymark.host.core.page_in_view import showing
 from waymark.host.core.snapshot import Snapshot
@@ -164,6 +165,9 @@ class Executor:
                     why = "no upload folder is set" if typed.action.type in UPLOAD_ACTIONS else "this task has one tab"
                     raise DecisionRejected("not_offered", f"{typed.action.type} is not possible now ({why}); "
                                            f"choose one of: {', '.join(allowed)}")
+                unfilled = pressed_before_filled(typed.action, snapshot, untyped or [])
+                if unfilled:
+                    raise DecisionRejected("value_missing", unfilled)
             except ParseFailure as failure:
                 reminder = retry_reminder(failure)
                 problems.append(ParseProblem(kind=failure.kind, detail=failure.detail, reminder=reminder))

@@ -37,6 +37,8 @@ class SnapshotElement(BaseModel):
     field: str | None = None
     #: A field's placeholder, when it is not already its name.
     placeholder: str | None = None
+    #: Which form of its frame (an index among the frame's forms) a field or button belongs to.
+    form: int | None = None
 
 
 class Snapshot(BaseModel):

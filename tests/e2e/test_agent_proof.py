@@ -416,16 +416,34 @@ async def test_a_plan_whose_steps_are_done_while_the_task_is_not_is_planned_agai
 
 async def test_a_success_whose_criteria_hold_while_the_tasks_email_was_never_entered_is_a_failed_run(sw, serve):
     # The real model subscribed with an empty email field, and its criterion (the confirmation
-    # page's title) held: "SUCCESS" on a task whose point was the address.
+    # page's title) held: "SUCCESS" on a task whose point was the address. (A click on Subscribe
+    # is refused before dispatch now; Enter in the field sends the form past that guard.)
     reject = {"intent": "Answer the cookie wall", "action": {"type": "click", "target": {"role": "button", "name": "Reject non-essential"}},
               "verify": [{"absent": {"role": "dialog"}}]}
-    subscribe = {"intent": "Subscribe", "action": {"type": "click", "target": {"role": "button", "name": "Subscribe"}},
-                 "verify": [{"url_contains": "subscribed.html"}]}
+    subscribe = {"intent": "Subscribe", "action": {"type": "press", "key": "Enter", "target": {"role": "textbox", "name": "Email address"}},
+                 "verify": [{"title_contains": "Subscribed"}]}
     model = await serve([reject, subscribe], success_criteria=[{"title_contains": "Subscribed"}])
     summary = await _run_on_site(sw, model, COOKIE_TASK, "cookies/index.html")
     assert (summary["success"], summary["outcome"]) == (False, "failed"), summary
     assert summary["reason"] == ("success was claimed but the task gives ada@example.com and the run never entered it, "
                                  "nor does the page show it")
+
+
+async def test_a_press_on_subscribe_while_the_tasks_email_is_not_in_its_field_is_refused_before_dispatch(sw, serve):
+    # The real model clicked Subscribe, the email field "already filled" in its words, and the
+    # newsletter was subscribed with no address: a submission cannot be taken back.
+    reject = {"intent": "Answer the cookie wall", "action": {"type": "click", "target": {"role": "button", "name": "Reject non-essential"}},
+              "verify": [{"absent": {"role": "dialog"}}]}
+    subscribe_button = {"type": "click", "target": {"role": "button", "name": "Subscribe"}}
+    subscribe = {"intent": "Subscribe", "verify": [{"title_contains": "Subscribed"}], "actions": [
+        subscribe_button, {"type": "fill", "target": {"role": "textbox", "name": "Email address"}, "text": "ada@example.com"}, subscribe_button]}
+    model = await serve([reject, subscribe], success_criteria=[{"url_contains": "email=ada%40example.com"}])
+    summary = await _run_on_site(sw, model, COOKIE_TASK, "cookies/index.html")
+    assert summary["success"] is True, "the address went with the form"
+    steps = [s for s in trace_events(summary["trace_dir"], "step") if s["intent"] == "Subscribe"]
+    assert [s["action"]["type"] for s in steps] == ["fill", "click"]
+    refusal = steps[0]["parse_failures"][0]
+    assert refusal["kind"] == "value_missing" and refusal["detail"].startswith("the task gives ada@example.com, which this run has not typed")
 
 
 async def test_criteria_that_held_before_anything_was_done_prove_nothing_even_after_a_verified_step(sw, ledger, serve):
