@@ -254,6 +254,8 @@ class AgentRun:
         self.criteria_held_when_written: set[str] = set()
         #: Elements an overlay hid on the page the current plan was made on.
         self.plan_hid = 0
+        #: Steps verified when the current plan was made: the plan's own proven steps are the rest.
+        self.verified_before_plan = 0
         #: The texts this run typed (as the model wrote them: placeholders, never secrets).
         self.typed: list[str] = []
         self.start_snap: Snapshot | None = None
@@ -420,16 +422,20 @@ class AgentRun:
                     return await self._conclude(snap, "the new plan found nothing left to do")
             # A plan written while an overlay hid part of the page (a cookie wall before its
             # answer) could not plan for what it hid: its steps are done, the task may not be, and
-            # the page now shows what is left. A plan that saw the whole page is judged as it is:
-            # planned again over a wrong guess of a criterion, the real model's next step after a
-            # landed sign-in was "Sign out".
-            unmet = await self._unmet_criteria(snap) if self.plan_hid else ""
+            # the page now shows what is left. Nor did a plan whose steps all passed unproven do
+            # anything a check saw (the real model's shop plan: click the shop's own name, type
+            # into the search box). A plan that proved a step is judged as it is: planned again
+            # over a wrong guess of a criterion, the real model's next step after a landed sign-in
+            # was "Sign out".
+            why = (f"the last plan was made while an overlay hid {self.plan_hid} element(s) of the page" if self.plan_hid
+                   else "no step of the last plan was proven by a check that changed" if self.steps_verified == self.verified_before_plan
+                   else "")
+            unmet = await self._unmet_criteria(snap) if why else ""
             if not unmet or self.budget.replans >= self.options.budgets.max_replans:
                 return await self._conclude(snap, "every step passed its checks")
             self.history.append(f"- every step of the plan was done, but the task is not: {unmet}")
             self.emit("plan_finished", unmet=unmet)
-            plan = await self._replan(snap, {"plan_finished": True, "reason": f"the task's success criteria fail: {unmet}; the last plan was made "
-                                                   f"while an overlay hid {self.plan_hid} element(s) of the page", "url": snap.url})
+            plan = await self._replan(snap, {"plan_finished": True, "reason": f"the task's success criteria fail: {unmet}; {why}", "url": snap.url})
             index = 0
             if not plan.steps:
                 return await self._conclude(snap, "the new plan found nothing left to do")
@@ -520,6 +526,7 @@ class AgentRun:
             return plan
         safe = self._safe(snap)
         self.plan_hid = int(snap.stats.get("occluded") or 0)
+        self.verified_before_plan = self.steps_verified
         try:
             result = await self.planner.plan(
                 self.options.task, self._page(safe), evidence=evidence, history=self.history, timeout=self._timeout(self.options.planner_call),

@@ -93,12 +93,15 @@ async def test_a_plan_whose_checks_held_before_acting_is_never_a_success(sw, led
 
 
 async def test_a_done_whose_task_success_criteria_fail_is_a_failed_run_with_the_reason(sw, ledger, serve):
-    model = await serve(FALSE_SUCCESS_PLAN, success_criteria=[{"url_contains": "/login/account.html"}, {"text_present": "Welcome, ada"}])
+    username = {"role": "textbox", "name": "Username"}
+    plan = [{"intent": "Enter the username", "action": {"type": "fill", "target": username, "text": "ada"},
+             "verify": [{"value_equals": {"target": username, "value": "ada"}}]}, *FALSE_SUCCESS_PLAN[1:]]
+    model = await serve(plan, success_criteria=[{"url_contains": "/login/account.html"}, {"text_present": "Welcome, ada"}])
     summary = await _run(sw, model, LOGIN_TASK, ledger)
     assert summary["success"] is False
     assert summary["outcome"] == "failed", summary
-    # The plan saw the whole page: its finished steps and failing criteria are the verdict, not a
-    # reason to plan again (planned again after a landed sign-in, the real model planned "Sign out").
+    # The plan proved a step: its finished steps and failing criteria are the verdict, not a reason
+    # to plan again (planned again after a landed sign-in, the real model planned "Sign out").
     assert summary["replans"] == 0
     assert summary["reason"].startswith("success was claimed but the task's success criteria fail: url_contains")
     criteria = trace_events(summary["trace_dir"], "criteria")[0]
@@ -412,6 +415,20 @@ async def test_a_plan_whose_steps_are_done_while_the_task_is_not_is_planned_agai
     assert "Every step of the last plan was done, but the task is not finished." in replan_prompt
     assert 'textbox "Email address"' in replan_prompt, "the replan sees the page behind the dialog"
     assert [s["intent"] for s in trace_events(summary["trace_dir"], "step")] == ["Answer the cookie wall", "Enter the email", "Subscribe"]
+
+
+async def test_a_plan_whose_steps_all_passed_unproven_while_the_task_is_not_done_is_planned_again(sw, serve):
+    # The real model's shop plan: click the shop's own name, type into the search box, each
+    # checked by what already held; the criteria failed and the run ended with its time unused.
+    look = {"intent": "Look at the shop", "action": {"type": "hover", "target": {"role": "link", "name": "Waymark Demo Shop"}},
+            "verify": [{"exists": {"role": "link", "name": "Waymark Demo Shop"}}]}
+    first = json.dumps({"steps": [{"intent": look["intent"], "verify": look["verify"]}], "success_criteria": [{"url_contains": "cart"}]})
+    model = await serve([look], plan_text=[first, json.dumps({"steps": []})])
+    summary = await _run_on_site(sw, model, "Find the Trail Runner 3 running shoes in the shop and add them to the cart.", "shop/index.html")
+    assert summary["success"] is False, summary
+    assert trace_events(summary["trace_dir"], "plan_finished")[0]["unmet"].startswith("url_contains")
+    replan = trace_events(summary["trace_dir"], "replan")[0]
+    assert replan["evidence"]["reason"].endswith("; no step of the last plan was proven by a check that changed")
 
 
 async def test_a_success_whose_criteria_hold_while_the_tasks_email_was_never_entered_is_a_failed_run(sw, serve):
