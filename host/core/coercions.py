@@ -26,6 +26,9 @@ Predicate lists (plan checks and success criteria):
                         ``{"count_at_least": {"target": {"role": "link", "name_contains": "Trail"}, "n": 1}}``
                         (at least one when no ``n`` is given); so for ``value_equals`` and ``checked``
 - ``value_bool``        ``value_equals`` with ``true`` or ``false`` is the ``checked`` check it means
+- ``valueless_check``   ``value_equals`` on a button or a link, which hold no value, can never hold:
+                        it is dropped (the real model checked that the button "Decrease quantity"
+                        had the value "Decrease quantity", and the step failed three times)
 
 Text-level repairs (comments, fences, trailing commas) belong to the parser.
 """
@@ -143,7 +146,21 @@ def coerce_predicates(value: Any, names: Collection[str]) -> tuple[Any, list[str
             notes.append("predicate_extra")
         else:
             out.append(item)
-    return [_checked_meant(_wrapped_target(item, notes), notes) for item in out], notes
+    meant = [_checked_meant(_wrapped_target(item, notes), notes) for item in out]
+    kept = [item for item in meant if not _valueless(item)]
+    notes.extend(["valueless_check"] * (len(meant) - len(kept)))
+    return kept, notes
+
+
+#: Roles whose elements hold no value a `value_equals` could read.
+_VALUELESS_ROLES = frozenset({"button", "link"})
+
+
+def _valueless(item: Any) -> bool:
+    """`valueless_check`: a `value_equals` whose target is a button or a link."""
+    arg = item.get("value_equals") if isinstance(item, dict) and len(item) == 1 else None
+    target = arg.get("target") if isinstance(arg, dict) else None
+    return isinstance(target, dict) and target.get("role") in _VALUELESS_ROLES
 
 
 def _checked_meant(item: Any, notes: list[str]) -> Any:

@@ -170,6 +170,18 @@ async def test_a_value_check_of_true_or_false_is_taken_as_the_checked_state_it_m
     assert result.coercions == ["value_bool"] and result.attempts == 1
 
 
+async def test_a_value_check_on_a_button_or_a_link_is_dropped_as_one_that_can_never_hold():
+    # The real model's widgets plan: a button's value equal to its name, which failed the step three times.
+    model = TextModel(['{"steps": [{"intent": "Click Decrease quantity", "verify": [{"value_equals": {"target": {"role": "button", '
+                       '"name": "Decrease quantity"}, "value": "Decrease quantity"}}, {"text_present": "1"}]}], "success_criteria": '
+                       '[{"value_equals": {"target": {"role": "link", "name": "Cart"}, "value": "1"}}, {"value_equals": '
+                       '{"target": {"role": "spinbutton", "name": "Quantity"}, "value": "3"}}]}'])
+    result = await Planner(model).plan("t", "page")
+    assert result.plan.steps[0].verify == [{"text_present": "1"}]
+    assert result.plan.success_criteria == [{"value_equals": {"target": {"role": "spinbutton", "name": "Quantity"}, "value": "3"}}]
+    assert result.coercions == ["valueless_check", "valueless_check"] and result.attempts == 1
+
+
 async def test_a_plan_refused_for_its_shape_is_asked_to_be_corrected_without_an_example_to_copy():
     model = TextModel(['{"steps": [{"intent": "x", "verify": [{"css": "#buy"}]}]}', '{"steps": [{"intent": "x"}]}'])
     await Planner(model).plan("Save the settings", "page")
