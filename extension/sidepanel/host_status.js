@@ -9,10 +9,12 @@ import { byId, clear, h } from "./dom.js";
 
 /** @typedef {import("../sw/native.js").ConnectionState} ConnectionState */
 /** @typedef {import("../shared/protocol_types.js").ErrorInfo} ErrorInfo */
-/** @typedef {{title: string, detail?: string, command?: string, action?: {label: string, run: () => void}}} Problem */
+/** @typedef {{title: string, detail?: string, command?: string, help?: string, action?: {label: string, run: () => void}}} Problem */
 
 export const INSTALL_COMMAND = "./install_host.sh";
 const INSTALL_WHERE = "Run this in your Waymark folder (the one holding the extension/ folder you loaded), then reopen this panel:";
+/** Where a connection problem is explained at length: the panel cannot open the checkout's README itself. */
+export const TROUBLESHOOTING = "More help: the Troubleshooting section of README.md in your Waymark folder.";
 
 /**
  * What is wrong with the connection, if anything, and how to fix it.
@@ -34,13 +36,13 @@ export function connectionProblem(state, extensionVersion) {
   if (!error) return null;
   switch (error.code) {
     case "host_not_installed":
-      return { title: "The Waymark host is not installed for this browser.", detail: INSTALL_WHERE, command: INSTALL_COMMAND };
+      return { title: "The Waymark host is not installed for this browser.", detail: INSTALL_WHERE, command: INSTALL_COMMAND, help: TROUBLESHOOTING };
     case "host_forbidden":
-      return { title: "The installed host does not allow this extension's ID.", detail: INSTALL_WHERE, command: INSTALL_COMMAND };
+      return { title: "The installed host does not allow this extension's ID.", detail: INSTALL_WHERE, command: INSTALL_COMMAND, help: TROUBLESHOOTING };
     case "host_exited":
-      return { title: "The Waymark host started but exited at once.", detail: "Check the install and the host log with:", command: ".venv/bin/waymark doctor" };
+      return { title: "The Waymark host started but exited at once.", detail: "Check the install and the host log with:", command: ".venv/bin/waymark doctor", help: TROUBLESHOOTING };
     default:
-      return { title: `The host is not reachable (${error.code}).`, detail: `${error.message}${state.retryInMs ? ` Retrying in ${Math.round(state.retryInMs / 100) / 10} s.` : ""}` };
+      return { title: `The host is not reachable (${error.code}).`, detail: `${error.message}${state.retryInMs ? ` Retrying in ${Math.round(state.retryInMs / 100) / 10} s.` : ""}`, help: TROUBLESHOOTING };
   }
 }
 
@@ -101,21 +103,36 @@ export class HostStatus {
     return this.state?.status === "connected";
   }
 
+  /** What is wrong with the host connection now, if anything (null while connecting or connected). */
+  get connectionProblem() {
+    return this.state && connectionProblem(this.state, this.extensionVersion);
+  }
+
   render() {
     const box = byId("host-problem");
-    const problem = (this.state && connectionProblem(this.state, this.extensionVersion)) || this.provider;
+    const problem = this.connectionProblem || this.provider;
     box.hidden = !problem;
     clear(box);
-    if (!problem) return;
-    const command = problem.command;
-    const parts = [
-      h("p", { class: "problem-title", text: problem.title }),
-      problem.detail ? h("p", { class: "problem-detail", text: problem.detail }) : null,
-      command ? h("div", { class: "command" },
-        h("code", { id: "install-command", text: command }),
-        h("button", { type: "button", class: "small", onclick: () => navigator.clipboard?.writeText(command).catch(() => {}) }, "Copy")) : null,
-      problem.action ? h("button", { type: "button", class: "small", onclick: problem.action.run }, problem.action.label) : null,
-    ];
-    for (const part of parts) if (part) box.append(part);
+    if (problem) box.append(...problemParts(problem, "install-command"));
   }
+}
+
+/**
+ * A problem as the panel shows it: title, detail, the command with a Copy button, the action, where to read more.
+ * @param {Problem} problem
+ * @param {string} [commandId]  the id of the command's element (given to one rendering only: ids are unique)
+ * @returns {HTMLElement[]}
+ */
+export function problemParts(problem, commandId) {
+  const command = problem.command;
+  const parts = [
+    h("p", { class: "problem-title", text: problem.title }),
+    problem.detail ? h("p", { class: "problem-detail", text: problem.detail }) : null,
+    command ? h("div", { class: "command" },
+      h("code", { id: commandId, class: "problem-command", text: command }),
+      h("button", { type: "button", class: "small", onclick: () => navigator.clipboard?.writeText(command).catch(() => {}) }, "Copy")) : null,
+    problem.action ? h("button", { type: "button", class: "small", onclick: problem.action.run }, problem.action.label) : null,
+    problem.help ? h("p", { class: "problem-help muted small", text: problem.help }) : null,
+  ];
+  return /** @type {HTMLElement[]} */ (parts.filter(Boolean));
 }

@@ -7,8 +7,10 @@
  */
 import { errorMessage } from "../shared/errors.js";
 import { byId, clear, h } from "./dom.js";
+import { problemParts } from "./host_status.js";
 
 /** @typedef {import("./host_client.js").HostClient} HostClient */
+/** @typedef {import("./host_status.js").Problem} Problem */
 /** The host's settings view (`settings.get`). @typedef {import("./settings_types.js").SettingsView} HostSettings */
 /** @typedef {import("./settings_types.js").RoleSettings} RoleSettings */
 /**
@@ -58,6 +60,23 @@ export class SettingsView {
     await this.render();
     this.onSaved(this.view);
     return this.view;
+  }
+
+  /**
+   * The host is not connected: say why, in the words the panel's problem box uses, instead of
+   * waiting for settings that cannot come. Settings already shown stay (a reconnect reloads them).
+   * @param {Problem|null} problem  what is wrong, or null while the first connection is still being made
+   */
+  showDisconnected(problem) {
+    if (this.view) return;
+    clear(this.root);
+    if (!problem) {
+      this.root.append(h("p", { class: "muted", text: "Loading settings from the host…" }));
+      return;
+    }
+    this.root.append(h("div", { class: "problem settings-unavailable", role: "status" },
+      h("p", { class: "muted", text: "Settings are kept by the host, which is not connected." }),
+      ...problemParts(problem)));
   }
 
   /** @param {string} why */

@@ -76,6 +76,7 @@ client.onState((state) => {
     void settings.load();
     mcp.start();
   }
+  if (!connected) settings.showDisconnected(status.connectionProblem);
   wasConnected = connected;
 });
 void tab.start().then(() => chat.start());

@@ -76,28 +76,47 @@ async def fresh_worker(launched: LaunchedBrowser) -> Any:
     raise AssertionError("no new service worker instance started")
 
 
-async def test_host_missing_shows_the_exact_install_command(playwright_instance: Any, tmp_path: Path):
+@pytest_asyncio.fixture
+async def panel_without_host(playwright_instance: Any, tmp_path: Path) -> AsyncIterator[Panel]:
+    """The side panel of a browser whose profile has no host registered (a fresh install)."""
     ext = str(extension_dir())
-    # Launched like every other browser, but no host is registered in this profile.
     context = await playwright_instance.chromium.launch_persistent_context(
         str(tmp_path / "no-host-profile"), executable_path=chromium_path(), headless=True,
         ignore_default_args=["--disable-extensions"],
         args=[f"--disable-extensions-except={ext}", f"--load-extension={ext}", *BASE_FLAGS],
     )
     try:
-        page = await context.new_page()
-        panel = Panel(page)
+        panel = Panel(await context.new_page())
         await panel.open(extension_id(), None)
-        problem = page.locator("#host-problem")
-        await expect(problem).to_contain_text("The Waymark host is not installed for this browser.", timeout=20000)
-        await expect(problem.locator("#install-command")).to_have_text("./install_host.sh")
-        await expect(problem).to_contain_text("Run this in your Waymark folder")
-        await expect(page.locator("#status")).to_have_text("host offline")
-        await page.locator("#tab-settings").click()
-        await expect(page.locator("#settings-form")).to_contain_text("Loading settings from the host")
-        assert panel.errors == []
+        yield panel
     finally:
         await context.close()
+
+
+async def test_host_missing_shows_the_exact_install_command(panel_without_host: Panel):
+    page = panel_without_host.page
+    problem = page.locator("#host-problem")
+    await expect(problem).to_contain_text("The Waymark host is not installed for this browser.", timeout=20000)
+    await expect(problem.locator("#install-command")).to_have_text("./install_host.sh")
+    await expect(problem).to_contain_text("Run this in your Waymark folder")
+    await expect(problem).to_contain_text("Troubleshooting section of README.md")
+    await expect(page.locator("#status")).to_have_text("host offline")
+    assert panel_without_host.errors == []
+
+
+async def test_host_missing_settings_tab_says_why_instead_of_loading_for_ever(panel_without_host: Panel):
+    # Seen in real Chromium with no host registered: the Settings tab said
+    # "Loading settings from the host…" for as long as the panel stayed open.
+    page = panel_without_host.page
+    await expect(page.locator("#status")).to_have_text("host offline", timeout=20000)
+    await page.locator("#tab-settings").click()
+    form = page.locator("#settings-form")
+    await expect(form).to_contain_text("Settings are kept by the host, which is not connected.")
+    await expect(form).to_contain_text("The Waymark host is not installed for this browser.")
+    await expect(form.locator(".problem-command")).to_have_text("./install_host.sh")
+    await expect(form).to_contain_text("Troubleshooting section of README.md")
+    await expect(form).not_to_contain_text("Loading settings")
+    assert panel_without_host.errors == []
 
 
 async def test_worker_stopped_mid_run_ends_the_run_with_a_clear_message(own_browser: LaunchedBrowser, site_url: str):
