@@ -150,7 +150,8 @@ def render_docs(docs: Path, bench: dict[str, Any] | None, bench_command: str, ev
             return eval_table(evals)
         return None
 
-    changed = []
+    # Every file is rendered before any is written: bad input changes nothing.
+    updates = {}
     for path in sorted(docs.glob("*.md")):
         text = path.read_text(encoding="utf-8")
         try:
@@ -158,9 +159,10 @@ def render_docs(docs: Path, bench: dict[str, Any] | None, bench_command: str, ev
         except DocsTablesError as exc:
             raise DocsTablesError(f"{path}: {exc}") from exc
         if new != text:
-            path.write_text(new, encoding="utf-8")
-            changed.append(path)
-    return changed
+            updates[path] = new
+    for path, new in updates.items():
+        path.write_text(new, encoding="utf-8")
+    return list(updates)
 
 
 def main(argv: list[str] | None = None) -> int:
