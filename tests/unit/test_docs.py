@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
+import json
 import re
 import shlex
 from pathlib import Path
@@ -58,7 +59,8 @@ def relative_links(path: Path) -> list[str]:
 
 
 def fenced_commands(path: Path) -> list[str]:
-    """Every `waymark ...` (or `.venv/bin/waymark ...`) command line in the file's fenced blocks."""
+    """Every `waymark ...` (or `.venv/bin/waymark ...`) command line in the file's fenced blocks,
+    and the `"args"` of every MCP client configuration there that runs waymark."""
     commands = []
     for block in _FENCE.findall(path.read_text(encoding="utf-8")):
         joined = re.sub(r"\s*\\\n\s*", " ", block)
@@ -66,6 +68,8 @@ def fenced_commands(path: Path) -> list[str]:
             line = line.strip()
             if re.match(r"(\S*/)?waymark\s", line):
                 commands.append(line)
+        if re.search(r'"command":\s*"[^"]*waymark"', block):
+            commands += ["waymark " + shlex.join(json.loads(args)) for args in re.findall(r'"args":\s*(\[[^\]]*\])', block)]
     return commands
 
 
@@ -109,10 +113,11 @@ def test_the_readme_shows_the_test_command_ci_runs():
 
 def test_a_command_the_cli_does_not_have_is_refused_by_the_check(tmp_path: Path):
     doc = tmp_path / "x.md"
-    doc.write_text("```bash\n.venv/bin/waymark evals run --suite smoke\nwaymark run \\\n  --model x \"task\"\n```\n", encoding="utf-8")
+    doc.write_text("```bash\n.venv/bin/waymark evals run --suite smoke\nwaymark run \\\n  --model x \"task\"\n```\n"
+                   '```json\n{"command": "/opt/waymark/.venv/bin/waymark", "args": ["mcp", "--lunch"]}\n```\n', encoding="utf-8")
     commands = fenced_commands(doc)
-    assert commands == [".venv/bin/waymark evals run --suite smoke", 'waymark run --model x "task"']
-    for command in commands:  # an unknown subcommand, then a missing --start-url
+    assert commands == [".venv/bin/waymark evals run --suite smoke", 'waymark run --model x "task"', "waymark mcp --lunch"]
+    for command in commands:  # an unknown subcommand, a missing --start-url, an unknown option
         with pytest.raises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
             build_parser().parse_args(shlex.split(command)[1:])
 
