@@ -113,26 +113,17 @@ export class HostStatus {
     const problem = this.connectionProblem || this.provider;
     box.hidden = !problem;
     clear(box);
-    if (problem) box.append(...problemParts(problem, "install-command"));
+    if (!problem) return;
+    const command = problem.command;
+    const parts = [
+      h("p", { class: "problem-title", text: problem.title }),
+      problem.detail ? h("p", { class: "problem-detail", text: problem.detail }) : null,
+      command ? h("div", { class: "command" },
+        h("code", { id: "install-command", text: command }),
+        h("button", { type: "button", class: "small", onclick: () => navigator.clipboard?.writeText(command).catch(() => {}) }, "Copy")) : null,
+      problem.action ? h("button", { type: "button", class: "small", onclick: problem.action.run }, problem.action.label) : null,
+      problem.help ? h("p", { class: "problem-help muted small", text: problem.help }) : null,
+    ];
+    for (const part of parts) if (part) box.append(part);
   }
-}
-
-/**
- * A problem as the panel shows it: title, detail, the command with a Copy button, the action, where to read more.
- * @param {Problem} problem
- * @param {string} [commandId]  the id of the command's element (given to one rendering only: ids are unique)
- * @returns {HTMLElement[]}
- */
-export function problemParts(problem, commandId) {
-  const command = problem.command;
-  const parts = [
-    h("p", { class: "problem-title", text: problem.title }),
-    problem.detail ? h("p", { class: "problem-detail", text: problem.detail }) : null,
-    command ? h("div", { class: "command" },
-      h("code", { id: commandId, class: "problem-command", text: command }),
-      h("button", { type: "button", class: "small", onclick: () => navigator.clipboard?.writeText(command).catch(() => {}) }, "Copy")) : null,
-    problem.action ? h("button", { type: "button", class: "small", onclick: problem.action.run }, problem.action.label) : null,
-    problem.help ? h("p", { class: "problem-help muted small", text: problem.help }) : null,
-  ];
-  return /** @type {HTMLElement[]} */ (parts.filter(Boolean));
 }

@@ -7,7 +7,6 @@
  */
 import { errorMessage } from "../shared/errors.js";
 import { byId, clear, h } from "./dom.js";
-import { problemParts } from "./host_status.js";
 
 /** @typedef {import("./host_client.js").HostClient} HostClient */
 /** @typedef {import("./host_status.js").Problem} Problem */
@@ -63,20 +62,18 @@ export class SettingsView {
   }
 
   /**
-   * The host is not connected: say why, in the words the panel's problem box uses, instead of
-   * waiting for settings that cannot come. Settings already shown stay (a reconnect reloads them).
+   * The host is not connected: say why, in the words of the panel's problem box (shown above every
+   * tab, with the command to run), instead of waiting for settings that cannot come. Settings
+   * already shown stay (a reconnect reloads them).
    * @param {Problem|null} problem  what is wrong, or null while the first connection is still being made
    */
   showDisconnected(problem) {
     if (this.view) return;
     clear(this.root);
-    if (!problem) {
-      this.root.append(h("p", { class: "muted", text: "Loading settings from the host…" }));
-      return;
-    }
-    this.root.append(h("div", { class: "problem settings-unavailable", role: "status" },
-      h("p", { class: "muted", text: "Settings are kept by the host, which is not connected." }),
-      ...problemParts(problem)));
+    const why = problem ? `Settings are kept by the host, which is not connected: ${problem.title}` : "Loading settings from the host…";
+    const todo = problem?.command ? ` Run ${problem.command} as shown above.` : "";
+    this.root.append(h("p", { class: "muted", role: "status", text: why + todo }));
+    if (problem?.help) this.root.append(h("p", { class: "muted small", text: problem.help }));
   }
 
   /** @param {string} why */

@@ -111,11 +111,13 @@ async def test_host_missing_settings_tab_says_why_instead_of_loading_for_ever(pa
     await expect(page.locator("#status")).to_have_text("host offline", timeout=20000)
     await page.locator("#tab-settings").click()
     form = page.locator("#settings-form")
-    await expect(form).to_contain_text("Settings are kept by the host, which is not connected.")
-    await expect(form).to_contain_text("The Waymark host is not installed for this browser.")
-    await expect(form.locator(".problem-command")).to_have_text("./install_host.sh")
+    await expect(form).to_contain_text(
+        "Settings are kept by the host, which is not connected: The Waymark host is not installed for this browser.")
+    await expect(form).to_contain_text("Run ./install_host.sh as shown above.")
     await expect(form).to_contain_text("Troubleshooting section of README.md")
     await expect(form).not_to_contain_text("Loading settings")
+    # The problem box with the command stays in view above the Settings tab.
+    await expect(page.locator("#host-problem #install-command")).to_be_visible()
     assert panel_without_host.errors == []
 
 
