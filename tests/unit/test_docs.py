@@ -59,10 +59,13 @@ def relative_links(path: Path) -> list[str]:
 
 
 def fenced_commands(path: Path) -> list[str]:
-    """Every `waymark ...` (or `.venv/bin/waymark ...`) command line in the file's fenced blocks,
+    """Every `waymark ...` (or `.venv/bin/waymark ...`) command line in the file's fenced blocks
+    (but `text` blocks, which hold program output),
     and the `"args"` of every MCP client configuration there that runs waymark."""
     commands = []
     for block in _FENCE.findall(path.read_text(encoding="utf-8")):
+        if block.splitlines()[0].strip("`").strip() == "text":  # program output, not commands
+            continue
         joined = re.sub(r"\s*\\\n\s*", " ", block)
         for line in joined.splitlines()[1:]:
             line = line.strip()

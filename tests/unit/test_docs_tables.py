@@ -80,6 +80,13 @@ def test_a_bench_section_is_replaced_by_its_own_table_headed_by_the_run(tables, 
     assert text.startswith("# Performance\n\nProse stays.\n")
 
 
+def test_a_note_on_the_machine_goes_into_every_bench_header(tables, docs: Path):
+    tables.render_docs(docs, BENCH, "waymark bench", [], note="2 cores, load average 7-30")
+    text = (docs / "performance.md").read_text(encoding="utf-8")
+    assert text.count("the section took 12.5 s · 2 cores, load average 7-30\n") == 1
+    assert "the section took 3600.0 s · 2 cores, load average 7-30\n" in text
+
+
 def test_a_section_the_run_did_not_measure_keeps_its_table(tables, docs: Path):
     tables.render_docs(docs, BENCH, "waymark bench", [])
     assert "frames table of an earlier run" in (docs / "performance.md").read_text(encoding="utf-8")
@@ -119,6 +126,11 @@ def test_a_region_left_open_is_refused_naming_the_file(tables, docs: Path):
         tables.render_docs(docs, BENCH, "waymark bench", [])
 
 
+def test_a_section_whose_results_lack_what_its_table_reads_is_refused_naming_it(tables, docs: Path):
+    with pytest.raises(tables.DocsTablesError, match="section 'dispatch' do not have the shape its table reads"):
+        tables.render_docs(docs, WHOLE_RUN, "waymark bench", [])
+
+
 def test_an_unknown_bench_section_is_refused(tables, docs: Path):
     (docs / "performance.md").write_text("<!-- generated:bench:snapshots -->\n<!-- /generated -->\n", encoding="utf-8")
     with pytest.raises(tables.DocsTablesError, match="unknown bench section 'snapshots'"):
@@ -133,3 +145,36 @@ def test_an_unreadable_report_is_a_typed_error_and_no_file_changes(tables, docs:
     before = {p.name: p.read_text(encoding="utf-8") for p in docs.glob("*.md")}
     assert tables.main(["--bench", str(bench), "--eval", str(bad), "--docs", str(docs)]) == 2
     assert {p.name: p.read_text(encoding="utf-8") for p in docs.glob("*.md")} == before
+
+
+WHOLE_RUN = {
+    **BENCH,
+    "sections": {
+        **BENCH["sections"],
+        "snapshot": {"ours": {"chars": {"median": 2319.0}, "tokens": {"median": 996.5}, "ms": {"median": 145.2, "p90": 454.8}},
+                     "peer": {"chars": {"median": 19719.0}, "tokens": {"median": 6111.5}, "ms": {"median": 411.8, "p90": 1082.9}},
+                     "ratio_median": {"chars": 0.118}, "recall": 1.0, "recall_page_min": 0.98},
+        "prompt": {"tokens": {"executor_native": {"median": 1952.0}}},
+        "dispatch": {"click": {"click_to_settled_snapshot": {"median_ms": 155.2}}},
+    },
+}
+
+
+def test_the_readme_summary_gives_each_headline_figure_with_a_link_to_its_table(tables, docs: Path, tmp_path: Path):
+    readme = tmp_path / "README.md"
+    readme.write_text("## How good\n\n<!-- generated:summary:bench -->\n<!-- /generated -->\n", encoding="utf-8")
+    (tmp_path / "no-docs").mkdir()
+    tables.render_docs(tmp_path / "no-docs", WHOLE_RUN, "waymark bench", [], note="2 cores", readme=readme)
+    text = readme.read_text(encoding="utf-8")
+    assert ("| snapshot size, median characters ([table](docs/performance.md#snapshot)) "
+            "| 2,319: 0.118 of Playwright's AI snapshot (19,719) |") in text
+    assert "| visible interactive elements listed (recall) | 100.00% (worst page 98.00%) |" in text
+    assert "| click to settled snapshot, median ([table](docs/performance.md#dispatch)) | 155 ms |" in text
+    assert "From one `waymark bench` run at commit `abc1234` on 2026-11-27 (2 cores)." in text
+
+
+def test_a_readme_summary_from_a_run_of_some_sections_is_refused_naming_the_missing_figure(tables, docs: Path, tmp_path: Path):
+    readme = tmp_path / "README.md"
+    readme.write_text("<!-- generated:summary:bench -->\n<!-- /generated -->\n", encoding="utf-8")
+    with pytest.raises(tables.DocsTablesError, match="no snapshot.ours.chars.median"):
+        tables.render_docs(docs, BENCH, "waymark bench", [], readme=readme)
