@@ -113,9 +113,22 @@ def _reproduce(rows: list[Any], path: Path) -> str:
     return f"waymark eval run --suite {first.suite or '?'} {models} --out {path.name}"
 
 
+def _report_rows(path: Path) -> list[Any]:
+    """The task rows of an eval report; an unreadable or empty report is a DocsTablesError."""
+    from waymark.eval.report import ReportError, read_rows
+
+    try:
+        rows = read_rows(path)
+    except ReportError as exc:
+        raise DocsTablesError(str(exc)) from exc
+    if not rows:
+        raise DocsTablesError(f"{path}: no task rows")
+    return rows
+
+
 def eval_table(paths: list[Path]) -> str:
     """One row per eval report: what ran, on which commit and when, and how it went."""
-    from waymark.eval.report import ReportError, read_rows, summarize
+    from waymark.eval.report import summarize
 
     lines = [
         "| command | tasks | pass | fail | error | median latency | tokens per task | commit | date |",
@@ -123,12 +136,7 @@ def eval_table(paths: list[Path]) -> str:
     ]
     notes: list[str] = []
     for path in paths:
-        try:
-            rows = read_rows(path)
-        except ReportError as exc:
-            raise DocsTablesError(str(exc)) from exc
-        if not rows:
-            raise DocsTablesError(f"{path}: no task rows")
+        rows = _report_rows(path)
         s = summarize(rows)
         shas = sorted({r.git_sha for r in rows if r.git_sha})
         dates = sorted(r.timestamp[:10] for r in rows if r.timestamp)
@@ -172,26 +180,21 @@ def bench_summary(results: dict[str, Any], note: str = "") -> str:
         (f"click to settled snapshot, median ([table]({perf}#dispatch))", f"{f('dispatch', 'click', 'click_to_settled_snapshot', 'median_ms'):,.0f} ms"),
     ]
     lines = ["| measure | result |", "|---|---|", *(f"| {a} | {b} |" for a, b in rows)]
-    lines.append(f"\nFrom one `waymark bench` run at commit `{results.get('git_sha', 'unknown')}` on {str(results.get('started_at', ''))[:10]}"
-                 + (f" ({note})." if note else "."))
+    # README names no commit or date: the tables it links to say which run this is.
+    lines.append(f"\nFrom the `waymark bench` run the tables of [docs/performance.md]({perf}) come from" + (f" ({note})." if note else "."))
     return "\n".join(lines)
 
 
 def eval_summary(paths: list[Path]) -> str:
     """README's rows of pass counts, one per eval report."""
-    from waymark.eval.report import ReportError, read_rows, summarize
+    from waymark.eval.report import summarize
 
     lines = ["| suite | model | passed |", "|---|---|---|"]
     for path in paths:
-        try:
-            rows = read_rows(path)
-        except ReportError as exc:
-            raise DocsTablesError(str(exc)) from exc
-        if not rows:
-            raise DocsTablesError(f"{path}: no task rows")
+        rows = _report_rows(path)
         s = summarize(rows)
         lines.append(f"| `{rows[0].suite}` ([report](docs/evaluation.md#scripted-runs)) | {rows[0].provider}:{rows[0].model} "
-                     f"| {s.passed} of {s.tasks} (commit `{rows[0].git_sha}`) |")
+                     f"| {s.passed} of {s.tasks} |")
     return "\n".join(lines)
 
 

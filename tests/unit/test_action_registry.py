@@ -53,12 +53,12 @@ def test_confirmation_follows_the_trait_of_the_action():
     assert asked == {kind for kind, cls in ACTIONS.items() if cls.traits.confirm == "activation"}
 
 
-def test_the_readme_lists_every_action_with_its_example():
+def test_the_architecture_doc_lists_every_action_with_its_example():
     import json
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    table = readme.split("### Every action", 1)[1].split("\n### ", 1)[0]
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = doc.split("### Every action", 1)[1].split("\n#", 1)[0]
     missing = [kind for kind, cls in ACTIONS.items()
                if f"| `{kind}` | `{json.dumps(cls.traits.example, ensure_ascii=False)}` |" not in table]
-    assert not missing, f"README's 'Every action' table lacks {missing}"
+    assert not missing, f"docs/architecture.md's 'Every action' table lacks {missing}"

@@ -136,3 +136,10 @@ def test_a_link_to_a_missing_heading_is_found(tmp_path: Path):
 @pytest.mark.parametrize("doc", sorted((ROOT / "docs").glob("*.md")), ids=lambda p: p.name)
 def test_every_generated_region_is_closed(doc: Path):
     _docs_tables().regions(doc.read_text(encoding="utf-8"))
+
+
+def test_the_readme_is_short_and_names_no_commit():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 350
+    hashes = [w for w in re.findall(r"\b[0-9a-f]{7,40}\b", text) if re.search(r"[a-f]", w) and re.search(r"[0-9]", w)]
+    assert hashes == []
