@@ -3,8 +3,11 @@
 // From host/agent/planner.py and host/agent/trace.py.
 
 /**
+ * @typedef {{path: string, value: string|number|number, status: "found"|"ungrounded"|"computed", required?: boolean, source?: Source|null, [key: string]: unknown}} GroundedValue
+ * @typedef {{values?: Array<GroundedValue>, grounded?: number, ungrounded?: number, computed?: number, [key: string]: unknown}} Grounding
  * @typedef {{intent: string, verify: Array<Record<string, unknown>>, required: boolean, [key: string]: unknown}} PlanStep
- * @typedef {{success: boolean, duration_ms: number, tokens_total: number, steps_passed: number, steps_total: number, steps_unproven: number, run_id: string, task: string, outcome: string, reason: string, result: string, replans: number, retries: number, trace_dir: string, tokens_in: number, tokens_out: number, [key: string]: unknown}} RunSummary
+ * @typedef {{success: boolean, duration_ms: number, tokens_total: number, steps_passed: number, steps_total: number, steps_unproven: number, run_id: string, task: string, outcome: string, reason: string, result: string, replans: number, retries: number, trace_dir: string, tokens_in: number, tokens_out: number, data: unknown, grounding: Grounding|null, [key: string]: unknown}} RunSummary
+ * @typedef {{url: string, title?: string, where: string, element?: string|null, excerpt?: string, [key: string]: unknown}} Source
  */
 
 export {};

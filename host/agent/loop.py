@@ -26,6 +26,7 @@ from typing import Any, Awaitable, Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.host.agent import repair as repairs
+from waymark.host.agent.answers import ANSWER_INTENT, Answers
 from waymark.host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
 from waymark.host.agent.element_changes import changes_line
@@ -128,6 +129,8 @@ class RunOptions(BaseModel):
     #: for models that answer in coordinates; off, its tool stays as small as the ref actions make it.
     #: A computer-use executor (providers.computer_use) always has them.
     coordinates: bool = False
+    #: The JSON Schema (Draft 2020-12) `done`'s data must match (host.agent.answers); None: no answer is asked for.
+    output_schema: dict[str, Any] | None = None
 
 
 class RunStopped(Exception):
@@ -235,7 +238,10 @@ class AgentRun:
         self.session = BrowserSession(bridge, tab_id=options.tab_id, max_chars=options.max_chars, screenshots=options.screenshots,
                                       upload_dir=options.upload_dir)
         self.planner = Planner(planner, timeout=options.planner_call.timeout_s, temperature=options.planner_call.temperature)
-        self.executor = Executor(executor, timeout=options.executor_call.timeout_s, temperature=options.executor_call.temperature)
+        self.executor = Executor(executor, timeout=options.executor_call.timeout_s, temperature=options.executor_call.temperature,
+                                 output_schema=options.output_schema)
+        #: The answer asked for, and the text of every page read to ground it.
+        self.answers = Answers(options.output_schema)
         self.human = human
         self._emit_cb = emit
         self.budget = BudgetTracker(options.budgets)
@@ -311,7 +317,9 @@ class AgentRun:
     async def _page_text(self) -> str:
         """The page's readable text, for text_present checks the element list cannot answer."""
         result = await self.session.act(Extract(max_chars=20_000), snapshot_after=False)
-        return result.text or "" if result.ok else ""
+        text = result.text or "" if result.ok else ""
+        self.answers.saw_text(result.url_after, "", self.redactor.text(text))
+        return text
 
     def _take_tokens(self, tokens_in: int, tokens_out: int) -> None:
         self.budget.add_tokens(tokens_in, tokens_out)
@@ -329,7 +337,7 @@ class AgentRun:
         try:
             async with clock:
                 try:
-                    success, outcome, reason = await self._run()
+                    success, outcome, reason = self.answers.judge(*await self._run())
                 finally:
                     await asyncio.shield(self.session.release())
         except TimeoutError:
@@ -360,7 +368,7 @@ class AgentRun:
             steps_passed=self.steps_passed, steps_total=max(self.steps_total, self.steps_passed), steps_unproven=self.steps_unproven,
             run_id=self.run_id,
             task=self.options.task, outcome=outcome, reason=reason, result=self.result, replans=self.budget.replans,
-            retries=self.retries, trace_dir=str(self.trace.dir),
+            retries=self.retries, trace_dir=str(self.trace.dir), data=self.answers.data, grounding=self.answers.grounding,
         )
         summary = RunSummary.model_validate(self.redactor.obj(summary.model_dump()))
         self.trace.summary(summary)
@@ -542,6 +550,10 @@ class AgentRun:
             return plan
         self._take_tokens(result.tokens_in, result.tokens_out)
         self.open_step = None
+        if self.answers.wanted():
+            # A run asked for an answer ends with a step worked on until the executor gives it.
+            self.open_step = PlanStep(intent=ANSWER_INTENT, verify=[])
+            result.plan.steps.append(self.open_step)
         if result.plan.success_criteria:
             self.criteria = parse_predicates(result.plan.success_criteria)
             self.criteria_held_when_written = await self._criteria_holding(snap)
@@ -639,6 +651,7 @@ class AgentRun:
             # A model that answers in coordinates sees the page every turn (refs are stable: a new look, the same refs).
             snap = await self.session.snapshot(screenshot=True)
         safe = self._safe(snap)
+        self.answers.saw_snapshot(safe)
         record["snapshot"] = {"digest": digest(safe.text), "chars": len(safe.text), "elements": len(safe.elements), "url": safe.url}
         t0 = time.perf_counter()
         turn: Turn = await self.executor.decide(
@@ -726,6 +739,7 @@ class AgentRun:
             raise RunStopped("blocked", f"{action_line(action, safe)} led to a page that is not allowed: {refusal}")
         if result.text is not None and isinstance(action, Extract):
             self.result = result.text[:4000]
+            self.answers.saw_text(snap.url, snap.title, self.redactor.text(result.text))
 
         if not result.ok:
             error = result.error
@@ -789,9 +803,15 @@ class AgentRun:
             finish("retry", reason, checks=checks)
             return None, snap, (f"{reason}, and the task is not finished. Do the current step ({step.intent}) "
                                 "with one action on the page, or answer done with success false if it cannot be done")
-        ok = action.success
-        reason = action.result if ok else (action.result or "the task could not be finished")
-        finish("done" if ok else "failed", reason, checks=checks)
+        answer = self.answers.take(action.data, action.result, action.success)
+        if answer.kind == "retry":
+            finish("retry", answer.message, checks=checks, data=action.data)
+            return None, snap, answer.message
+        if action.data is not None or self.answers.wanted():
+            await self._page_text()  # the page the answer was read from, every frame of it
+        ok = action.success and answer.kind == "accepted"
+        reason = answer.message or (action.result if ok else (action.result or "the task could not be finished"))
+        finish("done" if ok else "failed", reason, checks=checks, data=action.data)
         return StepOutcome(verdict="done", success=ok, result=action.result, reason=reason, attempts=attempt), snap, None
 
     async def _ask_user(self, action: AskUser, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,

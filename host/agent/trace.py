@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from waymark.host.agent.answers import Grounding
 from waymark.host.agent.redaction import Redactor
 from waymark.host.core.paths import private_dir, runs_dir
 from waymark.host.core.phases import timed
@@ -49,6 +50,10 @@ class RunSummary(BaseModel):
     #: The split of tokens_total, over every model call (failed and rejected answers included).
     tokens_in: int = 0
     tokens_out: int = 0
+    #: The answer for a program (done's data, validated against the output schema), None when none was given.
+    data: Any = None
+    #: Where each value of `data` was found on a page the run saw, or that it was not (host.agent.answers).
+    grounding: Grounding | None = None
 
 
 def new_run_id() -> str:
