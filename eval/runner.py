@@ -25,6 +25,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.eval import miniwob
+from waymark.eval.answers import judge_answer
 from waymark.eval.report import ReportWriter, Row, Summary, git_sha, now_iso
 from waymark.eval.sites.serve import SiteServer
 from waymark.eval.tasks import (
@@ -68,13 +69,15 @@ class RunConfig(BaseModel):
     headless: bool = True
     #: Ask the planner for a plan (off: `--no-plan`, the executor works on each whole task).
     plan: bool = True
+    #: Give extraction tasks their output schema (off: `--no-output-schema`, the goal's words alone say what to answer).
+    output_schema: bool = True
     #: Where suites live (tests point it at a temporary folder).
     suites_dir: Path = SUITES_DIR
 
     @classmethod
     def from_cli(
         cls, *, suite: str, specs: tuple[ModelSpec, ModelSpec] | None, tasks: list[str] | None, workers: int,
-        shard: str | None, out: Path, headless: bool = True, plan: bool = True,
+        shard: str | None, out: Path, headless: bool = True, plan: bool = True, output_schema: bool = True,
     ) -> "RunConfig":
         """Validate the command line's choices (raises RunnerError / TaskError with the fix)."""
         if specs is None:
@@ -84,7 +87,7 @@ class RunConfig(BaseModel):
             raise RunnerError("--workers must be at least 1")
         return cls(
             suite=suite, executor=executor, planner=None if planner == executor else planner, tasks=tasks, workers=workers,
-            shard=parse_shard(shard) if shard else None, out=out, headless=headless, plan=plan,
+            shard=parse_shard(shard) if shard else None, out=out, headless=headless, plan=plan, output_schema=output_schema,
         )
 
     def select(self) -> list[Task]:
@@ -240,6 +243,8 @@ def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict
     }
     if task.coordinates:
         params["coordinates"] = True
+    if task.output_schema is not None and config.output_schema:
+        params["output_schema"] = task.output_schema
     if config.scripted():
         params["script"] = str(task.script_path())
     else:
@@ -324,8 +329,14 @@ async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Serve
                 reward = await miniwob.read_reward(page)
                 passed, reason = reward.passed(task.miniwob.threshold), reward.describe()
                 details: dict[str, Any] = {"reward": reward.model_dump(), "goal": goal}
-            else:
+            elif task.success:
                 passed, reason, details = await _judge_predicates(controller, task, tab_id, url)
+            else:
+                passed, reason, details = True, "", {}
+            if task.expect_data is not None:
+                answered, why, answer = judge_answer(task.expect_data, summary)
+                passed, reason = passed and answered, "; ".join(r for r in (reason if not passed else "", why) if r)
+                details.update(answer)
         except Exception as exc:  # the agent left the page in a state nobody can read: its failure
             log.info("e2e task %s: the final state could not be judged: %s", task.id, exc)
             passed, reason, details = False, f"the final page could not be judged: {type(exc).__name__}: {exc}", {}

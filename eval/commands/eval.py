@@ -23,6 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--shard", metavar="i/n", help="run shard i of n (tasks sorted by id, every n-th)")
     run.add_argument("--out", type=Path, required=True, help="the JSONL report to write")
     run.add_argument("--headed", action="store_true", help="show the browser windows")
+    run.add_argument("--no-output-schema", dest="output_schema", action="store_false",
+                     help="do not give extraction tasks their output schema (the goal's words alone say what to answer)")
     run.set_defaults(handler=_run)
 
     cmp = commands.add_parser("compare", help="per-task changes and deltas of report B against baseline A")
@@ -47,7 +49,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         config = RunConfig.from_cli(
             suite=args.suite, specs=specs_from_args(args), tasks=args.tasks, workers=args.workers, shard=args.shard,
-            out=args.out, headless=not args.headed, plan=args.plan,
+            out=args.out, headless=not args.headed, plan=args.plan, output_schema=args.output_schema,
         )
         summary = run_suite_sync(config, progress=sys.stderr.isatty())
     except (TaskError, RunnerError, ReportError, ValueError) as exc:

@@ -76,6 +76,8 @@ class _Text:
     where: str
     element: str | None
     norm: str
+    #: Which read recorded it (a snapshot, a page's text): later reads are searched first.
+    read: int
 
 
 _FRAME = re.compile(r"^\[frame ([^\]\n]{1,200})\]$", re.MULTILINE)
@@ -90,9 +92,11 @@ class SeenText:
         self._texts: deque[_Text] = deque()
         self._keys: set[tuple[str, str, str | None, str]] = set()
         self._chars = 0
+        self._reads = 0
 
     def snapshot(self, snap: Snapshot) -> None:
         """Record a (redacted) snapshot: its title, and each element's name, value and options."""
+        self._reads += 1
         self._add(snap.url, snap.title, "page title", None, snap.title)
         for e in snap.elements:
             label = f'[{e.ref}] {e.role} "{e.name[:60]}"'
@@ -101,6 +105,7 @@ class SeenText:
 
     def text(self, url: str, title: str, text: str) -> None:
         """Record a page's (redacted) readable text; the blocks marked `[frame ORIGIN]` are that frame's."""
+        self._reads += 1
         marks = list(_FRAME.finditer(text))
         self._add(url, title, "page text", None, text[:marks[0].start()] if marks else text)
         for mark, after in zip(marks, [*marks[1:], None]):
@@ -112,7 +117,7 @@ class SeenText:
         if not norm or key in self._keys:
             return
         self._keys.add(key)
-        self._texts.append(_Text(url, title, where, element, norm))
+        self._texts.append(_Text(url, title, where, element, norm, self._reads))
         self._chars += len(norm)
         while self._texts and (self._chars > self.max_chars or len({t.url for t in self._texts}) > self.max_pages):
             old = self._texts.popleft()
@@ -120,9 +125,10 @@ class SeenText:
             self._keys.discard((old.url, old.where, old.element, old.norm))
 
     def find(self, value: str | int | float) -> Source | None:
-        """Where the value was seen: the latest page first, an element before the page's text."""
+        """Where the value was seen: an element before a page's text, the latest read first, and
+        within one read in the page's order (the top document before its frames)."""
         find = value_finder(value)
-        for text in sorted(reversed(self._texts), key=lambda t: t.element is None):
+        for text in sorted(self._texts, key=lambda t: (t.element is None, -t.read)):
             at = find(text.norm)
             if at is not None:
                 excerpt = text.norm[max(0, at - EXCERPT):at + EXCERPT + len(str(value))]
