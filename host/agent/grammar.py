@@ -148,9 +148,12 @@ def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = A
                 continue  # scroll and press work without one
             props[name] = ref if name == "ref" else _plain(sub)
         required = ["type", *spec["parameters"]["required"]]
-        if kind == "done" and data_schema is not None:
-            props["data"] = data_schema
-            required.append("data")
+        if kind == "done":
+            # Asked for no answer, done has no data: an empty schema is one more thing a grammar converter must take.
+            props.pop("data", None)
+            if data_schema is not None:
+                props["data"] = data_schema
+                required.append("data")
         if kind == "scroll":
             variants += _scroll_variants(props, required, snapshot)
             continue
