@@ -807,9 +807,9 @@ class AgentRun:
         if answer.kind == "retry":
             finish("retry", answer.message, checks=checks, data=action.data)
             return None, snap, answer.message
-        if action.data is not None or self.answers.wanted():
-            await self._page_text()  # the page the answer was read from, every frame of it
         ok = action.success and answer.kind == "accepted"
+        if ok and self.answers.data is not None:
+            await self._page_text()  # the page the answer was read from, every frame of it
         reason = answer.message or (action.result if ok else (action.result or "the task could not be finished"))
         finish("done" if ok else "failed", reason, checks=checks, data=action.data)
         return StepOutcome(verdict="done", success=ok, result=action.result, reason=reason, attempts=attempt), snap, None

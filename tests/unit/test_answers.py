@@ -109,6 +109,13 @@ def test_without_a_schema_every_value_is_required():
     assert all(leaf.required for leaf in leaves({"a": {"b": [1, "x"]}}, None))
 
 
+def test_the_constrained_schema_inlines_refs_since_it_is_nested_in_the_decisions_schema():
+    schema = {"$defs": {"row": {"type": "object", "properties": {"kind": {"const": "a"}, "n": {"oneOf": [{"type": "integer"}]}}}},
+              "type": "array", "items": {"$ref": "#/$defs/row"}}
+    assert constrained(schema) == {"type": "array", "items": {"type": "object", "properties": {
+        "kind": {"enum": ["a"]}, "n": {"anyOf": [{"type": "integer"}]}}}}
+
+
 def test_the_constrained_schema_keeps_structure_and_drops_annotations():
     plain = constrained({"type": "object", "title": "T", "properties": {"title": {"type": "string", "x-waymark-computed": True,
                                                                                    "format": "date"}}})

@@ -157,22 +157,40 @@ def _pointer(root: dict[str, Any], pointer: str) -> Any:
     return node
 
 
-#: Keywords a grammar-constrained server compiles (llama.cpp's converter, vLLM, Ollama); the rest
-#: (annotations, formats it may not know, our own `x-` keys) is left out of the constraint and
-#: checked by validation instead.
-_GRAMMAR_KEYWORDS = frozenset({"type", "properties", "required", "items", "prefixItems", "enum", "const", "anyOf", "oneOf",
-                               "allOf", "$ref", "$defs", "additionalProperties", "minItems", "maxItems", "minLength",
-                               "maxLength", "pattern", "minimum", "maximum"})
+#: Keywords every grammar-constrained server compiles (llama.cpp's converter, vLLM, Ollama); the
+#: rest (bounds, patterns, formats, annotations, our own `x-` keys) is left out of the constraint
+#: and checked by validation instead, as the decision's own bounds are (host.agent.grammar).
+_GRAMMAR_KEYWORDS = frozenset({"type", "properties", "required", "items", "enum", "anyOf", "additionalProperties", "minItems",
+                               "maxItems"})
+#: How deep local `$ref`s are inlined; a schema that refers to itself deeper than this is cut to "any value" there.
+_REF_DEPTH = 8
 
 
 def constrained(schema: dict[str, Any]) -> dict[str, Any]:
-    """The output schema as a grammar-constrained server is given it: only the structural keywords."""
-    def plain(node: Any, in_map: bool) -> Any:
+    """The output schema as a grammar-constrained server is given it, inside the decision's own
+    schema: local `$ref`s inlined (a `#/$defs/...` would point into the decision, not the answer),
+    `const` as a one-value enum, `oneOf` as `anyOf`, and only the structural keywords (llama.cpp's
+    converter made its server exit on a schema it could not compile)."""
+    def plain(node: Any, depth: int) -> Any:
         if isinstance(node, list):
-            return [plain(n, False) for n in node]
+            return [plain(n, depth) for n in node]
         if not isinstance(node, dict):
             return node
-        if in_map:  # `properties` / `$defs`: every key is a name, every value a schema
-            return {k: plain(v, False) for k, v in node.items()}
-        return {k: plain(v, k in ("properties", "$defs")) for k, v in node.items() if k in _GRAMMAR_KEYWORDS}
-    return plain(copy.deepcopy(schema), False)  # type: ignore[no-any-return]
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#"):
+            target = _pointer(schema, ref[1:])
+            if depth >= _REF_DEPTH or not isinstance(target, dict):
+                return {}
+            return plain({**target, **{k: v for k, v in node.items() if k != "$ref"}}, depth + 1)
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "const":
+                out["enum"] = [value]
+            elif key == "oneOf":
+                out["anyOf"] = plain(value, depth)
+            elif key == "properties" and isinstance(value, dict):
+                out[key] = {name: plain(sub, depth) for name, sub in value.items()}
+            elif key in _GRAMMAR_KEYWORDS:
+                out[key] = plain(value, depth)
+        return out
+    return plain(copy.deepcopy(schema), 0)  # type: ignore[no-any-return]
