@@ -205,6 +205,14 @@ def test_an_ungrounded_optional_value_is_listed_but_does_not_unprove():
     assert [v.path for v in answers.grounding.missing(required_only=False)] == ["$.note"]
 
 
+def test_data_given_without_a_schema_is_grounded_and_listed_but_leaves_the_verdict():
+    answers = Answers(None)
+    answers.saw_text("http://x/", "X", "Subscribed")
+    answers.take({"status": "subscribed", "note": "all good"}, "", True)
+    assert answers.judge(True, "done", "ok") == (True, "done", "ok")
+    assert [v.path for v in answers.grounding.missing()] == ["$.note"]
+
+
 def test_a_failed_run_stays_failed_whatever_its_answer():
     answers = Answers(None)
     answers.saw_text("http://x/", "X", "7")

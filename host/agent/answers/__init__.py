@@ -7,8 +7,10 @@ when the executor answers `done` (`take`), and when the run concludes (`judge`).
 
 - An answer that does not validate is sent back once with the validator's message; a second one
   ends the run as failed with that message, never as a success.
-- An answer whose required values were not all found on a page the run saw is `unproven`, with
-  the ungrounded values and their JSON paths; values that are not required are listed all the same.
+- Given a schema, an answer whose required values were not all found on a page the run saw is
+  `unproven`, with the ungrounded values and their JSON paths; values that are not required are
+  listed all the same. Data given without a schema (a model may add it unasked) is grounded and
+  listed, and leaves the verdict as it is: no caller asked for it.
 - A grounded answer is evidence of a task that asks to find something out: given an output
   schema, when every required value was found on a page, the run's answer is proven even where
   no step changed the page (reading changes nothing).
@@ -115,7 +117,7 @@ class Answers:
             return success, outcome, reason
         self.grounding = ground(self.data, self.schema, self.seen)
         missing = self.grounding.missing()
-        if missing and (success or outcome == "unproven"):
+        if missing and self.schema is not None and (success or outcome == "unproven"):
             return False, "unproven", ("the answer holds values not found on any page the run saw: " + self.grounding.line(missing))
         if not missing and outcome == "unproven" and self.schema is not None:
             return True, "done", reason if not reason.startswith("nothing proves") else "every value of the answer was found on a page"
