@@ -41,7 +41,7 @@ from waymark.host.agent.planner import (
     PlanStep,
     fallback_plan,
 )
-from waymark.host.agent.prompts import snapshot_block
+from waymark.host.agent.prompts import read_line, snapshot_block
 from waymark.host.agent.redaction import (
     Redactor,
     SecretMissing,
@@ -737,9 +737,12 @@ class AgentRun:
             # A link or redirect took the tab somewhere the user does not allow: stop acting there.
             finish("blocked", refusal)
             raise RunStopped("blocked", f"{action_line(action, safe)} led to a page that is not allowed: {refusal}")
+        read = ""
         if result.text is not None and isinstance(action, Extract):
             self.result = result.text[:4000]
             self.answers.saw_text(snap.url, snap.title, self.redactor.text(result.text))
+            # The model sees what it read: an extraction task's values are often in no element's name.
+            read = read_line(self.redactor.text(result.text))
 
         if not result.ok:
             error = result.error
@@ -778,7 +781,7 @@ class AgentRun:
         if landed:
             record.update(action_line=record["action_line"] + landed, hit=result.hit.model_dump() if result.hit else None,
                           drop=result.drop.model_dump() if result.drop else None)
-        did = f"- did: {action_line(action, safe)}{landed}"
+        did = f"- did: {action_line(action, safe)}{landed}{read}"
         return await self._verify(result, expectation, timing, finish, record, open_ended=step is self.open_step, did=did, before=safe)
 
     def _secret_refill(self, action: ActionModel, snap: Snapshot) -> str | None:

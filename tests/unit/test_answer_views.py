@@ -30,3 +30,17 @@ def test_the_trace_page_shows_the_answer_as_a_table_with_page_text_escaped():
 
 def test_a_run_without_an_answer_shows_no_answer():
     assert answer_html({"success": True}) == "" and "data:" not in summary_lines({"success": True})
+
+
+def test_what_an_extract_read_joins_its_history_line_on_one_line_and_bounded():
+    from waymark.host.agent.prompts import READ_CHARS, read_line
+
+    assert read_line("Order PX-1042\n\n  € 1,249.00 \nDelivered") == " -> read: Order PX-1042 | € 1,249.00 | Delivered"
+    long = read_line("x" * (READ_CHARS + 50))
+    assert long.endswith("x [...]") and len(long) < READ_CHARS + 30
+
+
+def test_an_extract_that_read_nothing_says_so():
+    from waymark.host.agent.prompts import read_line
+
+    assert read_line(" \n ") == " -> read nothing"
