@@ -69,7 +69,7 @@ class RunConfig(BaseModel):
     headless: bool = True
     #: Ask the planner for a plan (off: `--no-plan`, the executor works on each whole task).
     plan: bool = True
-    #: Give extraction tasks their output schema (off: `--no-output-schema`, the goal's words alone say what to answer).
+    #: Give extraction tasks their output schema (off: `--no-output-schema`, the empty schema: any answer, its shape in the goal's words).
     output_schema: bool = True
     #: Where suites live (tests point it at a temporary folder).
     suites_dir: Path = SUITES_DIR
@@ -243,8 +243,10 @@ def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict
     }
     if task.coordinates:
         params["coordinates"] = True
-    if task.output_schema is not None and config.output_schema:
-        params["output_schema"] = task.output_schema
+    if task.output_schema is not None:
+        # Without its schema an extraction task still asks for an answer, of any shape (the empty
+        # schema): the run ends the same way, only the goal's words say what the data holds.
+        params["output_schema"] = task.output_schema if config.output_schema else {}
     if config.scripted():
         params["script"] = str(task.script_path())
     else:

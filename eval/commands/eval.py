@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--out", type=Path, required=True, help="the JSONL report to write")
     run.add_argument("--headed", action="store_true", help="show the browser windows")
     run.add_argument("--no-output-schema", dest="output_schema", action="store_false",
-                     help="do not give extraction tasks their output schema (the goal's words alone say what to answer)")
+                     help="ask extraction tasks for an answer of any shape instead of their output schema (the goal's words alone say its shape)")
     run.set_defaults(handler=_run)
 
     cmp = commands.add_parser("compare", help="per-task changes and deltas of report B against baseline A")

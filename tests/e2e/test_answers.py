@@ -156,7 +156,7 @@ async def test_a_made_up_value_fails_an_extraction_task_and_is_counted_ungrounde
 
 
 @ASYNC
-async def test_an_extraction_task_run_without_its_schema_is_judged_on_the_data_all_the_same(tmp_path):
+async def test_an_extraction_task_run_without_its_schema_asks_for_any_answer_and_judges_its_data_the_same(tmp_path):
     config = RunConfig(suite="sites", tasks=["orders-placed-date"], executor=ModelSpec.make("scripted", "scripted"),
                        out=tmp_path / "r.jsonl", output_schema=False)
     await run_suite(config)
