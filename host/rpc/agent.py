@@ -3,7 +3,8 @@
 `agent.run` params: {task, start_url?, tab_id?, provider?+model? | planner?+executor? (model
 specs, see providers/spec.py: "gemini:gemini-2.5-flash", "llamacpp:qwen?temperature=0"),
 script? (path or inline script for the scripted provider), provider_options?, budgets?,
-policy?, screenshots?, output_schema? (a JSON Schema the answer's data must match)}. Without provider, planner/executor or script, each role runs with the
+policy?, screenshots?, output_schema? (a JSON Schema the answer's data must match, see
+host/agent/answers)}. Without provider, planner/executor or script, each role runs with the
 provider, model and options saved in the settings (settings.py), so planner and executor may
 differ. Each role's temperature and per-call timeout come from its spec (local servers: 0 and
 a longer timeout), and the snapshot is sized to the executor's context window.
@@ -19,7 +20,8 @@ notifications while it runs:
   question}: the run waits until someone calls `agent.answer` {run_id, request_id, answer}
   (true/false for a confirmation, text for a question) or the policy's timeout declines;
 - `finished` {summary}. The reply's data is the summary: {success, duration_ms, tokens_total,
-  steps_passed, steps_total, steps_unproven, run_id, outcome, reason, result, data, grounding, trace_dir, ...}.
+  steps_passed, steps_total, steps_unproven, run_id, outcome, reason, result, data, grounding,
+  trace_dir, ...}.
 
 Cancelling the call stops the run at once, the in-flight model call included.
 """
