@@ -468,6 +468,9 @@
     return !el.dispatchEvent(new Event("__waymark_drops", { cancelable: true }));
   }
 
+  /** What a clickable container may hold that a person would click instead of the container. */
+  const HELD_CONTROLS = "a[href], button, input, select, textarea, summary, [role=button], [role=link]";
+
   /**
    * The role of an element a person could operate, or null.
    * @param {Element} el @param {string} tag
@@ -504,7 +507,10 @@
     }
     if (el.hasAttribute("onclick")) return "clickable";
     // A script listener (content/listeners.js) on a leaf, or on an element styled as clickable.
-    if (pagesListen && listens(el) && (el.childElementCount === 0 || getComputedStyle(el).cursor === "pointer")) return "clickable";
+    // A container listened on that holds a link or control of its own (a listicle's card around
+    // its item's link) is not a target besides them: a person's click lands on those, and
+    // listing both would name every card twice.
+    if (pagesListen && listens(el) && (el.childElementCount === 0 || (getComputedStyle(el).cursor === "pointer" && !el.querySelector(HELD_CONTROLS)))) return "clickable";
     // Focusable and styled as clickable, or a focusable leaf (a slider's handle, operated by keys or a drag).
     if (el.hasAttribute("tabindex") && /** @type {HTMLElement} */ (el).tabIndex >= 0 && (el.childElementCount === 0 || getComputedStyle(el).cursor === "pointer")) return "clickable";
     if (pagesListen && dropZone(el)) return "dropzone";
@@ -637,6 +643,25 @@
       this.paints = new Map();
       /** @type {Map<Element, Element|null>} */
       this.containers = new Map();
+      /** @type {Map<Element, boolean>} */
+      this.bars = new Map();
+    }
+
+    /**
+     * Whether a layer is a bar along the top or bottom edge of the viewport, less than half its
+     * height (a sticky masthead, a cookie bar, an anchor ad): it hides nothing for good, since
+     * scrolling brings what is under it into the free part of the viewport, as dispatch does
+     * before it clicks. Only a layer over most of the viewport (a modal's backdrop) hides.
+     * @param {Element} layer
+     */
+    isEdgeBar(layer) {
+      let v = this.bars.get(layer);
+      if (v === undefined) {
+        const r = layer.getBoundingClientRect();
+        v = r.height < this.vh / 2 && (r.top <= 1 || r.bottom >= this.vh - 1);
+        this.bars.set(layer, v);
+      }
+      return v;
     }
 
     /** @param {Element} hit */
@@ -779,7 +804,7 @@
         const hit = occlusion.occluderOf(el, r);
         if (hit) {
           const container = occlusion.containerOf(hit);
-          if (container && !container.contains(el)) {
+          if (container && !container.contains(el) && !occlusion.isEdgeBar(container)) {
             counts.occluded++;
             occluders.set(container, (occluders.get(container) || 0) + 1);
             return;
