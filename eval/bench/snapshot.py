@@ -32,13 +32,17 @@ MARK_ATTRIBUTE = "data-wm-bench-ref"
 #: and of non-zero size. Returns how many of them carry the mark our snapshot's refs left
 #: (recall), and how many marked elements in the same documents it does not count (extra:
 #: what precision is measured by).
-BASELINE_JS = r"""
-(attr) => {
+#: What the independent count counts, as JavaScript declaring SELECTOR (shared with the tests'
+#: count in every frame, tests/e2e/visible_count.py).
+COUNTED_SELECTOR_JS = r"""
   const ROLES = ["button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
     "menuitemradio", "option", "combobox", "textbox", "searchbox", "slider", "spinbutton", "listbox",
     "treeitem", "gridcell", "scrollbar"];
   const SELECTOR = ["a[href]", "area[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary",
     "[onclick]", "[contenteditable]:not([contenteditable=false])", ...ROLES.map((r) => `[role=${r}]`)].join(",");
+"""
+BASELINE_JS = r"""
+(attr) => {""" + COUNTED_SELECTOR_JS + r"""
   const found = new Set();
   const ours = [];
   const visitRoot = (root) => {

@@ -10,16 +10,13 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
+from waymark.eval.bench.snapshot import COUNTED_SELECTOR_JS
+
 MARK = "data-wm-count"
 
-#: The same definition as the benchmark's count (eval/bench/snapshot.py), for one document.
+#: The benchmark's definition of what counts (eval/bench/snapshot.py), for one document.
 COUNT_JS = r"""
-(attr) => {
-  const ROLES = ["button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
-    "menuitemradio", "option", "combobox", "textbox", "searchbox", "slider", "spinbutton", "listbox",
-    "treeitem", "gridcell", "scrollbar"];
-  const SELECTOR = ["a[href]", "area[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary",
-    "[onclick]", "[contenteditable]:not([contenteditable=false])", ...ROLES.map((r) => `[role=${r}]`)].join(",");
+(attr) => {""" + COUNTED_SELECTOR_JS + r"""
   const found = [], ours = [];
   const visit = (root) => {
     for (const el of root.querySelectorAll(SELECTOR)) found.push(el);
