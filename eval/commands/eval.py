@@ -25,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--headed", action="store_true", help="show the browser windows")
     run.add_argument("--no-output-schema", dest="output_schema", action="store_false",
                      help="ask extraction tasks for an answer of any shape instead of their output schema (the goal's words alone say its shape)")
+    run.add_argument("--no-progress", action="store_true", help="no progress line on stderr (shown only on a terminal anyway)")
     run.set_defaults(handler=_run)
 
     cmp = commands.add_parser("compare", help="per-task changes and deltas of report B against baseline A")
@@ -42,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from waymark.eval.progress import shown_on
     from waymark.eval.report import ReportError, format_summary
     from waymark.eval.runner import RunConfig, RunnerError, run_suite_sync
     from waymark.eval.tasks import TaskError
@@ -51,7 +53,7 @@ def _run(args: argparse.Namespace) -> int:
             suite=args.suite, specs=specs_from_args(args), tasks=args.tasks, workers=args.workers, shard=args.shard,
             out=args.out, headless=not args.headed, plan=args.plan, output_schema=args.output_schema,
         )
-        summary = run_suite_sync(config, progress=sys.stderr.isatty())
+        summary = run_suite_sync(config, progress=shown_on(sys.stderr, disabled=args.no_progress))
     except (TaskError, RunnerError, ReportError, ValueError) as exc:
         print(f"waymark eval run: {exc}", file=sys.stderr)
         return 2
