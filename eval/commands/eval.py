@@ -39,6 +39,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     page.add_argument("-o", "--out", type=Path, required=True, help="the HTML file to write")
     page.set_defaults(handler=_html)
 
+    table = commands.add_parser("table", help="markdown tables of reports: pass rate with its 95%% interval, tokens and seconds per task")
+    table.add_argument("reports", type=Path, nargs="+", help="JSONL reports of `waymark eval run`")
+    table.add_argument("-o", "--out", default="-", metavar="FILE|-", help="the markdown file to write (default -: stdout)")
+    table.set_defaults(handler=_table)
+
     p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
 
 
@@ -85,4 +90,21 @@ def _html(args: argparse.Namespace) -> int:
         return 2
     path = write_html(rows, args.out, title=f"Waymark eval: {args.report.name}")
     print(f"wrote {path}")
+    return 0
+
+
+def _table(args: argparse.Namespace) -> int:
+    from waymark.eval.report import ReportError, read_rows
+    from waymark.eval.tables import markdown_tables
+
+    try:
+        text = markdown_tables([(path, read_rows(path)) for path in args.reports])
+    except ReportError as exc:
+        print(f"waymark eval table: {exc}", file=sys.stderr)
+        return 2
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote {args.out}")
     return 0
