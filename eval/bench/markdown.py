@@ -183,7 +183,7 @@ def _provenance(results: dict[str, Any], name: str, section: dict[str, Any]) -> 
              f"Machine: {machine}. Date: {results.get('started_at', 'unknown')}. Commit: `{results.get('git_sha', 'unknown')}`; {took}."]
     if bound.get("cut"):
         covered = "; ".join(f"{p['part']} {p['covered']} of {p['of']} {p['unit']}" for p in bound.get("parts", []))
-        lines.append(f"**Cut by its bound**: measured {covered}.")
+        lines += ["", f"**Cut by its bound**: measured {covered}."]
     return lines
 
 
