@@ -88,7 +88,7 @@ class Bound:
                 bar.advance()
         finally:
             bar.close()
-            self._show_status("finishing")
+            self._show_status(f"{record['part']}: {record['covered']} of {record['of']} {unit} done")
 
     async def within(self, work: Awaitable[T], seconds: float = math.inf) -> T:
         """Await one item's `work` for at most `seconds` and never past the bound. A TimeoutError

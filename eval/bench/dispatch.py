@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.eval.bench.bound import SectionCut, bound_of
+from waymark.eval.bench.markdown import cell, pair, table
 from waymark.eval.sites.serve import SiteServer
 from waymark.host.core.stats import spread
 
@@ -271,3 +272,31 @@ def format_table(result: dict[str, Any]) -> str:
             said = f"{row['median_ms']:>7.1f} / {row['p90_ms']:>7.1f}" if row.get("n") else "      -"
             lines.append(f"  {label:<42} {said}" + (f"   {row['failed']} failed" if row.get("failed") else ""))
     return "\n".join(lines)
+
+
+def format_markdown(r: dict[str, Any]) -> str:
+    """The section's numbers as a markdown table (the docs' tables and `waymark bench --markdown`)."""
+    rows = []
+    c = r.get("click")
+    if c:
+        rows += [["click → settled snapshot", pair(c["click_to_settled_snapshot"], "_ms")],
+                 ["of which settle", pair(c["settle"], "_ms")],
+                 ["of which snapshot (in the browser)", pair(c["snapshot_in_browser"], "_ms")],
+                 ["click without a snapshot", pair(c["click_without_snapshot"], "_ms")],
+                 ["first click (attaches the debugger)", cell(c["first_click_ms"])],
+                 ["clicks landed", f"{c['clicks_landed']}/{c['clicks_sent']}"]]
+    sc = r.get("scroll_into_view")
+    if sc:
+        rows.append(["scroll-into-view on / off: targets clicked",
+                     f"{sc['on']['landed']}/{sc['on']['targets']} / {sc['off']['landed']}/{sc['off']['targets']}"])
+    for row in (r.get("settle") or {}).get("rows", []):
+        on, off = row["on"], row["off"]
+        rows.append([f"effect after {row['effect']}: seen with settle / without",
+                     f"{on['effect_in_snapshot']}/{on['rounds']} / {off['effect_in_snapshot']}/{off['rounds']}"])
+    stale = r.get("stale_ref_inline_snapshot")
+    if stale:
+        rows.append(["stale ref, the new snapshot inline (1 round trip)", pair(stale["inline"], "_ms")])
+        rows.append(["stale ref, the new snapshot asked for (2 round trips)", pair(stale["without"], "_ms")])
+    for label, row in (r.get("pointer_actions") or {}).items():
+        rows.append([f"pointer: {label}", pair(row, "_ms") + (f" ({row['failed']} failed)" if row.get("failed") else "")])
+    return table(["dispatch through the real host and extension", "ms (median / p90) or count"], rows)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.eval.bench.bound import SectionCut, bound_of
+from waymark.eval.bench.markdown import pair, ratio, table
 from waymark.eval.sites.serve import SiteServer
 from waymark.host.core.stats import spread
 
@@ -83,3 +84,13 @@ def format_table(result: dict[str, Any]) -> str:
         f"  warm snapshot (unchanged page)   {w['median_ms']:>7.1f} / {w['p90_ms']:>7.1f}",
         f"  peer (Playwright AI snapshot)    {p['median_ms']:>7.1f} / {p['p90_ms']:>7.1f}   cold/peer {result['ratio_cold_median']}",
     ])
+
+
+def format_markdown(r: dict[str, Any]) -> str:
+    """The section's numbers as a markdown table (the docs' tables and `waymark bench --markdown`)."""
+    if not r.get("rounds"):
+        return table(["frames"], [["no load measured"]])
+    rows = [["cold snapshot (first after load)", pair(r["cold"], "_ms"), ratio(r["ratio_cold_median"])],
+            ["warm snapshot (unchanged page)", pair(r["warm"], "_ms"), "–"],
+            ["Playwright `aria_snapshot(mode='ai')`", pair(r["peer"], "_ms"), "1.00×"]]
+    return table([f"frame-heavy page: {r['frames']} frames, {r['elements']} elements, {r['rounds']} loads", "ms (median / p90)", "vs Playwright"], rows)

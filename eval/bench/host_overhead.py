@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.eval.bench.bound import Bound, SectionCut, bound_of
+from waymark.eval.bench.markdown import pair, table
 from waymark.host.agent.human import NobodyHome
 from waymark.host.agent.loop import AgentRun, RunOptions
 from waymark.host.agent.parsing import parse_decision
@@ -262,3 +263,16 @@ def format_table(result: dict[str, Any]) -> str:
     lines.append(f"  (scripted model, excluded: {m['median_us']:.1f} / {m['p90_us']:.1f}; parse from JSON text instead of a tool call: "
                  f"{t['median_us']:.1f} / {t['p90_us']:.1f})")
     return "\n".join(lines)
+
+
+def format_markdown(r: dict[str, Any]) -> str:
+    """The section's numbers as a markdown table (the docs' tables and `waymark bench --markdown`)."""
+    if not r.get("steps"):
+        return table(["host overhead"], [["no step measured"]])
+    rows = [["total (host)" if phase == "total" else phase, pair(r["phases"][phase], "_us"), pair(r["wall"][phase], "_us")]
+            for phase in r["phases"]]
+    rows.append(["model (scripted, excluded)", pair(r["model_excluded"], "_us"), "–"])
+    rows.append(["parse from JSON text instead", pair(r["parse_json_text"], "_us"), "–"])
+    rec = r["recorded"]
+    return table([f"µs per agent step, {r['steps']} steps over a replay of {rec['page']} ({rec['elements']} elements)", "CPU (median / p90)",
+             "wall (median / p90)"], rows)

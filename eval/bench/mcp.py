@@ -17,6 +17,7 @@ from typing import Any
 
 from waymark.eval.bench.bound import Bound, SectionCut, bound_of
 from waymark.eval.bench.dispatch import PAGES, Bench, click_to_snapshot, stats
+from waymark.eval.bench.markdown import cell, pair, table
 from waymark.eval.sites.serve import SiteServer
 
 DEFAULT_PAGES = 20
@@ -122,3 +123,14 @@ def format_table(result: dict[str, Any]) -> str:
         f"  snapshot answer tokens on {s['pages']} corpus pages: median {s['ours_median']:,.0f} vs Playwright aria_snapshot(mode='ai') "
         f"{s['peer_median']:,.0f} (ratio of medians per page {s['ratio_median']})",
     ])
+
+
+def format_markdown(r: dict[str, Any]) -> str:
+    """The section's numbers as a markdown table (the docs' tables and `waymark bench --markdown`)."""
+    s = r["snapshot"]
+    rows = [["tools listed (tokens of the whole list)", f"{r['tools']} ({r['tool_list_tokens']:,} tokens)", "–"],
+            ["`browser_click` → result and settled snapshot, ms", pair(r["click_with_snapshot"], "_ms"), "–"],
+            ["the same click through the control socket, ms", pair(r["click_through_control_socket"], "_ms"), "–"],
+            ["a click's answer, tokens (only what changed / whole snapshot)", f"{r['answer_tokens']:,} / {r['whole_snapshot_tokens']:,}", "–"],
+            [f"snapshot answer tokens, median of {s['pages']} corpus pages", cell(s["ours_median"], 0), cell(s["peer_median"], 0)]]
+    return table(["`waymark mcp --launch` through the MCP SDK", "Waymark", "Playwright `aria_snapshot(mode='ai')`"], rows)

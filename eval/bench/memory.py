@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.eval.bench.bound import Bound, SectionCut, bound_of
+from waymark.eval.bench.markdown import table
 from waymark.eval.sites.serve import SiteServer
 
 #: The static page of the host run (the dispatch benchmark's shop page).
@@ -220,3 +221,19 @@ def format_table(result: dict[str, Any]) -> str:
         lines.append(f"  {label:<24} {row['snapshots']:>9} {row['heap_first_bytes'] / 2**20:>8.1f}MB {row['heap_last_bytes'] / 2**20:>8.1f}MB "
                      f"{row['heap_growth_bytes'] / 2**20:>+7.2f}MB {row['registry_first']:>13} {row['registry_last']:>14}")
     return "\n".join(lines)
+
+
+def format_markdown(r: dict[str, Any]) -> str:
+    """The section's numbers as a markdown table (the docs' tables and `waymark bench --markdown`)."""
+    rows = []
+    h = r["host"]
+    if h.get("runs"):
+        rows += [[f"host RSS during {h['steps']} scripted agent steps (median)", f"{h['rss_during_median_kb'] / 1024:.1f} MB"],
+                 ["host peak RSS (VmHWM)", f"{h['peak_rss_kb'] / 1024:.1f} MB"]]
+    c = r["content"]
+    for row in c["rows"]:
+        label = "body replaced before each snapshot" if row["rerender"] else "static page"
+        rows.append([f"{c['page']}, {label}: page heap growth over {row['snapshots']} snapshots",
+                     f"{row['heap_growth_bytes'] / 2**20:+.2f} MB (from {row['heap_first_bytes'] / 2**20:.1f} MB)"])
+        rows.append([f"{c['page']}, {label}: ref registry first / last", f"{row['registry_first']:,} / {row['registry_last']:,}"])
+    return table(["memory", "measured"], rows)

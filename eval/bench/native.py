@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.eval.bench.bound import SectionCut, bound_of
+from waymark.eval.bench.markdown import pair, ratio, table
 from waymark.host.core.stats import spread
 from waymark.host.extension import extension_origin
 from waymark.host.registration import host_manifest
@@ -141,3 +142,13 @@ def format_table(result: dict[str, Any]) -> str:
     if h:  # None when the section's bound cut it
         lines.append(f"  host -> browser {h['bytes'] // (1024 * 1024)} MB through chunks: {h['median_ms']:.1f} / {h['p90_ms']:.1f} ms")
     return "\n".join(lines)
+
+
+def format_markdown(r: dict[str, Any]) -> str:
+    """The section's numbers as a markdown table (the docs' tables and `waymark bench --markdown`)."""
+    rows = [[f"browser → host, {row['size']} ({row['rounds']} rounds)", pair(row["waymark"], "_ms", 2), pair(row["peer_echo"], "_ms", 2),
+             ratio(row["ratio_median"])] for row in r["browser_to_host"]]
+    h = r.get("host_to_browser")
+    if h:
+        rows.append([f"host → browser, {h['bytes'] // 2**20} MB in chunks", pair(h, "_ms", 1), "–", "–"])
+    return table(["native messaging round trip, ms", "Waymark host (median / p90)", "echo host (median / p90)", "ratio"], rows)

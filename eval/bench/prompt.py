@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.eval.bench.bound import SectionCut, bound_of
+from waymark.eval.bench.markdown import pair, table
 from waymark.eval.bench.snapshot import DEFAULT_TOKENIZER
 from waymark.host.core.stats import spread
 
@@ -92,3 +93,10 @@ def format_table(result: dict[str, Any]) -> str:
     if result["errors"]:
         lines.append(f"  pages that failed: {len(result['errors'])}")
     return "\n".join(lines)
+
+
+def format_markdown(r: dict[str, Any]) -> str:
+    """The section's numbers as a markdown table (the docs' tables and `waymark bench --markdown`)."""
+    labels = {"executor_native": "executor, native tools", "executor_text": "executor, JSON in text", "planner": "planner"}
+    rows = [[label, pair(r["tokens"].get(kind), digits=0)] for kind, label in labels.items() if kind in r["tokens"]]
+    return table([f"prompt tokens per decision, {r['pages']} corpus pages", "median / p90"], rows)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from waymark.eval.bench.bound import Bound, SectionCut, bound_of
+from waymark.eval.bench.markdown import pair, ratio, table
 from waymark.eval.sites.serve import SiteServer
 from waymark.host.core.stats import spread
 
@@ -250,6 +251,26 @@ def format_table(result: dict[str, Any]) -> str:
     if result.get("errors"):
         lines.append(f"  pages that failed: {len(result['errors'])}: " + "; ".join(f"{k}: {v}" for k, v in list(result["errors"].items())[:3]))
     return "\n".join(lines)
+
+
+
+def format_markdown(r: dict[str, Any]) -> str:
+    """The section's numbers as a markdown table (the docs' tables and `waymark bench --markdown`)."""
+    if not r.get("pages"):
+        return table(["snapshot"], [["no page measured"]])
+    o, p, ratios = r["ours"], r["peer"], r["ratio_median"]
+    rows = [
+        ["snapshot ms, cold (median / p90)", pair(o["ms"]), pair(p["ms"]), ratio(ratios["ms"])],
+        ["snapshot ms, warm (median / p90)", pair(r.get("warm_ms")), "–", "–"],
+        ["characters (median / p90)", pair(o["chars"], digits=0), pair(p["chars"], digits=0), ratio(ratios["chars"])],
+        ["tokens (median / p90)", pair(o["tokens"], digits=0), pair(p["tokens"], digits=0), ratio(ratios["tokens"])],
+        ["recall of visible interactive elements", f"{r['recall']:.2%} ({r['recalled_elements']:,}/{r['baseline_elements']:,}); "
+         f"page min {r['recall_page_min']:.2%} ({r['recall_worst_page']})", "–", "–"],
+    ]
+    if r.get("precision") is not None:
+        rows.append(["precision (listed elements the independent count has)",
+                     f"{r['precision']:.2%}; page min {r['precision_page_min']:.2%} ({r['precision_worst_page']})", "–", "–"])
+    return table([f"{r['pages']} corpus pages", "Waymark", "Playwright `aria_snapshot(mode='ai')`", "ratio of medians"], rows)
 
 
 if __name__ == "__main__":

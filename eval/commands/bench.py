@@ -202,12 +202,17 @@ def _run(args: argparse.Namespace) -> int:
         args.out.write_text(json.dumps(results, indent=2, default=str) + "\n", encoding="utf-8")
         print(f"wrote {args.out}")
     if args.markdown:
-        _write(args.markdown, markdown_tables(results))
+        _write(args.markdown, markdown_tables(results, section_markdown))
     problems = failures(results)
     if problems:
         print(f"{len(problems)} failure(s):\n  " + "\n  ".join(problems[:20]), file=sys.stderr)
         return 1
     return 0
+
+
+def section_markdown(name: str, result: dict[str, Any]) -> str:
+    """A section's result as its module's markdown table."""
+    return str(importlib.import_module(SECTIONS[name]).format_markdown(result))
 
 
 def _write(target: str, text: str) -> None:
@@ -225,7 +230,7 @@ def _render(source: Path, target: str | None) -> int:
         return 2
     try:
         results = json.loads(source.read_text(encoding="utf-8"))
-        text = markdown_tables(results)
+        text = markdown_tables(results, section_markdown)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"waymark bench: cannot render {source}: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2

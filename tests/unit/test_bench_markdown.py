@@ -11,7 +11,7 @@ from pathlib import Path
 
 from waymark.eval.bench import snapshot
 from waymark.eval.bench.markdown import markdown_tables, section_command
-from waymark.eval.commands.bench import run_facts
+from waymark.eval.commands.bench import run_facts, section_markdown
 
 WAYMARK = Path(sys.executable).parent / "waymark"
 
@@ -37,31 +37,43 @@ def _results() -> dict:
     }
 
 
+def _markdown() -> str:
+    return markdown_tables(_results(), section_markdown)
+
+
 def test_each_section_is_headed_with_the_command_narrowed_to_it():
-    text = markdown_tables(_results())
+    text = _markdown()
     assert "`waymark bench --corpus /corpus/pages --rounds 20 --sections snapshot`" in text
     assert "`waymark bench --corpus /corpus/pages --rounds 20 --sections native`" in text
 
 
 def test_each_section_says_the_machine_the_date_and_the_commit():
-    text = markdown_tables(_results())
+    text = _markdown()
     assert text.count("Machine: 2 cores, AMD EPYC, load average 19.4 at the start. Date: 2026-11-27T22:43:00Z. Commit: `0766c85abcde`") == 3
 
 
 def test_the_snapshot_table_puts_waymark_beside_playwright_with_the_ratio():
-    text = markdown_tables(_results())
+    text = _markdown()
     assert "| 2 corpus pages | Waymark | Playwright `aria_snapshot(mode='ai')` | ratio of medians |" in text
     assert "| characters (median / p90) | 3,000 / 4,000 | 9,000 / 10,000 | 0.33× |" in text
 
 
 def test_a_section_cut_by_its_bound_says_so_and_how_much_it_covered():
-    text = markdown_tables(_results())
+    text = _markdown()
     assert "the section took 601.2 s of its 600 s bound" in text
     assert "**Cut by its bound**: measured snapshot 2 of 183 pages." in text
 
 
 def test_a_section_that_failed_says_why_instead_of_a_table():
-    assert "The section failed: no result within its bound of 60 s and 120 s of grace" in markdown_tables(_results())
+    assert "The section failed: no result within its bound of 60 s and 120 s of grace" in _markdown()
+
+
+def test_every_section_renders_its_own_markdown_table():
+    import importlib
+
+    from waymark.eval.commands.bench import SECTIONS
+
+    assert [name for name, module in SECTIONS.items() if not callable(getattr(importlib.import_module(module), "format_markdown", None))] == []
 
 
 def test_the_narrowed_command_drops_output_options_in_either_spelling():
