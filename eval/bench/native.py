@@ -146,7 +146,7 @@ def format_table(result: dict[str, Any]) -> str:
 
 def format_markdown(r: dict[str, Any]) -> str:
     """The section's numbers as a markdown table (the docs' tables and `waymark bench --markdown`)."""
-    rows = [[f"browser → host, {row['size']} ({row['rounds']} rounds)", pair(row["waymark"], "_ms", 2), pair(row["peer_echo"], "_ms", 2),
+    rows = [[f"browser → host, {row['size']}" + (f" ({row['rounds']} rounds)" if "rounds" in row else ""), pair(row["waymark"], "_ms", 2), pair(row["peer_echo"], "_ms", 2),
              ratio(row["ratio_median"])] for row in r["browser_to_host"]]
     h = r.get("host_to_browser")
     if h:
