@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -26,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.eval import miniwob
 from waymark.eval.answers import judge_answer
+from waymark.eval.progress import Progress
 from waymark.eval.report import ReportWriter, Row, Summary, git_sha, now_iso
 from waymark.eval.sites.serve import SiteServer
 from waymark.eval.tasks import (
@@ -104,35 +104,6 @@ class RunConfig(BaseModel):
 
     def scripted(self) -> bool:
         return self.executor.provider == "scripted" or (self.planner is not None and self.planner.provider == "scripted")
-
-
-# ------------------------------------------------------------------ progress
-
-
-class Progress:
-    """A one-line progress bar on stderr (only on a terminal)."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.total = total
-        self.enabled = enabled
-        self.done = 0
-        self.passed = 0
-        self.started = time.monotonic()
-
-    def update(self, row: Row) -> None:
-        self.done += 1
-        self.passed += row.verdict == "pass"
-        if not self.enabled:
-            return
-        width = 30
-        filled = int(width * self.done / max(1, self.total))
-        elapsed = time.monotonic() - self.started
-        line = (f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}  "
-                f"{self.passed} passed  {elapsed:5.0f} s  {row.task[:40]:<40}")
-        sys.stderr.write(line)
-        sys.stderr.flush()
-        if self.done == self.total:
-            sys.stderr.write("\n")
 
 
 # ------------------------------------------------------------------ rows
@@ -424,7 +395,8 @@ async def _check_providers(config: RunConfig) -> None:
 
 
 async def run_suite(config: RunConfig, progress: bool = False) -> Summary:
-    """Run the selected tasks, writing rows to `config.out` as they finish; returns the summary."""
+    """Run the selected tasks, writing rows to `config.out` as they finish; returns the summary.
+    With `progress`, a line on stderr says task n of N, how many passed and the time spent."""
     sha = git_sha()
     tasks = config.select()
     if not tasks:
@@ -435,11 +407,11 @@ async def run_suite(config: RunConfig, progress: bool = False) -> Summary:
             raise RunnerError(f"the scripted provider needs a script for every task; missing: {', '.join(missing)}")
     await _check_providers(config)
     writer = ReportWriter(config.out)
-    bar = Progress(len(tasks), progress)
+    bar = Progress(f"suite {config.suite}", len(tasks), "tasks", progress)
 
     def emit(row: Row) -> None:
         writer.write(row)
-        bar.update(row)
+        bar.advance(f"{sum(r.verdict == 'pass' for r in writer.rows)} passed, last {row.task}")
 
     try:
         for task in [t for t in tasks if t.kind == "decision"]:
@@ -456,6 +428,7 @@ async def run_suite(config: RunConfig, progress: bool = False) -> Summary:
             finally:
                 servers.close()
     finally:
+        bar.close()
         summary = writer.close()
     return summary
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import http.server
 import socketserver
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,13 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A browser that closed its tab mid-transfer (a bench cutting a page at its bound) is no
+        # server error; anything else is printed as the stdlib does.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class SiteServer:
