@@ -18,20 +18,20 @@ the executor works on until it says done.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from waymark.host.agent import guards
 from waymark.host.agent import repair as repairs
 from waymark.host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
 from waymark.host.agent.element_changes import changes_line
 from waymark.host.agent.executor import Executor, Turn
-from waymark.host.agent.grammar import already_done, offered_on
-from waymark.host.agent.guessed_urls import made_up_url
+from waymark.host.agent.grammar import offered_on
+from waymark.host.agent.guards import Conclusion, Finding, GuardContext, action_key
 from waymark.host.agent.human import Human
 from waymark.host.agent.planner import (
     Plan,
@@ -51,8 +51,7 @@ from waymark.host.agent.redaction import (
 from waymark.host.agent.relevance import named_like
 from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.agent.session import BrowserSession
-from waymark.host.agent.task_parts import parts_unnamed
-from waymark.host.agent.task_values import missing_values, task_values, untyped
+from waymark.host.agent.task_values import task_values, untyped
 from waymark.host.agent.trace import RunSummary, TraceWriter, digest, new_run_id
 from waymark.host.agent.verifier import (
     Expectation,
@@ -73,7 +72,6 @@ from waymark.host.core.actions import (
     Done,
     Extract,
     Fill,
-    Scroll,
     Type,
     Wait,
     absolute_url,
@@ -147,8 +145,6 @@ class StepOutcome(BaseModel):
     success: bool = False
     result: str = ""
     attempts: int = 0
-    #: Checks no link on the page leads to: a replan may not use them again.
-    unreachable: list[dict[str, Any]] = []
 
 
 #: Characters of each raw model answer kept in the trace (redacted like everything traced).
@@ -204,23 +200,6 @@ def landed_line(result: ActionResult, snapshot: Snapshot | None) -> str:
     return " -> " + ", ".join(parts) if parts else ""
 
 
-def scroll_moved_nothing(action: ActionModel, result: ActionResult, snapshot: Snapshot | None) -> str | None:
-    """Why a scroll that moved nothing did nothing for the step, and what to do instead; None when
-    it moved (or was no scroll). The real model scrolled a password field "not visible yet" six
-    times on a page that fit in the window: a ref outside any scrolling list scrolls the page."""
-    moved = (result.model_extra or {}).get("scroll") if isinstance(action, Scroll) else None
-    if not isinstance(moved, dict) or not moved.get("at_edge"):
-        return None
-    way = f"cannot scroll {action.direction} any further"
-    if action.ref is None:
-        return f"the scroll moved nothing: the page {way}; act on an element of the snapshot by its ref, or answer done"
-    named = _named(action.ref, snapshot)
-    if moved.get("target") == "page":
-        return (f"the scroll moved nothing: {named} is not inside a scrolling list, and the page {way}. The snapshot lists "
-                f"every element of the page, in view or not: act on {named} directly by its ref")
-    return f"the scroll moved nothing: the list around {named} {way}; act on one of the elements the snapshot lists"
-
-
 class AgentRun:
     """Runs one task to a RunSummary. Cancel the task running `run()` to stop it at any point."""
 
@@ -272,6 +251,12 @@ class AgentRun:
         #: What this run filled into secret fields: their value never leaves the page, so only this
         #: shows that a fill changes nothing or that a check of one holds.
         self.secret_fills = SecretFills()
+        #: What the guards know of the run (host.agent.guards); it shares the run's own records.
+        self.guards = GuardContext(task=options.task, task_values=task_values(options.task), typed=self.typed, visited=self.visited,
+                                   secret_fills=self.secret_fills)
+        #: Findings per guard name, by strength (overruled advisories are not counted again).
+        self.refusals: dict[str, int] = {}
+        self.advisories: dict[str, int] = {}
 
     # ------------------------------------------------------------ plumbing
 
@@ -315,6 +300,14 @@ class AgentRun:
 
     def _take_tokens(self, tokens_in: int, tokens_out: int) -> None:
         self.budget.add_tokens(tokens_in, tokens_out)
+
+    def _found(self, record: dict[str, Any], findings: list[Finding]) -> None:
+        """Add guards' findings to a step's record and count them (an overruled advisory was counted when told)."""
+        record.setdefault("findings", []).extend(f.model_dump() for f in findings)
+        for found in findings:
+            if not found.overruled:
+                tally = self.refusals if found.strength == "refusal" else self.advisories
+                tally[found.guard] = tally.get(found.guard, 0) + 1
 
     # ------------------------------------------------------------ the run
 
@@ -360,7 +353,7 @@ class AgentRun:
             steps_passed=self.steps_passed, steps_total=max(self.steps_total, self.steps_passed), steps_unproven=self.steps_unproven,
             run_id=self.run_id,
             task=self.options.task, outcome=outcome, reason=reason, result=self.result, replans=self.budget.replans,
-            retries=self.retries, trace_dir=str(self.trace.dir),
+            retries=self.retries, trace_dir=str(self.trace.dir), refusals=self.refusals, advisories=self.advisories,
         )
         summary = RunSummary.model_validate(self.redactor.obj(summary.model_dump()))
         self.trace.summary(summary)
@@ -385,6 +378,7 @@ class AgentRun:
             self.task_tabs.add(self.session.tab_id)
         # The page as it was before anything was done: success criteria that already held here prove nothing.
         self.start_snap, self.start_text = snap, await self._page_text()
+        self.guards.start, self.guards.start_text = snap, self.start_text
         self.visited.add(snap.url)
 
         plan = await self._plan(snap, evidence=None)
@@ -459,45 +453,31 @@ class AgentRun:
         return Expectation(self.criteria, context, page_text=self._page_text)
 
     async def _conclude(self, snap: Snapshot, reason: str) -> tuple[bool, str, str]:
-        """Judge a claimed success (a `done`, or the plan's last step passed): the task's
-        success criteria must hold now, and something must prove the agent did it."""
-        missing = missing_values(task_values(self.options.task), self.typed, snap)
-        if missing:
-            missing = missing_values(missing, self.typed, snap, await self._page_text())
-        if missing:
-            return False, "failed", ("success was claimed but the task gives " + ", ".join(missing)
-                                     + " and the run never entered it, nor does the page show it")
-        changed: list[dict[str, Any]] = []
+        """Judge a claimed success (a `done`, or the plan's last step passed) by the conclusion
+        guards: the task's success criteria must hold now, and evidence the run's own input cannot
+        produce must show the agent did it."""
+        final_text = await self._page_text()
+        results: list[Any] = []
+        before: set[str] = set()
         if self.criteria:
             verdict = await self._criteria_expectation().eventually(snap, self.session.snapshot, timeout=2.0, max_tries=3)
+            results = verdict.results
             before = self._criteria_before()
-            # Criteria a replan read off the page it was on count only beside a step proven by a
-            # check that changed: else they describe whatever the run did, not what was asked.
-            proves_nothing = before | (set() if self.steps_verified else self.criteria_held_when_written)
-            changed = [r.predicate for r in verdict.results if key(r.predicate) not in proves_nothing]
-            self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in verdict.results], held_at_start=sorted(before),
+            self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in results], held_at_start=sorted(before),
                       held_when_written=sorted(self.criteria_held_when_written))
-            if not verdict.ok:
-                return False, "failed", "success was claimed but the task's success criteria fail: " + verdict.failed_line()
-        if self.criteria and not changed:
-            # Criteria that held before anything was done say nothing of the task, whatever the
-            # steps proved: a small model's replan gave the start page's title and URL as its
-            # criteria after one verified step, typing into the search box, and that was taken
-            # for the whole shopping task done. The same goes, where no step was proven, for
-            # criteria a replan wrote that held on the page it was made on: its widgets replan, on
-            # the page a bare save had led to, named that page's title, and the order was taken for
-            # done with none of its options.
-            when = "when the run began" if before >= {key(r.predicate) for r in verdict.results} else "when the plan that named it was made"
-            return False, "unproven", (f"nothing proves the task was done: every success criterion already held {when}"
-                                       f" ({self.steps_verified} step(s) verified)")
-        unnamed = parts_unnamed(self.options.task, changed) if self.criteria and not self.steps_verified else []
-        if unnamed:
-            return False, "unproven", ("nothing proves these parts of the task were done: " + "; ".join(unnamed)
-                                       + " (no step was verified by a check that changed, and no success criterion speaks of them)")
-        if not self.criteria and not self.steps_verified:
-            unproven = f"; {self.steps_unproven} step(s) acted with checks that held before they acted" if self.steps_unproven else ""
-            return False, "unproven", ("nothing proves the task was done: no step was verified by a check that changed, "
-                                       f"and the plan has no success criteria{unproven}")
+        # Criteria a replan read off the page it was on count only beside a step proven by a check
+        # that changed: else they describe whatever the run did, not what was asked.
+        held = before | (set() if self.steps_verified else self.criteria_held_when_written)
+        context = Conclusion(**vars(self.guards), final_text=final_text, criteria=results, held_before=held,
+                             held_at_start=before >= {key(r.predicate) for r in results}, steps_verified=self.steps_verified,
+                             steps_unproven=self.steps_unproven)
+        refused, findings = guards.conclude(context, None, snap)
+        record: dict[str, Any] = {}
+        self._found(record, findings)
+        if findings:
+            self.emit("conclusion", **record)
+        if refused is not None:
+            return False, refused.outcome, findings[-1].message
         return True, "done", reason
 
     async def _criteria_holding(self, snap: Snapshot) -> set[str]:
@@ -562,8 +542,6 @@ class AgentRun:
         except BrowserError as exc:
             log.warning("no failure screenshot: %s", exc)
         evidence: dict[str, Any] = {"failed_step": step.intent, "reason": outcome.reason, "url": snap.url, "attempts": outcome.attempts}
-        if outcome.unreachable:
-            evidence["unreachable"] = outcome.unreachable
         self.emit("step_failed", intent=step.intent, reason=outcome.reason, artifacts=artifacts)
         return evidence
 
@@ -647,13 +625,14 @@ class AgentRun:
             reminders=self.options.budgets.retries_per_step, timeout=self._timeout(self.options.executor_call),
             allowed=self._allowed(safe), uploads=upload_summary(self.options.upload_dir),
             screenshot_b64=snap.screenshot_b64 if self.executor.screen else None,
-            untyped=untyped(task_values(self.options.task), self.typed),
+            untyped=untyped(self.guards.task_values, self.typed), guards=self.guards,
         )
         timing["model_ms"] = (time.perf_counter() - t0) * 1000
         self._take_tokens(turn.tokens_in, turn.tokens_out)
         self.last_raw = turn.raw
         record.update(tokens=turn.tokens, model_calls=turn.calls, native_tools=turn.native,
                       parse_failures=[p.model_dump() for p in turn.problems], coercions=turn.coercions, answers=_clipped(turn.answers))
+        self._found(record, turn.findings)
 
         def finish(verdict: str, reason: str = "", **extra: Any) -> None:
             record.update(verdict=verdict, reason=reason, timing={k: round(v, 1) for k, v in timing.items()}, **extra)
@@ -683,21 +662,12 @@ class AgentRun:
             if refusal:
                 finish("refused", refusal)
                 return None, snap, f"that URL is not allowed ({refusal}); stay on allowed sites"
-            made_up = made_up_url(resolved, snap, self.options.task, self.visited)
-            if made_up:
-                finish("refused", made_up)
-                return None, snap, made_up
 
         if isinstance(action, CloseTab):
             refusal = await self._close_refusal(action)
             if refusal:
                 finish("refused", refusal)
                 return None, snap, refusal
-
-        refill = self._secret_refill(action, snap)
-        if refill:
-            finish("retry", f"already_done: {refill}")
-            return None, snap, refill
 
         reason = destructive_reason(action, safe)
         if reason:
@@ -745,11 +715,13 @@ class AgentRun:
                 return None, fresh, f"the action failed with {code}: {message}"
             result = fixed.result
 
-        still = scroll_moved_nothing(action, result, safe)
+        self.guards.result = result
+        still = guards.after_dispatch(self.guards, action, safe)
         if still:
+            self._found(record, [still])
             self.history.append(f"- did: {action_line(action, safe)} -> moved nothing")
-            finish("retry", f"already_done: {still}")
-            return None, result.snapshot or snap, still
+            finish("retry", f"{still.code}: {still.message}")
+            return None, result.snapshot or snap, still.message
         if isinstance(action, Fill) and isinstance(dispatched, Fill):
             self.secret_fills.note(snap.url, snap.find(action.ref), action.text, dispatched.text)
         elif isinstance(action, Type) and isinstance(dispatched, Type):
@@ -765,16 +737,7 @@ class AgentRun:
             record.update(action_line=record["action_line"] + landed, hit=result.hit.model_dump() if result.hit else None,
                           drop=result.drop.model_dump() if result.drop else None)
         did = f"- did: {action_line(action, safe)}{landed}"
-        return await self._verify(result, expectation, timing, finish, record, open_ended=step is self.open_step, did=did, before=safe)
-
-    def _secret_refill(self, action: ActionModel, snap: Snapshot) -> str | None:
-        """Why filling a secret field again would change nothing: this run filled it with the same
-        text and it still holds a value (a small model filled a password ten times over)."""
-        element = snap.find(action.ref) if isinstance(action, Fill) else None
-        # Only secret fields are noted, so only they can hold what this run filled in.
-        if element is None or not isinstance(action, Fill) or not self.secret_fills.holds(snap.url, element, action.text):
-            return None
-        return already_done(element, "already holds the text you filled in")
+        return await self._verify(action, result, expectation, timing, finish, record, open_ended=step is self.open_step, did=did, before=safe)
 
     async def _done(self, action: Done, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
                     finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
@@ -882,13 +845,16 @@ class AgentRun:
     def _check_feedback(verdict: Verification) -> str:
         return "the step's checks failed: " + verdict.failed_line()
 
-    async def _verify(self, result: ActionResult, expectation: Expectation, timing: dict[str, float],
+    async def _verify(self, action: ActionModel, result: ActionResult, expectation: Expectation, timing: dict[str, float],
                       finish: Callable[..., None], record: dict[str, Any], *, open_ended: bool, did: str,
                       before: Snapshot) -> tuple[StepOutcome | None, Snapshot, str | None]:
         """Judge the step on the page the action left (`did` is its history line, which gains what
         changed on `before`'s elements)."""
         settled = result.snapshot or await self.session.snapshot(screenshot=self.options.screenshots)
-        changed = changes_line(before, self._safe(settled))
+        after = self._safe(settled)
+        changed = changes_line(before, after)
+        if (after.url, after.title, after.text) == (before.url, before.title, before.text):
+            self.guards.without_effect.add(action_key(action, before))
         if changed:
             record["elements_changed"] = changed.removeprefix(" -> changed: ")
         self.history.append(did + changed)
@@ -921,15 +887,18 @@ class AgentRun:
         checks = [r.model_dump() for r in verdict.results]
         if verdict.ok:
             return self._held(verdict, latest, finish)
-        failed = {key(r.predicate) for r in verdict.failed()}
-        stuck = [p.to_json() for p in unreachable_by_link(expectation.predicates, latest)
-                 if key(p.to_json()) in failed and key(p.to_json()) in self._unreachable_before]
-        if stuck:
-            # Nothing on the page before or after the action leads there: retrying cannot help, a new plan might.
-            reason = ("no link on the page leads to a URL that meets " + ", ".join(json.dumps(p) for p in stuck)
-                      + "; the step cannot be checked from here")
-            finish("failed", reason, checks=checks)
-            return StepOutcome(verdict="failed", reason=reason, attempts=record.get("attempt", 1), unreachable=stuck), latest, None
+        kept, dropped = guards.UNREACHABLE_CHECK.dropped(expectation.predicates, {key(r.predicate) for r in verdict.failed()},
+                                                        self._unreachable_before, latest)
+        if dropped is not None:
+            self._found(record, [dropped])
+            expectation.predicates = kept
+            if not kept:
+                finish("passed", f"the action succeeded; {dropped.message}", checks=checks)
+                return StepOutcome(verdict="passed"), latest, None
+            verdict = expectation.once(latest)
+            checks = [r.model_dump() for r in verdict.results]
+            if verdict.ok:
+                return self._held(verdict, latest, finish)
         feedback = self._check_feedback(verdict)
         finish("retry", feedback, checks=checks)
         return None, latest, feedback

@@ -11,7 +11,7 @@ either way), so it did not pay for a longer prompt on every turn.
 
 from __future__ import annotations
 
-from waymark.host.agent.grammar import CONTAINER_ROLES
+from waymark.host.agent.guards.before_dispatch import CONTAINER_ROLES
 from waymark.host.agent.words import words
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 from waymark.host.core.targets import document_order

@@ -49,6 +49,10 @@ class RunSummary(BaseModel):
     #: The split of tokens_total, over every model call (failed and rejected answers included).
     tokens_in: int = 0
     tokens_out: int = 0
+    #: How often each guard (host.agent.guards, by name) refused an action or a success, and how
+    #: often each advised the model (an advisory it overruled counts once).
+    refusals: dict[str, int] = {}
+    advisories: dict[str, int] = {}
 
 
 def new_run_id() -> str:

@@ -6,9 +6,9 @@ Decisions (executor answers):
 
 - ``ref_string``     ``"ref": "3"`` or ``"ref": "[3]"`` is ref 3
 - ``ref_list``       ``"ref": [4]`` is ref 4 (one ref only)
-- ``done_bool``      ``done`` with ``"result": true`` (or the text ``"false"``: the real model
-                     ended a step it could not do that way) is ``success: true`` (false); a
-                     ``success`` given beside it wins
+- ``done_bool``      ``done`` with ``"result": true`` or ``false`` (a JSON boolean, not text) is
+                     ``success: true`` (false); a ``success`` given beside it wins. The text
+                     ``"false"`` is kept as written: it is the answer to a yes/no question
 - ``action_alias``   an action type with an obvious name (``goto``, ``input_text``, ``finish``,
                      ``scroll_down`` ...) is renamed to the grammar's one
 - ``action_shape``   ``{"action": "click", "ref": 3}`` and ``{"action": {"click": {"ref": 3}}}``
@@ -114,9 +114,9 @@ def coerce_decision(obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         if note:
             notes.append(note)
     result = action.get("result")
-    if kind == "done" and (isinstance(result, bool) or (isinstance(result, str) and result.strip().lower() in ("true", "false"))):
+    if kind == "done" and isinstance(result, bool):
         action.pop("result")
-        action.setdefault("success", result if isinstance(result, bool) else result.strip().lower() == "true")
+        action.setdefault("success", result)
         notes.append("done_bool")
     return {**obj, "action": action}, notes
 
