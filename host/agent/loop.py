@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,7 +52,14 @@ from waymark.host.agent.relevance import named_like
 from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.task_values import task_values, untyped
-from waymark.host.agent.trace import RunSummary, TraceWriter, digest, new_run_id
+from waymark.host.agent.trace import (
+    RunSummary,
+    TraceWriter,
+    digest,
+    new_run_id,
+    step_event,
+)
+from waymark.host.agent.verdicts import RunOutcome, StepVerdict
 from waymark.host.agent.verifier import (
     Expectation,
     Predicate,
@@ -131,14 +138,14 @@ class RunOptions(BaseModel):
 class RunStopped(Exception):
     """The run ends early for a reason that is not a budget: declined, blocked, no plan."""
 
-    def __init__(self, outcome: str, reason: str) -> None:
+    def __init__(self, outcome: RunOutcome, reason: str) -> None:
         super().__init__(reason)
         self.outcome = outcome
         self.reason = reason
 
 
 class StepOutcome(BaseModel):
-    verdict: str  # passed | unproven | failed | done
+    verdict: Literal["passed", "unproven", "failed", "done"]
     reason: str = ""
     #: Passed because a check changed from failing to holding (not merely: no checks).
     proven: bool = False
@@ -264,6 +271,8 @@ class AgentRun:
         """Trace an event and stream it to the caller (both redacted). A thumbnail is streamed
         only: the trace keeps the full screenshot as an artifact, and an image is not text to redact."""
         thumbnail = data.pop("thumbnail_b64", None)
+        if kind == "step":
+            data = step_event(data)
         record = self.trace.event(kind, run_id=self.run_id, **data)
         if kind == "step":
             log.info("run %s step %s %s: %s", self.run_id, record.get("step"), record.get("verdict"), record.get("action_line", ""))
@@ -313,7 +322,8 @@ class AgentRun:
 
     async def run(self) -> RunSummary:
         started = time.monotonic()
-        outcome, reason, success = "failed", "", False
+        outcome: RunOutcome = "failed"
+        reason, success = "", False
         self.emit("run", task=self.options.task, start_url=redact_url(self.options.start_url), budgets=self.options.budgets.model_dump(),
                   policy=self.options.policy.model_dump(), trace_dir=str(self.trace.dir), snapshot_chars=self.options.max_chars,
                   planner_call=self.options.planner_call.model_dump(), executor_call=self.options.executor_call.model_dump())
@@ -331,7 +341,7 @@ class AgentRun:
             else:
                 outcome, reason = "error", "an operation timed out"
         except BudgetExhausted as exc:
-            outcome, reason = f"budget_{exc.kind}", exc.message
+            outcome, reason = cast(RunOutcome, f"budget_{exc.kind}"), exc.message
         except RunStopped as exc:
             outcome, reason = exc.outcome, exc.reason
         except ProviderError as exc:
@@ -346,7 +356,7 @@ class AgentRun:
             outcome, reason = "error", f"internal error: {type(exc).__name__}: {exc}"[:500]
         return self._finish(started, success, outcome, reason)
 
-    def _finish(self, started: float, success: bool, outcome: str, reason: str) -> RunSummary:
+    def _finish(self, started: float, success: bool, outcome: RunOutcome, reason: str) -> RunSummary:
         summary = RunSummary(
             success=success, duration_ms=round((time.monotonic() - started) * 1000, 1), tokens_total=self.budget.tokens,
             tokens_in=self.budget.tokens_in, tokens_out=self.budget.tokens_out,
@@ -361,7 +371,7 @@ class AgentRun:
         log.info("run %s ended: %s (%s)", self.run_id, outcome, self.redactor.text(reason))
         return summary
 
-    async def _run(self) -> tuple[bool, str, str]:
+    async def _run(self) -> tuple[bool, RunOutcome, str]:
         policy = self.options.policy
         if self.options.start_url:
             refusal = domain_refusal(self.options.start_url, policy)
@@ -452,7 +462,7 @@ class AgentRun:
         context = VerifyContext(url_before=self.start_snap.url if self.start_snap else "", secret_fills=self.secret_fills)
         return Expectation(self.criteria, context, page_text=self._page_text)
 
-    async def _conclude(self, snap: Snapshot, reason: str) -> tuple[bool, str, str]:
+    async def _conclude(self, snap: Snapshot, reason: str) -> tuple[bool, RunOutcome, str]:
         """Judge a claimed success (a `done`, or the plan's last step passed) by the conclusion
         guards: the task's success criteria must hold now, and evidence the run's own input cannot
         produce must show the agent did it."""
@@ -634,7 +644,7 @@ class AgentRun:
                       parse_failures=[p.model_dump() for p in turn.problems], coercions=turn.coercions, answers=_clipped(turn.answers))
         self._found(record, turn.findings)
 
-        def finish(verdict: str, reason: str = "", **extra: Any) -> None:
+        def finish(verdict: StepVerdict, reason: str = "", **extra: Any) -> None:
             record.update(verdict=verdict, reason=reason, timing={k: round(v, 1) for k, v in timing.items()}, **extra)
             self.emit("step", **record)
 
