@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import json
 import socket
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from tests.agent_calls import start_run, trace_events
 from tests.reliability.fake_model import FakeModel
@@ -37,21 +36,6 @@ FALSE_SUCCESS_PLAN = [
 def ledger() -> Any:
     with SiteServer() as sites:
         yield f"{sites.site}/login/index.html"
-
-
-@pytest_asyncio.fixture
-async def serve() -> AsyncIterator[Any]:
-    """Start loopback models for a test; all are stopped at its end."""
-    started: list[FakeModel] = []
-
-    async def start(plan: list[dict[str, Any]], **options: Any) -> FakeModel:
-        model = await FakeModel(plan=plan, **options).start()
-        started.append(model)
-        return model
-
-    yield start
-    for model in started:
-        await model.stop()
 
 
 async def _run(sw: Any, model: FakeModel, task: str, start_url: str, **params: Any) -> dict[str, Any]:
