@@ -187,7 +187,7 @@ class Executor:
                 return Turn(decision=typed, raw=raw, tokens=tokens_in + tokens_out, tokens_in=tokens_in, tokens_out=tokens_out, calls=calls, latency_ms=(time.perf_counter() - started) * 1000,
                             problems=problems, native=self.native, coercions=coercions, answers=answers, findings=findings)
             if len(answers) > 1 and answers[-1] == answers[-2]:
-                # Shown its own answer, a small model copies it: ask afresh, warmer, without it.
+                # A model shown its own answer tends to copy it: ask afresh, warmer, without it.
                 temperature = max(REPEAT_TEMPERATURE, self.temperature or 0.0)
                 messages = [*first, Message.text("user", _repeat_reminder(reminder))]
             else:

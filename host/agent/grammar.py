@@ -122,8 +122,8 @@ def _plain(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def offered_on(snapshot: Snapshot, allowed: tuple[str, ...]) -> tuple[str, ...]:
-    """The actions of `allowed` this page can take: none on an element when it lists none (on
-    an empty page a small model answered with refs of the page before, nine turns in a row)."""
+    """The actions of `allowed` this page can take: none on an element when it lists none (a ref
+    offered there could only be one of another page)."""
     return allowed if snapshot.elements else tuple(a for a in allowed if a not in ELEMENT_ACTIONS)
 
 
@@ -155,7 +155,7 @@ def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = A
 
 def _scroll_variants(props: dict[str, Any], required: list[str], snapshot: Snapshot) -> list[dict[str, Any]]:
     """Scroll as the page allows it: a list by a ref in any direction, the page itself only the
-    ways it can still move (a small model asked to scroll a page that fits nine times for one step)."""
+    ways it can still move (a scroll towards an end already reached moves nothing)."""
     out = []
     if "ref" in props:
         out.append({"type": "object", "properties": props, "required": [*required, "ref"], "additionalProperties": False})
@@ -195,7 +195,7 @@ def validate_decision(decision: dict[str, Any], snapshot: Snapshot, coercions: l
                                                   "open another page, scroll, or answer done")
         raise DecisionRejected("unknown_ref", f"ref {ref} is not in the current snapshot; use one of the [numbers] listed there")
     if typed.action.type == "select" and element.role in _TOGGLES:
-        # "select the 4 stars radio" means ticking it: a small model wrote it five times in a run.
+        # A select on a radio or a checkbox can only mean ticking it.
         typed = Decision(thought=typed.thought, action=Check(ref=element.ref))
         if coercions is not None:
             coercions.append(f"select on a {element.role} -> check")

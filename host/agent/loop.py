@@ -125,9 +125,9 @@ class RunOptions(BaseModel):
     max_chars: int = Field(default=20_000, ge=500)
     planner_call: CallSettings = Field(default_factory=CallSettings)
     executor_call: CallSettings = Field(default_factory=CallSettings)
-    #: Ask the planner for a plan. Off, the executor works on the whole task as one open step: a
-    #: small local model acts well turn by turn but writes plans whose checks cannot hold, and
-    #: such a run's success is then unproven unless the page shows evidence the planner would have named.
+    #: Ask the planner for a plan. Off, the executor works on the whole task as one open step (for
+    #: a model that acts well turn by turn but writes plans whose checks cannot hold); such a
+    #: run's success is unproven unless the page shows evidence the planner would have named.
     plan: bool = True
     #: Vision mode: the executor may also act at points of the screenshot (click_at, drag_at...),
     #: for models that answer in coordinates; off, its tool stays as small as the ref actions make it.
@@ -427,10 +427,8 @@ class AgentRun:
             # A plan written while an overlay hid part of the page (a cookie wall before its
             # answer) could not plan for what it hid: its steps are done, the task may not be, and
             # the page now shows what is left. Nor did a plan whose steps all passed unproven do
-            # anything a check saw (the real model's shop plan: click the shop's own name, type
-            # into the search box). A plan that proved a step is judged as it is: planned again
-            # over a wrong guess of a criterion, the real model's next step after a landed sign-in
-            # was "Sign out".
+            # anything a check saw. A plan that proved a step is judged as it is: a criterion may
+            # be a wrong guess, and a new plan on the page its work reached can undo that work.
             why = (f"the last plan was made while an overlay hid {self.plan_hid} element(s) of the page" if self.plan_hid
                    else "no step of the last plan was proven by a check that changed" if self.steps_verified == self.verified_before_plan
                    else "")
@@ -735,8 +733,7 @@ class AgentRun:
         if isinstance(action, Fill) and isinstance(dispatched, Fill):
             self.secret_fills.note(snap.url, snap.find(action.ref), action.text, dispatched.text)
         elif isinstance(action, Type) and isinstance(dispatched, Type):
-            # Typed into an empty field, the text is its whole value (the real model typed its
-            # password, and a check of it could never pass); typed after a value, it is not known.
+            # Typed into an empty field, the text is its whole value; typed after a value, it is not known.
             field = snap.find(action.ref)
             empty = field is not None and not field.states.get("has_value")
             self.secret_fills.note(snap.url, field, *((action.text, dispatched.text) if empty else ()))
@@ -753,8 +750,7 @@ class AgentRun:
                     finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
         """`done`: the run ends, a claimed success only while the step's checks or the task's
         success criteria hold. A success claimed while neither holds is sent back as a retry: a
-        small model answered done for "the step is done" after a fill that had not landed, and
-        ending the run there threw away the steps still to come."""
+        done may mean "this step is done", and ending the run there throws away the steps to come."""
         verdict = expectation.once(snap) if expectation.predicates else None
         checks = [r.model_dump() for r in verdict.results] if verdict else []
         if action.success and verdict is not None and not verdict.ok and (not self.criteria or await self._unmet_criteria(snap)):

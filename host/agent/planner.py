@@ -136,8 +136,7 @@ def _plan_problem(exc: ValidationError) -> str:
 
 def _plan_reminder(problem: str) -> str:
     """What to say after an unusable plan. Only an answer with no usable JSON gets an example of
-    the shape: shown a whole example plan after one bad check, a small model answered with the
-    example (a sign-in plan for a settings task)."""
+    the shape: an example plan shown after one bad check is an answer a model may copy whole."""
     if problem.startswith("[shape]"):
         return (f"That plan could not be used {problem}. Correct only that, keep the rest of your plan for this task, "
                 "and answer the whole plan again as exactly one JSON object and nothing else.")
@@ -264,7 +263,7 @@ class Planner:
                 problem = "[shape] steps: a first plan needs at least one step"
             reminder = _plan_reminder(problem)
             if len(answers) > 1 and answers[-1] == answers[-2]:
-                # Shown its own answer, a small model copies it: ask afresh, warmer, without it.
+                # A model shown its own answer tends to copy it: ask afresh, warmer, without it.
                 temperature = max(REPEAT_TEMPERATURE, self.temperature or 0.0)
                 messages = [*first, Message.text("user", "Your earlier plans were the same and could not be used; do not repeat them. " + reminder)]
             else:

@@ -4,8 +4,8 @@ A password's value never leaves the page (the snapshot says only that the field 
 something), so a check that a password field holds a given text could never be seen to pass,
 and a model could fill the same field over and over. What the run itself filled in answers both:
 the field holds a value, and the last text the run put there has the same digest. The same goes
-for a check that the page shows the text (a small model checked a password fill with
-`text_present`): a secret field of the page that holds the run's fill of that text shows it.
+for a check that the page shows the text (`text_present`): a secret field of the page that holds
+the run's fill of that text shows it.
 """
 
 from __future__ import annotations

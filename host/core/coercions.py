@@ -27,8 +27,7 @@ Predicate lists (plan checks and success criteria):
                         (at least one when no ``n`` is given); so for ``value_equals`` and ``checked``
 - ``value_bool``        ``value_equals`` with ``true`` or ``false`` is the ``checked`` check it means
 - ``valueless_check``   ``value_equals`` on a button or a link, which hold no value, can never hold:
-                        it is dropped (the real model checked that the button "Decrease quantity"
-                        had the value "Decrease quantity", and the step failed three times)
+                        it is dropped
 
 Text-level repairs (comments, fences, trailing commas) belong to the parser.
 """
