@@ -363,3 +363,12 @@ def test_every_guard_has_a_name_a_stage_a_strength_and_a_rule():
     for guard in guards.all_guards():
         assert guard.stage in ("before_dispatch", "after_dispatch", "conclusion") and guard.strength in ("refusal", "advisory")
         assert guard.__doc__ and len(guard.__doc__.split()) > 8
+
+
+def test_the_docs_table_lists_every_guard_once_with_its_stage_and_strength():
+    from pathlib import Path
+
+    table = Path(__file__).resolve().parents[2] / "docs" / "guards.md"
+    rows = {line.split("|")[1].strip(" `"): [c.strip() for c in line.split("|")[2:4]]
+            for line in table.read_text(encoding="utf-8").splitlines() if line.startswith("| `")}
+    assert rows == {g.name: [g.stage.replace("_", " "), g.strength] for g in guards.all_guards()}
