@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Awaitable, Callable, Literal, cast
+from typing import Any, Awaitable, Callable, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,7 +31,7 @@ from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusa
 from waymark.host.agent.element_changes import changes_line
 from waymark.host.agent.executor import Executor, Turn
 from waymark.host.agent.grammar import offered_on
-from waymark.host.agent.guards import Conclusion, Finding, GuardContext, action_key
+from waymark.host.agent.guards import Finding, GuardContext, action_key
 from waymark.host.agent.human import Human
 from waymark.host.agent.planner import (
     Plan,
@@ -41,6 +41,7 @@ from waymark.host.agent.planner import (
     fallback_plan,
 )
 from waymark.host.agent.prompts import snapshot_block
+from waymark.host.agent.proof import Proof
 from waymark.host.agent.redaction import (
     Redactor,
     SecretMissing,
@@ -51,6 +52,7 @@ from waymark.host.agent.redaction import (
 from waymark.host.agent.relevance import named_like
 from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.agent.session import BrowserSession
+from waymark.host.agent.step_judge import Attempted, StepJudge, StepOutcome
 from waymark.host.agent.task_values import task_values, untyped
 from waymark.host.agent.trace import (
     RunSummary,
@@ -62,14 +64,6 @@ from waymark.host.agent.trace import (
 from waymark.host.agent.verdicts import RunOutcome, StepVerdict
 from waymark.host.agent.verifier import (
     Expectation,
-    Predicate,
-    PredicateError,
-    Verification,
-    VerifyContext,
-    key,
-    parse_predicate,
-    parse_predicates,
-    unreachable_by_link,
 )
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.core.actions import (
@@ -142,16 +136,6 @@ class RunStopped(Exception):
         super().__init__(reason)
         self.outcome = outcome
         self.reason = reason
-
-
-class StepOutcome(BaseModel):
-    verdict: Literal["passed", "unproven", "failed", "done"]
-    reason: str = ""
-    #: Passed because a check changed from failing to holding (not merely: no checks).
-    proven: bool = False
-    success: bool = False
-    result: str = ""
-    attempts: int = 0
 
 
 #: Characters of each raw model answer kept in the trace (redacted like everything traced).
@@ -234,27 +218,20 @@ class AgentRun:
         self.step_counter = 0
         self.result = ""
         self.last_raw = ""
-        #: The task-level success criteria of the latest plan that gave some.
-        self.criteria: list[Predicate] = []
-        #: Those of them that already held on the page that plan was made on: they prove nothing.
-        self.criteria_held_when_written: set[str] = set()
         #: Elements an overlay hid on the page the current plan was made on.
         self.plan_hid = 0
         #: Steps verified when the current plan was made: the plan's own proven steps are the rest.
         self.verified_before_plan = 0
         #: The texts this run typed (as the model wrote them: placeholders, never secrets).
         self.typed: list[str] = []
-        self.start_snap: Snapshot | None = None
-        self.start_text = ""
         #: The pages this run has acted on or reached: opening one again is never a made-up address.
         self.visited: set[str] = set()
         #: Tabs this task works in; the last of them is never closed.
         self.task_tabs: set[int] = set()
         #: The fallback plan's step: worked on until the executor says done.
         self.open_step: PlanStep | None = None
-        #: Whether every check of the current step held before it acted, and its URL checks nothing led to.
-        self._all_held_before = False
-        self._unreachable_before: set[str] = set()
+        #: The current step's checks, as they stood before it acted.
+        self.judge = StepJudge(self.session, self._page_text, self._found)
         #: What this run filled into secret fields: their value never leaves the page, so only this
         #: shows that a fill changes nothing or that a check of one holds.
         self.secret_fills = SecretFills()
@@ -264,6 +241,7 @@ class AgentRun:
         #: Findings per guard name, by strength (overruled advisories are not counted again).
         self.refusals: dict[str, int] = {}
         self.advisories: dict[str, int] = {}
+        self.proof = Proof(self.guards, self._page_text, self.session.snapshot, self.emit, self._found)
 
     # ------------------------------------------------------------ plumbing
 
@@ -387,8 +365,7 @@ class AgentRun:
         if self.session.tab_id is not None:
             self.task_tabs.add(self.session.tab_id)
         # The page as it was before anything was done: success criteria that already held here prove nothing.
-        self.start_snap, self.start_text = snap, await self._page_text()
-        self.guards.start, self.guards.start_text = snap, self.start_text
+        self.guards.start, self.guards.start_text = snap, await self._page_text()
         self.visited.add(snap.url)
 
         plan = await self._plan(snap, evidence=None)
@@ -432,7 +409,7 @@ class AgentRun:
             why = (f"the last plan was made while an overlay hid {self.plan_hid} element(s) of the page" if self.plan_hid
                    else "no step of the last plan was proven by a check that changed" if self.steps_verified == self.verified_before_plan
                    else "")
-            unmet = await self._unmet_criteria(snap) if why else ""
+            unmet = await self.proof.unmet(snap) if why else ""
             if not unmet or self.budget.replans >= self.options.budgets.max_replans:
                 return await self._conclude(snap, "every step passed its checks")
             self.history.append(f"- every step of the plan was done, but the task is not: {unmet}")
@@ -449,60 +426,8 @@ class AgentRun:
         self.steps_total = self.steps_passed + self.steps_unproven + len(plan.steps)
         return plan
 
-    async def _unmet_criteria(self, snap: Snapshot) -> str:
-        """The task's success criteria that fail on this page, described ("" when all hold or there are none)."""
-        if not self.criteria:
-            return ""
-        return (await self._criteria_expectation().judge(snap)).failed_line()
-
-    def _criteria_expectation(self) -> Expectation:
-        """The task's success criteria, judged against the page the run started on."""
-        context = VerifyContext(url_before=self.start_snap.url if self.start_snap else "", secret_fills=self.secret_fills)
-        return Expectation(self.criteria, context, page_text=self._page_text)
-
     async def _conclude(self, snap: Snapshot, reason: str) -> tuple[bool, RunOutcome, str]:
-        """Judge a claimed success (a `done`, or the plan's last step passed) by the conclusion
-        guards: the task's success criteria must hold now, and evidence the run's own input cannot
-        produce must show the agent did it."""
-        final_text = await self._page_text()
-        results: list[Any] = []
-        before: set[str] = set()
-        if self.criteria:
-            verdict = await self._criteria_expectation().eventually(snap, self.session.snapshot, timeout=2.0, max_tries=3)
-            results = verdict.results
-            before = self._criteria_before()
-            self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in results], held_at_start=sorted(before),
-                      held_when_written=sorted(self.criteria_held_when_written))
-        # Criteria a replan read off the page it was on count only beside a step proven by a check
-        # that changed: else they describe whatever the run did, not what was asked.
-        held = before | (set() if self.steps_verified else self.criteria_held_when_written)
-        context = Conclusion(**vars(self.guards), final_text=final_text, criteria=results, held_before=held,
-                             held_at_start=before >= {key(r.predicate) for r in results}, steps_verified=self.steps_verified,
-                             steps_unproven=self.steps_unproven)
-        refused, findings = guards.conclude(context, None, snap)
-        record: dict[str, Any] = {}
-        self._found(record, findings)
-        if findings:
-            self.emit("conclusion", **record)
-        if refused is not None:
-            return False, refused.outcome, findings[-1].message
-        return True, "done", reason
-
-    async def _criteria_holding(self, snap: Snapshot) -> set[str]:
-        """The success criteria that hold on `snap`, the page a plan naming them was made on (the
-        start page's text is reused: a first plan is made on it)."""
-        text = self.start_text if snap is self.start_snap else await self._page_text()
-        return self._criteria_held_on(snap, text)
-
-    def _criteria_before(self) -> set[str]:
-        """The success criteria that already held on the page the run started on."""
-        return self._criteria_held_on(self.start_snap, self.start_text) if self.start_snap is not None else set()
-
-    def _criteria_held_on(self, snap: Snapshot, page_text: str) -> set[str]:
-        """The success criteria that hold on `snap` with its `page_text`, `url_changed` counted from the start page."""
-        context = VerifyContext(url_before=self.start_snap.url if self.start_snap else snap.url, page_text=page_text,
-                                secret_fills=self.secret_fills)
-        return {key(r.predicate) for r in Expectation(self.criteria, context).once(snap).results if r.ok}
+        return await self.proof.conclude(snap, reason, self.steps_verified, self.steps_unproven)
 
     async def _plan(self, snap: Snapshot, evidence: dict[str, Any] | None) -> Plan:
         self.budget.check_tokens()
@@ -531,8 +456,7 @@ class AgentRun:
         self._take_tokens(result.tokens_in, result.tokens_out)
         self.open_step = None
         if result.plan.success_criteria:
-            self.criteria = parse_predicates(result.plan.success_criteria)
-            self.criteria_held_when_written = await self._criteria_holding(snap)
+            await self.proof.named(result.plan.success_criteria, snap)
         self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in result.plan.steps], tokens=result.tokens,
                   success_criteria=result.plan.success_criteria, latency_ms=round(result.latency_ms, 1), attempts=result.attempts,
                   evidence=evidence, coercions=result.coercions, answers=_clipped(result.answers))
@@ -556,17 +480,9 @@ class AgentRun:
     # ------------------------------------------------------------ one plan step
 
     async def _step(self, step: PlanStep, index: int, snap: Snapshot) -> tuple[StepOutcome, Snapshot]:
-        predicates = parse_predicates(step.verify)
-        context = VerifyContext(url_before=snap.url, secret_fills=self.secret_fills)
-        # Checked before acting: a check that already holds is no check of this step. It proves
-        # nothing when it still holds, and when the action makes it false ("Accept all" is gone
-        # once clicked) that is no failure either: only the checks the step must change judge it.
-        before = await Expectation(predicates, context, page_text=self._page_text).judge(snap) if predicates else None
-        held_before = {key(r.predicate) for r in before.results if r.ok} if before else set()
-        judged = [p for p in predicates if key(p.to_json()) not in held_before]
-        self._all_held_before = bool(predicates) and not judged
-        expectation = Expectation(judged, context, page_text=self._page_text)
-        self._unreachable_before = {key(p.to_json()) for p in unreachable_by_link(judged, snap)}
+        self.judge = StepJudge(self.session, self._page_text, self._found)
+        await self.judge.begin(step.verify, snap, self.secret_fills)
+        before, expectation = self.judge.before, self.judge.expectation
         feedback: str | None = None
         attempt = failures = 0
         while True:
@@ -618,7 +534,7 @@ class AgentRun:
     async def _attempt(
         self, step: PlanStep, index: int, attempt: int, snap: Snapshot, expectation: Expectation, feedback: str | None,
         record: dict[str, Any],
-    ) -> tuple[StepOutcome | None, Snapshot, str | None]:
+    ) -> Attempted:
         """One executor turn at a step. Returns (outcome or None to try again, snapshot, feedback)."""
         timing: dict[str, float] = {}
         if self.executor.screen and not snap.screenshot_b64:
@@ -657,7 +573,7 @@ class AgentRun:
             return await HOST_ACTION_HANDLERS[type(action)](self, action, step, attempt, snap, expectation, finish)
 
         if isinstance(action, Wait) and action.until is not None:
-            return await self._wait_until(action, snap, expectation, timing, finish, open_ended=step is self.open_step)
+            return await self.judge.wait_until(action, snap, timing, finish, open_ended=step is self.open_step)
 
         given = getattr(action, "url", None) if action.traits.opens_url else None
         if given:
@@ -744,16 +660,16 @@ class AgentRun:
             record.update(action_line=record["action_line"] + landed, hit=result.hit.model_dump() if result.hit else None,
                           drop=result.drop.model_dump() if result.drop else None)
         did = f"- did: {action_line(action, safe)}{landed}"
-        return await self._verify(action, result, expectation, timing, finish, record, open_ended=step is self.open_step, did=did, before=safe)
+        return await self._verify(action, result, timing, finish, record, open_ended=step is self.open_step, did=did, before=safe)
 
     async def _done(self, action: Done, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
-                    finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
+                    finish: Callable[..., None]) -> Attempted:
         """`done`: the run ends, a claimed success only while the step's checks or the task's
         success criteria hold. A success claimed while neither holds is sent back as a retry: a
         done may mean "this step is done", and ending the run there throws away the steps to come."""
         verdict = expectation.once(snap) if expectation.predicates else None
         checks = [r.model_dump() for r in verdict.results] if verdict else []
-        if action.success and verdict is not None and not verdict.ok and (not self.criteria or await self._unmet_criteria(snap)):
+        if action.success and verdict is not None and not verdict.ok and (not self.proof.criteria or await self.proof.unmet(snap)):
             reason = "done was claimed but the step's checks fail: " + "; ".join(r.detail for r in verdict.failed())
             finish("retry", reason, checks=checks)
             return None, snap, (f"{reason}, and the task is not finished. Do the current step ({step.intent}) "
@@ -764,7 +680,7 @@ class AgentRun:
         return StepOutcome(verdict="done", success=ok, result=action.result, reason=reason, attempts=attempt), snap, None
 
     async def _ask_user(self, action: AskUser, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
-                        finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
+                        finish: Callable[..., None]) -> Attempted:
         """`ask_user`: the user's answer joins the history; a step that only needed it is done."""
         answer = await self.human.ask(action.question)
         self.history.append(f"- asked the user: {action.question!r} -> " + (f"answer: {answer!r}" if answer else "no answer"))
@@ -808,52 +724,9 @@ class AgentRun:
             finish("declined", f"the user declined: {line}")
             raise RunStopped("declined", f"the user declined {line}")
 
-    async def _wait_until(self, action: Wait, snap: Snapshot, expectation: Expectation, timing: dict[str, float],
-                          finish: Callable[..., None], open_ended: bool = False) -> tuple[StepOutcome | None, Snapshot, str | None]:
-        try:
-            predicate = parse_predicate(action.until or {})
-        except PredicateError as exc:
-            finish("failed", f"bad wait predicate: {exc}")
-            return None, snap, f"the wait's `until` is not a valid predicate: {exc}"
-        t0 = time.perf_counter()
-        waited = await Expectation([predicate], expectation.context, page_text=self._page_text).eventually(
-            snap, self.session.snapshot, timeout=action.timeout_ms / 1000, max_tries=20)
-        timing["verify_ms"] = (time.perf_counter() - t0) * 1000
-        latest = waited.snapshot or snap
-        if open_ended:
-            finish("acted" if waited.ok else "failed", "", checks=[r.model_dump() for r in waited.results])
-            return None, latest, None if waited.ok else "the condition never held"
-        if self._all_held_before and waited.ok:
-            return self._unprovable(latest, finish)
-        if not expectation.predicates:
-            finish("passed" if waited.ok else "failed", "", checks=[r.model_dump() for r in waited.results])
-            return (StepOutcome(verdict="passed"), latest, None) if waited.ok else (None, latest, "the condition never held")
-        verdict = expectation.once(latest)
-        if verdict.ok:
-            return self._held(verdict, latest, finish)
-        finish("retry", "", checks=[r.model_dump() for r in verdict.results])
-        return None, latest, self._check_feedback(verdict)
-
-    @staticmethod
-    def _held(verdict: Verification, latest: Snapshot, finish: Callable[..., None]) -> tuple[StepOutcome, Snapshot, None]:
-        """A step whose checks hold, each one that did not before it acted: proven."""
-        finish("passed", "", checks=[r.model_dump() for r in verdict.results], changed=[r.predicate for r in verdict.results])
-        return StepOutcome(verdict="passed", proven=True), latest, None
-
-    @staticmethod
-    def _unprovable(latest: Snapshot, finish: Callable[..., None]) -> tuple[StepOutcome, Snapshot, None]:
-        """A step that acted but whose every check held before it did: nothing proves it."""
-        reason = "every check of this step already held before it acted, so none proves it"
-        finish("unproven", reason)
-        return StepOutcome(verdict="unproven", reason=reason), latest, None
-
-    @staticmethod
-    def _check_feedback(verdict: Verification) -> str:
-        return "the step's checks failed: " + verdict.failed_line()
-
-    async def _verify(self, action: ActionModel, result: ActionResult, expectation: Expectation, timing: dict[str, float],
+    async def _verify(self, action: ActionModel, result: ActionResult, timing: dict[str, float],
                       finish: Callable[..., None], record: dict[str, Any], *, open_ended: bool, did: str,
-                      before: Snapshot) -> tuple[StepOutcome | None, Snapshot, str | None]:
+                      before: Snapshot) -> Attempted:
         """Judge the step on the page the action left (`did` is its history line, which gains what
         changed on `before`'s elements)."""
         settled = result.snapshot or await self.session.snapshot(screenshot=self.options.screenshots)
@@ -869,49 +742,11 @@ class AgentRun:
             if settled.thumbnail_b64:
                 record["thumbnail_b64"] = settled.thumbnail_b64
         settled = settled.model_copy(update={"screenshot_b64": None, "thumbnail_b64": None})
-        if open_ended:
-            finish("acted", "the task is one step: the executor goes on until it says done")
-            return None, settled, None
-        if self._all_held_before:
-            return self._unprovable(settled, finish)
-        if not expectation.predicates:
-            finish("passed", "the action succeeded (the step has no checks)")
-            return StepOutcome(verdict="passed"), settled, None
-        t0 = time.perf_counter()
-        verdict = await expectation.eventually(settled, self.session.snapshot)
-        timing["verify_ms"] = (time.perf_counter() - t0) * 1000
-        latest = verdict.snapshot or settled
-        if not verdict.ok:
-            t1 = time.perf_counter()
-            fixed = await repairs.after_failed_check(self.session, expectation, latest)
-            timing["repair_ms"] = (time.perf_counter() - t1) * 1000
-            record["repair"] = fixed.notes
-            if fixed.verification is not None:
-                verdict = fixed.verification
-                latest = fixed.snapshot or latest
-        record["verify_tries"] = verdict.tries
-        checks = [r.model_dump() for r in verdict.results]
-        if verdict.ok:
-            return self._held(verdict, latest, finish)
-        kept, dropped = guards.UNREACHABLE_CHECK.dropped(expectation.predicates, {key(r.predicate) for r in verdict.failed()},
-                                                        self._unreachable_before, latest)
-        if dropped is not None:
-            self._found(record, [dropped])
-            expectation.predicates = kept
-            if not kept:
-                finish("passed", f"the action succeeded; {dropped.message}", checks=checks)
-                return StepOutcome(verdict="passed"), latest, None
-            verdict = expectation.once(latest)
-            checks = [r.model_dump() for r in verdict.results]
-            if verdict.ok:
-                return self._held(verdict, latest, finish)
-        feedback = self._check_feedback(verdict)
-        finish("retry", feedback, checks=checks)
-        return None, latest, feedback
+        return await self.judge.judge(settled, timing, finish, record, open_ended)
 
 
 #: The handler of each action the registry (host.core.actions) says the host carries out itself;
 #: the browser's are in extension/sw/dispatch.js. tests/unit/test_action_registry.py checks both.
-HOST_ACTION_HANDLERS: dict[type[ActionModel], Callable[..., Awaitable[tuple[StepOutcome | None, Snapshot, str | None]]]] = {
+HOST_ACTION_HANDLERS: dict[type[ActionModel], Callable[..., Awaitable[Attempted]]] = {
     Done: AgentRun._done, AskUser: AgentRun._ask_user,
 }
