@@ -20,18 +20,24 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Awaitable, Callable, cast
+from typing import Any, Callable, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.host.agent import guards
 from waymark.host.agent import repair as repairs
+from waymark.host.agent.action_lines import action_line, landed_line
 from waymark.host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
 from waymark.host.agent.element_changes import changes_line
 from waymark.host.agent.executor import Executor, Turn
 from waymark.host.agent.grammar import offered_on
 from waymark.host.agent.guards import Finding, GuardContext, action_key
+from waymark.host.agent.host_actions import (
+    HOST_ACTION_HANDLERS,
+    HostActions,
+    RunStopped,
+)
 from waymark.host.agent.human import Human
 from waymark.host.agent.planner import (
     Plan,
@@ -68,9 +74,7 @@ from waymark.host.agent.verifier import (
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.core.actions import (
     ActionModel,
-    AskUser,
     CloseTab,
-    Done,
     Extract,
     Fill,
     Type,
@@ -129,66 +133,12 @@ class RunOptions(BaseModel):
     coordinates: bool = False
 
 
-class RunStopped(Exception):
-    """The run ends early for a reason that is not a budget: declined, blocked, no plan."""
-
-    def __init__(self, outcome: RunOutcome, reason: str) -> None:
-        super().__init__(reason)
-        self.outcome = outcome
-        self.reason = reason
-
-
 #: Characters of each raw model answer kept in the trace (redacted like everything traced).
 ANSWER_CHARS = 4000
 
 
 def _clipped(answers: list[str]) -> list[str]:
     return [a if len(a) <= ANSWER_CHARS else a[:ANSWER_CHARS] + " [...]" for a in answers]
-
-
-def _named(ref: int, snapshot: Snapshot | None) -> str:
-    element = snapshot.find(ref) if snapshot else None
-    return f'[{ref}] {element.role} "{element.name[:60]}"' if element else f"[{ref}]"
-
-
-def _at(x: Any, y: Any) -> str:
-    return f"({x:g}, {y:g})" if isinstance(x, (int, float)) and isinstance(y, (int, float)) else ""
-
-
-def action_line(action: ActionModel, snapshot: Snapshot | None) -> str:
-    """A short human line for an action: `click [12] button "Add to cart"`,
-    `drag [5] button "Card" to [9] dropzone "Done"`, `click_at (640, 360)`."""
-    parts = [action.type]
-    ref = getattr(action, "ref", None)
-
-    def field(name: str) -> Any:
-        return getattr(action, name, None)
-
-    if isinstance(ref, int):
-        parts.append(_named(ref, snapshot))
-    if _at(field("x"), field("y")):
-        parts.append(_at(field("x"), field("y")))
-    if isinstance(field("to_ref"), int):
-        parts.append("to " + _named(field("to_ref"), snapshot))
-    if _at(field("to_x"), field("to_y")):
-        parts.append("to " + _at(field("to_x"), field("to_y")))
-    if field("dx") is not None or field("dy") is not None:
-        parts.append(f"by ({field('dx') or 0:g}, {field('dy') or 0:g}) px")
-    for field in ("text", "key", "value", "files", "url", "direction", "question", "result", "ms"):
-        value = getattr(action, field, None)
-        if value not in (None, ""):
-            parts.append(f"{field}={str(value)[:80]!r}")
-    return " ".join(parts)
-
-
-def landed_line(result: ActionResult, snapshot: Snapshot | None) -> str:
-    """Where a pointer action landed, for the timeline, the trace and the model's history:
-    ` -> hit [8] button "Right target"`, ` -> dropped on [9] dropzone "Done"`; empty otherwise."""
-    parts = []
-    for label, where in (("hit", result.hit), ("dropped on", result.drop)):
-        if where is not None:
-            parts.append(f"{label} " + (_named(where.ref, snapshot) if where.ref is not None else where.element[:80]))
-    return " -> " + ", ".join(parts) if parts else ""
 
 
 class AgentRun:
@@ -242,6 +192,7 @@ class AgentRun:
         self.refusals: dict[str, int] = {}
         self.advisories: dict[str, int] = {}
         self.proof = Proof(self.guards, self._page_text, self.session.snapshot, self.emit, self._found)
+        self.host = HostActions(self.proof, human, self.history, self.session, self.task_tabs, options.policy)
 
     # ------------------------------------------------------------ plumbing
 
@@ -570,7 +521,7 @@ class AgentRun:
         record.update(action=action_json(action), action_line=action_line(action, safe), thought=turn.decision.thought)
 
         if action.traits.runs_in == "host":
-            return await HOST_ACTION_HANDLERS[type(action)](self, action, step, attempt, snap, expectation, finish)
+            return await HOST_ACTION_HANDLERS[type(action)](self.host, action, step, attempt, snap, expectation, finish, step is self.open_step)
 
         if isinstance(action, Wait) and action.until is not None:
             return await self.judge.wait_until(action, snap, timing, finish, open_ended=step is self.open_step)
@@ -588,14 +539,14 @@ class AgentRun:
                 return None, snap, f"that URL is not allowed ({refusal}); stay on allowed sites"
 
         if isinstance(action, CloseTab):
-            refusal = await self._close_refusal(action)
+            refusal = await self.host.close_refusal(action)
             if refusal:
                 finish("refused", refusal)
                 return None, snap, refusal
 
         reason = destructive_reason(action, safe)
         if reason:
-            await self._gate(action, reason, safe, record, finish)
+            await self.host.gate(action, reason, safe, record, finish)
 
         t0 = time.perf_counter()
         record["tab_before"] = self.session.tab_id
@@ -662,68 +613,6 @@ class AgentRun:
         did = f"- did: {action_line(action, safe)}{landed}"
         return await self._verify(action, result, timing, finish, record, open_ended=step is self.open_step, did=did, before=safe)
 
-    async def _done(self, action: Done, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
-                    finish: Callable[..., None]) -> Attempted:
-        """`done`: the run ends, a claimed success only while the step's checks or the task's
-        success criteria hold. A success claimed while neither holds is sent back as a retry: a
-        done may mean "this step is done", and ending the run there throws away the steps to come."""
-        verdict = expectation.once(snap) if expectation.predicates else None
-        checks = [r.model_dump() for r in verdict.results] if verdict else []
-        if action.success and verdict is not None and not verdict.ok and (not self.proof.criteria or await self.proof.unmet(snap)):
-            reason = "done was claimed but the step's checks fail: " + "; ".join(r.detail for r in verdict.failed())
-            finish("retry", reason, checks=checks)
-            return None, snap, (f"{reason}, and the task is not finished. Do the current step ({step.intent}) "
-                                "with one action on the page, or answer done with success false if it cannot be done")
-        ok = action.success
-        reason = action.result if ok else (action.result or "the task could not be finished")
-        finish("done" if ok else "failed", reason, checks=checks)
-        return StepOutcome(verdict="done", success=ok, result=action.result, reason=reason, attempts=attempt), snap, None
-
-    async def _ask_user(self, action: AskUser, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
-                        finish: Callable[..., None]) -> Attempted:
-        """`ask_user`: the user's answer joins the history; a step that only needed it is done."""
-        answer = await self.human.ask(action.question)
-        self.history.append(f"- asked the user: {action.question!r} -> " + (f"answer: {answer!r}" if answer else "no answer"))
-        if answer and not expectation.predicates and step is not self.open_step:
-            # A step that only needed information is done once the user gave it.
-            finish("passed", "the user answered")
-            return StepOutcome(verdict="passed"), snap, None
-        finish("answered" if answer else "unanswered", "")
-        return None, snap, None if answer else "the user did not answer; go on without asking"
-
-    async def _close_refusal(self, action: CloseTab) -> str | None:
-        """Why close_tab may not happen: the tab is not this task's, or it is its last one."""
-        closing = action.tab_id if action.tab_id is not None else self.session.tab_id
-        if closing not in self.task_tabs:
-            return f"tab {closing} is not one of this task's tabs; the agent closes only tabs it worked in"
-        data = await self.session.bridge.request("tabs.list", {})
-        alive = {int(t["tab_id"]) for t in data.get("tabs", []) if "tab_id" in t}
-        self.task_tabs &= alive
-        if self.task_tabs <= {closing}:
-            return (f"tab {closing} is the last tab of this task and stays open: closing it would leave nothing to work in. "
-                    "Use back or navigate to leave this page, or done when the task is finished")
-        return None
-
-    async def _gate(self, action: ActionModel, reason: str, safe: Snapshot, record: dict[str, Any], finish: Callable[..., None]) -> None:
-        """Confirmation of a destructive action by policy; raises RunStopped when it may not happen."""
-        policy = self.options.policy
-        line = action_line(action, safe)
-        record["destructive"] = reason
-        if policy.destructive == "allow":
-            return
-        if policy.destructive == "block":
-            finish("blocked", f"destructive action blocked by policy: {reason}")
-            raise RunStopped("blocked", f"{line} was blocked by policy ({reason})")
-        request = {"action": action_json(action), "action_line": line, "reason": reason, "url": safe.url}
-        try:
-            approved = await asyncio.wait_for(self.human.confirm(request), policy.confirm_timeout_s)
-        except TimeoutError:
-            approved = False
-        record["confirmation"] = "approved" if approved else "declined"
-        if not approved:
-            finish("declined", f"the user declined: {line}")
-            raise RunStopped("declined", f"the user declined {line}")
-
     async def _verify(self, action: ActionModel, result: ActionResult, timing: dict[str, float],
                       finish: Callable[..., None], record: dict[str, Any], *, open_ended: bool, did: str,
                       before: Snapshot) -> Attempted:
@@ -743,10 +632,3 @@ class AgentRun:
                 record["thumbnail_b64"] = settled.thumbnail_b64
         settled = settled.model_copy(update={"screenshot_b64": None, "thumbnail_b64": None})
         return await self.judge.judge(settled, timing, finish, record, open_ended)
-
-
-#: The handler of each action the registry (host.core.actions) says the host carries out itself;
-#: the browser's are in extension/sw/dispatch.js. tests/unit/test_action_registry.py checks both.
-HOST_ACTION_HANDLERS: dict[type[ActionModel], Callable[..., Awaitable[Attempted]]] = {
-    Done: AgentRun._done, AskUser: AgentRun._ask_user,
-}
