@@ -4,10 +4,12 @@ the browser does it (close_tab on this task's tabs only, confirmation of a destr
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any, Awaitable, Callable
 
+from waymark.host.agent import repair as repairs
 from waymark.host.agent.action_lines import action_line
-from waymark.host.agent.confirm import Policy
+from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
 from waymark.host.agent.human import Human
 from waymark.host.agent.planner import PlanStep
 from waymark.host.agent.proof import Proof
@@ -15,7 +17,15 @@ from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.step_judge import Attempted, Finish, StepOutcome
 from waymark.host.agent.verdicts import RunOutcome
 from waymark.host.agent.verifier import Expectation
-from waymark.host.core.actions import ActionModel, AskUser, CloseTab, Done, action_json
+from waymark.host.core.actions import (
+    ActionModel,
+    AskUser,
+    CloseTab,
+    Done,
+    absolute_url,
+    action_json,
+)
+from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.snapshot import Snapshot
 
 
@@ -32,14 +42,75 @@ class HostActions:
     """What answers `done` and `ask_user`, and what an action must pass before dispatch by policy."""
 
     def __init__(self, proof: Proof, human: Human, history: list[str], session: BrowserSession, task_tabs: set[int],
-                 policy: Policy) -> None:
+                 visited: set[str], policy: Policy) -> None:
         self.proof = proof
         self.human = human
         self.history = history
         self.session = session
         #: Tabs this task works in (shared with the run); the last of them is never closed.
         self.task_tabs = task_tabs
+        #: The pages this run has acted on or reached (shared with the run and its guards).
+        self.visited = visited
         self.policy = policy
+
+    async def admit(self, action: ActionModel, snap: Snapshot, safe: Snapshot, record: dict[str, Any],
+                    finish: Finish) -> tuple[ActionModel, str | None]:
+        """The action as it will be dispatched (a URL resolved against the page) and why it may
+        not be (the domain lists, a tab not this task's), or None; asks for confirmation of a
+        destructive action, raising RunStopped when it may not happen."""
+        given = getattr(action, "url", None) if action.traits.opens_url else None
+        if given:
+            resolved = absolute_url(given, snap.url)
+            if resolved != given:
+                record["url_given"] = given
+                action = action.model_copy(update={"url": resolved})
+                record["action"] = action_json(action)
+            refusal = domain_refusal(resolved, self.policy)
+            if refusal:
+                finish("refused", refusal)
+                return action, f"that URL is not allowed ({refusal}); stay on allowed sites"
+        if isinstance(action, CloseTab):
+            refusal = await self.close_refusal(action)
+            if refusal:
+                finish("refused", refusal)
+                return action, refusal
+        reason = destructive_reason(action, safe)
+        if reason:
+            await self.gate(action, reason, safe, record, finish)
+        return action, None
+
+    def arrived(self, action: ActionModel, result: ActionResult, snap: Snapshot, safe: Snapshot, record: dict[str, Any],
+                finish: Finish) -> None:
+        """Note where the action took the run (pages, tabs); raises RunStopped on a page the user does not allow."""
+        self.visited.update(u for u in (snap.url, result.url_after) if u)
+        if result.ok and isinstance(action, CloseTab):
+            self.task_tabs.discard(action.tab_id if action.tab_id is not None else record.get("tab_before"))
+        if self.session.tab_id is not None:
+            self.task_tabs.add(self.session.tab_id)
+        refusal = domain_refusal(result.url_after, self.policy) if result.url_after else None
+        if refusal:
+            # A link or redirect took the tab somewhere the user does not allow: stop acting there.
+            finish("blocked", refusal)
+            raise RunStopped("blocked", f"{action_line(action, safe)} led to a page that is not allowed: {refusal}")
+
+    async def recover(self, action: ActionModel, dispatched: ActionModel, result: ActionResult, timing: dict[str, float],
+                      record: dict[str, Any], finish: Finish) -> ActionResult | Attempted:
+        """After the browser reported an error: the repaired result, or the retry to answer with. A stale ref is never re-dispatched by name: the model decides again on the fresh page."""
+        error = result.error
+        code, message = (error.code, error.message) if error else ("failed", "the action failed")
+        if code == "stale_ref":
+            fresh = result.snapshot or await self.session.snapshot()
+            finish("retry", f"stale_ref: {message}", error={"code": code, "message": message})
+            return None, fresh, f"ref {getattr(action, 'ref', None)} no longer exists (the page changed); choose from the fresh snapshot"
+        t1 = time.perf_counter()
+        fixed = await repairs.after_action_error(self.session, self.policy, dispatched, result)
+        timing["repair_ms"] = (time.perf_counter() - t1) * 1000
+        record["repair"] = fixed.notes
+        if fixed.result is None or not fixed.result.ok:
+            fresh = fixed.snapshot or result.snapshot or await self.session.snapshot()
+            finish("retry", f"{code}: {message}", error={"code": code, "message": message})
+            return None, fresh, f"the action failed with {code}: {message}"
+        return fixed.result
 
     async def done(self, action: Done, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
                    finish: Finish, open_ended: bool) -> Attempted:

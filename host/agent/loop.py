@@ -25,10 +25,9 @@ from typing import Any, Callable, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.host.agent import guards
-from waymark.host.agent import repair as repairs
 from waymark.host.agent.action_lines import action_line, landed_line
 from waymark.host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
-from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
+from waymark.host.agent.confirm import Policy, domain_refusal
 from waymark.host.agent.element_changes import changes_line
 from waymark.host.agent.executor import Executor, Turn
 from waymark.host.agent.grammar import offered_on
@@ -42,10 +41,9 @@ from waymark.host.agent.human import Human
 from waymark.host.agent.planner import (
     Plan,
     Planner,
-    PlannerFailed,
     PlanStep,
-    fallback_plan,
 )
+from waymark.host.agent.planning import Planning, clipped
 from waymark.host.agent.prompts import snapshot_block
 from waymark.host.agent.proof import Proof
 from waymark.host.agent.redaction import (
@@ -55,7 +53,6 @@ from waymark.host.agent.redaction import (
     redact_url,
     resolve_action,
 )
-from waymark.host.agent.relevance import named_like
 from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.step_judge import Attempted, StepJudge, StepOutcome
@@ -74,12 +71,10 @@ from waymark.host.agent.verifier import (
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.core.actions import (
     ActionModel,
-    CloseTab,
     Extract,
     Fill,
     Type,
     Wait,
-    absolute_url,
     action_json,
     offered_actions,
 )
@@ -133,14 +128,6 @@ class RunOptions(BaseModel):
     coordinates: bool = False
 
 
-#: Characters of each raw model answer kept in the trace (redacted like everything traced).
-ANSWER_CHARS = 4000
-
-
-def _clipped(answers: list[str]) -> list[str]:
-    return [a if len(a) <= ANSWER_CHARS else a[:ANSWER_CHARS] + " [...]" for a in answers]
-
-
 class AgentRun:
     """Runs one task to a RunSummary. Cancel the task running `run()` to stop it at any point."""
 
@@ -168,18 +155,12 @@ class AgentRun:
         self.step_counter = 0
         self.result = ""
         self.last_raw = ""
-        #: Elements an overlay hid on the page the current plan was made on.
-        self.plan_hid = 0
-        #: Steps verified when the current plan was made: the plan's own proven steps are the rest.
-        self.verified_before_plan = 0
         #: The texts this run typed (as the model wrote them: placeholders, never secrets).
         self.typed: list[str] = []
         #: The pages this run has acted on or reached: opening one again is never a made-up address.
         self.visited: set[str] = set()
         #: Tabs this task works in; the last of them is never closed.
         self.task_tabs: set[int] = set()
-        #: The fallback plan's step: worked on until the executor says done.
-        self.open_step: PlanStep | None = None
         #: The current step's checks, as they stood before it acted.
         self.judge = StepJudge(self.session, self._page_text, self._found)
         #: What this run filled into secret fields: their value never leaves the page, so only this
@@ -192,7 +173,9 @@ class AgentRun:
         self.refusals: dict[str, int] = {}
         self.advisories: dict[str, int] = {}
         self.proof = Proof(self.guards, self._page_text, self.session.snapshot, self.emit, self._found)
-        self.host = HostActions(self.proof, human, self.history, self.session, self.task_tabs, options.policy)
+        self.planning = Planning(self.planner, options.task, options.plan, self.budget, self.proof, self.history, self.emit,
+                                 self._take_tokens, self._safe, self._page, lambda: self._timeout(options.planner_call))
+        self.host = HostActions(self.proof, human, self.history, self.session, self.task_tabs, self.visited, options.policy)
 
     # ------------------------------------------------------------ plumbing
 
@@ -319,7 +302,7 @@ class AgentRun:
         self.guards.start, self.guards.start_text = snap, await self._page_text()
         self.visited.add(snap.url)
 
-        plan = await self._plan(snap, evidence=None)
+        plan = await self.planning.plan(snap, None, self.steps_verified)
         self.steps_total = len(plan.steps)
         index = 0
         while True:
@@ -357,8 +340,9 @@ class AgentRun:
             # the page now shows what is left. Nor did a plan whose steps all passed unproven do
             # anything a check saw. A plan that proved a step is judged as it is: a criterion may
             # be a wrong guess, and a new plan on the page its work reached can undo that work.
-            why = (f"the last plan was made while an overlay hid {self.plan_hid} element(s) of the page" if self.plan_hid
-                   else "no step of the last plan was proven by a check that changed" if self.steps_verified == self.verified_before_plan
+            hid = self.planning.hid
+            why = (f"the last plan was made while an overlay hid {hid} element(s) of the page" if hid
+                   else "no step of the last plan was proven by a check that changed" if self.steps_verified == self.planning.verified_before
                    else "")
             unmet = await self.proof.unmet(snap) if why else ""
             if not unmet or self.budget.replans >= self.options.budgets.max_replans:
@@ -373,45 +357,12 @@ class AgentRun:
     async def _replan(self, snap: Snapshot, evidence: dict[str, Any]) -> Plan:
         """A new plan from this page for what is left, counted against the replan budget."""
         self.budget.take_replan()
-        plan = await self._plan(snap, evidence=evidence)
+        plan = await self.planning.plan(snap, evidence, self.steps_verified)
         self.steps_total = self.steps_passed + self.steps_unproven + len(plan.steps)
         return plan
 
     async def _conclude(self, snap: Snapshot, reason: str) -> tuple[bool, RunOutcome, str]:
         return await self.proof.conclude(snap, reason, self.steps_verified, self.steps_unproven)
-
-    async def _plan(self, snap: Snapshot, evidence: dict[str, Any] | None) -> Plan:
-        self.budget.check_tokens()
-        if not self.options.plan:
-            plan = fallback_plan(self.options.task)
-            self.open_step = plan.steps[0]
-            self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in plan.steps], tokens=0,
-                      fallback=True, reason="planning is off for this run", evidence=evidence)
-            return plan
-        safe = self._safe(snap)
-        self.plan_hid = int(snap.stats.get("occluded") or 0)
-        self.verified_before_plan = self.steps_verified
-        try:
-            result = await self.planner.plan(
-                self.options.task, self._page(safe), evidence=evidence, history=self.history, timeout=self._timeout(self.options.planner_call),
-                named=named_like(self.options.task, safe),
-            )
-        except PlannerFailed as exc:
-            # The executor alone can still try the task; only task-level evidence can prove it then.
-            self._take_tokens(exc.tokens_in, exc.tokens_out)
-            plan = fallback_plan(self.options.task)
-            self.open_step = plan.steps[0]
-            self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in plan.steps], tokens=exc.tokens,
-                      fallback=True, reason=str(exc), evidence=evidence, answers=_clipped(exc.answers))
-            return plan
-        self._take_tokens(result.tokens_in, result.tokens_out)
-        self.open_step = None
-        if result.plan.success_criteria:
-            await self.proof.named(result.plan.success_criteria, snap)
-        self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in result.plan.steps], tokens=result.tokens,
-                  success_criteria=result.plan.success_criteria, latency_ms=round(result.latency_ms, 1), attempts=result.attempts,
-                  evidence=evidence, coercions=result.coercions, answers=_clipped(result.answers))
-        return result.plan
 
     async def _persist_failure(self, step: PlanStep, outcome: StepOutcome, snap: Snapshot) -> dict[str, Any]:
         """Store the evidence of a failed required step; returns it for the replan."""
@@ -469,7 +420,7 @@ class AgentRun:
         """The step proven done before a retry: an action that reported a failure may still have
         landed (the page re-rendered its target as it answered), and asking the model again would
         have it redo or refuse work that is already done."""
-        if not expectation.predicates or step is self.open_step:
+        if not expectation.predicates or step is self.planning.open_step:
             return None
         verdict = await expectation.judge(snap)
         if not verdict.ok:
@@ -478,7 +429,7 @@ class AgentRun:
         self.emit("step", step=self.step_counter, plan_index=index, attempt=attempt, retries=failures, intent=step.intent,
                   verify=step.verify, required=step.required, verdict="passed",
                   reason="the step's checks hold after the last attempt: its action landed although it reported a failure",
-                  checks=[r.model_dump() for r in verdict.results], changed=[r.predicate for r in verdict.results])
+                  checks=[r.model_dump() for r in verdict.results], changed=[r.predicate for r in verdict.results], findings=[])
         return StepOutcome(verdict="passed", proven=True, attempts=attempt - 1)
 
     @timed("step")
@@ -506,7 +457,7 @@ class AgentRun:
         self._take_tokens(turn.tokens_in, turn.tokens_out)
         self.last_raw = turn.raw
         record.update(tokens=turn.tokens, model_calls=turn.calls, native_tools=turn.native,
-                      parse_failures=[p.model_dump() for p in turn.problems], coercions=turn.coercions, answers=_clipped(turn.answers))
+                      parse_failures=[p.model_dump() for p in turn.problems], coercions=turn.coercions, answers=clipped(turn.answers))
         self._found(record, turn.findings)
 
         def finish(verdict: StepVerdict, reason: str = "", **extra: Any) -> None:
@@ -521,33 +472,14 @@ class AgentRun:
         record.update(action=action_json(action), action_line=action_line(action, safe), thought=turn.decision.thought)
 
         if action.traits.runs_in == "host":
-            return await HOST_ACTION_HANDLERS[type(action)](self.host, action, step, attempt, snap, expectation, finish, step is self.open_step)
+            return await HOST_ACTION_HANDLERS[type(action)](self.host, action, step, attempt, snap, expectation, finish, step is self.planning.open_step)
 
         if isinstance(action, Wait) and action.until is not None:
-            return await self.judge.wait_until(action, snap, timing, finish, open_ended=step is self.open_step)
+            return await self.judge.wait_until(action, snap, timing, finish, open_ended=step is self.planning.open_step)
 
-        given = getattr(action, "url", None) if action.traits.opens_url else None
-        if given:
-            resolved = absolute_url(given, snap.url)
-            if resolved != given:
-                record["url_given"] = given
-                action = action.model_copy(update={"url": resolved})
-                record["action"] = action_json(action)
-            refusal = domain_refusal(resolved, self.options.policy)
-            if refusal:
-                finish("refused", refusal)
-                return None, snap, f"that URL is not allowed ({refusal}); stay on allowed sites"
-
-        if isinstance(action, CloseTab):
-            refusal = await self.host.close_refusal(action)
-            if refusal:
-                finish("refused", refusal)
-                return None, snap, refusal
-
-        reason = destructive_reason(action, safe)
-        if reason:
-            await self.host.gate(action, reason, safe, record, finish)
-
+        action, refusal = await self.host.admit(action, snap, safe, record, finish)
+        if refusal is not None:
+            return None, snap, refusal
         t0 = time.perf_counter()
         record["tab_before"] = self.session.tab_id
         try:
@@ -559,36 +491,14 @@ class AgentRun:
         result = await self.session.act(dispatched, screenshot=self.options.screenshots)
         timing["dispatch_ms"] = (time.perf_counter() - t0) * 1000
         record.update(path=result.path, settle_ms=result.settle_ms, navigated=result.navigated, tab_id=self.session.tab_id)
-        self.visited.update(u for u in (snap.url, result.url_after) if u)
-        if result.ok and isinstance(action, CloseTab):
-            self.task_tabs.discard(action.tab_id if action.tab_id is not None else record.get("tab_before"))
-        if self.session.tab_id is not None:
-            self.task_tabs.add(self.session.tab_id)
-        refusal = domain_refusal(result.url_after, self.options.policy) if result.url_after else None
-        if refusal:
-            # A link or redirect took the tab somewhere the user does not allow: stop acting there.
-            finish("blocked", refusal)
-            raise RunStopped("blocked", f"{action_line(action, safe)} led to a page that is not allowed: {refusal}")
+        self.host.arrived(action, result, snap, safe, record, finish)
         if result.text is not None and isinstance(action, Extract):
             self.result = result.text[:4000]
-
         if not result.ok:
-            error = result.error
-            code, message = (error.code, error.message) if error else ("failed", "the action failed")
-            if code == "stale_ref":
-                # The element is gone: decide again on the fresh snapshot, never re-dispatch by name.
-                fresh = result.snapshot or await self.session.snapshot()
-                finish("retry", f"stale_ref: {message}", error={"code": code, "message": message})
-                return None, fresh, f"ref {getattr(action, 'ref', None)} no longer exists (the page changed); choose from the fresh snapshot"
-            t1 = time.perf_counter()
-            fixed = await repairs.after_action_error(self.session, self.options.policy, dispatched, result)
-            timing["repair_ms"] = (time.perf_counter() - t1) * 1000
-            record["repair"] = fixed.notes
-            if fixed.result is None or not fixed.result.ok:
-                fresh = fixed.snapshot or result.snapshot or await self.session.snapshot()
-                finish("retry", f"{code}: {message}", error={"code": code, "message": message})
-                return None, fresh, f"the action failed with {code}: {message}"
-            result = fixed.result
+            recovered = await self.host.recover(action, dispatched, result, timing, record, finish)
+            if not isinstance(recovered, ActionResult):
+                return recovered
+            result = recovered
 
         self.guards.result = result
         still = guards.after_dispatch(self.guards, action, safe)
@@ -597,21 +507,15 @@ class AgentRun:
             self.history.append(f"- did: {action_line(action, safe)} -> moved nothing")
             finish("retry", f"{still.code}: {still.message}")
             return None, result.snapshot or snap, still.message
-        if isinstance(action, Fill) and isinstance(dispatched, Fill):
-            self.secret_fills.note(snap.url, snap.find(action.ref), action.text, dispatched.text)
-        elif isinstance(action, Type) and isinstance(dispatched, Type):
-            # Typed into an empty field, the text is its whole value; typed after a value, it is not known.
-            field = snap.find(action.ref)
-            empty = field is not None and not field.states.get("has_value")
-            self.secret_fills.note(snap.url, field, *((action.text, dispatched.text) if empty else ()))
-        if isinstance(action, (Fill, Type)):
+        if isinstance(action, (Fill, Type)) and isinstance(dispatched, (Fill, Type)):
+            self.secret_fills.typed(snap.url, snap.find(action.ref), action, dispatched.text)
             self.typed.append(action.text)
         landed = landed_line(result, safe)
         if landed:
             record.update(action_line=record["action_line"] + landed, hit=result.hit.model_dump() if result.hit else None,
                           drop=result.drop.model_dump() if result.drop else None)
         did = f"- did: {action_line(action, safe)}{landed}"
-        return await self._verify(action, result, timing, finish, record, open_ended=step is self.open_step, did=did, before=safe)
+        return await self._verify(action, result, timing, finish, record, open_ended=step is self.planning.open_step, did=did, before=safe)
 
     async def _verify(self, action: ActionModel, result: ActionResult, timing: dict[str, float],
                       finish: Callable[..., None], record: dict[str, Any], *, open_ended: bool, did: str,
