@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, cast
 
 from waymark.host.agent import repair as repairs
 from waymark.host.agent.action_lines import action_line
+from waymark.host.agent.budgets import BudgetExhausted
 from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
 from waymark.host.agent.human import Human
 from waymark.host.agent.planner import PlanStep
@@ -17,6 +18,7 @@ from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.step_judge import Attempted, Finish, StepOutcome
 from waymark.host.agent.verdicts import RunOutcome
 from waymark.host.agent.verifier import Expectation
+from waymark.host.bridge import BrowserError
 from waymark.host.core.actions import (
     ActionModel,
     AskUser,
@@ -36,6 +38,21 @@ class RunStopped(Exception):
         super().__init__(reason)
         self.outcome = outcome
         self.reason = reason
+
+
+def ended_by(exc: Exception, wall_clock_expired: bool, wall_clock_s: float) -> tuple[RunOutcome, str]:
+    """How a run that raised `exc` ended, and why, for its summary."""
+    if isinstance(exc, TimeoutError):
+        if wall_clock_expired:
+            return "budget_wall_clock", f"the run used its {wall_clock_s:g} s wall-clock budget"
+        return "error", "an operation timed out"
+    if isinstance(exc, BudgetExhausted):
+        return cast(RunOutcome, f"budget_{exc.kind}"), exc.message
+    if isinstance(exc, RunStopped):
+        return exc.outcome, exc.reason
+    if isinstance(exc, BrowserError):
+        return "error", f"browser {exc.code}: {exc.message}"
+    return "error", f"{type(exc).__name__}: {exc}"
 
 
 class HostActions:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Callable, cast
+from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,14 +28,14 @@ from waymark.host.agent import guards
 from waymark.host.agent.action_lines import action_line, landed_line
 from waymark.host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from waymark.host.agent.confirm import Policy, domain_refusal
-from waymark.host.agent.element_changes import changes_line
 from waymark.host.agent.executor import Executor, Turn
 from waymark.host.agent.grammar import offered_on
-from waymark.host.agent.guards import Finding, GuardContext, action_key
+from waymark.host.agent.guards import Finding, GuardContext
 from waymark.host.agent.host_actions import (
     HOST_ACTION_HANDLERS,
     HostActions,
     RunStopped,
+    ended_by,
 )
 from waymark.host.agent.human import Human
 from waymark.host.agent.planner import (
@@ -161,8 +161,6 @@ class AgentRun:
         self.visited: set[str] = set()
         #: Tabs this task works in; the last of them is never closed.
         self.task_tabs: set[int] = set()
-        #: The current step's checks, as they stood before it acted.
-        self.judge = StepJudge(self.session, self._page_text, self._found)
         #: What this run filled into secret fields: their value never leaves the page, so only this
         #: shows that a fill changes nothing or that a check of one holds.
         self.secret_fills = SecretFills()
@@ -172,6 +170,8 @@ class AgentRun:
         #: Findings per guard name, by strength (overruled advisories are not counted again).
         self.refusals: dict[str, int] = {}
         self.advisories: dict[str, int] = {}
+        #: The current step's checks, as they stood before it acted.
+        self.judge = StepJudge(self.session, self._page_text, self._found, self.guards, self.history)
         self.proof = Proof(self.guards, self._page_text, self.session.snapshot, self.emit, self._found)
         self.planning = Planning(self.planner, options.task, options.plan, self.budget, self.proof, self.history, self.emit,
                                  self._take_tokens, self._safe, self._page, lambda: self._timeout(options.planner_call))
@@ -247,19 +247,8 @@ class AgentRun:
                     success, outcome, reason = await self._run()
                 finally:
                     await asyncio.shield(self.session.release())
-        except TimeoutError:
-            if clock.expired():
-                outcome, reason = "budget_wall_clock", f"the run used its {self.options.budgets.wall_clock_s:g} s wall-clock budget"
-            else:
-                outcome, reason = "error", "an operation timed out"
-        except BudgetExhausted as exc:
-            outcome, reason = cast(RunOutcome, f"budget_{exc.kind}"), exc.message
-        except RunStopped as exc:
-            outcome, reason = exc.outcome, exc.reason
-        except ProviderError as exc:
-            outcome, reason = "error", f"{type(exc).__name__}: {exc}"
-        except BrowserError as exc:
-            outcome, reason = "error", f"browser {exc.code}: {exc.message}"
+        except (TimeoutError, BudgetExhausted, RunStopped, ProviderError, BrowserError) as exc:
+            outcome, reason = ended_by(exc, clock.expired(), self.options.budgets.wall_clock_s)
         except asyncio.CancelledError:
             self._finish(started, False, "cancelled", "the run was cancelled")
             raise
@@ -382,7 +371,7 @@ class AgentRun:
     # ------------------------------------------------------------ one plan step
 
     async def _step(self, step: PlanStep, index: int, snap: Snapshot) -> tuple[StepOutcome, Snapshot]:
-        self.judge = StepJudge(self.session, self._page_text, self._found)
+        self.judge = StepJudge(self.session, self._page_text, self._found, self.guards, self.history)
         await self.judge.begin(step.verify, snap, self.secret_fills)
         before, expectation = self.judge.before, self.judge.expectation
         feedback: str | None = None
@@ -515,24 +504,8 @@ class AgentRun:
             record.update(action_line=record["action_line"] + landed, hit=result.hit.model_dump() if result.hit else None,
                           drop=result.drop.model_dump() if result.drop else None)
         did = f"- did: {action_line(action, safe)}{landed}"
-        return await self._verify(action, result, timing, finish, record, open_ended=step is self.planning.open_step, did=did, before=safe)
-
-    async def _verify(self, action: ActionModel, result: ActionResult, timing: dict[str, float],
-                      finish: Callable[..., None], record: dict[str, Any], *, open_ended: bool, did: str,
-                      before: Snapshot) -> Attempted:
-        """Judge the step on the page the action left (`did` is its history line, which gains what
-        changed on `before`'s elements)."""
         settled = result.snapshot or await self.session.snapshot(screenshot=self.options.screenshots)
-        after = self._safe(settled)
-        changed = changes_line(before, after)
-        if (after.url, after.title, after.text) == (before.url, before.title, before.text):
-            self.guards.without_effect.add(action_key(action, before))
-        if changed:
-            record["elements_changed"] = changed.removeprefix(" -> changed: ")
-        self.history.append(did + changed)
         if settled.screenshot_b64:
             record["screenshot"] = self.trace.artifact_b64(f"step-{self.step_counter:03d}.jpg", settled.screenshot_b64)
-            if settled.thumbnail_b64:
-                record["thumbnail_b64"] = settled.thumbnail_b64
-        settled = settled.model_copy(update={"screenshot_b64": None, "thumbnail_b64": None})
-        return await self.judge.judge(settled, timing, finish, record, open_ended)
+        return await self.judge.after(action, settled, safe, self._safe(settled), did, timing, finish, record,
+                                      open_ended=step is self.planning.open_step)

@@ -16,7 +16,8 @@ from pydantic import BaseModel
 
 from waymark.host.agent import guards
 from waymark.host.agent import repair as repairs
-from waymark.host.agent.guards import Finding
+from waymark.host.agent.element_changes import changes_line
+from waymark.host.agent.guards import Finding, GuardContext, action_key
 from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.verifier import (
@@ -30,7 +31,7 @@ from waymark.host.agent.verifier import (
     parse_predicates,
     unreachable_by_link,
 )
-from waymark.host.core.actions import Wait
+from waymark.host.core.actions import ActionModel, Wait
 from waymark.host.core.snapshot import Snapshot
 
 
@@ -71,10 +72,13 @@ def check_feedback(verdict: Verification) -> str:
 class StepJudge:
     """The checks of one step, split at its start into those that held already and those it must change."""
 
-    def __init__(self, session: BrowserSession, page_text: TextSource, found: Callable[[dict[str, Any], list[Finding]], None]) -> None:
+    def __init__(self, session: BrowserSession, page_text: TextSource, found: Callable[[dict[str, Any], list[Finding]], None],
+                 context: GuardContext, history: list[str]) -> None:
         self.session = session
         self.page_text = page_text
         self.found = found
+        self.context = context
+        self.history = history
         self.before: Verification | None = None
         self.expectation = Expectation([])
         self.all_held_before = False
@@ -92,6 +96,22 @@ class StepJudge:
         self.all_held_before = bool(predicates) and not judged
         self.expectation = Expectation(judged, context, page_text=self.page_text)
         self.unreachable_before = {key(p.to_json()) for p in unreachable_by_link(judged, snap)}
+
+    async def after(self, action: ActionModel, settled: Snapshot, before: Snapshot, after: Snapshot, did: str,
+                    timing: dict[str, float], finish: Finish, record: dict[str, Any], open_ended: bool) -> Attempted:
+        """The step on the page the action left (`before` and `after`: that page and the one it
+        acted on, as prompts see them): the history line gains what changed on `before`'s
+        elements, an action that changed nothing is noted for the guards, and the step is judged."""
+        changed = changes_line(before, after)
+        if (after.url, after.title, after.text) == (before.url, before.title, before.text):
+            self.context.without_effect.add(action_key(action, before))
+        if changed:
+            record["elements_changed"] = changed.removeprefix(" -> changed: ")
+        self.history.append(did + changed)
+        if settled.thumbnail_b64:
+            record["thumbnail_b64"] = settled.thumbnail_b64
+        settled = settled.model_copy(update={"screenshot_b64": None, "thumbnail_b64": None})
+        return await self.judge(settled, timing, finish, record, open_ended)
 
     async def judge(self, settled: Snapshot, timing: dict[str, float], finish: Finish, record: dict[str, Any],
                     open_ended: bool) -> Attempted:
