@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -25,6 +24,8 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.eval import miniwob
+from waymark.eval.answers import judge_answer
+from waymark.eval.progress import Progress
 from waymark.eval.report import ReportWriter, Row, Summary, git_sha, now_iso
 from waymark.eval.sites.serve import SiteServer
 from waymark.eval.tasks import (
@@ -68,13 +69,15 @@ class RunConfig(BaseModel):
     headless: bool = True
     #: Ask the planner for a plan (off: `--no-plan`, the executor works on each whole task).
     plan: bool = True
+    #: Give extraction tasks their output schema (off: `--no-output-schema`, the empty schema: any answer, its shape in the goal's words).
+    output_schema: bool = True
     #: Where suites live (tests point it at a temporary folder).
     suites_dir: Path = SUITES_DIR
 
     @classmethod
     def from_cli(
         cls, *, suite: str, specs: tuple[ModelSpec, ModelSpec] | None, tasks: list[str] | None, workers: int,
-        shard: str | None, out: Path, headless: bool = True, plan: bool = True,
+        shard: str | None, out: Path, headless: bool = True, plan: bool = True, output_schema: bool = True,
     ) -> "RunConfig":
         """Validate the command line's choices (raises RunnerError / TaskError with the fix)."""
         if specs is None:
@@ -84,7 +87,7 @@ class RunConfig(BaseModel):
             raise RunnerError("--workers must be at least 1")
         return cls(
             suite=suite, executor=executor, planner=None if planner == executor else planner, tasks=tasks, workers=workers,
-            shard=parse_shard(shard) if shard else None, out=out, headless=headless, plan=plan,
+            shard=parse_shard(shard) if shard else None, out=out, headless=headless, plan=plan, output_schema=output_schema,
         )
 
     def select(self) -> list[Task]:
@@ -101,35 +104,6 @@ class RunConfig(BaseModel):
 
     def scripted(self) -> bool:
         return self.executor.provider == "scripted" or (self.planner is not None and self.planner.provider == "scripted")
-
-
-# ------------------------------------------------------------------ progress
-
-
-class Progress:
-    """A one-line progress bar on stderr (only on a terminal)."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.total = total
-        self.enabled = enabled
-        self.done = 0
-        self.passed = 0
-        self.started = time.monotonic()
-
-    def update(self, row: Row) -> None:
-        self.done += 1
-        self.passed += row.verdict == "pass"
-        if not self.enabled:
-            return
-        width = 30
-        filled = int(width * self.done / max(1, self.total))
-        elapsed = time.monotonic() - self.started
-        line = (f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}  "
-                f"{self.passed} passed  {elapsed:5.0f} s  {row.task[:40]:<40}")
-        sys.stderr.write(line)
-        sys.stderr.flush()
-        if self.done == self.total:
-            sys.stderr.write("\n")
 
 
 # ------------------------------------------------------------------ rows
@@ -240,6 +214,10 @@ def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict
     }
     if task.coordinates:
         params["coordinates"] = True
+    if task.output_schema is not None:
+        # Without its schema an extraction task still asks for an answer, of any shape (the empty
+        # schema): the run ends the same way, only the goal's words say what the data holds.
+        params["output_schema"] = task.output_schema if config.output_schema else {}
     if config.scripted():
         params["script"] = str(task.script_path())
     else:
@@ -324,8 +302,14 @@ async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Serve
                 reward = await miniwob.read_reward(page)
                 passed, reason = reward.passed(task.miniwob.threshold), reward.describe()
                 details: dict[str, Any] = {"reward": reward.model_dump(), "goal": goal}
-            else:
+            elif task.success:
                 passed, reason, details = await _judge_predicates(controller, task, tab_id, url)
+            else:
+                passed, reason, details = True, "", {}
+            if task.expect_data is not None:
+                answered, why, answer = judge_answer(task.expect_data, summary)
+                passed, reason = passed and answered, "; ".join(r for r in (reason if not passed else "", why) if r)
+                details.update(answer)
         except Exception as exc:  # the agent left the page in a state nobody can read: its failure
             log.info("e2e task %s: the final state could not be judged: %s", task.id, exc)
             passed, reason, details = False, f"the final page could not be judged: {type(exc).__name__}: {exc}", {}
@@ -411,7 +395,8 @@ async def _check_providers(config: RunConfig) -> None:
 
 
 async def run_suite(config: RunConfig, progress: bool = False) -> Summary:
-    """Run the selected tasks, writing rows to `config.out` as they finish; returns the summary."""
+    """Run the selected tasks, writing rows to `config.out` as they finish; returns the summary.
+    With `progress`, a line on stderr says task n of N, how many passed and the time spent."""
     sha = git_sha()
     tasks = config.select()
     if not tasks:
@@ -422,11 +407,11 @@ async def run_suite(config: RunConfig, progress: bool = False) -> Summary:
             raise RunnerError(f"the scripted provider needs a script for every task; missing: {', '.join(missing)}")
     await _check_providers(config)
     writer = ReportWriter(config.out)
-    bar = Progress(len(tasks), progress)
+    bar = Progress(f"suite {config.suite}", len(tasks), "tasks", progress)
 
     def emit(row: Row) -> None:
         writer.write(row)
-        bar.update(row)
+        bar.advance(f"{sum(r.verdict == 'pass' for r in writer.rows)} passed, last {row.task}")
 
     try:
         for task in [t for t in tasks if t.kind == "decision"]:
@@ -443,6 +428,7 @@ async def run_suite(config: RunConfig, progress: bool = False) -> Summary:
             finally:
                 servers.close()
     finally:
+        bar.close()
         summary = writer.close()
     return summary
 

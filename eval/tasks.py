@@ -6,7 +6,9 @@ Three shapes share one model, told apart by `kind` and which fields are set:
 - decision (suite `smoke`): a recorded snapshot (JSON beside the task) and the expected tool
   call, e.g. a click on the element with this role and name. No browser.
 - e2e on a fixture site (suite `sites`): a start URL with `{site}` / `{other}` placeholders
-  for the two loopback origins, and success predicates over the final browser state.
+  for the two loopback origins, and success predicates over the final browser state, or, for a
+  task that asks something, the answer expected (`expect_data`, judged by exact match, every
+  required value grounded) and the `output_schema` the agent is given.
 - e2e on MiniWoB++ (suite `miniwob`): the task's page from the `miniwob` package, a seed (so
   the problem, and therefore a scripted script, is the same every run), success from the page's
   own reward.
@@ -21,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from waymark.host.agent.answers import check_schema
 from waymark.host.core.actions import ELEMENT_ACTIONS
 from waymark.host.core.targets import Target
 
@@ -91,6 +94,10 @@ class Task(BaseModel):
     expect: ExpectedCall | None = None
     #: e2e on a fixture site: verifier predicates that must all hold on the final state.
     success: list[dict[str, Any]] = Field(default_factory=list)
+    #: e2e extraction: the JSON Schema the run's answer must match (given to the agent as its output schema).
+    output_schema: dict[str, Any] | None = None
+    #: e2e extraction: the answer's data, judged by exact match (and every required value grounded).
+    expect_data: Any = None
     miniwob: MiniwobSpec | None = None
     max_steps: int = Field(default=15, ge=1, le=200)
     #: Run in vision mode: the executor is also offered the coordinate actions (click_at, drag_at...),
@@ -110,8 +117,10 @@ class Task(BaseModel):
             if not self.goal:
                 raise ValueError("a decision task needs a `goal`")
         else:
-            if self.miniwob is None and not (self.start_url and self.success):
-                raise ValueError("an e2e task needs `start_url` and `success` predicates, or `miniwob`")
+            if self.miniwob is None and not (self.start_url and (self.success or self.expect_data is not None)):
+                raise ValueError("an e2e task needs `start_url` and `success` predicates or `expect_data`, or `miniwob`")
+            if self.output_schema is not None:
+                check_schema(self.output_schema)
             if self.miniwob is None and not self.goal:
                 raise ValueError("a fixture-site task needs a `goal`")
         return self

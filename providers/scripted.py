@@ -16,7 +16,8 @@ side channel only this provider reads), never on prompt text:
   decision is a native tool call (tool name = action type, arguments = the fields plus
   "thought"), otherwise JSON text. A target that matches nothing answers
   `done` with success false and a reason naming the target: the run fails visibly.
-  Past the last step the answer is `done` (success true, result = the script's "result").
+  Past the last step the answer is `done` (success true, result = the script's "result", data =
+  its "data" when given: the answer for a program, checked against the run's output schema).
 - role "chat" (or none): the next entry of the script's "chat" list (the last one repeats), or
   an echo that names the page title and the user's last message.
 
@@ -97,6 +98,8 @@ class Script(BaseModel):
     replan: Plan | list[Plan] | None = None
     chat: list[str] = Field(default_factory=list)
     result: str = ""
+    #: The answer for a program, given as done's `data` beside `result` (None: no data).
+    data: Any = None
     usage: Usage | None = None
 
 
@@ -200,7 +203,7 @@ class ScriptedProvider(LLMProvider):
     def _decision(self, step_index: int, step: ScriptStep | None, request: CompletionRequest) -> tuple[dict[str, Any], str | None]:
         """(decision, raw text to answer instead) for this call of the step."""
         if step is None:
-            return {"thought": "all steps are done", "action": {"type": "done", "result": self.script.result, "success": True}}, None
+            return {"thought": "all steps are done", "action": self._done()}, None
         call = self._calls.get(step_index, 0)
         self._calls[step_index] = call + 1
         if step.error is not None:
@@ -211,7 +214,7 @@ class ScriptedProvider(LLMProvider):
         if call < len(raw):
             return {}, raw[call]
         call -= len(raw)
-        action = dict(step.wrong_action if call < step.fail_first else step.action or {"type": "done", "result": self.script.result})
+        action = dict(step.wrong_action if call < step.fail_first else step.action or self._done())
         thought = step.thought or step.intent
         for key, field in _TARGET_FIELDS.items():
             if key not in action:
@@ -223,6 +226,13 @@ class ScriptedProvider(LLMProvider):
                 return {"thought": reason, "action": {"type": "done", "result": reason, "success": False}}, None
             action[field] = ref
         return {"thought": thought, "action": action}, None
+
+    def _done(self) -> dict[str, Any]:
+        """The script's own answer: done with its result, and its data when it gives one."""
+        done: dict[str, Any] = {"type": "done", "result": self.script.result, "success": True}
+        if self.script.data is not None:
+            done["data"] = self.script.data
+        return done
 
     @staticmethod
     def _error(spec: ScriptError) -> errors.ProviderError:

@@ -10,7 +10,8 @@
 #
 # Settings: WAYMARK_LLM_DIR (default ~/.cache/waymark-llm), PORT (default 8080, the llamacpp
 # preset's), THREADS (default: all cores), CTX (context window, default 16384), TASKS (globs of
-# task names for --tasks, e.g. TASKS=login-sign-in,shop-add-to-cart; default: every task).
+# task names for --tasks, e.g. TASKS=login-sign-in,shop-add-to-cart; default: every task), EVAL_ARGS
+# (more options of `waymark eval run`, e.g. EVAL_ARGS=--no-output-schema).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -69,7 +70,7 @@ run_eval() {
   mkdir -p "$DIR/reports"
   local spec="llamacpp:qwen?base_url=http://127.0.0.1:$PORT/v1&context_tokens=$CTX"
   for suite in "${suites[@]}"; do
-    .venv/bin/waymark eval run --suite "$suite" --model "$spec" ${TASKS:+--tasks "$TASKS"} --out "$DIR/reports/$suite-$(date +%Y%m%d-%H%M%S).jsonl"
+    .venv/bin/waymark eval run --suite "$suite" --model "$spec" ${TASKS:+--tasks "$TASKS"} ${EVAL_ARGS:-} --out "$DIR/reports/$suite-$(date +%Y%m%d-%H%M%S).jsonl"
   done
 }
 

@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from waymark.eval.bench.bound import Bound, SectionCut, bound_of
+from waymark.eval.bench.markdown import pair, table
 from waymark.host.agent.human import NobodyHome
 from waymark.host.agent.loop import AgentRun, RunOptions
 from waymark.host.agent.parsing import parse_decision
@@ -191,25 +193,30 @@ async def _replayed_run(recorded: dict[str, Any], steps: int, clock: _Clock, dec
         raise RuntimeError(f"the replayed run did not act on every step: {summary.outcome}: {summary.reason}")
 
 
-async def measure(recorded: dict[str, Any], steps: int) -> dict[str, Any]:
-    """Run the real loop over the replay for `steps` steps (in runs of at most a plan's length)
-    and return per-phase medians in microseconds."""
+async def measure(recorded: dict[str, Any], steps: int, bound: Bound | None = None) -> dict[str, Any]:
+    """Run the real loop over the replay for `steps` steps (in runs of at most a plan's length,
+    while the section's `bound` has time) and return per-phase medians in microseconds."""
+    bound = bound or Bound("host")
     clock = _Clock()
     decisions: list[dict[str, Any]] = []
     previous = os.environ.get("WAYMARK_RUNS_DIR")
     with tempfile.TemporaryDirectory(prefix="wm-bench-runs-") as runs:
         os.environ["WAYMARK_RUNS_DIR"] = runs  # traces of the benchmark go to a throwaway folder
         try:
-            left = steps
-            while left > 0:
-                await _replayed_run(recorded, min(left, MAX_PLAN_STEPS), clock, decisions)
-                left -= MAX_PLAN_STEPS
+            runs = [min(MAX_PLAN_STEPS, steps - first) for first in range(0, steps, MAX_PLAN_STEPS)]
+            for count in bound.each(runs, "runs", "agent loop"):
+                try:
+                    await bound.within(_replayed_run(recorded, count, clock, decisions))
+                except SectionCut:
+                    break
         finally:
             if previous is None:
                 os.environ.pop("WAYMARK_RUNS_DIR", None)
             else:
                 os.environ["WAYMARK_RUNS_DIR"] = previous
     cpu, wall = _step_rows(clock.steps, "cpu"), _step_rows(clock.steps, "wall")
+    if not cpu:
+        return {"steps": 0}
     text_parse = []
     for decision in decisions:
         text = json.dumps(decision)
@@ -228,11 +235,12 @@ async def measure(recorded: dict[str, Any], steps: int) -> dict[str, Any]:
 async def run(options: dict[str, Any]) -> dict[str, Any]:
     """Record the median corpus page once, then run the loop over it; see the module docstring."""
     pages_dir = Path(options["corpus"])
-    recorded = await record(pages_dir)
+    bound = bound_of(options, "host")
+    recorded = await bound.within(record(pages_dir))
     steps = max(20, 5 * int(options.get("rounds", 20)))
     # A short first run fills the grammar's schema caches and imports lazily loaded modules.
-    await measure(recorded, 3)
-    result = await measure(recorded, steps)
+    await measure(recorded, 3, Bound("host warm-up"))
+    result = await measure(recorded, steps, bound)
     snap = recorded["snapshot"]
     result["recorded"] = {"page": recorded["page"], "chars": len(snap["text"]), "elements": len(snap["elements"]),
                           "json_bytes": len(json.dumps(recorded["act"]))}
@@ -242,6 +250,8 @@ async def run(options: dict[str, Any]) -> dict[str, Any]:
 def format_table(result: dict[str, Any]) -> str:
     """The section's numbers as a plain-text table."""
     rec = result["recorded"]
+    if not result["steps"]:
+        return f"host overhead per agent step: no step measured on {rec['page']} within the section's bound"
     lines = [f"host overhead per agent step, model excluded ({result['steps']} steps of the real loop over a replay of "
              f"{rec['page']}: {rec['chars']} chars, {rec['elements']} elements; median / p90 µs)",
              f"  {'phase':<14} {'CPU time':>21} {'wall time':>21}"]
@@ -253,3 +263,16 @@ def format_table(result: dict[str, Any]) -> str:
     lines.append(f"  (scripted model, excluded: {m['median_us']:.1f} / {m['p90_us']:.1f}; parse from JSON text instead of a tool call: "
                  f"{t['median_us']:.1f} / {t['p90_us']:.1f})")
     return "\n".join(lines)
+
+
+def format_markdown(r: dict[str, Any]) -> str:
+    """The section's numbers as a markdown table (the docs' tables and `waymark bench --markdown`)."""
+    if not r.get("steps"):
+        return table(["host overhead"], [["no step measured"]])
+    rows = [["total (host)" if phase == "total" else phase, pair(r["phases"][phase], "_us"), pair(r["wall"][phase], "_us")]
+            for phase in r["phases"]]
+    rows.append(["model (scripted, excluded)", pair(r["model_excluded"], "_us"), "–"])
+    rows.append(["parse from JSON text instead", pair(r["parse_json_text"], "_us"), "–"])
+    rec = r["recorded"]
+    return table([f"µs per agent step, {r['steps']} steps over a replay of {rec['page']} ({rec['elements']} elements)", "CPU (median / p90)",
+             "wall (median / p90)"], rows)

@@ -15,7 +15,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from waymark.eval.bench.bound import Bound, SectionCut, bound_of
 from waymark.eval.bench.dispatch import PAGES, Bench, click_to_snapshot, stats
+from waymark.eval.bench.markdown import cell, pair, table
 from waymark.eval.sites.serve import SiteServer
 
 DEFAULT_PAGES = 20
@@ -41,7 +43,7 @@ async def _clicks(session: Any, site: str, rounds: int, count_tokens: Any) -> di
             "whole_snapshot_tokens": count_tokens(whole)}
 
 
-async def _snapshots(session: Any, corpus: Path, pages: list[Path], count_tokens: Any) -> dict[str, Any]:
+async def _snapshots(session: Any, corpus: Path, pages: list[Path], count_tokens: Any, bound: Bound) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
     from waymark.host.launch import BASE_FLAGS, chromium_path
@@ -52,14 +54,17 @@ async def _snapshots(session: Any, corpus: Path, pages: list[Path], count_tokens
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=chromium_path(), args=BASE_FLAGS)
             page = await browser.new_page(viewport={"width": 1280, "height": 800})
-            for folder in pages:
+            for folder in bound.each(pages, "pages", "snapshot answers"):
                 url = f"{server.site}/{folder.name}/index.html"
-                ours = await session.call_tool("browser_navigate", {"url": url})
-                answer = _text(await session.call_tool("browser_snapshot", {}))
-                if ours.is_error:
-                    continue
-                await page.goto(url, wait_until="load", timeout=30000)
-                peer = await page.aria_snapshot(mode="ai", timeout=60000)
+                try:
+                    ours = await bound.within(session.call_tool("browser_navigate", {"url": url}))
+                    answer = _text(await bound.within(session.call_tool("browser_snapshot", {})))
+                    if ours.is_error:
+                        continue
+                    await bound.within(page.goto(url, wait_until="load", timeout=30000))
+                    peer = await bound.within(page.aria_snapshot(mode="ai", timeout=60000))
+                except SectionCut:
+                    break
                 rows.append({"page": folder.name, "ours": count_tokens(answer), "peer": count_tokens(peer)})
             await browser.close()
     finally:
@@ -85,20 +90,21 @@ async def run(options: dict[str, Any]) -> dict[str, Any]:
     pages = sorted(p for p in corpus.iterdir() if (p / "index.html").is_file())[: options.get("limit") or DEFAULT_PAGES]
     params = StdioServerParameters(command=sys.executable, args=["-m", "waymark.host", "mcp", "--launch"], env=dict(os.environ))
     rounds = int(options.get("rounds", 20))
+    bound = bound_of(options, "mcp")
     server = SiteServer(PAGES).start()
     try:
         from waymark.host.control_client import Controller
 
         async with Controller() as controller:
-            direct = (await click_to_snapshot(Bench(controller, server.site), rounds))["click_to_settled_snapshot"]
+            direct = (await bound.within(click_to_snapshot(Bench(controller, server.site), rounds)))["click_to_settled_snapshot"]
         with open(os.devnull, "w") as quiet:
             async with stdio_client(params, errlog=quiet) as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
                     tools = await session.list_tools()
                     listed = tools.model_dump_json(by_alias=True, exclude_none=True)
-                    clicks = await _clicks(session, server.site, rounds, count_tokens)
-                    snapshots = await _snapshots(session, corpus, pages, count_tokens)
+                    clicks = await bound.within(_clicks(session, server.site, rounds, count_tokens))
+                    snapshots = await _snapshots(session, corpus, pages, count_tokens, bound)
     finally:
         server.close()
     return {"tools": len(tools.tools), "tool_list_tokens": count_tokens(listed), **clicks, "click_through_control_socket": direct,
@@ -117,3 +123,14 @@ def format_table(result: dict[str, Any]) -> str:
         f"  snapshot answer tokens on {s['pages']} corpus pages: median {s['ours_median']:,.0f} vs Playwright aria_snapshot(mode='ai') "
         f"{s['peer_median']:,.0f} (ratio of medians per page {s['ratio_median']})",
     ])
+
+
+def format_markdown(r: dict[str, Any]) -> str:
+    """The section's numbers as a markdown table (the docs' tables and `waymark bench --markdown`)."""
+    s = r["snapshot"]
+    rows = [["tools listed (tokens of the whole list)", f"{r['tools']} ({r['tool_list_tokens']:,} tokens)", "–"],
+            ["`browser_click` → result and settled snapshot, ms", pair(r["click_with_snapshot"], "_ms"), "–"],
+            ["the same click through the control socket, ms", pair(r["click_through_control_socket"], "_ms"), "–"],
+            ["a click's answer, tokens (only what changed / whole snapshot)", f"{r['answer_tokens']:,} / {r['whole_snapshot_tokens']:,}", "–"],
+            [f"snapshot answer tokens, median of {s['pages']} corpus pages", cell(s["ours_median"], 0), cell(s["peer_median"], 0)]]
+    return table(["`waymark mcp --launch` through the MCP SDK", "Waymark", "Playwright `aria_snapshot(mode='ai')`"], rows)

@@ -8,6 +8,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from waymark.eval.bench.bound import SectionCut, bound_of
+from waymark.eval.bench.markdown import pair, ratio, table
 from waymark.host.core.stats import spread
 from waymark.host.extension import extension_origin
 from waymark.host.registration import host_manifest
@@ -97,6 +99,8 @@ async def run(options: dict[str, Any]) -> dict[str, Any]:
     from waymark.host.control_client import Controller
 
     rounds = int(options.get("rounds", 20))
+    bound = bound_of(options, "native")
+    download: dict[str, Any] | None = None
     with tempfile.TemporaryDirectory(prefix="wm-bench-") as tmp:
         profile = Path(tmp) / "profile"
         register_peer(profile, Path(tmp))
@@ -105,17 +109,26 @@ async def run(options: dict[str, Any]) -> dict[str, Any]:
             assert controller.browser is not None
             worker = controller.browser.service_worker
             rows = []
-            for label, size in BROWSER_TO_HOST_SIZES.items():
+            for label in bound.each(BROWSER_TO_HOST_SIZES, "sizes", "browser -> host"):
+                size = BROWSER_TO_HOST_SIZES[label]
                 n = rounds if size <= 1024 * 1024 else max(3, rounds // 4)
-                result = await worker.evaluate(_MEASURE_JS, {"size": size, "rounds": n, "peer": PEER_NAME})
+                try:
+                    result = await bound.within(worker.evaluate(_MEASURE_JS, {"size": size, "rounds": n, "peer": PEER_NAME}))
+                except SectionCut:
+                    break
                 ours, theirs = _stats(result["ours"]), _stats(result["theirs"])
                 rows.append({
                     "size": label, "rounds": n,
                     "waymark": ours, "peer_echo": theirs,
                     "ratio_median": round(ours["median_ms"] / theirs["median_ms"], 2) if theirs["median_ms"] else None,
                 })
-            times = await worker.evaluate(_DOWNLOAD_JS, {"bytes": HOST_TO_BROWSER_BYTES, "rounds": max(3, rounds // 4)})
-    return {"browser_to_host": rows, "host_to_browser": {"bytes": HOST_TO_BROWSER_BYTES, **_stats(times)}}
+            for _ in bound.each([HOST_TO_BROWSER_BYTES], "transfers", "host -> browser"):
+                try:
+                    times = await bound.within(worker.evaluate(_DOWNLOAD_JS, {"bytes": HOST_TO_BROWSER_BYTES, "rounds": max(3, rounds // 4)}))
+                except SectionCut:
+                    break
+                download = {"bytes": HOST_TO_BROWSER_BYTES, **_stats(times)}
+    return {"browser_to_host": rows, "host_to_browser": download}
 
 
 def format_table(result: dict[str, Any]) -> str:
@@ -126,5 +139,16 @@ def format_table(result: dict[str, Any]) -> str:
         w, p = row["waymark"], row["peer_echo"]
         lines.append(f"  {row['size']:<8} {w['median_ms']:>8.2f} / {w['p90_ms']:>7.2f} {p['median_ms']:>8.2f} / {p['p90_ms']:>7.2f} {row['ratio_median']:>6}")
     h = result["host_to_browser"]
-    lines.append(f"  host -> browser {h['bytes'] // (1024 * 1024)} MB through chunks: {h['median_ms']:.1f} / {h['p90_ms']:.1f} ms")
+    if h:  # None when the section's bound cut it
+        lines.append(f"  host -> browser {h['bytes'] // (1024 * 1024)} MB through chunks: {h['median_ms']:.1f} / {h['p90_ms']:.1f} ms")
     return "\n".join(lines)
+
+
+def format_markdown(r: dict[str, Any]) -> str:
+    """The section's numbers as a markdown table (the docs' tables and `waymark bench --markdown`)."""
+    rows = [[f"browser → host, {row['size']}" + (f" ({row['rounds']} rounds)" if "rounds" in row else ""), pair(row["waymark"], "_ms", 2), pair(row["peer_echo"], "_ms", 2),
+             ratio(row["ratio_median"])] for row in r["browser_to_host"]]
+    h = r.get("host_to_browser")
+    if h:
+        rows.append([f"host → browser, {h['bytes'] // 2**20} MB in chunks", pair(h, "_ms", 1), "–", "–"])
+    return table(["native messaging round trip, ms", "Waymark host (median / p90)", "echo host (median / p90)", "ratio"], rows)

@@ -6,11 +6,12 @@ answer format in the user message). Goal: a median executor call of at most 2,50
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
+from waymark.eval.bench.bound import SectionCut, bound_of
+from waymark.eval.bench.markdown import pair, table
 from waymark.eval.bench.snapshot import DEFAULT_TOKENIZER
 from waymark.host.core.stats import spread
 
@@ -53,6 +54,7 @@ async def run(options: dict[str, Any]) -> dict[str, Any]:
     pages_dir = Path(options["corpus"])
     names = sorted(p.parent.name for p in pages_dir.glob("*/index.html"))[: options.get("limit") or None]
     timeout = float(options.get("page_timeout") or 60.0)
+    bound = bound_of(options, "prompt")
     counts: dict[str, list[int]] = {"executor_native": [], "executor_text": [], "planner": []}
     errors: dict[str, str] = {}
     server = SiteServer(pages_dir).start()
@@ -60,11 +62,13 @@ async def run(options: dict[str, Any]) -> dict[str, Any]:
         async with Controller(viewport=(1280, 800)) as controller:
             assert controller.browser is not None
             page = await controller.browser.context.new_page()
-            for name in names:
+            for name in bound.each(names, "pages"):
                 try:
-                    await asyncio.wait_for(page.goto(f"{server.site}/{name}/index.html", wait_until="load"), timeout)
+                    await bound.within(page.goto(f"{server.site}/{name}/index.html", wait_until="load"), timeout)
                     await page.bring_to_front()
-                    snap = Snapshot.model_validate(await controller.call("snapshot", {}, timeout=timeout))
+                    snap = Snapshot.model_validate(await bound.within(controller.call("snapshot", {}, timeout=timeout), timeout))
+                except SectionCut:
+                    break
                 except Exception as exc:  # a broken page is an error row, never the end of the section
                     errors[name] = f"no snapshot within {timeout:g} s" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {str(exc)[:200]}"
                     continue
@@ -89,3 +93,10 @@ def format_table(result: dict[str, Any]) -> str:
     if result["errors"]:
         lines.append(f"  pages that failed: {len(result['errors'])}")
     return "\n".join(lines)
+
+
+def format_markdown(r: dict[str, Any]) -> str:
+    """The section's numbers as a markdown table (the docs' tables and `waymark bench --markdown`)."""
+    labels = {"executor_native": "executor, native tools", "executor_text": "executor, JSON in text", "planner": "planner"}
+    rows = [[label, pair(r["tokens"].get(kind), digits=0)] for kind, label in labels.items() if kind in r["tokens"]]
+    return table([f"prompt tokens per decision, {r['pages']} corpus pages", "median / p90"], rows)

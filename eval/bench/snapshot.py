@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from waymark.eval.bench.bound import Bound, SectionCut, bound_of
+from waymark.eval.bench.markdown import pair, ratio, table
 from waymark.eval.sites.serve import SiteServer
 from waymark.host.core.stats import spread
 
@@ -32,13 +34,17 @@ MARK_ATTRIBUTE = "data-wm-bench-ref"
 #: and of non-zero size. Returns how many of them carry the mark our snapshot's refs left
 #: (recall), and how many marked elements in the same documents it does not count (extra:
 #: what precision is measured by).
-BASELINE_JS = r"""
-(attr) => {
+#: What the independent count counts, as JavaScript declaring SELECTOR (shared with the tests'
+#: count in every frame, tests/e2e/visible_count.py).
+COUNTED_SELECTOR_JS = r"""
   const ROLES = ["button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
     "menuitemradio", "option", "combobox", "textbox", "searchbox", "slider", "spinbutton", "listbox",
     "treeitem", "gridcell", "scrollbar"];
   const SELECTOR = ["a[href]", "area[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary",
     "[onclick]", "[contenteditable]:not([contenteditable=false])", ...ROLES.map((r) => `[role=${r}]`)].join(",");
+"""
+BASELINE_JS = r"""
+(attr) => {""" + COUNTED_SELECTOR_JS + r"""
   const found = new Set();
   const ours = [];
   const visitRoot = (root) => {
@@ -121,10 +127,12 @@ async def _measure_page(controller: Any, page: Any, url: str, count_tokens: Any)
 
 
 async def run_async(pages_dir: Path | str = DEFAULT_CORPUS / "pages", tokenizer_file: Path | str = DEFAULT_TOKENIZER,
-                    limit: int | None = None, page_timeout: float = 60.0) -> dict[str, Any]:
+                    limit: int | None = None, page_timeout: float = 60.0, bound: Bound | None = None) -> dict[str, Any]:
     """Measure every page of `pages_dir` (NAME/index.html); see the module docstring. `limit`
     caps the number of pages; a page that takes longer than `page_timeout` seconds, or fails,
-    is an error row naming it, and the next page gets a fresh tab."""
+    is an error row naming it, and the next page gets a fresh tab. When the section's `bound`
+    runs out, the pages measured so far are summarised."""
+    bound = bound or Bound("snapshot")
     from tokenizers import Tokenizer
 
     from waymark.eval.sw_handle import diagnostic_extension
@@ -147,9 +155,11 @@ async def run_async(pages_dir: Path | str = DEFAULT_CORPUS / "pages", tokenizer_
                 assert controller.browser is not None
                 context = controller.browser.context
                 page = context.pages[0] if context.pages else await context.new_page()
-                for name in names:
+                for name in bound.each(names, "pages"):
                     try:
-                        row = await asyncio.wait_for(_measure_page(controller, page, f"{base}/{name}/index.html", count_tokens), page_timeout)
+                        row = await bound.within(_measure_page(controller, page, f"{base}/{name}/index.html", count_tokens), page_timeout)
+                    except SectionCut:
+                        break
                     except Exception as exc:  # one broken or endless page must not sink the benchmark: report it
                         errors[name] = f"no result within {page_timeout:g} s" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {str(exc)[:200]}"
                         page = await context.new_page()
@@ -168,7 +178,7 @@ async def run(options: dict[str, Any]) -> dict[str, Any]:
     the tokenizer file, options["limit"] caps the pages (0 = all), options["page_timeout"]
     bounds each page."""
     return await run_async(Path(options["corpus"]), options.get("tokenizer") or DEFAULT_TOKENIZER, options.get("limit") or None,
-                           float(options.get("page_timeout") or 60.0))
+                           float(options.get("page_timeout") or 60.0), bound_of(options, "snapshot"))
 
 
 def summarise(rows: list[dict[str, Any]], errors: dict[str, str] | None = None) -> dict[str, Any]:
@@ -245,6 +255,26 @@ def format_table(result: dict[str, Any]) -> str:
     if result.get("errors"):
         lines.append(f"  pages that failed: {len(result['errors'])}: " + "; ".join(f"{k}: {v}" for k, v in list(result["errors"].items())[:3]))
     return "\n".join(lines)
+
+
+
+def format_markdown(r: dict[str, Any]) -> str:
+    """The section's numbers as a markdown table (the docs' tables and `waymark bench --markdown`)."""
+    if not r.get("pages"):
+        return table(["snapshot"], [["no page measured"]])
+    o, p, ratios = r["ours"], r["peer"], r["ratio_median"]
+    rows = [
+        ["snapshot ms, cold (median / p90)", pair(o["ms"]), pair(p["ms"]), ratio(ratios["ms"])],
+        ["snapshot ms, warm (median / p90)", pair(r.get("warm_ms")), "–", "–"],
+        ["characters (median / p90)", pair(o["chars"], digits=0), pair(p["chars"], digits=0), ratio(ratios["chars"])],
+        ["tokens (median / p90)", pair(o["tokens"], digits=0), pair(p["tokens"], digits=0), ratio(ratios["tokens"])],
+        ["recall of visible interactive elements", f"{r['recall']:.2%} ({r['recalled_elements']:,}/{r['baseline_elements']:,}); "
+         f"page min {r['recall_page_min']:.2%} ({r['recall_worst_page']})", "–", "–"],
+    ]
+    if r.get("precision") is not None:
+        rows.append(["precision (listed elements the independent count has)",
+                     f"{r['precision']:.2%}; page min {r['precision_page_min']:.2%} ({r['precision_worst_page']})", "–", "–"])
+    return table([f"{r['pages']} corpus pages", "Waymark", "Playwright `aria_snapshot(mode='ai')`", "ratio of medians"], rows)
 
 
 if __name__ == "__main__":

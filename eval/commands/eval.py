@@ -23,6 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--shard", metavar="i/n", help="run shard i of n (tasks sorted by id, every n-th)")
     run.add_argument("--out", type=Path, required=True, help="the JSONL report to write")
     run.add_argument("--headed", action="store_true", help="show the browser windows")
+    run.add_argument("--no-output-schema", dest="output_schema", action="store_false",
+                     help="ask extraction tasks for an answer of any shape instead of their output schema (the goal's words alone say its shape)")
+    run.add_argument("--no-progress", action="store_true", help="no progress line on stderr (shown only on a terminal anyway)")
     run.set_defaults(handler=_run)
 
     cmp = commands.add_parser("compare", help="per-task changes and deltas of report B against baseline A")
@@ -36,10 +39,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     page.add_argument("-o", "--out", type=Path, required=True, help="the HTML file to write")
     page.set_defaults(handler=_html)
 
+    table = commands.add_parser("table", help="markdown tables of reports: pass rate with its 95%% interval, tokens and seconds per task")
+    table.add_argument("reports", type=Path, nargs="+", help="JSONL reports of `waymark eval run`")
+    table.add_argument("-o", "--out", default="-", metavar="FILE|-", help="the markdown file to write (default -: stdout)")
+    table.set_defaults(handler=_table)
+
     p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
 
 
 def _run(args: argparse.Namespace) -> int:
+    from waymark.eval.progress import shown_on
     from waymark.eval.report import ReportError, format_summary
     from waymark.eval.runner import RunConfig, RunnerError, run_suite_sync
     from waymark.eval.tasks import TaskError
@@ -47,9 +56,9 @@ def _run(args: argparse.Namespace) -> int:
     try:
         config = RunConfig.from_cli(
             suite=args.suite, specs=specs_from_args(args), tasks=args.tasks, workers=args.workers, shard=args.shard,
-            out=args.out, headless=not args.headed, plan=args.plan,
+            out=args.out, headless=not args.headed, plan=args.plan, output_schema=args.output_schema,
         )
-        summary = run_suite_sync(config, progress=sys.stderr.isatty())
+        summary = run_suite_sync(config, progress=shown_on(sys.stderr, disabled=args.no_progress))
     except (TaskError, RunnerError, ReportError, ValueError) as exc:
         print(f"waymark eval run: {exc}", file=sys.stderr)
         return 2
@@ -81,4 +90,21 @@ def _html(args: argparse.Namespace) -> int:
         return 2
     path = write_html(rows, args.out, title=f"Waymark eval: {args.report.name}")
     print(f"wrote {path}")
+    return 0
+
+
+def _table(args: argparse.Namespace) -> int:
+    from waymark.eval.report import ReportError, read_rows
+    from waymark.eval.tables import markdown_tables
+
+    try:
+        text = markdown_tables([(path, read_rows(path)) for path in args.reports])
+    except ReportError as exc:
+        print(f"waymark eval table: {exc}", file=sys.stderr)
+        return 2
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote {args.out}")
     return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import http.server
 import socketserver
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -20,21 +21,37 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
         pass
 
+    #: The charset declared for .html files, or None to let each page declare its own.
+    html_charset: str | None = None
+
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "no-store")
         super().end_headers()
+
+    def guess_type(self, path: Any) -> str:
+        kind = super().guess_type(path)
+        return f"{kind}; charset={self.html_charset}" if self.html_charset and kind == "text/html" else kind
 
 
 class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A browser that closed its tab mid-transfer (a bench cutting a page at its bound) is no
+        # server error; anything else is printed as the stdlib does.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
 
 class SiteServer:
     """Serves `directory` on two loopback origins while open. Use as a context manager."""
 
-    def __init__(self, directory: Path = SITES_DIR) -> None:
+    def __init__(self, directory: Path = SITES_DIR, html_charset: str | None = None) -> None:
         self.directory = Path(directory)
+        #: Declared for every .html file when set (pages whose bytes say nothing of their encoding).
+        self.html_charset = html_charset
         self._servers: list[_Server] = []
         #: Base URL on the first origin (http://127.0.0.1:P1).
         self.site = ""
@@ -45,7 +62,8 @@ class SiteServer:
         """Start both servers; returns self."""
         if not self.directory.is_dir():
             raise FileNotFoundError(f"nothing to serve: {self.directory} is not a folder")
-        handler = functools.partial(_QuietHandler, directory=str(self.directory))
+        handler_class = type("_Handler", (_QuietHandler,), {"html_charset": self.html_charset})
+        handler = functools.partial(handler_class, directory=str(self.directory))
         for _ in range(2):
             server = _Server(("127.0.0.1", 0), handler)
             threading.Thread(target=server.serve_forever, name="site-server", daemon=True).start()

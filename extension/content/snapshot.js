@@ -58,6 +58,20 @@
     return t.length > cap ? `${t.slice(0, cap - 1)}…` : t;
   }
 
+  const ASCII_SPACES = /[ \t\n\r\f]+/g;
+  const ASCII_EDGES = /^ | $/g;
+
+  /**
+   * An author's aria-label as accname says it: only ASCII whitespace is collapsed and trimmed
+   * (infra's definition, as Chrome does), so a no-break space the author wrote stays in the name.
+   * @param {string|null|undefined} s @param {number} cap
+   */
+  function cleanLabel(s, cap) {
+    if (!s) return "";
+    const t = s.replace(ZERO_WIDTH, "").replace(ASCII_SPACES, " ").replace(ASCII_EDGES, "");
+    return t.length > cap ? `${t.slice(0, cap - 1)}…` : t;
+  }
+
   /** The elements attachShadow accepts (custom elements aside): only these can host a closed root. */
   const SHADOW_HOSTS = new Set(["article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "main", "nav", "p", "section", "span"]);
 
@@ -314,7 +328,7 @@
         if (!opts.hidden && (el.hasAttribute("hidden") || el.getAttribute("aria-hidden") === "true")) continue;
         // A name is what is rendered: nothing of a display:none or invisible part.
         const style = opts.naming ? getComputedStyle(el) : null;
-        if (style && !opts.hidden && (style.display === "none" || style.visibility === "hidden")) continue;
+        if (style && !opts.hidden && (style.display === "none" || style.visibility !== "visible")) continue;
         if (opts.naming) {
           const value = embeddedValue(el, tag);
           if (value !== null) {
@@ -358,9 +372,24 @@
     return clean(out, cap);
   }
 
-  /** @param {Element} el */
+  /**
+   * Whether a node aria-labelledby points at is hidden from everyone: not rendered (display,
+   * visibility hidden or collapse, the hidden attribute) or aria-hidden on it or around it.
+   * @param {Element} target
+   */
+  function hiddenFromAll(target) {
+    if (typeof target.checkVisibility === "function" && !target.checkVisibility({ visibilityProperty: true })) return true;
+    return target.closest('[aria-hidden="true"]') !== null;
+  }
+
+  /**
+   * The name aria-labelledby gives (or aria-labeledby, the misspelling browsers accept, when the
+   * right spelling is absent). A hidden target is read whole, its hidden descendants included
+   * (accname 2B: LabelledBy recursion with Hidden Not Referenced); a rendered one without them.
+   * @param {Element} el
+   */
   function labelledBy(el) {
-    const ids = el.getAttribute("aria-labelledby");
+    const ids = el.getAttribute("aria-labelledby") ?? el.getAttribute("aria-labeledby");
     if (!ids) return "";
     readOutside = true;
     const root = /** @type {Document|ShadowRoot} */ (el.getRootNode());
@@ -368,8 +397,7 @@
     for (const id of ids.split(/\s+/)) {
       const target = root.getElementById ? root.getElementById(id) : null;
       if (!target) continue;
-      const hidden = typeof target.checkVisibility === "function" && !target.checkVisibility();
-      parts.push(target.getAttribute("aria-label") || textOf(target, NAME_CAP, { naming: true, hidden }));
+      parts.push(cleanLabel(target.getAttribute("aria-label"), NAME_CAP) || textOf(target, NAME_CAP, { naming: true, hidden: hiddenFromAll(target) }));
     }
     return clean(parts.join(" "), NAME_CAP);
   }
@@ -402,7 +430,7 @@
 
   /** @param {Element} el @param {string} role */
   function computeName(el, role) {
-    const n = labelledBy(el) || clean(el.getAttribute("aria-label"), NAME_CAP);
+    const n = labelledBy(el) || cleanLabel(el.getAttribute("aria-label"), NAME_CAP);
     if (n) return n;
     const tag = el.localName;
     const title = () => clean(el.getAttribute("title"), NAME_CAP);
@@ -440,6 +468,9 @@
     return !el.dispatchEvent(new Event("__waymark_drops", { cancelable: true }));
   }
 
+  /** What a clickable container may hold that a person would click instead of the container. */
+  const HELD_CONTROLS = "a[href], button, input, select, textarea, summary, [role=button], [role=link]";
+
   /**
    * The role of an element a person could operate, or null.
    * @param {Element} el @param {string} tag
@@ -476,7 +507,10 @@
     }
     if (el.hasAttribute("onclick")) return "clickable";
     // A script listener (content/listeners.js) on a leaf, or on an element styled as clickable.
-    if (pagesListen && listens(el) && (el.childElementCount === 0 || getComputedStyle(el).cursor === "pointer")) return "clickable";
+    // A container listened on that holds a link or control of its own (a listicle's card around
+    // its item's link) is not a target besides them: a person's click lands on those, and
+    // listing both would name every card twice.
+    if (pagesListen && listens(el) && (el.childElementCount === 0 || (getComputedStyle(el).cursor === "pointer" && !el.querySelector(HELD_CONTROLS)))) return "clickable";
     // Focusable and styled as clickable, or a focusable leaf (a slider's handle, operated by keys or a drag).
     if (el.hasAttribute("tabindex") && /** @type {HTMLElement} */ (el).tabIndex >= 0 && (el.childElementCount === 0 || getComputedStyle(el).cursor === "pointer")) return "clickable";
     if (pagesListen && dropZone(el)) return "dropzone";
@@ -614,6 +648,25 @@
       this.paints = new Map();
       /** @type {Map<Element, Element|null>} */
       this.containers = new Map();
+      /** @type {Map<Element, boolean>} */
+      this.bars = new Map();
+    }
+
+    /**
+     * Whether a layer is a bar along the top or bottom edge of the viewport, less than half its
+     * height (a sticky masthead, a cookie bar, an anchor ad): it hides nothing for good, since
+     * scrolling brings what is under it into the free part of the viewport, as dispatch does
+     * before it clicks. Only a layer over most of the viewport (a modal's backdrop) hides.
+     * @param {Element} layer
+     */
+    isEdgeBar(layer) {
+      let v = this.bars.get(layer);
+      if (v === undefined) {
+        const r = layer.getBoundingClientRect();
+        v = r.height < this.vh / 2 && (r.top <= 1 || r.bottom >= this.vh - 1);
+        this.bars.set(layer, v);
+      }
+      return v;
     }
 
     /** @param {Element} hit */
@@ -756,7 +809,7 @@
         const hit = occlusion.occluderOf(el, r);
         if (hit) {
           const container = occlusion.containerOf(hit);
-          if (container && !container.contains(el)) {
+          if (container && !container.contains(el) && !occlusion.isEdgeBar(container)) {
             counts.occluded++;
             occluders.set(container, (occluders.get(container) || 0) + 1);
             return;

@@ -61,7 +61,7 @@ export const KIND = Object.freeze({
  * @typedef {{type: "click", ref: number}} Click
  * @typedef {{type: "click_at", x: number, y: number}} ClickAt
  * @typedef {{type: "close_tab", tab_id?: number|null}} CloseTab
- * @typedef {{type: "done", result?: string, success?: boolean}} Done
+ * @typedef {{type: "done", result?: string, success?: boolean, data?: unknown}} Done
  * @typedef {{type: "double_click", ref: number}} DoubleClick
  * @typedef {{type: "double_click_at", x: number, y: number}} DoubleClickAt
  * @typedef {{type: "drag", ref: number, to_ref?: number|null, dx?: number|null, dy?: number|null}} Drag

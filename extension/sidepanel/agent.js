@@ -16,6 +16,7 @@ import { byId, clear, formatMs, h } from "./dom.js";
 /** @typedef {import("./agent_types.js").PlanStep} PlanStep */
 /** @typedef {import("./agent_types.js").RunSummary} RunSummary */
 /** @typedef {import("./agent_types.js").StepEvent} StepEvent  a `step` event, or an action an MCP client took (host/mcp_access.py) */
+/** @typedef {import("./agent_types.js").GroundedValue} GroundedValue */
 /**
  * The other events of a run the panel shows, as host/agent/loop.py and host/rpc/agent.py stream
  * them (free records on the host's side, so these name only the fields read here).
@@ -33,9 +34,10 @@ const BAD = new Set(["failed", "refused", "blocked", "declined"]);
  * @param {Settings} settings  the host's settings (settings.get().settings)
  * @param {string} task
  * @param {number|null} tabId
+ * @param {string} [schemaText]  the JSON Schema the answer must match, as typed (empty: no answer asked for)
  * @returns {Record<string, unknown>}
  */
-export function agentParams(settings, task, tabId) {
+export function agentParams(settings, task, tabId, schemaText = "") {
   for (const role of /** @type {const} */ (["planner", "executor"])) {
     const conf = settings[role].provider ? settings[role] : settings.chat;
     if (!conf.provider) {
@@ -47,7 +49,55 @@ export function agentParams(settings, task, tabId) {
     tab_id: tabId ?? undefined,
     policy: { destructive: settings.confirm_policy, allow_domains: settings.allow_domains, block_domains: settings.block_domains },
     screenshots: settings.screenshots,
+    output_schema: outputSchema(schemaText),
   };
+}
+
+/**
+ * The output schema typed in the agent form: undefined when empty, a JSON object otherwise (the
+ * host checks that it is a JSON Schema).
+ * @param {string} text
+ * @returns {Record<string, unknown>|undefined}
+ */
+export function outputSchema(text) {
+  if (!text.trim()) return undefined;
+  let schema;
+  try {
+    schema = JSON.parse(text);
+  } catch (e) {
+    throw Object.assign(new Error(`The answer's JSON Schema is not JSON: ${errorMessage(e)}`), { code: "bad_params" });
+  }
+  if (!schema || typeof schema !== "object" || Array.isArray(schema)) {
+    throw Object.assign(new Error("The answer's JSON Schema must be a JSON object."), { code: "bad_params" });
+  }
+  return schema;
+}
+
+/**
+ * Where a value of the answer came from, for its row's tooltip.
+ * @param {GroundedValue} v
+ */
+export function sourceText(v) {
+  if (v.status === "computed") return "Computed (not looked for on the page)";
+  if (v.status !== "found" || !v.source) return "Not found on any page the agent read";
+  const s = v.source;
+  return `Found on ${s.url}${s.element ? ` in ${s.element}` : s.where ? ` (${s.where})` : ""}${s.excerpt ? `: …${s.excerpt}…` : ""}`;
+}
+
+/**
+ * The answer as a small table: each value's path and value, its source on hover.
+ * @param {RunSummary} s
+ */
+export function answerTable(s) {
+  const values = s.grounding?.values || [];
+  if (s.data === null || s.data === undefined) return null;
+  if (!values.length) return h("pre", { class: "answer-data", text: JSON.stringify(s.data, null, 1) });
+  return h("table", { class: "answer", "aria-label": "Answer" },
+    h("tr", {}, h("th", { text: "Field" }), h("th", { text: "Value" }), h("th", { text: "" })),
+    ...values.map((v) => h("tr", { class: v.status, title: sourceText(v), dataset: { path: v.path, status: v.status } },
+      h("td", { text: v.path.replace(/^\$\.?/, "") }),
+      h("td", { text: typeof v.value === "string" ? v.value : JSON.stringify(v.value) }),
+      h("td", { text: v.status === "found" ? "✓" : v.status === "computed" ? "=" : "✗", "aria-label": v.status }))));
 }
 
 export class AgentView {
@@ -64,6 +114,7 @@ export class AgentView {
     this.timeline = byId("agent-timeline");
     this.summary = byId("agent-summary");
     this.task = /** @type {HTMLTextAreaElement} */ (byId("agent-task"));
+    this.schema = /** @type {HTMLTextAreaElement} */ (byId("agent-schema"));
     this.startButton = /** @type {HTMLButtonElement} */ (byId("agent-start"));
     this.stopButton = /** @type {HTMLButtonElement} */ (byId("agent-stop"));
     byId("agent-form").addEventListener("submit", (e) => {
@@ -93,6 +144,7 @@ export class AgentView {
     this.stopButton.disabled = false;
     this.stopButton.textContent = "Stop";
     this.task.disabled = busy;
+    this.schema.disabled = busy;
     this.timeline.setAttribute("aria-busy", String(busy));
   }
 
@@ -113,7 +165,7 @@ export class AgentView {
     let params;
     try {
       if (!this.settings) throw Object.assign(new Error("The host's settings are not loaded yet: is the host connected?"), { code: "host_disconnected" });
-      params = agentParams(this.settings, task, this.tab.tabId);
+      params = agentParams(this.settings, task, this.tab.tabId, this.schema.value);
     } catch (e) {
       this.showEnd({ kind: "error", title: "Cannot start", text: errorMessage(e) });
       return;
@@ -233,6 +285,7 @@ export class AgentView {
     this.summary.replaceChildren(h("section", { class: `summary ${ok ? "ok" : "bad"}`, role: "status", dataset: { outcome: s.outcome || (ok ? "done" : "failed") } },
       h("h3", { text: ok ? "Done" : `Not done: ${s.outcome || "failed"}` }),
       s.result ? h("p", { class: "result", text: s.result }) : null,
+      answerTable(s),
       s.reason && !ok ? h("p", { class: "reason", text: s.reason }) : null,
       h("p", { class: "figures", text: `${s.steps_passed}/${s.steps_total} steps passed${s.steps_unproven ? ` · ${s.steps_unproven} unproven` : ""} · ${formatMs(s.duration_ms)} · ${s.tokens_total} tokens${s.retries ? ` · ${s.retries} retries` : ""}${s.replans ? ` · ${s.replans} replans` : ""}` }),
       trace ? h("p", { class: "trace" }, "Trace: ",

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from waymark.host.agent import prompts, screen
+from waymark.host.agent.answers import answer_instructions, constrained
 from waymark.host.agent.grammar import (
     DecisionRejected,
     constrained_decision_schema,
@@ -99,8 +100,11 @@ def _repeat_reminder(reminder: str) -> str:
 class Executor:
     """Asks one provider for the next action."""
 
-    def __init__(self, provider: LLMProvider, timeout: float = 90.0, temperature: float | None = None) -> None:
+    def __init__(self, provider: LLMProvider, timeout: float = 90.0, temperature: float | None = None,
+                 output_schema: dict[str, Any] | None = None) -> None:
         self.provider = provider
+        #: The answer the caller asked for: said in every prompt, and the shape of done's data where output is constrained.
+        self.output_schema = output_schema
         self.timeout = timeout
         self.temperature = temperature
         self.native = provider.capabilities().native_tools
@@ -121,6 +125,8 @@ class Executor:
         answered like an unusable reply, and an advisory given the same answer again lets it through."""
         user = prompts.executor_user(task, intent, verify, history, feedback, page, text_mode=not self.native, allowed=allowed,
                                      uploads=uploads, untyped=untyped)
+        if self.output_schema is not None:
+            user += "\n\n" + answer_instructions(self.output_schema)
         shown = self.screen and screenshot_b64 is not None
         content: list[Any] = [TextPart(text=user)]
         if shown:
@@ -135,7 +141,9 @@ class Executor:
         answers: list[str] = []
         tools = executor_tools(allowed) if self.native else []
         # In text mode, a server that constrains output to a schema cannot answer unparseable JSON.
-        schema = constrained_decision_schema(snapshot, allowed) if not self.native and self.provider.capabilities().json_schema else None
+        data_schema = constrained(self.output_schema) if self.output_schema is not None else None
+        schema = (constrained_decision_schema(snapshot, allowed, data_schema) if not self.native and self.provider.capabilities().json_schema
+                  else None)
         problems: list[ParseProblem] = []
         findings: list[Finding] = []
         tokens_in = tokens_out = 0

@@ -96,7 +96,8 @@ def _tools(allowed: tuple[str, ...]) -> tuple[Tool, ...]:
                 props.setdefault(name, _plain(sub))
     description = ("Do one browser action. `action` names it; give only that action's fields (? = optional): "
                    + prompts.action_signatures(allowed)
-                   + ". key: Enter, Escape, Control+A...; done: result is the answer for the user, success false if impossible.")
+                   + ". key: Enter, Escape, Control+A...; done: result is the answer for the user, success false if impossible, "
+                   "data the answer as JSON when the task asks for one.")
     return (Tool(name=ACT_TOOL, description=description,
                  parameters={"type": "object", "properties": props, "required": ["action"]}),)
 
@@ -127,12 +128,14 @@ def offered_on(snapshot: Snapshot, allowed: tuple[str, ...]) -> tuple[str, ...]:
     return allowed if snapshot.elements else tuple(a for a in allowed if a not in ELEMENT_ACTIONS)
 
 
-def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = ACTION_TYPES) -> dict[str, Any]:
+def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = ACTION_TYPES,
+                                data_schema: dict[str, Any] | None = None) -> dict[str, Any]:
     """The decision for servers that constrain text to a JSON Schema (llama.cpp, vLLM, LM
     Studio, Ollama): `action` is any of one plain object per action type, with its own required
     fields, and refs limited to the snapshot while they are few. The grammar's own schema (a
     oneOf over $defs with consts and nullable fields) made llama.cpp's grammar converter fail
-    and its server exit; one flat object for all actions let a model leave out the ref."""
+    and its server exit; one flat object for all actions let a model leave out the ref. With a
+    `data_schema` (host.agent.answers.constrained of the output schema), `done` must carry data of that shape."""
     refs = snapshot_refs(snapshot)
     ref = {"type": "integer", "enum": refs} if refs and len(refs) <= ENUM_LIMIT else {"type": "integer"}
     variants = []
@@ -146,6 +149,12 @@ def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = A
                 continue  # scroll and press work without one
             props[name] = ref if name == "ref" else _plain(sub)
         required = ["type", *spec["parameters"]["required"]]
+        if kind == "done":
+            # Asked for no answer, done has no data: an empty schema is one more thing a grammar converter must take.
+            props.pop("data", None)
+            if data_schema is not None:
+                props["data"] = data_schema
+                required.append("data")
         if kind == "scroll":
             variants += _scroll_variants(props, required, snapshot)
             continue

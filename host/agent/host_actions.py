@@ -9,6 +9,7 @@ from typing import Any, Awaitable, Callable, cast
 
 from waymark.host.agent import repair as repairs
 from waymark.host.agent.action_lines import action_line
+from waymark.host.agent.answers import Answers
 from waymark.host.agent.budgets import BudgetExhausted
 from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
 from waymark.host.agent.human import Human
@@ -58,9 +59,11 @@ def ended_by(exc: Exception, wall_clock_expired: bool, wall_clock_s: float) -> t
 class HostActions:
     """What answers `done` and `ask_user`, and what an action must pass before dispatch by policy."""
 
-    def __init__(self, proof: Proof, human: Human, history: list[str], session: BrowserSession, task_tabs: set[int],
+    def __init__(self, proof: Proof, answers: Answers, human: Human, history: list[str], session: BrowserSession, task_tabs: set[int],
                  visited: set[str], policy: Policy) -> None:
         self.proof = proof
+        #: The answer asked for (host.agent.answers): `done` gives it.
+        self.answers = answers
         self.human = human
         self.history = history
         self.session = session
@@ -141,9 +144,15 @@ class HostActions:
             finish("retry", reason, checks=checks)
             return None, snap, (f"{reason}, and the task is not finished. Do the current step ({step.intent}) "
                                 "with one action on the page, or answer done with success false if it cannot be done")
-        ok = action.success
-        reason = action.result if ok else (action.result or "the task could not be finished")
-        finish("done" if ok else "failed", reason, checks=checks)
+        answer = self.answers.take(action.data, action.result, action.success)
+        if answer.kind == "retry":
+            finish("retry", answer.message, checks=checks, data=action.data)
+            return None, snap, answer.message
+        ok = action.success and answer.kind == "accepted"
+        if ok and self.answers.data is not None:
+            await self.proof.page_text()  # the page the answer was read from, every frame of it
+        reason = answer.message or (action.result if ok else (action.result or "the task could not be finished"))
+        finish("done" if ok else "failed", reason, checks=checks, data=action.data)
         return StepOutcome(verdict="done", success=ok, result=action.result, reason=reason, attempts=attempt), snap, None
 
     async def ask_user(self, action: AskUser, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,

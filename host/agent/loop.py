@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.host.agent import guards
 from waymark.host.agent.action_lines import action_line, landed_line
+from waymark.host.agent.answers import Answers
 from waymark.host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from waymark.host.agent.confirm import Policy, domain_refusal
 from waymark.host.agent.executor import Executor, Turn
@@ -44,7 +45,7 @@ from waymark.host.agent.planner import (
     PlanStep,
 )
 from waymark.host.agent.planning import Planning, clipped
-from waymark.host.agent.prompts import snapshot_block
+from waymark.host.agent.prompts import read_line, snapshot_block
 from waymark.host.agent.proof import Proof
 from waymark.host.agent.redaction import (
     Redactor,
@@ -126,6 +127,8 @@ class RunOptions(BaseModel):
     #: for models that answer in coordinates; off, its tool stays as small as the ref actions make it.
     #: A computer-use executor (providers.computer_use) always has them.
     coordinates: bool = False
+    #: The JSON Schema (Draft 2020-12) `done`'s data must match (host.agent.answers); None: no answer is asked for.
+    output_schema: dict[str, Any] | None = None
 
 
 class AgentRun:
@@ -142,7 +145,10 @@ class AgentRun:
         self.session = BrowserSession(bridge, tab_id=options.tab_id, max_chars=options.max_chars, screenshots=options.screenshots,
                                       upload_dir=options.upload_dir)
         self.planner = Planner(planner, timeout=options.planner_call.timeout_s, temperature=options.planner_call.temperature)
-        self.executor = Executor(executor, timeout=options.executor_call.timeout_s, temperature=options.executor_call.temperature)
+        self.executor = Executor(executor, timeout=options.executor_call.timeout_s, temperature=options.executor_call.temperature,
+                                 output_schema=options.output_schema)
+        #: The answer asked for, and the text of every page read to ground it.
+        self.answers = Answers(options.output_schema)
         self.human = human
         self._emit_cb = emit
         self.budget = BudgetTracker(options.budgets)
@@ -173,9 +179,9 @@ class AgentRun:
         #: The current step's checks, as they stood before it acted.
         self.judge = StepJudge(self.session, self._page_text, self._found, self.guards, self.history)
         self.proof = Proof(self.guards, self._page_text, self.session.snapshot, self.emit, self._found)
-        self.planning = Planning(self.planner, options.task, options.plan, self.budget, self.proof, self.history, self.emit,
+        self.planning = Planning(self.planner, options.task, options.plan, self.answers, self.budget, self.proof, self.history, self.emit,
                                  self._take_tokens, self._safe, self._page, lambda: self._timeout(options.planner_call))
-        self.host = HostActions(self.proof, human, self.history, self.session, self.task_tabs, self.visited, options.policy)
+        self.host = HostActions(self.proof, self.answers, human, self.history, self.session, self.task_tabs, self.visited, options.policy)
 
     # ------------------------------------------------------------ plumbing
 
@@ -217,7 +223,9 @@ class AgentRun:
     async def _page_text(self) -> str:
         """The page's readable text, for text_present checks the element list cannot answer."""
         result = await self.session.act(Extract(max_chars=20_000), snapshot_after=False)
-        return result.text or "" if result.ok else ""
+        text = result.text or "" if result.ok else ""
+        self.answers.saw_text(result.url_after, "", self.redactor.text(text))
+        return text
 
     def _take_tokens(self, tokens_in: int, tokens_out: int) -> None:
         self.budget.add_tokens(tokens_in, tokens_out)
@@ -244,7 +252,7 @@ class AgentRun:
         try:
             async with clock:
                 try:
-                    success, outcome, reason = await self._run()
+                    success, outcome, reason = self.answers.judge(*await self._run())
                 finally:
                     await asyncio.shield(self.session.release())
         except (TimeoutError, BudgetExhausted, RunStopped, ProviderError, BrowserError) as exc:
@@ -265,6 +273,7 @@ class AgentRun:
             run_id=self.run_id,
             task=self.options.task, outcome=outcome, reason=reason, result=self.result, replans=self.budget.replans,
             retries=self.retries, trace_dir=str(self.trace.dir), refusals=self.refusals, advisories=self.advisories,
+            data=self.answers.data, grounding=self.answers.grounding,
         )
         summary = RunSummary.model_validate(self.redactor.obj(summary.model_dump()))
         self.trace.summary(summary)
@@ -432,6 +441,7 @@ class AgentRun:
             # A model that answers in coordinates sees the page every turn (refs are stable: a new look, the same refs).
             snap = await self.session.snapshot(screenshot=True)
         safe = self._safe(snap)
+        self.answers.saw_snapshot(safe)
         record["snapshot"] = {"digest": digest(safe.text), "chars": len(safe.text), "elements": len(safe.elements), "url": safe.url}
         t0 = time.perf_counter()
         turn: Turn = await self.executor.decide(
@@ -481,8 +491,12 @@ class AgentRun:
         timing["dispatch_ms"] = (time.perf_counter() - t0) * 1000
         record.update(path=result.path, settle_ms=result.settle_ms, navigated=result.navigated, tab_id=self.session.tab_id)
         self.host.arrived(action, result, snap, safe, record, finish)
+        read = ""
         if result.text is not None and isinstance(action, Extract):
             self.result = result.text[:4000]
+            self.answers.saw_text(snap.url, snap.title, self.redactor.text(result.text))
+            # The model sees what it read: an extraction task's values are often in no element's name.
+            read = read_line(self.redactor.text(result.text))
         if not result.ok:
             recovered = await self.host.recover(action, dispatched, result, timing, record, finish)
             if not isinstance(recovered, ActionResult):
@@ -503,7 +517,7 @@ class AgentRun:
         if landed:
             record.update(action_line=record["action_line"] + landed, hit=result.hit.model_dump() if result.hit else None,
                           drop=result.drop.model_dump() if result.drop else None)
-        did = f"- did: {action_line(action, safe)}{landed}"
+        did = f"- did: {action_line(action, safe)}{landed}{read}"
         settled = result.snapshot or await self.session.snapshot(screenshot=self.options.screenshots)
         if settled.screenshot_b64:
             record["screenshot"] = self.trace.artifact_b64(f"step-{self.step_counter:03d}.jpg", settled.screenshot_b64)

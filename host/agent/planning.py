@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from waymark.host.agent.answers import ANSWER_INTENT, Answers
 from waymark.host.agent.budgets import BudgetTracker
 from waymark.host.agent.planner import (
     Plan,
@@ -30,12 +31,13 @@ def clipped(answers: list[str]) -> list[str]:
 class Planning:
     """Asks for plans and keeps what the run needs to know of the current one."""
 
-    def __init__(self, planner: Planner, task: str, enabled: bool, budget: BudgetTracker, proof: Proof, history: list[str],
+    def __init__(self, planner: Planner, task: str, enabled: bool, answers: Answers, budget: BudgetTracker, proof: Proof, history: list[str],
                  emit: Callable[..., Any], take_tokens: Callable[[int, int], None], safe: Callable[[Snapshot], Snapshot],
                  page: Callable[[Snapshot], str], timeout: Callable[[], float]) -> None:
         self.planner = planner
         self.task = task
         self.enabled = enabled
+        self.answers = answers
         self.budget = budget
         self.proof = proof
         self.history = history
@@ -78,6 +80,10 @@ class Planning:
             return plan
         self.take_tokens(result.tokens_in, result.tokens_out)
         self.open_step = None
+        if self.answers.wanted():
+            # A run asked for an answer ends with a step worked on until the executor gives it.
+            self.open_step = PlanStep(intent=ANSWER_INTENT, verify=[])
+            result.plan.steps.append(self.open_step)
         if result.plan.success_criteria:
             await self.proof.named(result.plan.success_criteria, snap)
         self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in result.plan.steps], tokens=result.tokens,

@@ -130,6 +130,17 @@ def snapshot_block(url: str, title: str, text: str, tab_id: int | None) -> str:
     return f"{header}\n" + wrap_untrusted(f"title: {title}\n{text}", url)
 
 
+#: Characters of extracted text a history line keeps: enough for a table or a paragraph, not a whole page every turn.
+READ_CHARS = 1500
+
+
+def read_line(text: str) -> str:
+    """What an extract read, for its history line (the history is fenced as page content): the
+    model is shown the text it asked to read, since text it never sees cannot help it answer."""
+    flat = " | ".join(line.strip() for line in text.splitlines() if line.strip())
+    return f" -> read: {flat[:READ_CHARS]}{' [...]' if len(flat) > READ_CHARS else ''}" if flat else " -> read nothing"
+
+
 def history_block(history: list[str]) -> str:
     """The run's last history lines, wrapped: they quote element names, which are page content."""
     return wrap_untrusted("\n".join(history[-HISTORY_LINES:]), "this run's history (element names are page content)")

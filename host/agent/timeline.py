@@ -70,7 +70,25 @@ def summary_lines(summary: dict[str, Any]) -> str:
         lines.append(f"  {summary['reason']}")
     if summary.get("result"):
         lines.append(f"  result: {summary['result']}")
+    if summary.get("data") is not None:
+        lines.append("  data: " + json.dumps(summary["data"], ensure_ascii=False)[:1000])
+    lines.extend(grounding_lines(summary.get("grounding")))
     return "\n".join(lines)
+
+
+def grounding_lines(grounding: dict[str, Any] | None) -> list[str]:
+    """One line per value of an answer: found (where), not found on any page, or computed."""
+    out = []
+    for v in (grounding or {}).get("values", []):
+        head = f"{v.get('path')} = {json.dumps(v.get('value'), ensure_ascii=False)}"
+        if v.get("status") == "found":
+            src = v.get("source") or {}
+            out.append(f"    ✓ {head}: {src.get('element') or src.get('where', '')} on {src.get('url', '')}")
+        elif v.get("status") == "computed":
+            out.append(f"    = {head}: computed (not looked for)")
+        else:
+            out.append(f"    ✗ {head}: not found on any page the run saw{'' if v.get('required', True) else ' (optional)'}")
+    return out
 
 
 def event_text(event: dict[str, Any]) -> str | None:

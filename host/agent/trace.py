@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from waymark.host.agent.answers import Grounding
 from waymark.host.agent.guards.base import Finding
 from waymark.host.agent.redaction import Redactor
 from waymark.host.agent.verdicts import RunOutcome, StepVerdict
@@ -55,6 +56,10 @@ class RunSummary(BaseModel):
     #: often each advised the model (an advisory it overruled counts once).
     refusals: dict[str, int] = {}
     advisories: dict[str, int] = {}
+    #: The answer for a program (done's data, validated against the output schema), None when none was given.
+    data: Any = None
+    #: Where each value of `data` was found on a page the run saw, or that it was not (host.agent.answers).
+    grounding: Grounding | None = None
 
 
 class StepEvent(BaseModel):

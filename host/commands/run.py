@@ -29,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="wall-clock budget")
     p.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN", help="only visit these domains")
     p.add_argument("--block-domain", action="append", default=[], metavar="DOMAIN", help="never visit these domains")
+    p.add_argument("--output-schema", metavar="FILE.json",
+                   help="a JSON Schema the answer must match: the run ends with `data` of that shape, each value grounded in the pages it saw")
     p.add_argument("--upload-dir", metavar="FOLDER", help="the folder upload_file may take files from (default: the settings' upload folder)")
     p.set_defaults(handler=_run)
 
@@ -41,7 +43,22 @@ def run_params(args: argparse.Namespace) -> dict[str, Any]:
     if args.confirm == "approve":
         policy["destructive"] = "allow"
     uploads = {"upload_dir": str(Path(args.upload_dir).expanduser().resolve())} if getattr(args, "upload_dir", None) else {}
-    return {"task": args.task, "start_url": args.start_url, **models, "budgets": budgets, "policy": policy, **uploads}
+    schema = {"output_schema": output_schema(args.output_schema)} if getattr(args, "output_schema", None) else {}
+    return {"task": args.task, "start_url": args.start_url, **models, "budgets": budgets, "policy": policy, **uploads, **schema}
+
+
+def output_schema(path: str) -> dict[str, Any]:
+    """The JSON Schema in a file, checked (raises ValueError naming the file and what is wrong)."""
+    from waymark.host.agent.answers import SchemaProblem, check_schema
+
+    try:
+        return check_schema(json.loads(Path(path).expanduser().read_text(encoding="utf-8")))
+    except OSError as exc:
+        raise ValueError(f"--output-schema: cannot read {path}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--output-schema: {path} is not JSON: {exc}") from None
+    except SchemaProblem as exc:
+        raise ValueError(f"--output-schema: {path}: {exc}") from None
 
 
 class Console:

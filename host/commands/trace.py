@@ -70,6 +70,7 @@ main{max-width:1100px;margin:20px auto;padding:0 20px}
 .step h3{margin:0 0 6px;font-size:15px}code{background:#eef0f6;padding:1px 4px;border-radius:3px}
 ul{margin:4px 0;padding-left:18px}.meta{color:#5a6275;font-size:12px}
 .plan{background:#fff;border-radius:8px;padding:12px 20px}
+table.answer{border-collapse:collapse}table.answer td,table.answer th{padding:4px 8px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
 """
 
 
@@ -98,6 +99,7 @@ def render_html(folder: Path, events: list[dict[str, Any]], summary: dict[str, A
             f"<p class='{cls}'><b>{'Success' if summary.get('success') else e(OUTCOMES.get(str(summary.get('outcome')), str(summary.get('outcome', 'failed'))).capitalize())}</b>: "
             f"{summary.get('steps_passed')}/{summary.get('steps_total')} steps verified, {summary.get('duration_ms', 0) / 1000:.1f} s, "
             f"{summary.get('tokens_total', 0)} tokens</p><p>{e(str(summary.get('reason', '')))}</p></div>")
+        parts.append(answer_html(summary))
     for ev in events:
         kind = ev.get("event")
         if kind in ("plan", "replan"):
@@ -127,6 +129,26 @@ def render_html(folder: Path, events: list[dict[str, Any]], summary: dict[str, A
                          f"<p>{e(str(ev.get('reason', '')))}</p></div><div>{_img(folder, arts.get('screenshot'))}</div></div>")
     parts.append("</main></body></html>")
     return "".join(parts)
+
+
+def answer_html(summary: dict[str, Any]) -> str:
+    """The run's answer as a table: each value's JSON path, the value, and where it was found
+    (page, element or frame, the text around it), that it was not, or that it is computed."""
+    if summary.get("data") is None:
+        return ""
+    e = html.escape
+    rows = []
+    for v in (summary.get("grounding") or {}).get("values", []):
+        src = v.get("source") or {}
+        status = str(v.get("status", ""))
+        where = (f"{e(str(src.get('element') or src.get('where', '')))} on {e(str(src.get('url', '')))}"
+                 f"<br><span class='meta'>…{e(str(src.get('excerpt', '')))}…</span>") if src else (
+            "computed, not looked for" if status == "computed" else "not found on any page the run saw")
+        rows.append(f"<tr class='{'ok' if status != 'ungrounded' else 'bad'}'><td><code>{e(str(v.get('path')))}</code></td>"
+                    f"<td>{e(json.dumps(v.get('value'), ensure_ascii=False))}</td><td>{e(status)}</td><td>{where}</td></tr>")
+    table = f"<table class='answer'><tr><th>Path</th><th>Value</th><th></th><th>Source</th></tr>{''.join(rows)}</table>" if rows else ""
+    return (f"<div class='summary'><b>Answer</b><pre>{e(json.dumps(summary['data'], ensure_ascii=False, indent=1))}</pre>"
+            f"{table}</div>")
 
 
 def _html(args: argparse.Namespace) -> int:

@@ -345,13 +345,15 @@ class AskUser(_Action):
 
 
 class Done(_Action):
-    """The task is finished (or cannot be finished: success false); `result` is the answer for the user."""
+    """The task is finished (or cannot be finished: success false); `result` is the answer for the user, `data` the answer as JSON when the task asks for one."""
 
     type: Literal["done"] = "done"
     traits: ClassVar[Traits] = Traits(runs_in="host", example={"type": "done", "result": "The order number is 1042", "success": True},
-                                    text_form="done{result,success}")
+                                    text_form="done{result,success,data?}")
     result: str = ""
     success: bool = True
+    #: The answer for a program: any JSON value, checked against the caller's output schema (host.agent.answers).
+    data: Any = None
 
 
 Action = Annotated[

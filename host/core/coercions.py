@@ -13,6 +13,8 @@ Decisions (executor answers):
                      ``scroll_down`` ...) is renamed to the grammar's one
 - ``action_shape``   ``{"action": "click", "ref": 3}`` and ``{"action": {"click": {"ref": 3}}}``
                      are ``{"action": {"type": "click", "ref": 3}}``
+- ``data_json``      ``done`` whose ``data`` is a string holding a JSON object or array is given
+                     that object or array
 
 Predicate lists (plan checks and success criteria):
 
@@ -34,6 +36,7 @@ Text-level repairs (comments, fences, trailing commas) belong to the parser.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Collection
 
@@ -117,6 +120,13 @@ def coerce_decision(obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         action.pop("result")
         action.setdefault("success", result)
         notes.append("done_bool")
+    data = action.get("data")
+    if kind == "done" and isinstance(data, str) and data.strip()[:1] in ("{", "["):
+        try:
+            action["data"] = json.loads(data)
+            notes.append("data_json")
+        except ValueError:
+            pass  # the schema's validator says what is wrong with it
     return {**obj, "action": action}, notes
 
 

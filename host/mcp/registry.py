@@ -30,7 +30,15 @@ class ToolCall:
     models: dict[str, Any]
 
 
-Run = Callable[[Any, ToolCall], Awaitable[list[Content]]]
+@dataclass
+class Structured:
+    """A tool's answer with structured content beside its text (a delegated task's `data` and grounding)."""
+
+    content: list[Content]
+    structured: dict[str, Any]
+
+
+Run = Callable[[Any, ToolCall], Awaitable["list[Content] | Structured"]]
 
 
 @dataclass(frozen=True)

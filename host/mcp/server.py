@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from waymark.host.core import __version__
 from waymark.host.mcp.errors import Refused, ToolError
 from waymark.host.mcp.link import Link
-from waymark.host.mcp.registry import Content, Tool, ToolCall, text
+from waymark.host.mcp.registry import Structured, Tool, ToolCall, text
 from waymark.host.mcp.session import McpSession
 from waymark.host.mcp.tools_actions import action_tools
 from waymark.host.mcp.tools_page import page_tools
@@ -90,11 +90,13 @@ def build_server(session: McpSession, models: dict[str, Any]) -> Server[Any]:
             session.client = ctx.session.client_params.client_info.name
         try:
             await session.connected()
-            content: list[Content] = await tool.run(arguments, ToolCall(session, confirm, progress, ask, models))
+            answer = await tool.run(arguments, ToolCall(session, confirm, progress, ask, models))
         except ToolError as exc:
             log.info("tool %s failed: %s", tool.name, exc.code)
             return _failed(f"{exc.code}: {session.redactor.text(exc.message)}")
-        return types.CallToolResult(content=content)
+        if isinstance(answer, Structured):
+            return types.CallToolResult(content=answer.content, structured_content=answer.structured)
+        return types.CallToolResult(content=answer)
 
     return Server("waymark", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)
 

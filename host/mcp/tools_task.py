@@ -10,13 +10,15 @@ from pydantic import ConfigDict, create_model
 
 from waymark.host.agent.timeline import event_text, summary_lines
 from waymark.host.mcp.errors import ToolError
-from waymark.host.mcp.registry import Content, Tool, ToolCall, text
+from waymark.host.mcp.registry import Content, Structured, Tool, ToolCall, text
 from waymark.host.mcp.tools_page import fields_of
 from waymark.host.rpc.agent import RunParams
 
 RunTaskParams = create_model(
     "RunTaskParams", __config__=ConfigDict(extra="forbid"),
-    **fields_of(RunParams, task="what to do, in words", start_url="open this URL in a new tab first (default: the current tab)"),
+    **fields_of(RunParams, task="what to do, in words", start_url="open this URL in a new tab first (default: the current tab)",
+                output_schema="a JSON Schema (Draft 2020-12) the answer must match: the result's structured content then holds "
+                              "`data` of that shape and, for each value, where on the pages it was found (`grounding`)"),
 )
 
 
@@ -30,10 +32,12 @@ class _Events:
         self.queue.put_nowait((name, data))
 
 
-async def run_task(params: Any, call: ToolCall) -> list[Content]:
+async def run_task(params: Any, call: ToolCall) -> list[Content] | Structured:
     """Run the task to its summary; each step is a progress notification."""
     session = call.session
     run: dict[str, Any] = {"task": params.task, **call.models, "policy": session.policy.model_dump()}
+    if params.output_schema is not None:
+        run["output_schema"] = params.output_schema
     if params.start_url:
         run["start_url"] = params.start_url
     else:
@@ -64,7 +68,11 @@ async def run_task(params: Any, call: ToolCall) -> list[Content]:
     if summary.get("result"):
         lines.append(f"Result: {summary['result']}")
     lines.append(f"Trace: waymark trace show {summary.get('run_id', '')}")
-    return [text("\n".join(lines))]
+    content: list[Content] = [text("\n".join(lines))]
+    if params.output_schema is None and summary.get("data") is None:
+        return content
+    # A program reads the answer here, not in prose: the data, each value's grounding, and the verdict.
+    return Structured(content, {k: summary.get(k) for k in ("data", "grounding", "success", "outcome", "reason", "run_id")})
 
 
 async def _answer(name: str, data: dict[str, Any], call: ToolCall) -> None:

@@ -3,7 +3,8 @@
 `agent.run` params: {task, start_url?, tab_id?, provider?+model? | planner?+executor? (model
 specs, see providers/spec.py: "gemini:gemini-2.5-flash", "llamacpp:qwen?temperature=0"),
 script? (path or inline script for the scripted provider), provider_options?, budgets?,
-policy?, screenshots?}. Without provider, planner/executor or script, each role runs with the
+policy?, screenshots?, output_schema? (a JSON Schema the answer's data must match, see
+host/agent/answers)}. Without provider, planner/executor or script, each role runs with the
 provider, model and options saved in the settings (settings.py), so planner and executor may
 differ. Each role's temperature and per-call timeout come from its spec (local servers: 0 and
 a longer timeout), and the snapshot is sized to the executor's context window.
@@ -19,7 +20,8 @@ notifications while it runs:
   question}: the run waits until someone calls `agent.answer` {run_id, request_id, answer}
   (true/false for a confirmation, text for a question) or the policy's timeout declines;
 - `finished` {summary}. The reply's data is the summary: {success, duration_ms, tokens_total,
-  steps_passed, steps_total, steps_unproven, run_id, outcome, reason, result, trace_dir, ...}.
+  steps_passed, steps_total, steps_unproven, run_id, outcome, reason, result, data, grounding,
+  trace_dir, ...}.
 
 Cancelling the call stops the run at once, the in-flight model call included.
 """
@@ -31,8 +33,9 @@ import itertools
 import logging
 from typing import Any, Callable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from waymark.host.agent.answers import check_schema
 from waymark.host.agent.budgets import Budgets, snapshot_chars
 from waymark.host.agent.confirm import Policy
 from waymark.host.agent.human import Human
@@ -72,6 +75,13 @@ class RunParams(BaseModel):
     upload_dir: str | None = None
     #: Vision mode: offer the executor the coordinate actions (click_at, drag_at...) too.
     coordinates: bool = False
+    #: The JSON Schema (Draft 2020-12) the answer's `data` must match; its values are grounded in the pages the run saw.
+    output_schema: dict[str, Any] | None = None
+
+    @field_validator("output_schema")
+    @classmethod
+    def _valid_schema(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return check_schema(value) if value is not None else None
 
 
 def role_specs(params: RunParams) -> tuple[ModelSpec, ModelSpec]:
@@ -181,6 +191,7 @@ async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     options = RunOptions(
         task=run_params.task, start_url=run_params.start_url, tab_id=run_params.tab_id, budgets=run_params.budgets,
         policy=run_params.policy, screenshots=run_params.screenshots, plan=run_params.plan, coordinates=run_params.coordinates,
+        output_schema=run_params.output_schema,
         upload_dir=run_params.upload_dir or load_settings().upload_dir,
         max_chars=snapshot_chars(executor.capabilities().context_tokens),
         planner_call=_call(specs[0] if specs else None), executor_call=_call(specs[1] if specs else None),

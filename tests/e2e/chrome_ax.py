@@ -24,7 +24,8 @@ class Pair:
     chrome_name: str
 
     def name_agrees(self) -> bool:
-        ours, chrome = self.ours_name, " ".join(self.chrome_name.split())
+        # Both collapsed alike: a no-break space the author wrote stays in both names (accname).
+        ours, chrome = " ".join(self.ours_name.split()), " ".join(self.chrome_name.split())
         # A long name is cut with an ellipsis: it agrees when Chrome's starts with what we kept.
         return ours == chrome or (ours.endswith("…") and chrome.startswith(ours[:-1]))
 

@@ -107,3 +107,29 @@ async def test_a_fields_name_attribute_is_its_own_key_not_its_name(sw, page, sit
     assert email["placeholder"] == "you@example.com" and email.get("field") is None
     (only,) = [e for e in snap["elements"] if e["name"] == "Only a placeholder"]
     assert only.get("placeholder") is None  # said once, as the name Chrome gives it
+
+
+async def _accname_names(sw, page, site_url) -> set[str]:
+    await page.goto(f"{site_url}/perception/accname.html")
+    return {e["name"] for e in (await snapshot(sw, page))["elements"]}
+
+
+async def test_aria_labeledby_the_misspelling_browsers_accept_names_a_button(sw, page, site_url):
+    assert "Misspelt reference" in await _accname_names(sw, page, site_url)
+
+
+async def test_a_hidden_aria_labelledby_target_is_read_whole_with_its_hidden_descendants(sw, page, site_url):
+    assert {"Under a hidden cover", "Under a collapsed cover", "Under an aria-hidden cover"} <= await _accname_names(sw, page, site_url)
+
+
+async def test_a_shown_aria_labelledby_target_leaves_out_its_hidden_descendants(sw, page, site_url):
+    assert "Shown" in await _accname_names(sw, page, site_url)
+
+
+async def test_a_hidden_aria_labelledby_target_comes_before_aria_label(sw, page, site_url):
+    named = await _accname_names(sw, page, site_url)
+    assert "Hidden reference wins" in named and "Own label" not in named
+
+
+async def test_a_leading_no_break_space_in_aria_label_stays_in_the_name(sw, page, site_url):
+    assert "\xa0Spaced label" in await _accname_names(sw, page, site_url)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import socket
 import stat
 import uuid
@@ -448,6 +449,42 @@ async def test_declining_a_destructive_action_ends_the_run_without_it(panel: Pan
     summary = panel.page.locator("#agent-summary .summary")
     await expect(summary).to_have_attribute("data-outcome", "declined", timeout=30000)
     await expect(shop.locator("#status")).to_have_text("")
+
+
+TEA_SCHEMA = ('{"type": "object", "properties": {"product": {"type": "string"}, "weight": {"type": "string"}, '
+              '"price": {"type": "number"}}, "required": ["product", "weight"]}')
+
+
+async def test_agent_answer_shows_as_a_table_with_each_values_source_on_hover(panel: Panel, sw: Any, shop: Any):
+    answer = {"product": "Green tea", "weight": "250 g", "price": 4.5}
+    await configure(sw, chat={**scripted(), "options": {"script": {"steps": [], "result": "Green tea, 250 g", "data": answer}}})
+    await panel.page.reload()
+    await panel.connected()
+    await panel.page.locator("#tab-agent").click()
+    box = panel.page.locator("#agent-schema-box")
+    await expect(box).not_to_have_attribute("open", "")
+    await box.locator("summary").click()
+    await panel.page.locator("#agent-schema").fill(TEA_SCHEMA)
+    await panel.start_task("What tea is sold here, and in which size?")
+    summary = panel.page.locator("#agent-summary .summary")
+    # The price was never on the page, but the schema does not require it: the answer stands, the row says so.
+    await expect(summary).to_have_attribute("data-outcome", "done", timeout=30000)
+    rows = summary.locator("table.answer tr[data-path]")
+    await expect(rows).to_have_count(3)
+    await expect(rows.locator("td:first-child")).to_have_text(["product", "weight", "price"])
+    await expect(rows.nth(0)).to_have_attribute("title", re.compile(r"^Found on http://127\.0\.0\.1:\d+/sidepanel/shop\.html.*green tea"))
+    await expect(rows.nth(2)).to_have_attribute("data-status", "ungrounded")
+    await expect(rows.nth(2)).to_have_attribute("title", "Not found on any page the agent read")
+
+
+async def test_an_answer_schema_that_is_not_json_stops_the_run_before_it_starts(panel: Panel):
+    await panel.page.locator("#tab-agent").click()
+    await panel.page.locator("#agent-schema-box summary").click()
+    await panel.page.locator("#agent-schema").fill("{type: object}")
+    await panel.start_task("What tea is sold here?")
+    summary = panel.page.locator("#agent-summary .summary")
+    await expect(summary).to_have_attribute("data-outcome", "error")
+    await expect(summary).to_contain_text("The answer's JSON Schema is not JSON")
 
 
 async def test_agent_question_is_answered_inline(panel: Panel, sw: Any):

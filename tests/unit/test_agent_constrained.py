@@ -149,3 +149,29 @@ async def test_an_action_that_is_not_offered_is_refused_with_what_is():
     assert turn.decision is None
     assert turn.problems[0].kind == "not_offered" and "this task has one tab" in turn.problems[0].detail
     assert "close_tab" not in model.requests[0].messages[-1].plain_text().split("Actions:")[-1]
+
+
+TOTAL = {"type": "object", "properties": {"total": {"type": "number", "x-waymark-computed": True}}, "required": ["total"]}
+
+
+def _done_variant(schema: dict) -> dict:
+    return next(v for v in schema["properties"]["action"]["anyOf"] if v["properties"]["type"]["enum"] == ["done"])
+
+
+def test_asked_for_no_answer_the_constrained_done_has_no_data():
+    assert "data" not in _done_variant(constrained_decision_schema(PAGE))["properties"]
+
+
+def test_asked_for_an_answer_the_constrained_done_must_carry_data_of_its_shape():
+    done = _done_variant(constrained_decision_schema(PAGE, data_schema={"type": "object", "properties": {"total": {"type": "number"}}}))
+    assert done["properties"]["data"] == {"type": "object", "properties": {"total": {"type": "number"}}} and "data" in done["required"]
+
+
+async def test_the_executor_tells_the_model_the_answers_schema_and_constrains_done_to_it():
+    model = SchemaModel(json_schema=True)
+    await Executor(model, output_schema=TOTAL).decide(task="t", intent="i", verify=[], history=[], feedback=None, page="p",
+                                                      snapshot=PAGE, step_index=0, attempt=1, reminders=0)
+    request = model.requests[0]
+    assert '"x-waymark-computed":true' in request.messages[-1].plain_text()
+    assert _done_variant(request.response_schema)["properties"]["data"] == {"type": "object", "properties": {"total": {"type": "number"}},
+                                                                             "required": ["total"]}

@@ -61,6 +61,7 @@ class TextModel(LLMProvider):
     ('{"action": {"type": "goto", "url": "/cart"}}', {"type": "navigate", "url": "/cart"}, "action_alias"),
     ('{"action": {"type": "scroll_up"}}', {"type": "scroll", "direction": "up"}, "action_alias"),
     ('{"action": {"type": "input_text", "ref": 3, "text": "a@b.c"}}', {"type": "fill", "ref": 3, "text": "a@b.c"}, "action_alias"),
+    ('{"action": {"type": "done", "data": "{\\"total\\": 12}"}}', {"type": "done", "result": "", "success": True, "data": {"total": 12}}, "data_json"),
 ])
 def test_a_near_miss_answer_is_accepted_as_meant_and_the_coercion_is_named(answer, action, coercion):
     notes: list[str] = []

@@ -62,6 +62,10 @@ def test_every_bench_section_completes_on_two_pages_with_one_round(tmp_path):
     assert list(report["sections"]) == list(SECTIONS)
     assert not [name for name, section in report["sections"].items() if section.get("error") or section.get("errors")]
     assert report["sections"]["snapshot"]["pages"] == 2
+    # The same run's markdown tables, one per section (what docs/performance.md is made of).
+    done = subprocess.run([str(WAYMARK), "bench", "--from", str(out), "--markdown", "-"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert [line[4:] for line in done.stdout.splitlines() if line.startswith("### ")] == list(SECTIONS)
 
 
 def test_bench_says_what_is_missing_when_the_tokenizer_is_not_there(tmp_path):

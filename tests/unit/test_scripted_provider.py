@@ -177,3 +177,8 @@ async def test_a_drags_to_target_resolves_to_its_to_ref_like_its_target() -> Non
     action = {"type": "drag", "target": {"role": "button", "nth": 1}, "to_target": {"role": "link", "name": "Checkout now"}}
     decision = await decide(provider({"steps": [{"intent": "drag the second button onto checkout", "action": action}]}))
     assert decision["action"] == {"type": "drag", "ref": 4, "to_ref": 9}
+
+
+async def test_past_its_steps_the_script_answers_done_with_its_data_beside_its_result() -> None:
+    decision = await decide(provider({"steps": [], "result": "Total € 12", "data": {"total": 12}}))
+    assert decision["action"] == {"type": "done", "result": "Total € 12", "success": True, "data": {"total": 12}}
