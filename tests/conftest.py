@@ -187,3 +187,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_sessionstart(session: pytest.Session) -> None:
     if ARTIFACTS.exists():
         shutil.rmtree(ARTIFACTS, ignore_errors=True)
+
+
+@pytest_asyncio.fixture
+async def serve() -> AsyncIterator[Any]:
+    """Start loopback models (tests.reliability.fake_model) for a test; all are stopped at its end."""
+    from tests.reliability.fake_model import FakeModel
+
+    started: list[FakeModel] = []
+
+    async def start(plan: list[dict[str, Any]], **options: Any) -> FakeModel:
+        model = await FakeModel(plan=plan, **options).start()
+        started.append(model)
+        return model
+
+    yield start
+    for model in started:
+        await model.stop()

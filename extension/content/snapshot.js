@@ -576,6 +576,11 @@
     if (pressed) states.pressed = pressed === "mixed" ? "mixed" : pressed === "true";
     if (props.disabled === true || el.getAttribute("aria-disabled") === "true") states.disabled = true;
     if (props.required === true || el.getAttribute("aria-required") === "true") states.required = true;
+    // Invalid as the page itself says: aria-invalid, or HTML constraint validation of a value
+    // given (an empty required field is said by `required` and no value, not here).
+    const field = /** @type {Element & {value?: unknown, willValidate?: boolean, validity?: ValidityState}} */ (el);
+    const given = typeof field.value === "string" && field.value !== "";
+    if (el.getAttribute("aria-invalid") === "true" || (given && field.willValidate === true && field.validity?.valid === false)) states.invalid = true;
     if ((props.readOnly === true && isField(el)) || el.getAttribute("aria-readonly") === "true") states.readonly = true;
     if (el === active) states.focused = true;
     return { value, states, options };

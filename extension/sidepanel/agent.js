@@ -15,16 +15,14 @@ import { byId, clear, formatMs, h } from "./dom.js";
 /** @typedef {import("./settings_types.js").Settings} Settings */
 /** @typedef {import("./agent_types.js").PlanStep} PlanStep */
 /** @typedef {import("./agent_types.js").RunSummary} RunSummary */
+/** @typedef {import("./agent_types.js").StepEvent} StepEvent  a `step` event, or an action an MCP client took (host/mcp_access.py) */
 /** @typedef {import("./agent_types.js").GroundedValue} GroundedValue */
 /**
- * The events of a run the panel shows, as host/agent/loop.py and host/rpc/agent.py stream them
- * (free records on the host's side, so these name only the fields read here).
+ * The other events of a run the panel shows, as host/agent/loop.py and host/rpc/agent.py stream
+ * them (free records on the host's side, so these name only the fields read here).
  * @typedef {{run_id?: string, steps: PlanStep[]}} PlanEvent
  * @typedef {{run_id?: string, intent?: string, reason?: string}} StepFailedEvent
  * @typedef {{run_id: string, request_id: string, action_line?: string, reason?: string, url?: string, question?: string}} PromptEvent
- * @typedef {{step?: number|string, intent?: string, verdict?: string, action_line?: string, reason?: string,
- *   timing?: Record<string, number>, tokens?: number, attempt?: number, thumbnail_b64?: string}} StepEvent
- *   a `step` event, or an action an MCP client took (host/mcp_access.py)
  */
 
 const GOOD = new Set(["passed", "done", "answered"]);

@@ -3,11 +3,13 @@
 // From host/agent/planner.py and host/agent/trace.py.
 
 /**
+ * @typedef {{guard: string, stage: "before_dispatch"|"after_dispatch"|"conclusion", strength: "refusal"|"advisory", code: string, message: string, overruled?: boolean}} Finding
  * @typedef {{path: string, value: string|number|number, status: "found"|"ungrounded"|"computed", required?: boolean, source?: Source|null, [key: string]: unknown}} GroundedValue
  * @typedef {{values?: Array<GroundedValue>, grounded?: number, ungrounded?: number, computed?: number, [key: string]: unknown}} Grounding
  * @typedef {{intent: string, verify: Array<Record<string, unknown>>, required: boolean, [key: string]: unknown}} PlanStep
- * @typedef {{success: boolean, duration_ms: number, tokens_total: number, steps_passed: number, steps_total: number, steps_unproven: number, run_id: string, task: string, outcome: string, reason: string, result: string, replans: number, retries: number, trace_dir: string, tokens_in: number, tokens_out: number, data: unknown, grounding: Grounding|null, [key: string]: unknown}} RunSummary
+ * @typedef {{success: boolean, duration_ms: number, tokens_total: number, steps_passed: number, steps_total: number, steps_unproven: number, run_id: string, task: string, outcome: "done"|"failed"|"unproven"|"declined"|"blocked"|"cancelled"|"error"|"budget_steps"|"budget_replans"|"budget_tokens"|"budget_wall_clock"|"", reason: string, result: string, replans: number, retries: number, trace_dir: string, tokens_in: number, tokens_out: number, refusals: Record<string, number>, advisories: Record<string, number>, data: unknown, grounding: Grounding|null, [key: string]: unknown}} RunSummary
  * @typedef {{url: string, title?: string, where: string, element?: string|null, excerpt?: string, [key: string]: unknown}} Source
+ * @typedef {{step: number, verdict: "passed"|"unproven"|"acted"|"retry"|"failed"|"refused"|"done"|"answered"|"unanswered"|"blocked"|"declined"|"error", intent?: string, plan_index?: number, attempt?: number, retries?: number, verify?: Array<Record<string, unknown>>, required?: boolean, reason?: string, action?: Record<string, unknown>|null, action_line?: string, thought?: string|null, findings?: Array<Finding>, parse_failures?: Array<Record<string, unknown>>, coercions?: Array<string>, checks?: Array<Record<string, unknown>>, changed?: Array<Record<string, unknown>>, timing?: Record<string, number>, tokens?: number, thumbnail_b64?: string|null, [key: string]: unknown}} StepEvent
  */
 
 export {};

@@ -16,7 +16,7 @@ import { stepEntry } from "./agent.js";
  * @typedef {{request_id: string, kind: "connect"|"confirm"|"ask", client: string, action_line?: string, reason?: string, question?: string}} McpQuestion
  * An action a client carried out, as the host noted it: a `step` event as agent mode's timeline
  * shows it (`intent` is the client's name).
- * @typedef {{step: number, intent: string, action_line: string, verdict: string, reason: string, timing: Record<string, number>, at: number}} McpActivity
+ * @typedef {{step: number, intent: string, action_line: string, verdict: "passed"|"failed", reason: string, timing: Record<string, number>, at: number}} McpActivity
  * @typedef {{pending: McpQuestion[], active: string[], shared: number[], activity?: McpActivity[]}} McpState
  */
 

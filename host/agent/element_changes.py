@@ -1,8 +1,7 @@
 """What an action changed in the elements of its page, said in the run's history.
 
-The real 1.5B model clicked "Increase quantity" sixteen times for "order 3 bouquets": its history
-said only what it had clicked, never that the quantity had gone from 1 to 2 to 3. Each action's
-history line now says which listed elements changed value or state. A page that went elsewhere
+A history that says only what was clicked cannot tell a model that a quantity went from 1 to 2
+to 3. Each action's history line says which listed elements changed value or state. A page that went elsewhere
 is not compared: its snapshot shows it whole.
 """
 

@@ -23,13 +23,13 @@ from waymark.host.agent.grammar import (
     executor_tools,
     validate_decision,
 )
+from waymark.host.agent.guards import Finding, GuardContext, before_dispatch
 from waymark.host.agent.parsing import (
     ParseFailure,
     decision_from_tool_call,
     parse_decision,
     retry_reminder,
 )
-from waymark.host.agent.task_values import pressed_before_filled
 from waymark.host.core.actions import ACTION_TYPES, UPLOAD_ACTIONS, Decision
 from waymark.host.core.page_in_view import showing
 from waymark.host.core.snapshot import Snapshot
@@ -71,6 +71,8 @@ class Turn(BaseModel):
     coercions: list[str] = []
     #: Every raw reply of this turn, the rejected ones included, for traces and eval rows.
     answers: list[str] = []
+    #: What the before-dispatch guards found on this turn's answers (host.agent.guards).
+    findings: list[Finding] = []
 
 
 def _rejection_reminder(rejected: DecisionRejected) -> str:
@@ -113,11 +115,14 @@ class Executor:
         self, *, task: str, intent: str, verify: list[dict[str, Any]], history: list[str], feedback: str | None,
         page: str, snapshot: Snapshot, step_index: int, attempt: int, reminders: int, timeout: float | None = None,
         allowed: tuple[str, ...] = ACTION_TYPES, uploads: str = "", screenshot_b64: str | None = None, untyped: list[str] | None = None,
+        guards: GuardContext | None = None,
     ) -> Turn:
         """One decision valid for `snapshot`, or `decision=None` after `reminders` unusable replies.
         Only the `allowed` actions are offered (tools, answer format, constraint) and accepted.
         In computer-use mode `screenshot_b64` (the numbered-overlay screenshot of `snapshot`) goes
-        with the prompt, and typing without a ref is given the ref it means (host.agent.screen)."""
+        with the prompt, and typing without a ref is given the ref it means (host.agent.screen).
+        With `guards`, each valid answer passes the before-dispatch guards: one that holds it back is
+        answered like an unusable reply, and an advisory given the same answer again lets it through."""
         user = prompts.executor_user(task, intent, verify, history, feedback, page, text_mode=not self.native, allowed=allowed,
                                      uploads=uploads, untyped=untyped)
         if self.output_schema is not None:
@@ -140,6 +145,7 @@ class Executor:
         schema = (constrained_decision_schema(snapshot, allowed, data_schema) if not self.native and self.provider.capabilities().json_schema
                   else None)
         problems: list[ParseProblem] = []
+        findings: list[Finding] = []
         tokens_in = tokens_out = 0
         raw = ""
         started = time.perf_counter()
@@ -173,9 +179,12 @@ class Executor:
                     why = "no upload folder is set" if typed.action.type in UPLOAD_ACTIONS else "this task has one tab"
                     raise DecisionRejected("not_offered", f"{typed.action.type} is not possible now ({why}); "
                                            f"choose one of: {', '.join(allowed)}")
-                unfilled = pressed_before_filled(typed.action, snapshot, untyped or [])
-                if unfilled:
-                    raise DecisionRejected("value_missing", unfilled)
+                if guards is not None:
+                    held, found = before_dispatch(guards, typed.action, snapshot)
+                    findings += found
+                    if held is not None:
+                        insist = "; if this action is still right, give it again and it will be done" if held.strength == "advisory" else ""
+                        raise DecisionRejected(held.code, held.message + insist)
             except ParseFailure as failure:
                 reminder = retry_reminder(failure)
                 problems.append(ParseProblem(kind=failure.kind, detail=failure.detail, reminder=reminder))
@@ -184,13 +193,13 @@ class Executor:
                 problems.append(ParseProblem(kind=rejected.kind, detail=rejected.message, reminder=reminder))
             else:
                 return Turn(decision=typed, raw=raw, tokens=tokens_in + tokens_out, tokens_in=tokens_in, tokens_out=tokens_out, calls=calls, latency_ms=(time.perf_counter() - started) * 1000,
-                            problems=problems, native=self.native, coercions=coercions, answers=answers)
+                            problems=problems, native=self.native, coercions=coercions, answers=answers, findings=findings)
             if len(answers) > 1 and answers[-1] == answers[-2]:
-                # Shown its own answer, a small model copies it: ask afresh, warmer, without it.
+                # A model shown its own answer tends to copy it: ask afresh, warmer, without it.
                 temperature = max(REPEAT_TEMPERATURE, self.temperature or 0.0)
                 messages = [*first, Message.text("user", _repeat_reminder(reminder))]
             else:
                 # The reply goes back as text so every provider can read it; the reminder names the failure.
                 messages = [*messages, Message.text("assistant", raw or "(empty answer)"), Message.text("user", reminder)]
         return Turn(decision=None, raw=raw, tokens=tokens_in + tokens_out, tokens_in=tokens_in, tokens_out=tokens_out, calls=calls, latency_ms=(time.perf_counter() - started) * 1000,
-                    problems=problems, native=self.native, answers=answers)
+                    problems=problems, native=self.native, answers=answers, findings=findings)

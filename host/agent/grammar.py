@@ -17,6 +17,7 @@ import jsonschema
 from pydantic import ValidationError
 
 from waymark.host.agent import prompts
+from waymark.host.agent.guards.before_dispatch import scroll_directions
 from waymark.host.core.actions import (
     ACT_TOOL,
     ACTION_TYPES,
@@ -27,7 +28,7 @@ from waymark.host.core.actions import (
     decision_json_schema,
 )
 from waymark.host.core.phases import timed
-from waymark.host.core.snapshot import Snapshot, SnapshotElement, box_inside
+from waymark.host.core.snapshot import Snapshot
 from waymark.providers.base import Tool
 
 #: Most refs listed as an enum in the constrained-output schema (once per action variant that
@@ -122,8 +123,8 @@ def _plain(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def offered_on(snapshot: Snapshot, allowed: tuple[str, ...]) -> tuple[str, ...]:
-    """The actions of `allowed` this page can take: none on an element when it lists none (on
-    an empty page a small model answered with refs of the page before, nine turns in a row)."""
+    """The actions of `allowed` this page can take: none on an element when it lists none (a ref
+    offered there could only be one of another page)."""
     return allowed if snapshot.elements else tuple(a for a in allowed if a not in ELEMENT_ACTIONS)
 
 
@@ -163,7 +164,7 @@ def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = A
 
 def _scroll_variants(props: dict[str, Any], required: list[str], snapshot: Snapshot) -> list[dict[str, Any]]:
     """Scroll as the page allows it: a list by a ref in any direction, the page itself only the
-    ways it can still move (a small model asked to scroll a page that fits nine times for one step)."""
+    ways it can still move (a scroll towards an end already reached moves nothing)."""
     out = []
     if "ref" in props:
         out.append({"type": "object", "properties": props, "required": [*required, "ref"], "additionalProperties": False})
@@ -180,9 +181,8 @@ def _scroll_variants(props: dict[str, Any], required: list[str], snapshot: Snaps
 def validate_decision(decision: dict[str, Any], snapshot: Snapshot, coercions: list[str] | None = None) -> Decision:
     """The decision as a typed Decision, after the JSON Schema and the snapshot's refs agree.
 
-    Raises DecisionRejected with kind `shape` (not the grammar), `unknown_ref` (a ref this
-    snapshot does not have), `not_a_control` (a click on a dialog or landmark, not a control) or
-    `already_done` (a fill or check that would change nothing).
+    Raises DecisionRejected with kind `shape` (not the grammar) or `unknown_ref` (a ref this
+    snapshot does not have); what the page says of the action is for the guards (host.agent.guards).
     """
     errors = sorted(_validator().iter_errors(decision), key=lambda e: len(list(e.path)))
     if errors:
@@ -196,15 +196,6 @@ def validate_decision(decision: dict[str, Any], snapshot: Snapshot, coercions: l
         raise DecisionRejected("unknown_ref", f"to_ref {to_ref} is not in the current snapshot; drop onto one of the [numbers] listed there, or drag by dx/dy")
     ref = getattr(typed.action, "ref", None)
     if ref is None:
-        at_edge = _page_at_edge(typed.action, snapshot)
-        if at_edge:
-            raise DecisionRejected("already_done", at_edge)
-        if _enter_into_nothing(typed.action, snapshot):
-            # Told only "answer done if the page shows the task complete", the real model went back,
-            # then asked the user; told the page's title, it answered done.
-            title = " ".join(snapshot.title.split())[:80].replace('"', "'")
-            raise DecisionRejected("no_element", f'this page lists no control, so Enter reaches nothing. The page is "{title}": '
-                                                 "if that is what the task asked for, answer done with success true")
         return typed
     element = snapshot.find(ref)
     if element is None:
@@ -213,110 +204,12 @@ def validate_decision(decision: dict[str, Any], snapshot: Snapshot, coercions: l
                                                   "open another page, scroll, or answer done")
         raise DecisionRejected("unknown_ref", f"ref {ref} is not in the current snapshot; use one of the [numbers] listed there")
     if typed.action.type == "select" and element.role in _TOGGLES:
-        # "select the 4 stars radio" means ticking it: a small model wrote it five times in a run.
+        # A select on a radio or a checkbox can only mean ticking it.
         typed = Decision(thought=typed.thought, action=Check(ref=element.ref))
         if coercions is not None:
             coercions.append(f"select on a {element.role} -> check")
-    if typed.action.type in POINTER_PRESSES and (element.role in CONTAINER_ROLES or (_is_backdrop(element) and _controls_over(element, snapshot))):
-        raise DecisionRejected("not_a_control", _not_a_control(element, snapshot))
-    unchanged = _already_so(typed.action, element)
-    if unchanged:
-        raise DecisionRejected("already_done", unchanged)
     return typed
 
 
-def _already_so(action: Any, element: SnapshotElement) -> str | None:
-    """Why an action would change nothing the page shows: the field already holds its text, the
-    box is already in its state. A small model filled the same username six times in a row and
-    never went on to the password."""
-    if action.type == "fill" and element.value is not None and element.value == action.text and "{{" not in action.text:
-        return already_done(element, f'already holds "{action.text}"')
-    if action.type == "check" and element.states.get("checked") is True:
-        return already_done(element, "is already checked")
-    if action.type == "uncheck" and element.states.get("checked") is False:
-        return already_done(element, "is already unchecked")
-    if action.type == "click" and element.role in _TEXT_FIELDS and element.states.get("focused"):
-        # A small model clicked a focused search box three times for "enter the name in the search box".
-        return f'[{element.ref}] {element.role} "{element.name}" is already focused and a click changes nothing; to type into it, use fill with its ref'
-    return None
-
-
-#: Fields a click only focuses: typing into them is fill.
-_TEXT_FIELDS = frozenset({"textbox", "searchbox"})
-
-
-def scroll_directions(snapshot: Snapshot) -> tuple[str, ...] | None:
-    """The directions the page can still scroll (None for a snapshot without the page's size, an error page)."""
-    vp = snapshot.viewport
-    try:
-        at_edge = {"down": float(vp["scroll_y"]) + float(vp["height"]) >= float(vp["page_height"]) - 1,
-                   "up": float(vp["scroll_y"]) <= 0,
-                   "right": float(vp["scroll_x"]) + float(vp["width"]) >= float(vp["page_width"]) - 1,
-                   "left": float(vp["scroll_x"]) <= 0}
-    except (KeyError, TypeError, ValueError):
-        return None
-    return tuple(d for d, edge in at_edge.items() if not edge)
-
-
-def _page_at_edge(action: Any, snapshot: Snapshot) -> str | None:
-    """Why scrolling the page would show nothing new: it is already at that end. A small model
-    scrolled down six times in a row at the foot of a page whose elements were all listed."""
-    movable = scroll_directions(snapshot) if action.type == "scroll" else None
-    if movable is None or action.direction in movable:
-        return None
-    return (f"the page is already scrolled to its {'end' if action.direction in ('down', 'right') else 'start'} and the snapshot lists "
-            "every element of it; act on one of them by its ref (a ref inside a list scrolls that list), or answer done")
-
-
-def _enter_into_nothing(action: Any, snapshot: Snapshot) -> bool:
-    """Whether the action is Enter on a page that lists no element, where no control can have the
-    focus to take it. On an order confirmation with nothing to click, the real model pressed Enter
-    to "place the order" instead of answering done. Other keys may still drive a page without
-    controls (a game's arrows, Space to scroll), so only Enter is refused."""
-    return action.type == "press" and action.key.casefold() in {"enter", "return"} and not snapshot.elements
-
-
-def already_done(element: SnapshotElement, state: str) -> str:
-    """What the model is told when its action would change nothing: the element, its state, and to move on."""
-    return f'[{element.ref}] {element.role} "{element.name}" {state}; go on with the next part of the task'
-
-
-#: Roles that hold controls without being one (WAI-ARIA's landmark and window roles): a press on
-#: one lands on whatever sits at its centre. A small model clicked a cookie dialog to "close" it.
-CONTAINER_ROLES = frozenset({"dialog", "alertdialog", "main", "region", "navigation", "banner", "contentinfo",
-                             "complementary", "form", "document"})
 #: Roles a `select` on means ticking them.
 _TOGGLES = frozenset({"radio", "checkbox", "switch", "menuitemradio", "menuitemcheckbox"})
-#: The actions that press on an element's centre.
-POINTER_PRESSES = frozenset({"click", "double_click"})
-#: Most controls named in the rejection of a press on a container.
-_INSIDE_LISTED = 8
-
-
-def _is_backdrop(element: SnapshotElement) -> bool:
-    """An unnamed layer laid over other elements: a modal's backdrop. The real model clicked the
-    backdrop of an "Added to your cart" drawer twice, which closed nothing, with the drawer's
-    "No thanks" listed beside it."""
-    return element.role == "generic" and not element.name and bool(element.states.get("occluding"))
-
-
-def _controls_over(layer: SnapshotElement, snapshot: Snapshot) -> list[SnapshotElement]:
-    """The controls within `layer`'s box in its frame: inside a container, or over a backdrop."""
-    return [e for e in snapshot.elements
-            if e.ref != layer.ref and e.frame == layer.frame and e.role not in CONTAINER_ROLES and not _is_backdrop(e)
-            and box_inside(e.bbox, layer.bbox)]
-
-
-def _not_a_control(layer: SnapshotElement, snapshot: Snapshot) -> str:
-    """Why a press on a container or a backdrop is refused, naming the controls to choose from.
-    A backdrop is refused only where controls lie over it: with none, pressing it may be the one
-    way to close what it belongs to."""
-    inside = _controls_over(layer, snapshot)
-    if _is_backdrop(layer):
-        said = f"[{layer.ref}] is an unnamed layer over the page (a backdrop), not a control"
-    else:
-        said = f'[{layer.ref}] is a {layer.role} "{layer.name}", which holds controls but is not one'
-    if not inside:
-        return said + "; act on a control (a button, link or field) by its own ref"
-    listed = ", ".join(f'[{e.ref}] {e.role} "{e.name}"' for e in inside[:_INSIDE_LISTED])
-    return f"{said}; act on one of the controls {'over' if _is_backdrop(layer) else 'inside'} it: {listed}"

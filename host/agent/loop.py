@@ -18,30 +18,35 @@ the executor works on until it says done.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
-from typing import Any, Awaitable, Callable
+from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from waymark.host.agent import repair as repairs
-from waymark.host.agent.answers import ANSWER_INTENT, Answers
+from waymark.host.agent import guards
+from waymark.host.agent.action_lines import action_line, landed_line
+from waymark.host.agent.answers import Answers
 from waymark.host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
-from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
-from waymark.host.agent.element_changes import changes_line
+from waymark.host.agent.confirm import Policy, domain_refusal
 from waymark.host.agent.executor import Executor, Turn
-from waymark.host.agent.grammar import already_done, offered_on
-from waymark.host.agent.guessed_urls import made_up_url
+from waymark.host.agent.grammar import offered_on
+from waymark.host.agent.guards import Finding, GuardContext
+from waymark.host.agent.host_actions import (
+    HOST_ACTION_HANDLERS,
+    HostActions,
+    RunStopped,
+    ended_by,
+)
 from waymark.host.agent.human import Human
 from waymark.host.agent.planner import (
     Plan,
     Planner,
-    PlannerFailed,
     PlanStep,
-    fallback_plan,
 )
+from waymark.host.agent.planning import Planning, clipped
 from waymark.host.agent.prompts import read_line, snapshot_block
+from waymark.host.agent.proof import Proof
 from waymark.host.agent.redaction import (
     Redactor,
     SecretMissing,
@@ -49,35 +54,28 @@ from waymark.host.agent.redaction import (
     redact_url,
     resolve_action,
 )
-from waymark.host.agent.relevance import named_like
 from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.agent.session import BrowserSession
-from waymark.host.agent.task_parts import parts_unnamed
-from waymark.host.agent.task_values import missing_values, task_values, untyped
-from waymark.host.agent.trace import RunSummary, TraceWriter, digest, new_run_id
+from waymark.host.agent.step_judge import Attempted, StepJudge, StepOutcome
+from waymark.host.agent.task_values import task_values, untyped
+from waymark.host.agent.trace import (
+    RunSummary,
+    TraceWriter,
+    digest,
+    new_run_id,
+    step_event,
+)
+from waymark.host.agent.verdicts import RunOutcome, StepVerdict
 from waymark.host.agent.verifier import (
     Expectation,
-    Predicate,
-    PredicateError,
-    Verification,
-    VerifyContext,
-    key,
-    parse_predicate,
-    parse_predicates,
-    unreachable_by_link,
 )
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.core.actions import (
     ActionModel,
-    AskUser,
-    CloseTab,
-    Done,
     Extract,
     Fill,
-    Scroll,
     Type,
     Wait,
-    absolute_url,
     action_json,
     offered_actions,
 )
@@ -121,9 +119,9 @@ class RunOptions(BaseModel):
     max_chars: int = Field(default=20_000, ge=500)
     planner_call: CallSettings = Field(default_factory=CallSettings)
     executor_call: CallSettings = Field(default_factory=CallSettings)
-    #: Ask the planner for a plan. Off, the executor works on the whole task as one open step: a
-    #: small local model acts well turn by turn but writes plans whose checks cannot hold, and
-    #: such a run's success is then unproven unless the page shows evidence the planner would have named.
+    #: Ask the planner for a plan. Off, the executor works on the whole task as one open step (for
+    #: a model that acts well turn by turn but writes plans whose checks cannot hold); such a
+    #: run's success is unproven unless the page shows evidence the planner would have named.
     plan: bool = True
     #: Vision mode: the executor may also act at points of the screenshot (click_at, drag_at...),
     #: for models that answer in coordinates; off, its tool stays as small as the ref actions make it.
@@ -131,97 +129,6 @@ class RunOptions(BaseModel):
     coordinates: bool = False
     #: The JSON Schema (Draft 2020-12) `done`'s data must match (host.agent.answers); None: no answer is asked for.
     output_schema: dict[str, Any] | None = None
-
-
-class RunStopped(Exception):
-    """The run ends early for a reason that is not a budget: declined, blocked, no plan."""
-
-    def __init__(self, outcome: str, reason: str) -> None:
-        super().__init__(reason)
-        self.outcome = outcome
-        self.reason = reason
-
-
-class StepOutcome(BaseModel):
-    verdict: str  # passed | unproven | failed | done
-    reason: str = ""
-    #: Passed because a check changed from failing to holding (not merely: no checks).
-    proven: bool = False
-    success: bool = False
-    result: str = ""
-    attempts: int = 0
-    #: Checks no link on the page leads to: a replan may not use them again.
-    unreachable: list[dict[str, Any]] = []
-
-
-#: Characters of each raw model answer kept in the trace (redacted like everything traced).
-ANSWER_CHARS = 4000
-
-
-def _clipped(answers: list[str]) -> list[str]:
-    return [a if len(a) <= ANSWER_CHARS else a[:ANSWER_CHARS] + " [...]" for a in answers]
-
-
-def _named(ref: int, snapshot: Snapshot | None) -> str:
-    element = snapshot.find(ref) if snapshot else None
-    return f'[{ref}] {element.role} "{element.name[:60]}"' if element else f"[{ref}]"
-
-
-def _at(x: Any, y: Any) -> str:
-    return f"({x:g}, {y:g})" if isinstance(x, (int, float)) and isinstance(y, (int, float)) else ""
-
-
-def action_line(action: ActionModel, snapshot: Snapshot | None) -> str:
-    """A short human line for an action: `click [12] button "Add to cart"`,
-    `drag [5] button "Card" to [9] dropzone "Done"`, `click_at (640, 360)`."""
-    parts = [action.type]
-    ref = getattr(action, "ref", None)
-
-    def field(name: str) -> Any:
-        return getattr(action, name, None)
-
-    if isinstance(ref, int):
-        parts.append(_named(ref, snapshot))
-    if _at(field("x"), field("y")):
-        parts.append(_at(field("x"), field("y")))
-    if isinstance(field("to_ref"), int):
-        parts.append("to " + _named(field("to_ref"), snapshot))
-    if _at(field("to_x"), field("to_y")):
-        parts.append("to " + _at(field("to_x"), field("to_y")))
-    if field("dx") is not None or field("dy") is not None:
-        parts.append(f"by ({field('dx') or 0:g}, {field('dy') or 0:g}) px")
-    for field in ("text", "key", "value", "files", "url", "direction", "question", "result", "ms"):
-        value = getattr(action, field, None)
-        if value not in (None, ""):
-            parts.append(f"{field}={str(value)[:80]!r}")
-    return " ".join(parts)
-
-
-def landed_line(result: ActionResult, snapshot: Snapshot | None) -> str:
-    """Where a pointer action landed, for the timeline, the trace and the model's history:
-    ` -> hit [8] button "Right target"`, ` -> dropped on [9] dropzone "Done"`; empty otherwise."""
-    parts = []
-    for label, where in (("hit", result.hit), ("dropped on", result.drop)):
-        if where is not None:
-            parts.append(f"{label} " + (_named(where.ref, snapshot) if where.ref is not None else where.element[:80]))
-    return " -> " + ", ".join(parts) if parts else ""
-
-
-def scroll_moved_nothing(action: ActionModel, result: ActionResult, snapshot: Snapshot | None) -> str | None:
-    """Why a scroll that moved nothing did nothing for the step, and what to do instead; None when
-    it moved (or was no scroll). The real model scrolled a password field "not visible yet" six
-    times on a page that fit in the window: a ref outside any scrolling list scrolls the page."""
-    moved = (result.model_extra or {}).get("scroll") if isinstance(action, Scroll) else None
-    if not isinstance(moved, dict) or not moved.get("at_edge"):
-        return None
-    way = f"cannot scroll {action.direction} any further"
-    if action.ref is None:
-        return f"the scroll moved nothing: the page {way}; act on an element of the snapshot by its ref, or answer done"
-    named = _named(action.ref, snapshot)
-    if moved.get("target") == "page":
-        return (f"the scroll moved nothing: {named} is not inside a scrolling list, and the page {way}. The snapshot lists "
-                f"every element of the page, in view or not: act on {named} directly by its ref")
-    return f"the scroll moved nothing: the list around {named} {way}; act on one of the elements the snapshot lists"
 
 
 class AgentRun:
@@ -254,30 +161,27 @@ class AgentRun:
         self.step_counter = 0
         self.result = ""
         self.last_raw = ""
-        #: The task-level success criteria of the latest plan that gave some.
-        self.criteria: list[Predicate] = []
-        #: Those of them that already held on the page that plan was made on: they prove nothing.
-        self.criteria_held_when_written: set[str] = set()
-        #: Elements an overlay hid on the page the current plan was made on.
-        self.plan_hid = 0
-        #: Steps verified when the current plan was made: the plan's own proven steps are the rest.
-        self.verified_before_plan = 0
         #: The texts this run typed (as the model wrote them: placeholders, never secrets).
         self.typed: list[str] = []
-        self.start_snap: Snapshot | None = None
-        self.start_text = ""
         #: The pages this run has acted on or reached: opening one again is never a made-up address.
         self.visited: set[str] = set()
         #: Tabs this task works in; the last of them is never closed.
         self.task_tabs: set[int] = set()
-        #: The fallback plan's step: worked on until the executor says done.
-        self.open_step: PlanStep | None = None
-        #: Whether every check of the current step held before it acted, and its URL checks nothing led to.
-        self._all_held_before = False
-        self._unreachable_before: set[str] = set()
         #: What this run filled into secret fields: their value never leaves the page, so only this
         #: shows that a fill changes nothing or that a check of one holds.
         self.secret_fills = SecretFills()
+        #: What the guards know of the run (host.agent.guards); it shares the run's own records.
+        self.guards = GuardContext(task=options.task, task_values=task_values(options.task), typed=self.typed, visited=self.visited,
+                                   secret_fills=self.secret_fills)
+        #: Findings per guard name, by strength (overruled advisories are not counted again).
+        self.refusals: dict[str, int] = {}
+        self.advisories: dict[str, int] = {}
+        #: The current step's checks, as they stood before it acted.
+        self.judge = StepJudge(self.session, self._page_text, self._found, self.guards, self.history)
+        self.proof = Proof(self.guards, self._page_text, self.session.snapshot, self.emit, self._found)
+        self.planning = Planning(self.planner, options.task, options.plan, self.answers, self.budget, self.proof, self.history, self.emit,
+                                 self._take_tokens, self._safe, self._page, lambda: self._timeout(options.planner_call))
+        self.host = HostActions(self.proof, self.answers, human, self.history, self.session, self.task_tabs, self.visited, options.policy)
 
     # ------------------------------------------------------------ plumbing
 
@@ -285,6 +189,8 @@ class AgentRun:
         """Trace an event and stream it to the caller (both redacted). A thumbnail is streamed
         only: the trace keeps the full screenshot as an artifact, and an image is not text to redact."""
         thumbnail = data.pop("thumbnail_b64", None)
+        if kind == "step":
+            data = step_event(data)
         record = self.trace.event(kind, run_id=self.run_id, **data)
         if kind == "step":
             log.info("run %s step %s %s: %s", self.run_id, record.get("step"), record.get("verdict"), record.get("action_line", ""))
@@ -324,11 +230,20 @@ class AgentRun:
     def _take_tokens(self, tokens_in: int, tokens_out: int) -> None:
         self.budget.add_tokens(tokens_in, tokens_out)
 
+    def _found(self, record: dict[str, Any], findings: list[Finding]) -> None:
+        """Add guards' findings to a step's record and count them (an overruled advisory was counted when told)."""
+        record.setdefault("findings", []).extend(f.model_dump() for f in findings)
+        for found in findings:
+            if not found.overruled:
+                tally = self.refusals if found.strength == "refusal" else self.advisories
+                tally[found.guard] = tally.get(found.guard, 0) + 1
+
     # ------------------------------------------------------------ the run
 
     async def run(self) -> RunSummary:
         started = time.monotonic()
-        outcome, reason, success = "failed", "", False
+        outcome: RunOutcome = "failed"
+        reason, success = "", False
         self.emit("run", task=self.options.task, start_url=redact_url(self.options.start_url), budgets=self.options.budgets.model_dump(),
                   policy=self.options.policy.model_dump(), trace_dir=str(self.trace.dir), snapshot_chars=self.options.max_chars,
                   planner_call=self.options.planner_call.model_dump(), executor_call=self.options.executor_call.model_dump())
@@ -340,19 +255,8 @@ class AgentRun:
                     success, outcome, reason = self.answers.judge(*await self._run())
                 finally:
                     await asyncio.shield(self.session.release())
-        except TimeoutError:
-            if clock.expired():
-                outcome, reason = "budget_wall_clock", f"the run used its {self.options.budgets.wall_clock_s:g} s wall-clock budget"
-            else:
-                outcome, reason = "error", "an operation timed out"
-        except BudgetExhausted as exc:
-            outcome, reason = f"budget_{exc.kind}", exc.message
-        except RunStopped as exc:
-            outcome, reason = exc.outcome, exc.reason
-        except ProviderError as exc:
-            outcome, reason = "error", f"{type(exc).__name__}: {exc}"
-        except BrowserError as exc:
-            outcome, reason = "error", f"browser {exc.code}: {exc.message}"
+        except (TimeoutError, BudgetExhausted, RunStopped, ProviderError, BrowserError) as exc:
+            outcome, reason = ended_by(exc, clock.expired(), self.options.budgets.wall_clock_s)
         except asyncio.CancelledError:
             self._finish(started, False, "cancelled", "the run was cancelled")
             raise
@@ -361,14 +265,15 @@ class AgentRun:
             outcome, reason = "error", f"internal error: {type(exc).__name__}: {exc}"[:500]
         return self._finish(started, success, outcome, reason)
 
-    def _finish(self, started: float, success: bool, outcome: str, reason: str) -> RunSummary:
+    def _finish(self, started: float, success: bool, outcome: RunOutcome, reason: str) -> RunSummary:
         summary = RunSummary(
             success=success, duration_ms=round((time.monotonic() - started) * 1000, 1), tokens_total=self.budget.tokens,
             tokens_in=self.budget.tokens_in, tokens_out=self.budget.tokens_out,
             steps_passed=self.steps_passed, steps_total=max(self.steps_total, self.steps_passed), steps_unproven=self.steps_unproven,
             run_id=self.run_id,
             task=self.options.task, outcome=outcome, reason=reason, result=self.result, replans=self.budget.replans,
-            retries=self.retries, trace_dir=str(self.trace.dir), data=self.answers.data, grounding=self.answers.grounding,
+            retries=self.retries, trace_dir=str(self.trace.dir), refusals=self.refusals, advisories=self.advisories,
+            data=self.answers.data, grounding=self.answers.grounding,
         )
         summary = RunSummary.model_validate(self.redactor.obj(summary.model_dump()))
         self.trace.summary(summary)
@@ -376,7 +281,7 @@ class AgentRun:
         log.info("run %s ended: %s (%s)", self.run_id, outcome, self.redactor.text(reason))
         return summary
 
-    async def _run(self) -> tuple[bool, str, str]:
+    async def _run(self) -> tuple[bool, RunOutcome, str]:
         policy = self.options.policy
         if self.options.start_url:
             refusal = domain_refusal(self.options.start_url, policy)
@@ -392,10 +297,10 @@ class AgentRun:
         if self.session.tab_id is not None:
             self.task_tabs.add(self.session.tab_id)
         # The page as it was before anything was done: success criteria that already held here prove nothing.
-        self.start_snap, self.start_text = snap, await self._page_text()
+        self.guards.start, self.guards.start_text = snap, await self._page_text()
         self.visited.add(snap.url)
 
-        plan = await self._plan(snap, evidence=None)
+        plan = await self.planning.plan(snap, None, self.steps_verified)
         self.steps_total = len(plan.steps)
         index = 0
         while True:
@@ -431,14 +336,13 @@ class AgentRun:
             # A plan written while an overlay hid part of the page (a cookie wall before its
             # answer) could not plan for what it hid: its steps are done, the task may not be, and
             # the page now shows what is left. Nor did a plan whose steps all passed unproven do
-            # anything a check saw (the real model's shop plan: click the shop's own name, type
-            # into the search box). A plan that proved a step is judged as it is: planned again
-            # over a wrong guess of a criterion, the real model's next step after a landed sign-in
-            # was "Sign out".
-            why = (f"the last plan was made while an overlay hid {self.plan_hid} element(s) of the page" if self.plan_hid
-                   else "no step of the last plan was proven by a check that changed" if self.steps_verified == self.verified_before_plan
+            # anything a check saw. A plan that proved a step is judged as it is: a criterion may
+            # be a wrong guess, and a new plan on the page its work reached can undo that work.
+            hid = self.planning.hid
+            why = (f"the last plan was made while an overlay hid {hid} element(s) of the page" if hid
+                   else "no step of the last plan was proven by a check that changed" if self.steps_verified == self.planning.verified_before
                    else "")
-            unmet = await self._unmet_criteria(snap) if why else ""
+            unmet = await self.proof.unmet(snap) if why else ""
             if not unmet or self.budget.replans >= self.options.budgets.max_replans:
                 return await self._conclude(snap, "every step passed its checks")
             self.history.append(f"- every step of the plan was done, but the task is not: {unmet}")
@@ -451,116 +355,12 @@ class AgentRun:
     async def _replan(self, snap: Snapshot, evidence: dict[str, Any]) -> Plan:
         """A new plan from this page for what is left, counted against the replan budget."""
         self.budget.take_replan()
-        plan = await self._plan(snap, evidence=evidence)
+        plan = await self.planning.plan(snap, evidence, self.steps_verified)
         self.steps_total = self.steps_passed + self.steps_unproven + len(plan.steps)
         return plan
 
-    async def _unmet_criteria(self, snap: Snapshot) -> str:
-        """The task's success criteria that fail on this page, described ("" when all hold or there are none)."""
-        if not self.criteria:
-            return ""
-        return (await self._criteria_expectation().judge(snap)).failed_line()
-
-    def _criteria_expectation(self) -> Expectation:
-        """The task's success criteria, judged against the page the run started on."""
-        context = VerifyContext(url_before=self.start_snap.url if self.start_snap else "", secret_fills=self.secret_fills)
-        return Expectation(self.criteria, context, page_text=self._page_text)
-
-    async def _conclude(self, snap: Snapshot, reason: str) -> tuple[bool, str, str]:
-        """Judge a claimed success (a `done`, or the plan's last step passed): the task's
-        success criteria must hold now, and something must prove the agent did it."""
-        missing = missing_values(task_values(self.options.task), self.typed, snap)
-        if missing:
-            missing = missing_values(missing, self.typed, snap, await self._page_text())
-        if missing:
-            return False, "failed", ("success was claimed but the task gives " + ", ".join(missing)
-                                     + " and the run never entered it, nor does the page show it")
-        changed: list[dict[str, Any]] = []
-        if self.criteria:
-            verdict = await self._criteria_expectation().eventually(snap, self.session.snapshot, timeout=2.0, max_tries=3)
-            before = self._criteria_before()
-            # Criteria a replan read off the page it was on count only beside a step proven by a
-            # check that changed: else they describe whatever the run did, not what was asked.
-            proves_nothing = before | (set() if self.steps_verified else self.criteria_held_when_written)
-            changed = [r.predicate for r in verdict.results if key(r.predicate) not in proves_nothing]
-            self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in verdict.results], held_at_start=sorted(before),
-                      held_when_written=sorted(self.criteria_held_when_written))
-            if not verdict.ok:
-                return False, "failed", "success was claimed but the task's success criteria fail: " + verdict.failed_line()
-        if self.criteria and not changed:
-            # Criteria that held before anything was done say nothing of the task, whatever the
-            # steps proved: a small model's replan gave the start page's title and URL as its
-            # criteria after one verified step, typing into the search box, and that was taken
-            # for the whole shopping task done. The same goes, where no step was proven, for
-            # criteria a replan wrote that held on the page it was made on: its widgets replan, on
-            # the page a bare save had led to, named that page's title, and the order was taken for
-            # done with none of its options.
-            when = "when the run began" if before >= {key(r.predicate) for r in verdict.results} else "when the plan that named it was made"
-            return False, "unproven", (f"nothing proves the task was done: every success criterion already held {when}"
-                                       f" ({self.steps_verified} step(s) verified)")
-        unnamed = parts_unnamed(self.options.task, changed) if self.criteria and not self.steps_verified else []
-        if unnamed:
-            return False, "unproven", ("nothing proves these parts of the task were done: " + "; ".join(unnamed)
-                                       + " (no step was verified by a check that changed, and no success criterion speaks of them)")
-        if not self.criteria and not self.steps_verified:
-            unproven = f"; {self.steps_unproven} step(s) acted with checks that held before they acted" if self.steps_unproven else ""
-            return False, "unproven", ("nothing proves the task was done: no step was verified by a check that changed, "
-                                       f"and the plan has no success criteria{unproven}")
-        return True, "done", reason
-
-    async def _criteria_holding(self, snap: Snapshot) -> set[str]:
-        """The success criteria that hold on `snap`, the page a plan naming them was made on (the
-        start page's text is reused: a first plan is made on it)."""
-        text = self.start_text if snap is self.start_snap else await self._page_text()
-        return self._criteria_held_on(snap, text)
-
-    def _criteria_before(self) -> set[str]:
-        """The success criteria that already held on the page the run started on."""
-        return self._criteria_held_on(self.start_snap, self.start_text) if self.start_snap is not None else set()
-
-    def _criteria_held_on(self, snap: Snapshot, page_text: str) -> set[str]:
-        """The success criteria that hold on `snap` with its `page_text`, `url_changed` counted from the start page."""
-        context = VerifyContext(url_before=self.start_snap.url if self.start_snap else snap.url, page_text=page_text,
-                                secret_fills=self.secret_fills)
-        return {key(r.predicate) for r in Expectation(self.criteria, context).once(snap).results if r.ok}
-
-    async def _plan(self, snap: Snapshot, evidence: dict[str, Any] | None) -> Plan:
-        self.budget.check_tokens()
-        if not self.options.plan:
-            plan = fallback_plan(self.options.task)
-            self.open_step = plan.steps[0]
-            self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in plan.steps], tokens=0,
-                      fallback=True, reason="planning is off for this run", evidence=evidence)
-            return plan
-        safe = self._safe(snap)
-        self.plan_hid = int(snap.stats.get("occluded") or 0)
-        self.verified_before_plan = self.steps_verified
-        try:
-            result = await self.planner.plan(
-                self.options.task, self._page(safe), evidence=evidence, history=self.history, timeout=self._timeout(self.options.planner_call),
-                named=named_like(self.options.task, safe),
-            )
-        except PlannerFailed as exc:
-            # The executor alone can still try the task; only task-level evidence can prove it then.
-            self._take_tokens(exc.tokens_in, exc.tokens_out)
-            plan = fallback_plan(self.options.task)
-            self.open_step = plan.steps[0]
-            self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in plan.steps], tokens=exc.tokens,
-                      fallback=True, reason=str(exc), evidence=evidence, answers=_clipped(exc.answers))
-            return plan
-        self._take_tokens(result.tokens_in, result.tokens_out)
-        self.open_step = None
-        if self.answers.wanted():
-            # A run asked for an answer ends with a step worked on until the executor gives it.
-            self.open_step = PlanStep(intent=ANSWER_INTENT, verify=[])
-            result.plan.steps.append(self.open_step)
-        if result.plan.success_criteria:
-            self.criteria = parse_predicates(result.plan.success_criteria)
-            self.criteria_held_when_written = await self._criteria_holding(snap)
-        self.emit("replan" if evidence else "plan", steps=[s.model_dump() for s in result.plan.steps], tokens=result.tokens,
-                  success_criteria=result.plan.success_criteria, latency_ms=round(result.latency_ms, 1), attempts=result.attempts,
-                  evidence=evidence, coercions=result.coercions, answers=_clipped(result.answers))
-        return result.plan
+    async def _conclude(self, snap: Snapshot, reason: str) -> tuple[bool, RunOutcome, str]:
+        return await self.proof.conclude(snap, reason, self.steps_verified, self.steps_unproven)
 
     async def _persist_failure(self, step: PlanStep, outcome: StepOutcome, snap: Snapshot) -> dict[str, Any]:
         """Store the evidence of a failed required step; returns it for the replan."""
@@ -574,25 +374,15 @@ class AgentRun:
         except BrowserError as exc:
             log.warning("no failure screenshot: %s", exc)
         evidence: dict[str, Any] = {"failed_step": step.intent, "reason": outcome.reason, "url": snap.url, "attempts": outcome.attempts}
-        if outcome.unreachable:
-            evidence["unreachable"] = outcome.unreachable
         self.emit("step_failed", intent=step.intent, reason=outcome.reason, artifacts=artifacts)
         return evidence
 
     # ------------------------------------------------------------ one plan step
 
     async def _step(self, step: PlanStep, index: int, snap: Snapshot) -> tuple[StepOutcome, Snapshot]:
-        predicates = parse_predicates(step.verify)
-        context = VerifyContext(url_before=snap.url, secret_fills=self.secret_fills)
-        # Checked before acting: a check that already holds is no check of this step. It proves
-        # nothing when it still holds, and when the action makes it false ("Accept all" is gone
-        # once clicked) that is no failure either: only the checks the step must change judge it.
-        before = await Expectation(predicates, context, page_text=self._page_text).judge(snap) if predicates else None
-        held_before = {key(r.predicate) for r in before.results if r.ok} if before else set()
-        judged = [p for p in predicates if key(p.to_json()) not in held_before]
-        self._all_held_before = bool(predicates) and not judged
-        expectation = Expectation(judged, context, page_text=self._page_text)
-        self._unreachable_before = {key(p.to_json()) for p in unreachable_by_link(judged, snap)}
+        self.judge = StepJudge(self.session, self._page_text, self._found, self.guards, self.history)
+        await self.judge.begin(step.verify, snap, self.secret_fills)
+        before, expectation = self.judge.before, self.judge.expectation
         feedback: str | None = None
         attempt = failures = 0
         while True:
@@ -628,7 +418,7 @@ class AgentRun:
         """The step proven done before a retry: an action that reported a failure may still have
         landed (the page re-rendered its target as it answered), and asking the model again would
         have it redo or refuse work that is already done."""
-        if not expectation.predicates or step is self.open_step:
+        if not expectation.predicates or step is self.planning.open_step:
             return None
         verdict = await expectation.judge(snap)
         if not verdict.ok:
@@ -637,14 +427,14 @@ class AgentRun:
         self.emit("step", step=self.step_counter, plan_index=index, attempt=attempt, retries=failures, intent=step.intent,
                   verify=step.verify, required=step.required, verdict="passed",
                   reason="the step's checks hold after the last attempt: its action landed although it reported a failure",
-                  checks=[r.model_dump() for r in verdict.results], changed=[r.predicate for r in verdict.results])
+                  checks=[r.model_dump() for r in verdict.results], changed=[r.predicate for r in verdict.results], findings=[])
         return StepOutcome(verdict="passed", proven=True, attempts=attempt - 1)
 
     @timed("step")
     async def _attempt(
         self, step: PlanStep, index: int, attempt: int, snap: Snapshot, expectation: Expectation, feedback: str | None,
         record: dict[str, Any],
-    ) -> tuple[StepOutcome | None, Snapshot, str | None]:
+    ) -> Attempted:
         """One executor turn at a step. Returns (outcome or None to try again, snapshot, feedback)."""
         timing: dict[str, float] = {}
         if self.executor.screen and not snap.screenshot_b64:
@@ -660,15 +450,16 @@ class AgentRun:
             reminders=self.options.budgets.retries_per_step, timeout=self._timeout(self.options.executor_call),
             allowed=self._allowed(safe), uploads=upload_summary(self.options.upload_dir),
             screenshot_b64=snap.screenshot_b64 if self.executor.screen else None,
-            untyped=untyped(task_values(self.options.task), self.typed),
+            untyped=untyped(self.guards.task_values, self.typed), guards=self.guards,
         )
         timing["model_ms"] = (time.perf_counter() - t0) * 1000
         self._take_tokens(turn.tokens_in, turn.tokens_out)
         self.last_raw = turn.raw
         record.update(tokens=turn.tokens, model_calls=turn.calls, native_tools=turn.native,
-                      parse_failures=[p.model_dump() for p in turn.problems], coercions=turn.coercions, answers=_clipped(turn.answers))
+                      parse_failures=[p.model_dump() for p in turn.problems], coercions=turn.coercions, answers=clipped(turn.answers))
+        self._found(record, turn.findings)
 
-        def finish(verdict: str, reason: str = "", **extra: Any) -> None:
+        def finish(verdict: StepVerdict, reason: str = "", **extra: Any) -> None:
             record.update(verdict=verdict, reason=reason, timing={k: round(v, 1) for k, v in timing.items()}, **extra)
             self.emit("step", **record)
 
@@ -680,42 +471,14 @@ class AgentRun:
         record.update(action=action_json(action), action_line=action_line(action, safe), thought=turn.decision.thought)
 
         if action.traits.runs_in == "host":
-            return await HOST_ACTION_HANDLERS[type(action)](self, action, step, attempt, snap, expectation, finish)
+            return await HOST_ACTION_HANDLERS[type(action)](self.host, action, step, attempt, snap, expectation, finish, step is self.planning.open_step)
 
         if isinstance(action, Wait) and action.until is not None:
-            return await self._wait_until(action, snap, expectation, timing, finish, open_ended=step is self.open_step)
+            return await self.judge.wait_until(action, snap, timing, finish, open_ended=step is self.planning.open_step)
 
-        given = getattr(action, "url", None) if action.traits.opens_url else None
-        if given:
-            resolved = absolute_url(given, snap.url)
-            if resolved != given:
-                record["url_given"] = given
-                action = action.model_copy(update={"url": resolved})
-                record["action"] = action_json(action)
-            refusal = domain_refusal(resolved, self.options.policy)
-            if refusal:
-                finish("refused", refusal)
-                return None, snap, f"that URL is not allowed ({refusal}); stay on allowed sites"
-            made_up = made_up_url(resolved, snap, self.options.task, self.visited)
-            if made_up:
-                finish("refused", made_up)
-                return None, snap, made_up
-
-        if isinstance(action, CloseTab):
-            refusal = await self._close_refusal(action)
-            if refusal:
-                finish("refused", refusal)
-                return None, snap, refusal
-
-        refill = self._secret_refill(action, snap)
-        if refill:
-            finish("retry", f"already_done: {refill}")
-            return None, snap, refill
-
-        reason = destructive_reason(action, safe)
-        if reason:
-            await self._gate(action, reason, safe, record, finish)
-
+        action, refusal = await self.host.admit(action, snap, safe, record, finish)
+        if refusal is not None:
+            return None, snap, refusal
         t0 = time.perf_counter()
         record["tab_before"] = self.session.tab_id
         try:
@@ -727,239 +490,36 @@ class AgentRun:
         result = await self.session.act(dispatched, screenshot=self.options.screenshots)
         timing["dispatch_ms"] = (time.perf_counter() - t0) * 1000
         record.update(path=result.path, settle_ms=result.settle_ms, navigated=result.navigated, tab_id=self.session.tab_id)
-        self.visited.update(u for u in (snap.url, result.url_after) if u)
-        if result.ok and isinstance(action, CloseTab):
-            self.task_tabs.discard(action.tab_id if action.tab_id is not None else record.get("tab_before"))
-        if self.session.tab_id is not None:
-            self.task_tabs.add(self.session.tab_id)
-        refusal = domain_refusal(result.url_after, self.options.policy) if result.url_after else None
-        if refusal:
-            # A link or redirect took the tab somewhere the user does not allow: stop acting there.
-            finish("blocked", refusal)
-            raise RunStopped("blocked", f"{action_line(action, safe)} led to a page that is not allowed: {refusal}")
+        self.host.arrived(action, result, snap, safe, record, finish)
         read = ""
         if result.text is not None and isinstance(action, Extract):
             self.result = result.text[:4000]
             self.answers.saw_text(snap.url, snap.title, self.redactor.text(result.text))
             # The model sees what it read: an extraction task's values are often in no element's name.
             read = read_line(self.redactor.text(result.text))
-
         if not result.ok:
-            error = result.error
-            code, message = (error.code, error.message) if error else ("failed", "the action failed")
-            if code == "stale_ref":
-                # The element is gone: decide again on the fresh snapshot, never re-dispatch by name.
-                fresh = result.snapshot or await self.session.snapshot()
-                finish("retry", f"stale_ref: {message}", error={"code": code, "message": message})
-                return None, fresh, f"ref {getattr(action, 'ref', None)} no longer exists (the page changed); choose from the fresh snapshot"
-            t1 = time.perf_counter()
-            fixed = await repairs.after_action_error(self.session, self.options.policy, dispatched, result)
-            timing["repair_ms"] = (time.perf_counter() - t1) * 1000
-            record["repair"] = fixed.notes
-            if fixed.result is None or not fixed.result.ok:
-                fresh = fixed.snapshot or result.snapshot or await self.session.snapshot()
-                finish("retry", f"{code}: {message}", error={"code": code, "message": message})
-                return None, fresh, f"the action failed with {code}: {message}"
-            result = fixed.result
+            recovered = await self.host.recover(action, dispatched, result, timing, record, finish)
+            if not isinstance(recovered, ActionResult):
+                return recovered
+            result = recovered
 
-        still = scroll_moved_nothing(action, result, safe)
+        self.guards.result = result
+        still = guards.after_dispatch(self.guards, action, safe)
         if still:
+            self._found(record, [still])
             self.history.append(f"- did: {action_line(action, safe)} -> moved nothing")
-            finish("retry", f"already_done: {still}")
-            return None, result.snapshot or snap, still
-        if isinstance(action, Fill) and isinstance(dispatched, Fill):
-            self.secret_fills.note(snap.url, snap.find(action.ref), action.text, dispatched.text)
-        elif isinstance(action, Type) and isinstance(dispatched, Type):
-            # Typed into an empty field, the text is its whole value (the real model typed its
-            # password, and a check of it could never pass); typed after a value, it is not known.
-            field = snap.find(action.ref)
-            empty = field is not None and not field.states.get("has_value")
-            self.secret_fills.note(snap.url, field, *((action.text, dispatched.text) if empty else ()))
-        if isinstance(action, (Fill, Type)):
+            finish("retry", f"{still.code}: {still.message}")
+            return None, result.snapshot or snap, still.message
+        if isinstance(action, (Fill, Type)) and isinstance(dispatched, (Fill, Type)):
+            self.secret_fills.typed(snap.url, snap.find(action.ref), action, dispatched.text)
             self.typed.append(action.text)
         landed = landed_line(result, safe)
         if landed:
             record.update(action_line=record["action_line"] + landed, hit=result.hit.model_dump() if result.hit else None,
                           drop=result.drop.model_dump() if result.drop else None)
         did = f"- did: {action_line(action, safe)}{landed}{read}"
-        return await self._verify(result, expectation, timing, finish, record, open_ended=step is self.open_step, did=did, before=safe)
-
-    def _secret_refill(self, action: ActionModel, snap: Snapshot) -> str | None:
-        """Why filling a secret field again would change nothing: this run filled it with the same
-        text and it still holds a value (a small model filled a password ten times over)."""
-        element = snap.find(action.ref) if isinstance(action, Fill) else None
-        # Only secret fields are noted, so only they can hold what this run filled in.
-        if element is None or not isinstance(action, Fill) or not self.secret_fills.holds(snap.url, element, action.text):
-            return None
-        return already_done(element, "already holds the text you filled in")
-
-    async def _done(self, action: Done, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
-                    finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
-        """`done`: the run ends, a claimed success only while the step's checks or the task's
-        success criteria hold. A success claimed while neither holds is sent back as a retry: a
-        small model answered done for "the step is done" after a fill that had not landed, and
-        ending the run there threw away the steps still to come."""
-        verdict = expectation.once(snap) if expectation.predicates else None
-        checks = [r.model_dump() for r in verdict.results] if verdict else []
-        if action.success and verdict is not None and not verdict.ok and (not self.criteria or await self._unmet_criteria(snap)):
-            reason = "done was claimed but the step's checks fail: " + "; ".join(r.detail for r in verdict.failed())
-            finish("retry", reason, checks=checks)
-            return None, snap, (f"{reason}, and the task is not finished. Do the current step ({step.intent}) "
-                                "with one action on the page, or answer done with success false if it cannot be done")
-        answer = self.answers.take(action.data, action.result, action.success)
-        if answer.kind == "retry":
-            finish("retry", answer.message, checks=checks, data=action.data)
-            return None, snap, answer.message
-        ok = action.success and answer.kind == "accepted"
-        if ok and self.answers.data is not None:
-            await self._page_text()  # the page the answer was read from, every frame of it
-        reason = answer.message or (action.result if ok else (action.result or "the task could not be finished"))
-        finish("done" if ok else "failed", reason, checks=checks, data=action.data)
-        return StepOutcome(verdict="done", success=ok, result=action.result, reason=reason, attempts=attempt), snap, None
-
-    async def _ask_user(self, action: AskUser, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
-                        finish: Callable[..., None]) -> tuple[StepOutcome | None, Snapshot, str | None]:
-        """`ask_user`: the user's answer joins the history; a step that only needed it is done."""
-        answer = await self.human.ask(action.question)
-        self.history.append(f"- asked the user: {action.question!r} -> " + (f"answer: {answer!r}" if answer else "no answer"))
-        if answer and not expectation.predicates and step is not self.open_step:
-            # A step that only needed information is done once the user gave it.
-            finish("passed", "the user answered")
-            return StepOutcome(verdict="passed"), snap, None
-        finish("answered" if answer else "unanswered", "")
-        return None, snap, None if answer else "the user did not answer; go on without asking"
-
-    async def _close_refusal(self, action: CloseTab) -> str | None:
-        """Why close_tab may not happen: the tab is not this task's, or it is its last one."""
-        closing = action.tab_id if action.tab_id is not None else self.session.tab_id
-        if closing not in self.task_tabs:
-            return f"tab {closing} is not one of this task's tabs; the agent closes only tabs it worked in"
-        data = await self.session.bridge.request("tabs.list", {})
-        alive = {int(t["tab_id"]) for t in data.get("tabs", []) if "tab_id" in t}
-        self.task_tabs &= alive
-        if self.task_tabs <= {closing}:
-            return (f"tab {closing} is the last tab of this task and stays open: closing it would leave nothing to work in. "
-                    "Use back or navigate to leave this page, or done when the task is finished")
-        return None
-
-    async def _gate(self, action: ActionModel, reason: str, safe: Snapshot, record: dict[str, Any], finish: Callable[..., None]) -> None:
-        """Confirmation of a destructive action by policy; raises RunStopped when it may not happen."""
-        policy = self.options.policy
-        line = action_line(action, safe)
-        record["destructive"] = reason
-        if policy.destructive == "allow":
-            return
-        if policy.destructive == "block":
-            finish("blocked", f"destructive action blocked by policy: {reason}")
-            raise RunStopped("blocked", f"{line} was blocked by policy ({reason})")
-        request = {"action": action_json(action), "action_line": line, "reason": reason, "url": safe.url}
-        try:
-            approved = await asyncio.wait_for(self.human.confirm(request), policy.confirm_timeout_s)
-        except TimeoutError:
-            approved = False
-        record["confirmation"] = "approved" if approved else "declined"
-        if not approved:
-            finish("declined", f"the user declined: {line}")
-            raise RunStopped("declined", f"the user declined {line}")
-
-    async def _wait_until(self, action: Wait, snap: Snapshot, expectation: Expectation, timing: dict[str, float],
-                          finish: Callable[..., None], open_ended: bool = False) -> tuple[StepOutcome | None, Snapshot, str | None]:
-        try:
-            predicate = parse_predicate(action.until or {})
-        except PredicateError as exc:
-            finish("failed", f"bad wait predicate: {exc}")
-            return None, snap, f"the wait's `until` is not a valid predicate: {exc}"
-        t0 = time.perf_counter()
-        waited = await Expectation([predicate], expectation.context, page_text=self._page_text).eventually(
-            snap, self.session.snapshot, timeout=action.timeout_ms / 1000, max_tries=20)
-        timing["verify_ms"] = (time.perf_counter() - t0) * 1000
-        latest = waited.snapshot or snap
-        if open_ended:
-            finish("acted" if waited.ok else "failed", "", checks=[r.model_dump() for r in waited.results])
-            return None, latest, None if waited.ok else "the condition never held"
-        if self._all_held_before and waited.ok:
-            return self._unprovable(latest, finish)
-        if not expectation.predicates:
-            finish("passed" if waited.ok else "failed", "", checks=[r.model_dump() for r in waited.results])
-            return (StepOutcome(verdict="passed"), latest, None) if waited.ok else (None, latest, "the condition never held")
-        verdict = expectation.once(latest)
-        if verdict.ok:
-            return self._held(verdict, latest, finish)
-        finish("retry", "", checks=[r.model_dump() for r in verdict.results])
-        return None, latest, self._check_feedback(verdict)
-
-    @staticmethod
-    def _held(verdict: Verification, latest: Snapshot, finish: Callable[..., None]) -> tuple[StepOutcome, Snapshot, None]:
-        """A step whose checks hold, each one that did not before it acted: proven."""
-        finish("passed", "", checks=[r.model_dump() for r in verdict.results], changed=[r.predicate for r in verdict.results])
-        return StepOutcome(verdict="passed", proven=True), latest, None
-
-    @staticmethod
-    def _unprovable(latest: Snapshot, finish: Callable[..., None]) -> tuple[StepOutcome, Snapshot, None]:
-        """A step that acted but whose every check held before it did: nothing proves it."""
-        reason = "every check of this step already held before it acted, so none proves it"
-        finish("unproven", reason)
-        return StepOutcome(verdict="unproven", reason=reason), latest, None
-
-    @staticmethod
-    def _check_feedback(verdict: Verification) -> str:
-        return "the step's checks failed: " + verdict.failed_line()
-
-    async def _verify(self, result: ActionResult, expectation: Expectation, timing: dict[str, float],
-                      finish: Callable[..., None], record: dict[str, Any], *, open_ended: bool, did: str,
-                      before: Snapshot) -> tuple[StepOutcome | None, Snapshot, str | None]:
-        """Judge the step on the page the action left (`did` is its history line, which gains what
-        changed on `before`'s elements)."""
         settled = result.snapshot or await self.session.snapshot(screenshot=self.options.screenshots)
-        changed = changes_line(before, self._safe(settled))
-        if changed:
-            record["elements_changed"] = changed.removeprefix(" -> changed: ")
-        self.history.append(did + changed)
         if settled.screenshot_b64:
             record["screenshot"] = self.trace.artifact_b64(f"step-{self.step_counter:03d}.jpg", settled.screenshot_b64)
-            if settled.thumbnail_b64:
-                record["thumbnail_b64"] = settled.thumbnail_b64
-        settled = settled.model_copy(update={"screenshot_b64": None, "thumbnail_b64": None})
-        if open_ended:
-            finish("acted", "the task is one step: the executor goes on until it says done")
-            return None, settled, None
-        if self._all_held_before:
-            return self._unprovable(settled, finish)
-        if not expectation.predicates:
-            finish("passed", "the action succeeded (the step has no checks)")
-            return StepOutcome(verdict="passed"), settled, None
-        t0 = time.perf_counter()
-        verdict = await expectation.eventually(settled, self.session.snapshot)
-        timing["verify_ms"] = (time.perf_counter() - t0) * 1000
-        latest = verdict.snapshot or settled
-        if not verdict.ok:
-            t1 = time.perf_counter()
-            fixed = await repairs.after_failed_check(self.session, expectation, latest)
-            timing["repair_ms"] = (time.perf_counter() - t1) * 1000
-            record["repair"] = fixed.notes
-            if fixed.verification is not None:
-                verdict = fixed.verification
-                latest = fixed.snapshot or latest
-        record["verify_tries"] = verdict.tries
-        checks = [r.model_dump() for r in verdict.results]
-        if verdict.ok:
-            return self._held(verdict, latest, finish)
-        failed = {key(r.predicate) for r in verdict.failed()}
-        stuck = [p.to_json() for p in unreachable_by_link(expectation.predicates, latest)
-                 if key(p.to_json()) in failed and key(p.to_json()) in self._unreachable_before]
-        if stuck:
-            # Nothing on the page before or after the action leads there: retrying cannot help, a new plan might.
-            reason = ("no link on the page leads to a URL that meets " + ", ".join(json.dumps(p) for p in stuck)
-                      + "; the step cannot be checked from here")
-            finish("failed", reason, checks=checks)
-            return StepOutcome(verdict="failed", reason=reason, attempts=record.get("attempt", 1), unreachable=stuck), latest, None
-        feedback = self._check_feedback(verdict)
-        finish("retry", feedback, checks=checks)
-        return None, latest, feedback
-
-
-#: The handler of each action the registry (host.core.actions) says the host carries out itself;
-#: the browser's are in extension/sw/dispatch.js. tests/unit/test_action_registry.py checks both.
-HOST_ACTION_HANDLERS: dict[type[ActionModel], Callable[..., Awaitable[tuple[StepOutcome | None, Snapshot, str | None]]]] = {
-    Done: AgentRun._done, AskUser: AgentRun._ask_user,
-}
+        return await self.judge.after(action, settled, safe, self._safe(settled), did, timing, finish, record,
+                                      open_ended=step is self.planning.open_step)

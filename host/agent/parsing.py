@@ -233,7 +233,7 @@ def _extract(text: str, notes: list[str] | None = None) -> tuple[dict[str, Any],
 
 
 def _shape_error(obj: dict[str, Any], exc: ValidationError) -> str:
-    """What is wrong, said so a small model can fix it: the action's fields and an example, or
+    """What is wrong, said so the model can fix it: the action's fields and an example, or
     what to do instead of an action the grammar does not have. Values the model wrote (often
     copied from the page) are not echoed; an action name is, when it is a plain identifier."""
     action = obj.get("action")

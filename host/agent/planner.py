@@ -7,16 +7,23 @@ import re
 import time
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from waymark.host.agent import prompts
 from waymark.host.agent.parsing import ParseFailure, extract_json
 from waymark.host.agent.verifier import (
     PREDICATE_NAMES,
     PredicateError,
-    key,
     parse_predicates,
 )
+from waymark.host.agent.words import words
 from waymark.host.core.coercions import coerce_predicates
 from waymark.host.core.snapshot import SnapshotElement
 from waymark.providers.base import CompletionRequest, LLMProvider, Message
@@ -31,26 +38,32 @@ MAX_PLAN_STEPS = 30
 _PLACEHOLDER = re.compile(r"<(?:one action and the element it is done to|part of a URL|regex|text|role|name)>")
 
 
-def _no_placeholder(value: Any) -> None:
-    """Refuse a value holding one of the prompt's placeholders, wherever it is nested."""
+def _no_placeholder(value: Any, own: str) -> None:
+    """Refuse a value holding one of the prompt's placeholders, wherever it is nested, unless the
+    task or the page itself has those words (`own`): `<name>` in a task is the user's, not the format's."""
     if isinstance(value, str):
         found = _PLACEHOLDER.search(value)
-        if found:
+        if found and found.group(0) not in own:
             raise ValueError(f"{found.group(0)} is a placeholder of the format; write this task's own words there")
     elif isinstance(value, dict):
         for item in value.values():
-            _no_placeholder(item)
+            _no_placeholder(item, own)
     elif isinstance(value, list):
         for item in value:
-            _no_placeholder(item)
+            _no_placeholder(item, own)
 
 
-def _valid_predicates(value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _own(info: ValidationInfo) -> str:
+    """The text a plan is about (the task and the page), given as the validation context `own`."""
+    return str((info.context or {}).get("own", ""))
+
+
+def _valid_predicates(value: list[dict[str, Any]], info: ValidationInfo) -> list[dict[str, Any]]:
     try:
         parse_predicates(value)
     except PredicateError as exc:
         raise ValueError(str(exc)) from None
-    _no_placeholder(value)
+    _no_placeholder(value, _own(info))
     return value
 
 
@@ -63,14 +76,14 @@ class PlanStep(BaseModel):
 
     @field_validator("intent")
     @classmethod
-    def _own_words(cls, value: str) -> str:
-        _no_placeholder(value)
+    def _own_words(cls, value: str, info: ValidationInfo) -> str:
+        _no_placeholder(value, _own(info))
         return value
 
     @field_validator("verify")
     @classmethod
-    def _predicates(cls, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return _valid_predicates(value)
+    def _predicates(cls, value: list[dict[str, Any]], info: ValidationInfo) -> list[dict[str, Any]]:
+        return _valid_predicates(value, info)
 
 
 class Plan(BaseModel):
@@ -84,14 +97,14 @@ class Plan(BaseModel):
 
     @field_validator("success_criteria")
     @classmethod
-    def _criteria(cls, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return _valid_predicates(value)
+    def _criteria(cls, value: list[dict[str, Any]], info: ValidationInfo) -> list[dict[str, Any]]:
+        return _valid_predicates(value, info)
 
 
 def fallback_plan(task: str) -> Plan:
     """The plan when the planner gave none: the task itself as one step, worked on by the
     executor until it says done; only task-level evidence can then prove it."""
-    return Plan(steps=[PlanStep(intent=task[:500], verify=[], required=True)])
+    return Plan(steps=[PlanStep.model_validate({"intent": task[:500], "verify": [], "required": True}, context={"own": task})])
 
 
 class PlannerFailed(Exception):
@@ -123,8 +136,7 @@ def _plan_problem(exc: ValidationError) -> str:
 
 def _plan_reminder(problem: str) -> str:
     """What to say after an unusable plan. Only an answer with no usable JSON gets an example of
-    the shape: shown a whole example plan after one bad check, a small model answered with the
-    example (a sign-in plan for a settings task)."""
+    the shape: an example plan shown after one bad check is an answer a model may copy whole."""
     if problem.startswith("[shape]"):
         return (f"That plan could not be used {problem}. Correct only that, keep the rest of your plan for this task, "
                 "and answer the whole plan again as exactly one JSON object and nothing else.")
@@ -150,9 +162,10 @@ class PlanResult(BaseModel):
 REPEAT_TEMPERATURE = 0.7
 
 
-def read_plan(text: str, notes: list[str] | None = None) -> Plan:
+def read_plan(text: str, notes: list[str] | None = None, own: str = "") -> Plan:
     """The plan in a planner's answer, near misses coerced (predicate objects and pairs where a
-    list belongs, comments, fences); raises ParseFailure or ValidationError."""
+    list belongs, comments, fences); raises ParseFailure or ValidationError. `own`: the task and
+    the page, whose words the plan may quote even where they look like the format's placeholders."""
     obj = extract_json(text, notes)
     steps = obj.get("steps")
     if isinstance(steps, list):
@@ -170,23 +183,27 @@ def read_plan(text: str, notes: list[str] | None = None) -> Plan:
         obj = {**obj, "success_criteria": criteria}
         if notes is not None:
             notes.extend(coerced)
-    return Plan.model_validate(obj)
+    return Plan.model_validate(obj, context={"own": own})
 
 
-def without_checks(plan: Plan, dropped: list[dict[str, Any]]) -> tuple[Plan, list[str]]:
-    """The plan without the checks a failed step showed no link leads to: a small model's replan
-    wrote the same `url_contains: "/contactus"` that had just failed on the page it was on. Each
-    check taken out is noted (`unreachable_check`)."""
-    keys = {key(p) for p in dropped}
-    notes: list[str] = []
+#: Verbs that commit what a task asks for: a step doing one of them is the task's outcome.
+COMMITTING_VERBS = frozenset({"send", "pay", "save", "submit", "post", "order", "buy", "purchase", "book", "subscribe",
+                              "unsubscribe", "confirm", "publish", "delete", "remove", "place", "checkout", "register",
+                              "apply", "reply", "transfer", "share", "upload", "cancel", "sign", "create", "add"})
 
-    def kept(predicates: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        out = [p for p in predicates if key(p) not in keys]
-        notes.extend(["unreachable_check"] * (len(predicates) - len(out)))
-        return out
 
-    steps = [s.model_copy(update={"verify": kept(s.verify)}) for s in plan.steps]
-    return plan.model_copy(update={"steps": steps, "success_criteria": kept(plan.success_criteria)}), notes
+def main_verb_required(plan: Plan, task: str) -> tuple[Plan, list[str]]:
+    """The plan with every optional step that does one of the task's committing verbs (send, pay,
+    save, submit...) made required: the outcome the task asks for cannot be optional. Each step
+    changed is noted (`required_main_verb`)."""
+    verbs = words(task) & COMMITTING_VERBS
+    steps, notes = [], []
+    for step in plan.steps:
+        if not step.required and words(step.intent) & verbs:
+            step = step.model_copy(update={"required": True})
+            notes.append("required_main_verb")
+        steps.append(step)
+    return (plan.model_copy(update={"steps": steps}) if notes else plan), notes
 
 
 def plan_schema() -> dict[str, Any]:
@@ -233,22 +250,20 @@ class Planner:
             answers.append(raw)
             coercions: list[str] = []
             try:
-                plan = read_plan(raw, coercions)
+                plan, required = main_verb_required(read_plan(raw, coercions, own=task + "\n" + page), task)
+                coercions += required
             except ParseFailure as failure:
                 problem = f"[{failure.kind}] {failure.detail or 'no usable JSON'}"
             except ValidationError as exc:
                 problem = f"[shape] {_plan_problem(exc)}"
             else:
-                if evidence and evidence.get("unreachable"):
-                    plan, dropped = without_checks(plan, evidence["unreachable"])
-                    coercions += dropped
                 if plan.steps or evidence is not None:
                     return PlanResult(plan=plan, raw=raw, tokens=tokens_in + tokens_out, tokens_in=tokens_in, tokens_out=tokens_out,
                                       latency_ms=(time.perf_counter() - started) * 1000, attempts=attempt, coercions=coercions, answers=answers)
                 problem = "[shape] steps: a first plan needs at least one step"
             reminder = _plan_reminder(problem)
             if len(answers) > 1 and answers[-1] == answers[-2]:
-                # Shown its own answer, a small model copies it: ask afresh, warmer, without it.
+                # A model shown its own answer tends to copy it: ask afresh, warmer, without it.
                 temperature = max(REPEAT_TEMPERATURE, self.temperature or 0.0)
                 messages = [*first, Message.text("user", "Your earlier plans were the same and could not be used; do not repeat them. " + reminder)]
             else:

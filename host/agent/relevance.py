@@ -1,17 +1,16 @@
 """The elements of a page named with the words of the task, shown to the planner.
 
-A small model reads a long element list as a whole and takes the most familiar name: asked to get
-rid of a cookie banner "allowing only the essential cookies", the real 1.5B model clicked
-"Accept all" with "Reject non-essential" listed beside it. Listing, beside the page, the elements whose names
-share a word with the task (the word named) led its plans to the one the user's words describe
-(words as host.agent.words reads them). The executor is not shown them: on the smoke suite's
+A long element list read as a whole favours the most familiar name over the one the user's words
+describe ("Accept all" beside "Reject non-essential" for "only the essential cookies"). Listing,
+beside the page, the elements whose names share a word with the task (the word named) points a
+plan at the one the user described (words as host.agent.words reads them). The executor is not shown them: on the smoke suite's
 single decisions the list put the cookie wall right and a card field in a frame wrong (12/16
 either way), so it did not pay for a longer prompt on every turn.
 """
 
 from __future__ import annotations
 
-from waymark.host.agent.grammar import CONTAINER_ROLES
+from waymark.host.agent.guards.before_dispatch import CONTAINER_ROLES
 from waymark.host.agent.words import words
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 from waymark.host.core.targets import document_order

@@ -4,8 +4,8 @@ A password's value never leaves the page (the snapshot says only that the field 
 something), so a check that a password field holds a given text could never be seen to pass,
 and a model could fill the same field over and over. What the run itself filled in answers both:
 the field holds a value, and the last text the run put there has the same digest. The same goes
-for a check that the page shows the text (a small model checked a password fill with
-`text_present`): a secret field of the page that holds the run's fill of that text shows it.
+for a check that the page shows the text (`text_present`): a secret field of the page that holds
+the run's fill of that text shows it.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 
 from waymark.host.agent.redaction import is_password_field
+from waymark.host.core.actions import Fill, Type
 from waymark.host.core.snapshot import SnapshotElement
 
 
@@ -35,6 +36,12 @@ class SecretFills:
         (a placeholder resolved), so a check may quote either. Other fields are not kept."""
         if element is not None and is_password_field(element):
             self._fills[self._key(url, element)] = {_digest(t) for t in texts}
+
+    def typed(self, url: str, element: SnapshotElement | None, action: Fill | Type, dispatched: str) -> None:
+        """Note a fill or a typing into a field: a fill's text is the field's whole value, and so
+        is a typing into an empty field; typed after a value, the field's value is not known."""
+        whole = isinstance(action, Fill) or (element is not None and not element.states.get("has_value"))
+        self.note(url, element, *((action.text, dispatched) if whole else ()))
 
     def holds(self, url: str, element: SnapshotElement, text: str) -> bool:
         """Whether the secret field still holds a value and this run's last fill of it was `text`."""

@@ -1,10 +1,8 @@
 """The parts of a task: listed for the planner, and each one needing evidence before a success
 resting on success criteria alone is accepted.
 
-Asked to "Order 3 bouquets with gift wrap, rate the bouquet 4 stars and save the options", the
-real 1.5B model planned one step, "Click the button 'Save options'": the order and the rating
-were never planned, so never done. A task's clauses (split at commas, semicolons and "and") are
-its parts, and the planner is shown them. A plan that leaves one out is not sent back: told so
+A plan that leaves out a part of the task never does it. A task's clauses (split at commas,
+semicolons and "and") are its parts, and the planner is shown them. A plan that leaves one out is not sent back: told so
 once, the model dropped the right answer of its first plan (Reject non-essential) for Accept all.
 """
 
@@ -24,7 +22,7 @@ _SETTING = frozenset({"in", "on", "at", "from", "with", "for", "using", "via", "
 
 def task_parts(task: str) -> list[str]:
     """The task's clauses that ask for something, in order; none for a task of one clause."""
-    # Kept as written, full stops too: shown "Ada L" for "Ada L.", a small model types "Ada L".
+    # Kept as written, full stops too: a value shown without its last character is typed without it.
     parts = [p.strip() for p in _SPLIT.split(task.strip())]
     parts = [p for p in parts if words(p) and p.split()[0].casefold() not in _SETTING]
     return parts if len(parts) > 1 else []
@@ -32,9 +30,8 @@ def task_parts(task: str) -> list[str]:
 
 def parts_unnamed(task: str, predicates: list[dict[str, Any]]) -> list[str]:
     """The task's parts that share no word with any of `predicates` (their texts, names and
-    values; not their kinds). Where no step was proven, criteria are a run's only evidence, and
-    they can prove only the parts they speak of: the real model's settings run took "the title
-    contains Settings" for a display name set, a theme chosen and a digest turned on."""
+    values; not their kinds). Words differ between a task and a site, so this is advice
+    (host.agent.guards.conclusion.PartsUnnamed), never a verdict."""
     said: set[str] = set()
     for predicate in predicates:
         said |= words(" ".join(_texts(predicate)))

@@ -11,12 +11,14 @@ import os
 import secrets as _random
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.host.agent.answers import Grounding
+from waymark.host.agent.guards.base import Finding
 from waymark.host.agent.redaction import Redactor
+from waymark.host.agent.verdicts import RunOutcome, StepVerdict
 from waymark.host.core.paths import private_dir, runs_dir
 from waymark.host.core.phases import timed
 
@@ -40,8 +42,8 @@ class RunSummary(BaseModel):
     steps_unproven: int = 0
     run_id: str = ""
     task: str = ""
-    #: done | failed | unproven | declined | blocked | cancelled | budget_<kind> | error
-    outcome: str = ""
+    #: Empty only before the run ends.
+    outcome: RunOutcome | Literal[""] = ""
     reason: str = ""
     result: str = ""
     replans: int = 0
@@ -50,10 +52,54 @@ class RunSummary(BaseModel):
     #: The split of tokens_total, over every model call (failed and rejected answers included).
     tokens_in: int = 0
     tokens_out: int = 0
+    #: How often each guard (host.agent.guards, by name) refused an action or a success, and how
+    #: often each advised the model (an advisory it overruled counts once).
+    refusals: dict[str, int] = {}
+    advisories: dict[str, int] = {}
     #: The answer for a program (done's data, validated against the output schema), None when none was given.
     data: Any = None
     #: Where each value of `data` was found on a page the run saw, or that it was not (host.agent.answers).
     grounding: Grounding | None = None
+
+
+class StepEvent(BaseModel):
+    """One attempt at a step, as the trace keeps it and the side panel shows it (a `step` event);
+    fields not listed here (timings of parts, the snapshot's digest...) are kept as they come."""
+
+    model_config = ConfigDict(extra="allow")
+
+    step: int
+    verdict: StepVerdict
+    intent: str = ""
+    #: Index of the step in its plan, the attempt at it (1 first) and the failed attempts before.
+    plan_index: int = 0
+    attempt: int = 1
+    retries: int = 0
+    verify: list[dict[str, Any]] = Field(default_factory=list)
+    required: bool = True
+    reason: str = ""
+    #: The action as dispatched (host.core.actions) and a short line for people.
+    action: dict[str, Any] | None = None
+    action_line: str = ""
+    thought: str | None = None
+    #: What the guards found on this attempt (host.agent.guards), overruled advisories included.
+    findings: list[Finding] = Field(default_factory=list)
+    #: Unusable answers of the turn and the reminder each got.
+    parse_failures: list[dict[str, Any]] = Field(default_factory=list)
+    coercions: list[str] = Field(default_factory=list)
+    #: The step's checks as judged after the action, and those that changed to holding.
+    checks: list[dict[str, Any]] = Field(default_factory=list)
+    changed: list[dict[str, Any]] = Field(default_factory=list)
+    #: Milliseconds per part of the attempt (model_ms, dispatch_ms, verify_ms...).
+    timing: dict[str, float] = Field(default_factory=dict)
+    tokens: int = 0
+    #: A JPEG of the page after the step, streamed to the panel only (the trace keeps the file).
+    thumbnail_b64: str | None = None
+
+
+def step_event(record: dict[str, Any]) -> dict[str, Any]:
+    """A step's record checked against StepEvent, as the fields it was given."""
+    return StepEvent.model_validate(record).model_dump(mode="json", exclude_unset=True)
 
 
 def new_run_id() -> str:

@@ -10,7 +10,7 @@ import asyncio
 import json
 import re
 from typing import Any, Awaitable, Callable
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -154,15 +154,19 @@ def check(predicate: Predicate, snapshot: Snapshot, context: VerifyContext | Non
 
 
 def url_contains(fragment: str, url: str) -> bool:
-    """`url_contains`: the fragment is in the URL. A lone path segment ("/trail-runner-3") is met
-    by the same word as a query value too (product.html?id=trail-runner-3): sites put an item's
-    slug in either place, and a plan written before the page was seen cannot know which."""
-    if fragment in url:
-        return True
-    slug = fragment.strip("/")
-    if not fragment.startswith("/") or not slug or "/" in slug or "." in slug:
-        return False
-    return any(value == slug for _, value in parse_qsl(urlsplit(url).query))
+    """`url_contains`, comparing the URL's parts as what they are: a fragment that starts with `#`
+    is looked for in the URL's fragment; one that starts with `?` or holds `=` or `&` (and no `?`
+    further in), in its query; one that holds a `?` further in spans parts and is looked for in the
+    whole URL; any other (a path `/checkout`, a word `cart`) in the URL before its query. A word in
+    the query (`signin.html?return=checkout`) never meets a path check."""
+    parts = urlsplit(url)
+    if fragment.startswith("#"):
+        return fragment[1:] in parts.fragment
+    if "?" in fragment[1:]:
+        return fragment in url
+    if fragment.startswith("?") or "=" in fragment or "&" in fragment:
+        return fragment.removeprefix("?") in parts.query
+    return fragment in urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
 
 
 def shown_text(snap: Snapshot, page_text: str = "") -> str:

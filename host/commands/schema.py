@@ -24,12 +24,13 @@ def settings_types_js_text() -> str:
 
 
 def agent_types_js_text() -> str:
-    """The text of extension/sidepanel/agent_types.js: a run's plan steps and its summary."""
+    """The text of extension/sidepanel/agent_types.js: a run's plan steps, its step events (with
+    the guards' findings) and its summary."""
     from waymark.host.agent.planner import PlanStep
-    from waymark.host.agent.trace import RunSummary
+    from waymark.host.agent.trace import RunSummary, StepEvent
     from waymark.host.core.extension_types import typedef_module
 
-    return typedef_module("host/agent/planner.py and host/agent/trace.py", [PlanStep, RunSummary], mode="serialization")
+    return typedef_module("host/agent/planner.py and host/agent/trace.py", [PlanStep, StepEvent, RunSummary], mode="serialization")
 
 
 def generated_files() -> dict[str, Callable[[], str]]:

@@ -37,7 +37,7 @@ class Traits:
     #: Carried out by the extension, or by the host itself (it never reaches the browser).
     runs_in: Literal["browser", "host"] = "browser"
     #: Means something only when the task has more than one tab; offered to the model only then
-    #: (shown a tab id with one tab, a small model closed it "to dismiss a popup").
+    #: (with one tab, closing it leaves nothing to work in).
     multi_tab: bool = False
     #: Takes a URL the host resolves against the page and judges by the domain lists.
     opens_url: bool = False

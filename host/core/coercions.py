@@ -6,9 +6,9 @@ Decisions (executor answers):
 
 - ``ref_string``     ``"ref": "3"`` or ``"ref": "[3]"`` is ref 3
 - ``ref_list``       ``"ref": [4]`` is ref 4 (one ref only)
-- ``done_bool``      ``done`` with ``"result": true`` (or the text ``"false"``: the real model
-                     ended a step it could not do that way) is ``success: true`` (false); a
-                     ``success`` given beside it wins
+- ``done_bool``      ``done`` with ``"result": true`` or ``false`` (a JSON boolean, not text) is
+                     ``success: true`` (false); a ``success`` given beside it wins. The text
+                     ``"false"`` is kept as written: it is the answer to a yes/no question
 - ``action_alias``   an action type with an obvious name (``goto``, ``input_text``, ``finish``,
                      ``scroll_down`` ...) is renamed to the grammar's one
 - ``action_shape``   ``{"action": "click", "ref": 3}`` and ``{"action": {"click": {"ref": 3}}}``
@@ -29,8 +29,7 @@ Predicate lists (plan checks and success criteria):
                         (at least one when no ``n`` is given); so for ``value_equals`` and ``checked``
 - ``value_bool``        ``value_equals`` with ``true`` or ``false`` is the ``checked`` check it means
 - ``valueless_check``   ``value_equals`` on a button or a link, which hold no value, can never hold:
-                        it is dropped (the real model checked that the button "Decrease quantity"
-                        had the value "Decrease quantity", and the step failed three times)
+                        it is dropped
 
 Text-level repairs (comments, fences, trailing commas) belong to the parser.
 """
@@ -117,9 +116,9 @@ def coerce_decision(obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         if note:
             notes.append(note)
     result = action.get("result")
-    if kind == "done" and (isinstance(result, bool) or (isinstance(result, str) and result.strip().lower() in ("true", "false"))):
+    if kind == "done" and isinstance(result, bool):
         action.pop("result")
-        action.setdefault("success", result if isinstance(result, bool) else result.strip().lower() == "true")
+        action.setdefault("success", result)
         notes.append("done_bool")
     data = action.get("data")
     if kind == "done" and isinstance(data, str) and data.strip()[:1] in ("{", "["):

@@ -20,7 +20,8 @@ class SnapshotElement(BaseModel):
     role: str
     name: str = ""
     value: str | None = None
-    #: Present states only: checked, selected, expanded, disabled, required, readonly, focused...
+    #: Present states only: checked, selected, expanded, disabled, required, invalid (aria-invalid, or a
+    #: value HTML constraint validation refuses), readonly, focused...
     states: dict[str, Any] = Field(default_factory=dict)
     #: [x, y, width, height] in top-level viewport CSS pixels.
     bbox: list[float] = Field(default_factory=lambda: [0.0, 0.0, 0.0, 0.0])

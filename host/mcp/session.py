@@ -7,8 +7,8 @@ from __future__ import annotations
 import logging
 from typing import Any, Awaitable, Callable
 
+from waymark.host.agent.action_lines import action_line
 from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
-from waymark.host.agent.loop import action_line
 from waymark.host.agent.redaction import (
     Redactor,
     SecretMissing,

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import json
 import socket
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from tests.agent_calls import start_run, trace_events
 from tests.reliability.fake_model import FakeModel
@@ -37,21 +36,6 @@ FALSE_SUCCESS_PLAN = [
 def ledger() -> Any:
     with SiteServer() as sites:
         yield f"{sites.site}/login/index.html"
-
-
-@pytest_asyncio.fixture
-async def serve() -> AsyncIterator[Any]:
-    """Start loopback models for a test; all are stopped at its end."""
-    started: list[FakeModel] = []
-
-    async def start(plan: list[dict[str, Any]], **options: Any) -> FakeModel:
-        model = await FakeModel(plan=plan, **options).start()
-        started.append(model)
-        return model
-
-    yield start
-    for model in started:
-        await model.stop()
 
 
 async def _run(sw: Any, model: FakeModel, task: str, start_url: str, **params: Any) -> dict[str, Any]:
@@ -123,41 +107,34 @@ async def test_a_sign_in_proven_by_its_success_criteria_is_a_success(sw, ledger,
     assert trace_events(summary["trace_dir"], "criteria")[0]["ok"] is True
 
 
-async def test_a_url_check_no_link_leads_to_is_replanned_after_one_attempt(sw, site_url, serve):
-    plan = [{"intent": "Open the contact page", "action": {"type": "click", "target": {"role": "button", "name": "Open panel"}},
-             "verify": [{"url_matches": "/contact-us"}]}]
+async def test_a_url_check_no_link_leads_to_is_dropped_from_the_step_and_the_right_click_passes_by_its_other_check(sw, site_url, serve):
+    # On hidden tasks the plan's guessed URL check failed two right clicks (a consent button, a link).
+    plan = [{"intent": "Open the panel", "action": {"type": "click", "target": {"role": "button", "name": "Open panel"}},
+             "verify": [{"url_matches": "/contact-us"}, {"text_present": "Opened the first panel"}]}]
     model = await serve(plan)
-    summary = await _run(sw, model, "Open the contact page", f"{site_url}/agent/menu.html", budgets={"max_replans": 1})
-    assert summary["success"] is False
-    first_failure = trace_events(summary["trace_dir"], "step_failed")[0]
-    assert 'no link on the page leads to a URL that meets {"url_matches": "/contact-us"}' in first_failure["reason"]
-    # One attempt, then a new plan, instead of an attempt plus two retries that cannot help.
-    first_plan_steps = [e for e in trace_events(summary["trace_dir"]) if e["event"] in ("step", "replan")]
-    assert [e["event"] for e in first_plan_steps[:2]] == ["step", "replan"]
-    assert trace_events(summary["trace_dir"], "replan")[0]["evidence"]["failed_step"] == "Open the contact page"
+    summary = await _run(sw, model, "Open the panel", f"{site_url}/agent/menu.html")
+    assert summary["success"] is True, summary
+    (step,) = trace_events(summary["trace_dir"], "step")
+    assert step["verdict"] == "passed" and step["changed"] == [{"text_present": "Opened the first panel"}]
+    assert [(f["guard"], f["strength"]) for f in step["findings"]] == [("unreachable_check", "advisory")]
+    assert summary["advisories"] == {"unreachable_check": 1} and not trace_events(summary["trace_dir"], "replan")
 
-
-async def test_a_replan_after_a_landed_sign_in_knows_it_landed_and_can_end_the_run(sw, ledger, serve):
+async def test_a_landed_sign_in_whose_url_check_was_copied_from_the_prompt_passes_by_what_the_page_shows(sw, ledger, serve):
     # The real model's login plan: right actions, but the last step checked a URL it copied from
-    # the prompt's examples. Its replan repeated "Click the Sign in button" on the account page.
+    # the prompt's examples, and the landed sign-in was failed and planned again.
     plan = [
         {"intent": "Enter the username ada", "action": {"type": "fill", "target": {"role": "textbox", "name": "Username"}, "text": "ada"},
          "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Username"}, "value": "ada"}}]},
         {"intent": "Enter the password", "action": {"type": "fill", "target": {"name": "Password"}, "text": "lovelace"}, "verify": []},
         {"intent": "Click the Sign in button", "action": {"type": "click", "target": {"role": "button", "name": "Sign in"}},
-         "verify": [{"url_contains": "/cart"}, {"title_contains": "Ledger"}]},
+         "verify": [{"url_contains": "/cart"}, {"text_present": "Welcome, ada"}]},
     ]
-    first = json.dumps({"steps": [{"intent": s["intent"], "verify": s["verify"]} for s in plan], "success_criteria": [{"title_contains": "Ledger"}]})
-    nothing_left = json.dumps({"steps": [], "success_criteria": [{"text_present": "Welcome, ada"}]})
-    model = await serve(plan, plan_text=[first, nothing_left])
+    model = await serve(plan, success_criteria=[{"text_present": "Welcome, ada"}])
     summary = await _run(sw, model, LOGIN_TASK, ledger)
     assert summary["success"] is True, summary
-    assert summary["reason"] == "the new plan found nothing left to do"
-    replan_prompt = "\n".join([s for s in model.seen if s.role == "planner"][1].messages("user"))
-    assert 'click [' in replan_prompt and 'button "Sign in"' in replan_prompt, "the replan was told the sign-in was clicked"
-    assert "Click the Sign in button -> failed (no link on the page leads to a URL" in replan_prompt
-    assert trace_events(summary["trace_dir"], "criteria")[0]["ok"] is True
-
+    sign_in = trace_events(summary["trace_dir"], "step")[-1]
+    assert sign_in["verdict"] == "passed" and sign_in["findings"][0]["guard"] == "unreachable_check"
+    assert not trace_events(summary["trace_dir"], "replan")
 
 # ------------------------------------------------------------------ nothing strands a run
 
@@ -188,7 +165,7 @@ async def test_navigate_to_a_relative_url_resolves_against_the_current_page(sw, 
     assert (second["url_given"], second["action"]["url"]) == ("/agent/account.html", f"{site_url}/agent/account.html")
 
 
-async def test_an_address_on_the_site_that_nothing_leads_to_is_refused_and_the_model_told_why(sw, site_url, serve):
+async def test_an_address_on_the_site_that_nothing_leads_to_is_advised_against_once_and_the_model_told_why(sw, site_url, serve):
     # The real model's cookie run: subscribed, then a replan's navigate to manage_choices.html
     # opened an error page and the landed subscription was lost.
     plan = [{"intent": "Open the choices", "actions": [{"type": "navigate", "url": "manage_choices.html"},
@@ -197,12 +174,24 @@ async def test_an_address_on_the_site_that_nothing_leads_to_is_refused_and_the_m
     model = await serve(plan)
     summary = await _run(sw, model, "Open the panel", f"{site_url}/agent/menu.html")
     assert summary["success"] is True, summary
-    refused, clicked = trace_events(summary["trace_dir"], "step")
-    assert refused["verdict"] == "refused" and "path" not in refused, "the navigate was never dispatched"
-    assert refused["reason"].startswith("no link on this page leads to /agent/manage_choices.html, the task does not give it")
-    assert "a made-up address opens an error page" in _executor_prompts(model)[1]
-    assert clicked["verdict"] == "passed"
+    (clicked,) = trace_events(summary["trace_dir"], "step")
+    assert clicked["verdict"] == "passed" and clicked["action"]["type"] == "click", "the navigate was never dispatched"
+    assert clicked["parse_failures"][0]["kind"] == "made_up_url"
+    assert clicked["findings"][0]["message"].startswith("no link on this page leads to /agent/manage_choices.html, the task does not give it")
+    assert "a guessed address often opens an error page" in _executor_prompts(model)[1]
+    assert summary["advisories"] == {"made_up_url": 1}
 
+
+async def test_an_address_nothing_leads_to_that_the_model_gives_again_is_opened(sw, site_url, serve):
+    # A page opened by script, or one the user knows: the model overrules the advice by insisting.
+    go = {"type": "navigate", "url": "account.html"}
+    model = await serve([{"intent": "Open the account page", "actions": [go, go], "verify": [{"url_contains": "/agent/account.html"}]}])
+    summary = await _run(sw, model, "Open the account page", f"{site_url}/agent/menu.html")
+    assert summary["success"] is True, summary
+    (step,) = trace_events(summary["trace_dir"], "step")
+    assert step["action"]["url"] == f"{site_url}/agent/account.html" and step["path"]
+    assert [(f["guard"], f["overruled"]) for f in step["findings"]] == [("made_up_url", False), ("made_up_url", True)]
+    assert summary["advisories"] == {"made_up_url": 1}
 
 async def test_a_page_that_fails_to_load_is_shown_to_the_model_which_can_go_back(sw, site_url, serve):
     dead = f"http://127.0.0.1:{_closed_port()}/newsletter"
@@ -256,12 +245,12 @@ async def test_filling_a_password_again_with_the_same_text_is_not_dispatched_and
     summary = await _run(sw, model, LOGIN_TASK, ledger, plan=False)
     steps = trace_events(summary["trace_dir"], "step")
     again = steps[2]
-    assert (again["verdict"], again["reason"]) == ("retry", 'already_done: [2] textbox "Password" already holds the text you filled in; '
-                                                             "go on with the next part of the task"), again
-    assert "path" not in again, "the second fill was not dispatched"
+    assert again["action"]["type"] == "click", "the second fill was not dispatched"
+    assert [(f["guard"], f["strength"]) for f in again["findings"]] == [("secret_refill", "refusal")]
+    assert again["findings"][0]["message"] == '[2] textbox "Password" already holds the text you filled in; go on with the next part of the task'
     assert 'already holds the text you filled in' in _executor_prompts(model)[3]
-    assert [s["verdict"] for s in steps[3:]] == ["acted", "done"]
-
+    assert [s["verdict"] for s in steps[2:]] == ["acted", "done"]
+    assert summary["refusals"]["secret_refill"] == 1
 
 async def test_a_success_message_shown_only_inside_a_cross_origin_frame_verifies_the_step_on_the_first_try(sw, site_url, other_origin):
     script = {"steps": [{"intent": "Apply the coupon", "action": {"type": "click", "target": {"role": "button", "name": "Apply coupon"}},
@@ -480,12 +469,13 @@ async def test_criteria_a_replan_read_off_the_page_it_was_on_prove_nothing_witho
     # The real model's widgets run: Save clicked with none of the options set, then a replan on the
     # saved page named that page's title as the task's criterion, and the order was a success.
     save = {"intent": "Save the options", "action": {"type": "click", "target": {"role": "button", "name": "Save options"}},
-            "verify": [{"url_contains": "qty=3"}]}
+            "verify": [{"text_present": "3 bouquets"}]}
     first = json.dumps({"steps": [{"intent": save["intent"], "verify": save["verify"]}]})
     read_off = json.dumps({"steps": [], "success_criteria": [{"title_contains": "Options saved"}]})
     model = await serve([save], plan_text=[first, read_off])
-    summary = await _run_on_site(sw, model, "Order 3 bouquets with gift wrap, rate the bouquet 4 stars and save the options.",
-                                 "widgets/index.html")
+    with SiteServer() as sites:
+        summary = await _run(sw, model, "Order 3 bouquets with gift wrap, rate the bouquet 4 stars and save the options.",
+                             f"{sites.site}/widgets/index.html", policy={"destructive": "allow"}, budgets={"retries_per_step": 0})
     assert (summary["success"], summary["outcome"]) == (False, "unproven"), summary
     assert summary["reason"] == ("nothing proves the task was done: every success criterion already held when the plan that "
                                  "named it was made (0 step(s) verified)")
@@ -493,14 +483,16 @@ async def test_criteria_a_replan_read_off_the_page_it_was_on_prove_nothing_witho
     assert criteria["ok"] is True and criteria["held_when_written"] == ['{"title_contains": "Options saved"}']
 
 
-async def test_criteria_that_speak_of_one_part_of_a_task_prove_nothing_of_the_others_without_a_proven_step(sw, serve):
-    # The real model's settings run: no step proven, the settings page opened, and "the title
-    # contains Settings" was taken for a display name set, a theme chosen and a digest turned on.
+async def test_criteria_that_speak_of_one_part_of_a_task_are_an_advisory_and_never_turn_the_verdict(sw, serve):
+    # The real model's settings run took "the title contains Settings" for a display name set, a
+    # theme chosen and a digest turned on; but words differ between task and site ("dark theme",
+    # "Night mode"), so the parts no criterion names are told and counted, not made unproven.
     model = await serve([{"intent": "Open the settings", "action": {"type": "click", "target": {"role": "link", "name": "Settings"}}}],
                         success_criteria=[{"title_contains": "Settings"}])
     summary = await _run_on_site(sw, model, "In Kanbanish, set the display name to Ada L., choose the dark theme, turn on the daily "
                                             "digest and save the settings.", "spa/index.html")
-    assert (summary["success"], summary["outcome"]) == (False, "unproven"), summary
-    assert summary["reason"] == ("nothing proves these parts of the task were done: set the display name to Ada L.; choose the dark "
-                                 "theme; turn on the daily digest (no step was verified by a check that changed, and no success "
-                                 "criterion speaks of them)")
+    assert summary["advisories"] == {"parts_unnamed": 1}, summary
+    (conclusion,) = trace_events(summary["trace_dir"], "conclusion")
+    assert conclusion["findings"][0]["message"] == ("no success criterion speaks of these parts of the task: set the display name to "
+                                                    "Ada L.; choose the dark theme; turn on the daily digest")
+

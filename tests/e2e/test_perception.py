@@ -20,6 +20,17 @@ async def test_snapshot_lists_native_controls_with_roles_names_values_and_states
     assert line == f'[{email["ref"]}] textbox "Email" value="ann@example.com" type=email required=true'
 
 
+async def test_a_field_whose_value_the_page_refuses_is_invalid_and_an_empty_required_one_is_only_required(sw, page, site_url):
+    # What the page itself says of its fields (constraint validation, aria-invalid) is what the
+    # form_incomplete guard reads instead of guessing from the words of a label.
+    await page.goto(f"{site_url}/perception/validity.html")
+    snap = await snapshot(sw, page)
+    assert by_name(snap, "Work email")["states"].get("invalid") is True
+    assert by_name(snap, "Postcode")["states"].get("invalid") is True
+    assert "invalid" not in by_name(snap, "Backup email").get("states", {})
+    assert by_name(snap, "Full name")["states"] == {"required": True}
+
+
 async def _box_in_frames(page, chain: list[str], selector: str) -> list[float]:
     """Top-level box of `selector` inside the iframes `chain` (selectors from the top down),
     computed independently: each iframe's content box (rect + clientLeft/Top) plus the element's rect.

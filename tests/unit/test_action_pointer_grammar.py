@@ -4,13 +4,13 @@ a sentence a model can act on, and the coordinate actions are offered only in vi
 import pytest
 from pydantic import ValidationError
 
+from waymark.host.agent.action_lines import action_line, landed_line
 from waymark.host.agent.confirm import destructive_reason
 from waymark.host.agent.grammar import (
     DecisionRejected,
     executor_tools,
     validate_decision,
 )
-from waymark.host.agent.loop import action_line, landed_line
 from waymark.host.core.actions import (
     COORDINATE_ACTIONS,
     SINGLE_TAB_ACTIONS,

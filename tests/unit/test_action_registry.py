@@ -4,7 +4,7 @@ actions elsewhere is derived from its traits, and each action has exactly one ha
 import re
 
 from waymark.host.agent.confirm import destructive_reason
-from waymark.host.agent.loop import HOST_ACTION_HANDLERS
+from waymark.host.agent.host_actions import HOST_ACTION_HANDLERS
 from waymark.host.core.actions import (
     ACTION_TYPES,
     ACTIONS,

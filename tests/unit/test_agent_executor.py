@@ -200,12 +200,35 @@ def test_a_plans_success_criteria_are_validated_like_step_checks():
         Plan.model_validate({"steps": [{"intent": "Sign in"}], "success_criteria": [{"page_is": "account"}]})
 
 
-async def test_a_replan_drops_the_url_check_the_failed_step_showed_no_link_leads_to():
-    # The real model's replan on the contact page repeated the check that had just failed there.
-    answer = json.dumps({"steps": [{"intent": "Click the Contact us link", "verify": [{"url_contains": "/contactus"}, {"title_contains": "Contact"}]}],
-                         "success_criteria": [{"url_contains": "/contactus"}]})
-    evidence = {"failed_step": "Open the Contact us page", "unreachable": [{"url_contains": "/contactus"}]}
-    result = await Planner(_Answering(answer)).plan("t", "page", evidence=evidence)
-    assert result.plan.steps[0].verify == [{"title_contains": "Contact"}]
-    assert result.plan.success_criteria == []
-    assert result.coercions == ["unreachable_check", "unreachable_check"]
+async def test_a_plan_quoting_angle_bracket_words_of_the_task_is_accepted_and_the_formats_own_are_refused():
+    # A task about a template's `<name>` field: the placeholder check refused every plan, then the
+    # fallback plan too, and the run ended as `error: internal error`.
+    task = "Replace <name> with Ada in the greeting template and save it."
+    answer = json.dumps({"steps": [{"intent": "Replace <name> with Ada", "verify": [{"text_present": "Hello Ada"}]}]})
+    assert (await Planner(_Answering(answer)).plan(task, "page")).plan.steps[0].intent == "Replace <name> with Ada"
+    copied = json.dumps({"steps": [{"intent": "Click <text>", "verify": []}]})
+    with pytest.raises(PlannerFailed, match="<text> is a placeholder of the format"):
+        await Planner(_Answering(copied)).plan(task, "page")
+
+
+async def test_a_plan_may_quote_angle_bracket_words_the_page_shows():
+    answer = json.dumps({"steps": [{"intent": "Fill the field labelled <text>", "verify": []}]})
+    result = await Planner(_Answering(answer)).plan("Fill the first field with hello", 'page\n[3] textbox "<text>"')
+    assert result.plan.steps[0].intent == "Fill the field labelled <text>"
+
+
+def test_the_plan_without_a_planner_keeps_a_task_with_angle_bracket_words_as_its_one_step():
+    from waymark.host.agent.planner import fallback_plan
+
+    assert fallback_plan("Type <text> into the search box").steps[0].intent == "Type <text> into the search box"
+
+
+async def test_an_optional_step_that_sends_what_the_task_asks_to_send_is_made_required():
+    # The support chat: the planner marked the Send click optional, the model typed the message
+    # and answered done, and nothing was sent.
+    answer = json.dumps({"steps": [{"intent": "Type the message", "required": True},
+                                   {"intent": "Click Send", "required": False},
+                                   {"intent": "Close the tips banner", "required": False}]})
+    result = await Planner(_Answering(answer)).plan("Send the message 'Where is my order?' to support", "page")
+    assert [s.required for s in result.plan.steps] == [True, True, False]
+    assert result.coercions == ["required_main_verb"]

@@ -54,7 +54,7 @@ class TextModel(LLMProvider):
     ('{"action": {"type": "click", "ref": [4]}}', {"type": "click", "ref": 4}, "ref_list"),
     ('{"action": {"type": "click", // the search button\n "ref": 4 /* [4] */}}', {"type": "click", "ref": 4}, "comments"),
     ('{"action": {"type": "done", "result": true}}', {"type": "done", "result": "", "success": True}, "done_bool"),
-    ('{"action": {"type": "done", "result": "false"}}', {"type": "done", "result": "", "success": False}, "done_bool"),
+    ('{"action": {"type": "done", "result": false}}', {"type": "done", "result": "", "success": False}, "done_bool"),
     ('Here it is:\n```json\n{"action": {"type": "back"}}\n```', {"type": "back"}, "fenced"),
     ('{"action": "click", "ref": 4}', {"type": "click", "ref": 4}, "action_shape"),
     ('{"action": {"click": {"ref": 4}}}', {"type": "click", "ref": 4}, "action_shape"),
@@ -67,6 +67,14 @@ def test_a_near_miss_answer_is_accepted_as_meant_and_the_coercion_is_named(answe
     notes: list[str] = []
     assert parse_decision(answer, notes)["action"] == action
     assert coercion in notes
+
+
+def test_a_yes_no_question_answered_done_with_the_text_false_keeps_its_answer_as_written():
+    # Asked "is the store open on Sundays?", the answer "false" is the user's answer, not a failed run.
+    notes: list[str] = []
+    assert parse_decision('{"action": {"type": "done", "result": "false"}}', notes)["action"] == {
+        "type": "done", "result": "false", "success": True}
+    assert notes == []
 
 
 def test_a_tool_call_with_a_string_ref_is_accepted_and_named():

@@ -128,112 +128,6 @@ def test_replies_are_checked_against_the_snapshot_refs():
     assert shape.value.kind == "shape"
 
 
-def test_a_click_on_a_dialog_is_refused_with_the_controls_inside_it():
-    snap = Snapshot(url="https://news.example/", elements=[
-        SnapshotElement(ref=1, role="dialog", name="We value your privacy", bbox=[0, 0, 1280, 800]),
-        SnapshotElement(ref=2, role="button", name="Accept all", bbox=[430, 455, 90, 35]),
-        SnapshotElement(ref=3, role="button", name="Reject non-essential", bbox=[528, 455, 153, 35]),
-        SnapshotElement(ref=4, role="link", name="In another frame", bbox=[10, 10, 50, 20], frame=3),
-    ])
-    with pytest.raises(DecisionRejected) as refused:
-        validate_decision({"action": {"type": "click", "ref": 1}}, snap)
-    assert refused.value.kind == "not_a_control"
-    assert '[2] button "Accept all", [3] button "Reject non-essential"' in refused.value.message
-    assert "[4]" not in refused.value.message
-
-
-def _drawer(*controls: SnapshotElement) -> Snapshot:
-    """The shop's "Added to your cart" drawer as the real model saw it: a backdrop, the drawer, its buttons."""
-    return Snapshot(url="https://shop.example/product", elements=[
-        SnapshotElement(ref=4, role="generic", name="", states={"occluding": 2}, bbox=[0, 0, 1280, 800]),
-        SnapshotElement(ref=5, role="dialog", name="Added to your cart", states={"occluding": 1}, bbox=[900, 0, 380, 800]),
-        *controls,
-    ])
-
-
-def test_a_click_on_a_backdrop_is_refused_with_the_controls_over_it():
-    snap = _drawer(SnapshotElement(ref=6, role="button", name="Add protection plan", bbox=[928, 215, 324, 44]),
-                   SnapshotElement(ref=7, role="button", name="No thanks", bbox=[928, 275, 324, 44]))
-    with pytest.raises(DecisionRejected) as refused:
-        validate_decision({"action": {"type": "click", "ref": 4}}, snap)
-    assert refused.value.kind == "not_a_control"
-    assert refused.value.message == ('[4] is an unnamed layer over the page (a backdrop), not a control; act on one of the controls '
-                                     'over it: [6] button "Add protection plan", [7] button "No thanks"')
-
-
-def test_a_backdrop_with_no_control_over_it_may_be_clicked():
-    # Pressing it may be the only way to close what it belongs to.
-    assert validate_decision({"action": {"type": "click", "ref": 4}}, _drawer()).action.ref == 4
-
-
-def test_a_container_may_still_be_hovered_and_its_controls_clicked():
-    snap = Snapshot(url="https://news.example/", elements=[
-        SnapshotElement(ref=1, role="dialog", name="Offer", bbox=[0, 0, 600, 400]),
-        SnapshotElement(ref=2, role="button", name="No thanks", bbox=[10, 10, 90, 35]),
-    ])
-    assert validate_decision({"action": {"type": "hover", "ref": 1}}, snap).action.type == "hover"
-    assert validate_decision({"action": {"type": "click", "ref": 2}}, snap).action.ref == 2
-
-
-def test_a_fill_with_the_text_the_field_already_holds_is_refused_as_already_done():
-    snap = Snapshot(url="https://ledger.example/login", elements=[
-        SnapshotElement(ref=1, role="textbox", name="Username", value="ada"),
-        SnapshotElement(ref=2, role="textbox", name="Password", value=""),
-    ])
-    with pytest.raises(DecisionRejected) as refused:
-        validate_decision({"action": {"type": "fill", "ref": 1, "text": "ada"}}, snap)
-    assert refused.value.kind == "already_done"
-    assert '[1] textbox "Username" already holds "ada"; go on with the next part of the task' == refused.value.message
-    assert validate_decision({"action": {"type": "fill", "ref": 1, "text": "ada l"}}, snap).action.ref == 1
-    assert validate_decision({"action": {"type": "fill", "ref": 2, "text": "lovelace"}}, snap).action.ref == 2
-
-
-def test_a_click_on_a_focused_search_box_is_refused_with_fill_as_the_way_to_type():
-    # The real model clicked the focused search box three times for "Enter 'Trail Runner 3' in the search box".
-    snap = Snapshot(url="https://shop.example/", elements=[
-        SnapshotElement(ref=3, role="searchbox", name="Search products", states={"focused": True}),
-        SnapshotElement(ref=4, role="textbox", name="Email"),
-    ])
-    with pytest.raises(DecisionRejected) as refused:
-        validate_decision({"action": {"type": "click", "ref": 3}}, snap)
-    assert refused.value.kind == "already_done"
-    assert refused.value.message == '[3] searchbox "Search products" is already focused and a click changes nothing; to type into it, use fill with its ref'
-    assert validate_decision({"action": {"type": "click", "ref": 4}}, snap).action.ref == 4, "a field not focused yet may be clicked"
-
-
-def test_checking_a_checked_box_or_unchecking_an_unchecked_one_is_refused_as_already_done():
-    snap = Snapshot(url="https://ledger.example/login", elements=[
-        SnapshotElement(ref=1, role="checkbox", name="Keep me signed in", states={"checked": True}),
-        SnapshotElement(ref=2, role="checkbox", name="Weekly digest", states={"checked": False}),
-    ])
-    for action in ({"type": "check", "ref": 1}, {"type": "uncheck", "ref": 2}):
-        with pytest.raises(DecisionRejected) as refused:
-            validate_decision({"action": action}, snap)
-        assert refused.value.kind == "already_done"
-    assert validate_decision({"action": {"type": "uncheck", "ref": 1}}, snap).action.type == "uncheck"
-    assert validate_decision({"action": {"type": "check", "ref": 2}}, snap).action.type == "check"
-
-
-def _page_scrolled_to(scroll_y):
-    return Snapshot(url="https://shop.example/", elements=[SnapshotElement(ref=1, role="button", name="Add to cart")],
-                    viewport={"width": 1280, "height": 800, "scroll_x": 0, "scroll_y": scroll_y, "page_width": 1280, "page_height": 2000})
-
-
-def test_scrolling_the_page_past_its_end_is_refused_as_already_done():
-    with pytest.raises(DecisionRejected) as refused:
-        validate_decision({"action": {"type": "scroll", "direction": "down"}}, _page_scrolled_to(1200))
-    assert refused.value.kind == "already_done"
-    assert refused.value.message.startswith("the page is already scrolled to its end")
-    with pytest.raises(DecisionRejected):
-        validate_decision({"action": {"type": "scroll", "direction": "up"}}, _page_scrolled_to(0))
-
-
-def test_scrolling_where_the_page_has_more_or_inside_a_list_is_taken():
-    assert validate_decision({"action": {"type": "scroll", "direction": "down"}}, _page_scrolled_to(0)).action.type == "scroll"
-    assert validate_decision({"action": {"type": "scroll", "direction": "up"}}, _page_scrolled_to(1200)).action.type == "scroll"
-    assert validate_decision({"action": {"type": "scroll", "direction": "down", "ref": 1}}, _page_scrolled_to(1200)).action.ref == 1
-
-
 def test_select_on_a_radio_is_taken_as_checking_it_and_the_coercion_is_recorded():
     snap = Snapshot(url="https://flowers.example/", elements=[
         SnapshotElement(ref=8, role="radio", name="4 stars", states={"checked": False}),
@@ -244,16 +138,6 @@ def test_select_on_a_radio_is_taken_as_checking_it_and_the_coercion_is_recorded(
     assert typed.action.model_dump() == {"type": "check", "ref": 8}
     assert coercions == ["select on a radio -> check"]
     assert validate_decision({"action": {"type": "select", "ref": 9, "value": "Large"}}, snap).action.type == "select"
-
-
-def test_enter_on_a_page_that_lists_no_control_is_refused_with_done_as_the_way_out():
-    # The real model pressed Enter on an order confirmation page with nothing on it to use.
-    confirmed = Snapshot(url="https://shop.example/confirmed", title="Order confirmed", elements=[])
-    with pytest.raises(DecisionRejected) as refused:
-        validate_decision({"action": {"type": "press", "key": "Enter"}}, confirmed)
-    assert refused.value.kind == "no_element"
-    assert refused.value.message == ('this page lists no control, so Enter reaches nothing. The page is "Order confirmed": '
-                                     "if that is what the task asked for, answer done with success true")
 
 
 def test_other_keys_and_enter_on_a_page_with_controls_are_taken():

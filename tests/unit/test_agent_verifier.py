@@ -40,12 +40,24 @@ def test_url_contains_matches_a_substring_of_the_url():
     assert not holds({"url_contains": "/checkout"})
 
 
-def test_a_lone_path_segment_in_url_contains_is_met_by_the_same_word_as_a_query_value():
-    product = snap(url="http://shop.test/product.html?id=trail-runner-3&ref=home")
-    assert holds({"url_contains": "/trail-runner-3"}, product)
-    assert not holds({"url_contains": "/trail-runner"}, product), "a whole value, not a part of one"
-    assert not holds({"url_contains": "/shop/trail-runner-3"}, product), "only a single segment"
-    assert not holds({"url_contains": "trail-runner-3.html"}, product)
+def test_a_path_check_is_not_met_by_the_same_word_in_the_query_of_a_sign_in_page():
+    # A shop sent the user to signin.html?return=checkout: `url_contains "/checkout"` held there,
+    # and the run reported a checkout it never reached.
+    sign_in = snap(url="http://shop.test/signin.html?return=checkout")
+    assert not holds({"url_contains": "/checkout"}, sign_in)
+    assert not holds({"url_contains": "checkout"}, sign_in)
+    assert not holds({"url_contains": "/trail-runner-3"}, snap(url="http://shop.test/product.html?id=trail-runner-3"))
+
+
+def test_url_contains_looks_for_a_query_in_the_query_and_a_fragment_in_the_fragment():
+    page = snap(url="http://shop.test/checkout/done.html?order=1042&paid=1#receipt")
+    assert holds({"url_contains": "/checkout"}, page)
+    assert holds({"url_contains": "order=1042"}, page)
+    assert holds({"url_contains": "?order=1042"}, page)
+    assert holds({"url_contains": "#receipt"}, page)
+    assert holds({"url_contains": "done.html?order=1042"}, page)
+    assert not holds({"url_contains": "#order"}, page)
+    assert not holds({"url_contains": "receipt=1"}, page)
 
 
 def test_url_matches_uses_a_regular_expression():

@@ -2,12 +2,9 @@
 
 from waymark.host.agent.prompts import executor_user
 from waymark.host.agent.task_values import (
-    missing_values,
-    pressed_before_filled,
     task_values,
     untyped,
 )
-from waymark.host.core.actions import Click, Fill
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
 PAGE = Snapshot(url="https://news.example/subscribed.html?email=&consent=essential", title="Subscribed", text="Thanks!")
@@ -17,20 +14,6 @@ def test_a_tasks_email_addresses_are_its_values_each_once():
     assert task_values("Send it to bob@example.com, then to ann@mail.example.org. Again to bob@example.com.") == [
         "bob@example.com", "ann@mail.example.org"]
     assert task_values("Sign in as ada with the password lovelace.") == []
-
-
-def test_an_email_the_run_typed_is_not_missing():
-    assert missing_values(["ada@example.com"], ["ada@example.com"], PAGE) == []
-
-
-def test_an_email_the_page_shows_in_a_field_or_its_url_is_not_missing():
-    field = PAGE.model_copy(update={"elements": [SnapshotElement(ref=1, role="textbox", name="Email", value="ada@example.com")]})
-    assert missing_values(["ada@example.com"], [], field) == []
-    assert missing_values(["ada@example.com"], [], PAGE.model_copy(update={"url": "https://news.example/s?email=ada%40example.com"})) == []
-
-
-def test_an_email_never_typed_nor_shown_is_missing():
-    assert missing_values(["ada@example.com"], ["ada"], PAGE) == ["ada@example.com"]
 
 
 def test_a_value_the_run_has_not_typed_is_one_to_remind_the_executor_of():
@@ -54,19 +37,3 @@ def _form(email_value: str | None = None) -> Snapshot:
         SnapshotElement(ref=8, role="button", name="Search", form=1),
         SnapshotElement(ref=9, role="button", name="Delete my account"),
     ])
-
-
-def test_pressing_a_button_while_the_email_field_the_task_fills_is_empty_is_refused_naming_both():
-    # The real model clicked Subscribe with the field empty, and the subscription went through without the address.
-    assert pressed_before_filled(Click(ref=7), _form(), ["ada@example.com"]) == (
-        'the task gives ada@example.com, which this run has not typed, and [5] textbox "Email address" is empty: '
-        'fill it before you press [7] button "Subscribe"')
-
-
-def test_a_press_is_taken_once_the_field_holds_a_value_the_task_gives_none_or_the_button_sends_another_form():
-    assert pressed_before_filled(Click(ref=7), _form("ada@example.com"), ["ada@example.com"]) is None
-    assert pressed_before_filled(Click(ref=7), _form(), []) is None
-    assert pressed_before_filled(Click(ref=6), _form(), ["ada@example.com"]) is None, "not a button"
-    assert pressed_before_filled(Click(ref=8), _form(), ["ada@example.com"]) is None, "another form's button"
-    assert pressed_before_filled(Click(ref=9), _form(), ["ada@example.com"]) is None, "a button of no form"
-    assert pressed_before_filled(Fill(ref=5, text="ada@example.com"), _form(), ["ada@example.com"]) is None

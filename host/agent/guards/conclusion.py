@@ -1,0 +1,184 @@
+"""Guards on a claimed success, in the order they run: what the final page must show, and what
+counts as proof that the run did the task.
+
+A run proves a task with evidence its own input cannot produce: a step whose check changed from
+failing to holding, or a success criterion that did not hold when the run began and does not hold
+merely because of what the run typed (text that is only inside a field it typed into, a field's
+value it typed). At conclusion a refusal withholds success (`outcome` says how the run ends); an
+advisory is recorded beside the verdict and never changes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+from urllib.parse import unquote_plus
+
+from waymark.host.agent.guards.base import Finding, Guard, GuardContext
+from waymark.host.agent.task_parts import parts_unnamed
+from waymark.host.agent.verifier import CheckResult, key, shown_text
+from waymark.host.core.snapshot import Snapshot
+from waymark.host.core.targets import normalise
+
+#: Roles whose value a person types.
+_FIELDS = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
+
+
+@dataclass
+class Conclusion(GuardContext):
+    """The run at its end: the final page's text, the success criteria as judged there, and what
+    the run proved on the way."""
+
+    final_text: str = ""
+    #: The criteria's results on the final page (empty: the plan gave none).
+    criteria: list[CheckResult] = field(default_factory=list)
+    #: Keys of criteria that held before the run acted, or (with no step proven) when written.
+    held_before: set[str] = field(default_factory=set)
+    #: Whether every criterion in `held_before` held when the run began (else: when its plan was made).
+    held_at_start: bool = True
+    steps_verified: int = 0
+    steps_unproven: int = 0
+    #: Keys of criteria that prove the task, as the guards before found them (filled in as they run).
+    proving: list[dict[str, Any]] = field(default_factory=list)
+
+
+class ConclusionGuard(Guard):
+    stage = "conclusion"
+    #: How the run ends when this guard refuses the success.
+    outcome: ClassVar[Literal["failed", "unproven"]] = "unproven"
+
+    def check(self, context: GuardContext, action: Any, snapshot: Snapshot) -> Finding | None:
+        assert isinstance(context, Conclusion)
+        return self.conclude(context, action, snapshot)
+
+    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
+        raise NotImplementedError
+
+
+class MissingValue(ConclusionGuard):
+    """A value the task gives to enter (an email address) that the run never typed, that the final
+    page does not show and that the page the run began on did not show either: nothing the run did
+    or saw touched it. A value shown when the run began was one to find or act on (remove, reply
+    to), and may rightly be gone."""
+
+    name = "missing_value"
+    strength = "refusal"
+    outcome = "failed"
+
+    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
+        shown = shown_text(snapshot, context.final_text) + " " + normalise(unquote_plus(snapshot.url))
+        if context.start is not None:
+            shown += " " + shown_text(context.start, context.start_text) + " " + normalise(unquote_plus(context.start.url))
+        entered = normalise(" ".join(context.typed))
+        missing = [v for v in context.task_values if normalise(v) not in entered and normalise(v) not in shown]
+        if not missing:
+            return None
+        return self.finding("value_missing", "success was claimed but the task gives " + ", ".join(missing)
+                            + " and the run never entered it, nor does the page show it")
+
+
+class CriteriaFail(ConclusionGuard):
+    """The task's success criteria must hold on the final page."""
+
+    name = "criteria_fail"
+    strength = "refusal"
+    outcome = "failed"
+
+    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
+        failed = [r for r in context.criteria if not r.ok]
+        if not failed:
+            return None
+        return self.finding("criteria_fail", "success was claimed but the task's success criteria fail: "
+                            + "; ".join(f"{list(r.predicate)[0]} ({r.detail})" for r in failed))
+
+
+def _outside_fields(snapshot: Snapshot, page_text: str) -> str:
+    """The page's text outside its fields: the title, the readable text (which holds no field's
+    value) and the names of elements that are not fields."""
+    return normalise(" ".join([snapshot.title, page_text, *(e.name for e in snapshot.elements if e.role not in _FIELDS)]))
+
+
+def _typed_only(result: CheckResult, typed: list[str], snapshot: Snapshot, page_text: str) -> bool:
+    """Whether a criterion holds only because of what the run typed."""
+    (name, arg), = result.predicate.items()
+    entered = [normalise(t) for t in typed if t.strip()]
+    if name == "text_present" and isinstance(arg, str):
+        wanted = normalise(arg)
+        return any(wanted in t for t in entered) and wanted not in _outside_fields(snapshot, page_text)
+    if name == "value_equals" and isinstance(arg, dict):
+        return normalise(str(arg.get("value", ""))) in entered
+    return False
+
+
+class OwnTyping(ConclusionGuard):
+    """A success criterion that holds only because of what the run typed (text found only inside
+    a field the run typed into, a field's value equal to text the run typed) proves the typing,
+    not the task's outcome: it is no evidence."""
+
+    name = "own_typing"
+    strength = "refusal"
+
+    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
+        typed_only = [r.predicate for r in context.criteria if r.ok and key(r.predicate) not in context.held_before
+                      and _typed_only(r, context.typed, snapshot, context.final_text)]
+        context.proving = [r.predicate for r in context.criteria if r.ok and key(r.predicate) not in context.held_before
+                           and r.predicate not in typed_only]
+        if not typed_only:
+            return None
+        return self.finding("own_typing", "these success criteria hold only because of what the run typed, which proves the typing, "
+                            "not the outcome: " + "; ".join(str(p) for p in typed_only))
+
+
+class NothingProves(ConclusionGuard):
+    """A success needs evidence the run made: a step verified by a check that changed, or a success
+    criterion that changed and was not made by the run's typing."""
+
+    name = "nothing_proves"
+    strength = "refusal"
+
+    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
+        if context.criteria and not context.proving:
+            if any(key(r.predicate) not in context.held_before for r in context.criteria):
+                return self.finding("unproven", "nothing proves the task was done: the success criteria that changed hold only "
+                                                f"because of what the run typed ({context.steps_verified} step(s) verified)")
+            when = "when the run began" if context.held_at_start else "when the plan that named it was made"
+            return self.finding("unproven", f"nothing proves the task was done: every success criterion already held {when}"
+                                            f" ({context.steps_verified} step(s) verified)")
+        if not context.criteria and not context.steps_verified:
+            unproven = f"; {context.steps_unproven} step(s) acted with checks that held before they acted" if context.steps_unproven else ""
+            return self.finding("unproven", "nothing proves the task was done: no step was verified by a check that changed, "
+                                            f"and the plan has no success criteria{unproven}")
+        return None
+
+
+class PartsUnnamed(ConclusionGuard):
+    """Parts of the task (its clauses) that no proving criterion shares a word with, where no step
+    was verified: words differ between a task and a site ("dark theme", "Night mode"), so this is
+    told, never a reason to withhold a success the evidence gives."""
+
+    name = "parts_unnamed"
+    strength = "advisory"
+
+    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
+        unnamed = parts_unnamed(context.task, context.proving) if context.proving and not context.steps_verified else []
+        if not unnamed:
+            return None
+        return self.finding("parts_unnamed", "no success criterion speaks of these parts of the task: " + "; ".join(unnamed))
+
+
+CONCLUSION: tuple[ConclusionGuard, ...] = (MissingValue(), CriteriaFail(), OwnTyping(), NothingProves(), PartsUnnamed())
+
+
+def conclude(context: Conclusion, action: Any, snapshot: Snapshot) -> tuple[ConclusionGuard | None, list[Finding]]:
+    """Run the conclusion guards in order: the first refusal ends the judgement (its guard says how
+    the run ends); every finding is returned, advisories included."""
+    findings: list[Finding] = []
+    for guard in CONCLUSION:
+        found = guard.check(context, action, snapshot)
+        if found is None:
+            continue
+        findings.append(found)
+        if found.strength == "refusal" and not isinstance(guard, OwnTyping):
+            return guard, findings
+    return None, findings
+

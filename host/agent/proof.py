@@ -1,0 +1,86 @@
+"""The task's success criteria over a run, and the judgement of a claimed success by the
+conclusion guards (host.agent.guards.conclusion): the criteria must hold on the final page, and
+evidence the run's own input cannot produce must show the agent did the task."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from waymark.host.agent import guards
+from waymark.host.agent.guards import Conclusion, Finding, GuardContext
+from waymark.host.agent.verdicts import RunOutcome
+from waymark.host.agent.verifier import (
+    Expectation,
+    Predicate,
+    SnapshotSource,
+    TextSource,
+    VerifyContext,
+    key,
+    parse_predicates,
+)
+from waymark.host.core.snapshot import Snapshot
+
+
+class Proof:
+    """The latest plan's success criteria, what held of them before the run acted, and the verdict
+    on a claimed success. `guards` holds the start page and what the run typed."""
+
+    def __init__(self, context: GuardContext, page_text: TextSource, fresh: SnapshotSource,
+                 emit: Callable[..., Any], found: Callable[[dict[str, Any], list[Finding]], None]) -> None:
+        self.context = context
+        self.page_text = page_text
+        self.fresh = fresh
+        self.emit = emit
+        self.found = found
+        #: The task-level success criteria of the latest plan that gave some.
+        self.criteria: list[Predicate] = []
+        #: Those of them that already held on the page that plan was made on: they prove nothing.
+        self.held_when_written: set[str] = set()
+
+    async def named(self, criteria: list[dict[str, Any]], snap: Snapshot) -> None:
+        """A plan made on `snap` named these criteria (the start page's read text is reused: a first plan is made on it)."""
+        self.criteria = parse_predicates(criteria)
+        text = self.context.start_text if snap is self.context.start else await self.page_text()
+        self.held_when_written = self.held_on(snap, text)
+
+    def expectation(self) -> Expectation:
+        """The criteria, `url_changed` counted from the page the run started on."""
+        start = self.context.start
+        context = VerifyContext(url_before=start.url if start else "", secret_fills=self.context.secret_fills)
+        return Expectation(self.criteria, context, page_text=self.page_text)
+
+    async def unmet(self, snap: Snapshot) -> str:
+        """The criteria that fail on this page, described ("" when all hold or there are none)."""
+        return (await self.expectation().judge(snap)).failed_line() if self.criteria else ""
+
+    def held_on(self, snap: Snapshot, page_text: str) -> set[str]:
+        """The criteria that hold on `snap` with its `page_text`."""
+        start = self.context.start
+        context = VerifyContext(url_before=start.url if start else snap.url, page_text=page_text, secret_fills=self.context.secret_fills)
+        return {key(r.predicate) for r in Expectation(self.criteria, context).once(snap).results if r.ok}
+
+    async def conclude(self, snap: Snapshot, reason: str, steps_verified: int, steps_unproven: int) -> tuple[bool, RunOutcome, str]:
+        """Judge a claimed success (a `done`, or the plan's last step passed) on the final page."""
+        results: list[Any] = []
+        before: set[str] = set()
+        if self.criteria:
+            verdict = await self.expectation().eventually(snap, self.fresh, timeout=2.0, max_tries=3)
+            results = verdict.results
+            start = self.context.start
+            before = self.held_on(start, self.context.start_text) if start is not None else set()
+            self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in results], held_at_start=sorted(before),
+                      held_when_written=sorted(self.held_when_written))
+        # Criteria a replan read off the page it was on count only beside a step proven by a check
+        # that changed: else they describe whatever the run did, not what was asked.
+        held = before | (set() if steps_verified else self.held_when_written)
+        conclusion = Conclusion(**vars(self.context), final_text=await self.page_text(), criteria=results, held_before=held,
+                                held_at_start=before >= {key(r.predicate) for r in results}, steps_verified=steps_verified,
+                                steps_unproven=steps_unproven)
+        refused, findings = guards.conclude(conclusion, None, snap)
+        if findings:
+            record: dict[str, Any] = {}
+            self.found(record, findings)
+            self.emit("conclusion", **record)
+        if refused is not None:
+            return False, refused.outcome, findings[-1].message
+        return True, "done", reason

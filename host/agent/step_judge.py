@@ -1,0 +1,185 @@
+"""Judging one plan step: its checks as they stood before it acted, and the verdict on the page
+an action (or a wait) left.
+
+A step passes only when its checks hold on fresh browser state and at least one of them did not
+hold before the step acted: a check that already held proves nothing, and a step whose checks
+all held beforehand is `unproven` (the run goes on, but it never counts as verified). A URL check
+that nothing before or after the action leads to is dropped (host.agent.guards: unreachable_check).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Literal
+
+from pydantic import BaseModel
+
+from waymark.host.agent import guards
+from waymark.host.agent import repair as repairs
+from waymark.host.agent.element_changes import changes_line
+from waymark.host.agent.guards import Finding, GuardContext, action_key
+from waymark.host.agent.secret_fills import SecretFills
+from waymark.host.agent.session import BrowserSession
+from waymark.host.agent.verifier import (
+    Expectation,
+    PredicateError,
+    TextSource,
+    Verification,
+    VerifyContext,
+    key,
+    parse_predicate,
+    parse_predicates,
+    unreachable_by_link,
+)
+from waymark.host.core.actions import ActionModel, Wait
+from waymark.host.core.snapshot import Snapshot
+
+
+class StepOutcome(BaseModel):
+    """How a step ended (its attempts' verdicts are in the trace)."""
+
+    verdict: Literal["passed", "unproven", "failed", "done"]
+    reason: str = ""
+    #: Passed because a check changed from failing to holding (not merely: no checks).
+    proven: bool = False
+    success: bool = False
+    result: str = ""
+    attempts: int = 0
+
+
+#: What an attempt gives back: the outcome (None: try again), the latest page, the model's feedback.
+Attempted = tuple[StepOutcome | None, Snapshot, str | None]
+Finish = Callable[..., None]
+
+
+def held(verdict: Verification, latest: Snapshot, finish: Finish) -> Attempted:
+    """A step whose checks hold, each one that did not before it acted: proven."""
+    finish("passed", "", checks=[r.model_dump() for r in verdict.results], changed=[r.predicate for r in verdict.results])
+    return StepOutcome(verdict="passed", proven=True), latest, None
+
+
+def unprovable(latest: Snapshot, finish: Finish) -> Attempted:
+    """A step that acted but whose every check held before it did: nothing proves it."""
+    reason = "every check of this step already held before it acted, so none proves it"
+    finish("unproven", reason)
+    return StepOutcome(verdict="unproven", reason=reason), latest, None
+
+
+def check_feedback(verdict: Verification) -> str:
+    return "the step's checks failed: " + verdict.failed_line()
+
+
+class StepJudge:
+    """The checks of one step, split at its start into those that held already and those it must change."""
+
+    def __init__(self, session: BrowserSession, page_text: TextSource, found: Callable[[dict[str, Any], list[Finding]], None],
+                 context: GuardContext, history: list[str]) -> None:
+        self.session = session
+        self.page_text = page_text
+        self.found = found
+        self.context = context
+        self.history = history
+        self.before: Verification | None = None
+        self.expectation = Expectation([])
+        self.all_held_before = False
+        self.unreachable_before: set[str] = set()
+
+    async def begin(self, verify: list[dict[str, Any]], snap: Snapshot, secret_fills: SecretFills) -> None:
+        """Check the step's predicates before it acts: a check that already holds is no check of
+        this step. It proves nothing when it still holds, and when the action makes it false
+        ("Accept all" is gone once clicked) that is no failure either."""
+        predicates = parse_predicates(verify)
+        context = VerifyContext(url_before=snap.url, secret_fills=secret_fills)
+        self.before = await Expectation(predicates, context, page_text=self.page_text).judge(snap) if predicates else None
+        held_before = {key(r.predicate) for r in self.before.results if r.ok} if self.before else set()
+        judged = [p for p in predicates if key(p.to_json()) not in held_before]
+        self.all_held_before = bool(predicates) and not judged
+        self.expectation = Expectation(judged, context, page_text=self.page_text)
+        self.unreachable_before = {key(p.to_json()) for p in unreachable_by_link(judged, snap)}
+
+    async def after(self, action: ActionModel, settled: Snapshot, before: Snapshot, after: Snapshot, did: str,
+                    timing: dict[str, float], finish: Finish, record: dict[str, Any], open_ended: bool) -> Attempted:
+        """The step on the page the action left (`before` and `after`: that page and the one it
+        acted on, as prompts see them): the history line gains what changed on `before`'s
+        elements, an action that changed nothing is noted for the guards, and the step is judged."""
+        changed = changes_line(before, after)
+        if (after.url, after.title, after.text) == (before.url, before.title, before.text):
+            self.context.without_effect.add(action_key(action, before))
+        if changed:
+            record["elements_changed"] = changed.removeprefix(" -> changed: ")
+        self.history.append(did + changed)
+        if settled.thumbnail_b64:
+            record["thumbnail_b64"] = settled.thumbnail_b64
+        settled = settled.model_copy(update={"screenshot_b64": None, "thumbnail_b64": None})
+        return await self.judge(settled, timing, finish, record, open_ended)
+
+    async def judge(self, settled: Snapshot, timing: dict[str, float], finish: Finish, record: dict[str, Any],
+                    open_ended: bool) -> Attempted:
+        """The verdict on the page an action left."""
+        expectation = self.expectation
+        if open_ended:
+            finish("acted", "the task is one step: the executor goes on until it says done")
+            return None, settled, None
+        if self.all_held_before:
+            return unprovable(settled, finish)
+        if not expectation.predicates:
+            finish("passed", "the action succeeded (the step has no checks)")
+            return StepOutcome(verdict="passed"), settled, None
+        t0 = time.perf_counter()
+        verdict = await expectation.eventually(settled, self.session.snapshot)
+        timing["verify_ms"] = (time.perf_counter() - t0) * 1000
+        latest = verdict.snapshot or settled
+        if not verdict.ok:
+            t1 = time.perf_counter()
+            fixed = await repairs.after_failed_check(self.session, expectation, latest)
+            timing["repair_ms"] = (time.perf_counter() - t1) * 1000
+            record["repair"] = fixed.notes
+            if fixed.verification is not None:
+                verdict = fixed.verification
+                latest = fixed.snapshot or latest
+        record["verify_tries"] = verdict.tries
+        checks = [r.model_dump() for r in verdict.results]
+        if verdict.ok:
+            return held(verdict, latest, finish)
+        kept, dropped = guards.UNREACHABLE_CHECK.dropped(expectation.predicates, {key(r.predicate) for r in verdict.failed()},
+                                                        self.unreachable_before, latest)
+        if dropped is not None:
+            self.found(record, [dropped])
+            expectation.predicates = kept
+            if not kept:
+                finish("passed", f"the action succeeded; {dropped.message}", checks=checks)
+                return StepOutcome(verdict="passed"), latest, None
+            verdict = expectation.once(latest)
+            checks = [r.model_dump() for r in verdict.results]
+            if verdict.ok:
+                return held(verdict, latest, finish)
+        feedback = check_feedback(verdict)
+        finish("retry", feedback, checks=checks)
+        return None, latest, feedback
+
+    async def wait_until(self, action: Wait, snap: Snapshot, timing: dict[str, float], finish: Finish, open_ended: bool) -> Attempted:
+        """`wait` with `until`: the condition is waited for, then the step judged on the page it left."""
+        expectation = self.expectation
+        try:
+            predicate = parse_predicate(action.until or {})
+        except PredicateError as exc:
+            finish("failed", f"bad wait predicate: {exc}")
+            return None, snap, f"the wait's `until` is not a valid predicate: {exc}"
+        t0 = time.perf_counter()
+        waited = await Expectation([predicate], expectation.context, page_text=self.page_text).eventually(
+            snap, self.session.snapshot, timeout=action.timeout_ms / 1000, max_tries=20)
+        timing["verify_ms"] = (time.perf_counter() - t0) * 1000
+        latest = waited.snapshot or snap
+        if open_ended:
+            finish("acted" if waited.ok else "failed", "", checks=[r.model_dump() for r in waited.results])
+            return None, latest, None if waited.ok else "the condition never held"
+        if self.all_held_before and waited.ok:
+            return unprovable(latest, finish)
+        if not expectation.predicates:
+            finish("passed" if waited.ok else "failed", "", checks=[r.model_dump() for r in waited.results])
+            return (StepOutcome(verdict="passed"), latest, None) if waited.ok else (None, latest, "the condition never held")
+        verdict = expectation.once(latest)
+        if verdict.ok:
+            return held(verdict, latest, finish)
+        finish("retry", "", checks=[r.model_dump() for r in verdict.results])
+        return None, latest, check_feedback(verdict)

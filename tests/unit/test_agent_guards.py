@@ -1,0 +1,374 @@
+"""Each guard of host.agent.guards, on the page it was drawn from (where it must fire) and on
+pages of other shapes where it must stay quiet. docs/guards.md has the table of them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from waymark.host.agent import guards
+from waymark.host.agent.grammar import validate_decision
+from waymark.host.agent.guards import Conclusion, GuardContext, action_key
+from waymark.host.agent.secret_fills import SecretFills
+from waymark.host.agent.verifier import CheckResult, key, parse_predicates
+from waymark.host.core.browser_api import ActionResult
+from waymark.host.core.snapshot import Snapshot, SnapshotElement
+
+E = SnapshotElement
+
+
+def page(url: str = "https://site.example/", *elements: SnapshotElement, title: str = "", text: str = "", **extra: Any) -> Snapshot:
+    return Snapshot(url=url, title=title, elements=list(elements), text=text or "\n".join(f'[{e.ref}] {e.role} "{e.name}"' for e in elements),
+                    **extra)
+
+
+def action(decision: dict[str, Any], snapshot: Snapshot) -> Any:
+    return validate_decision({"action": decision}, snapshot).action
+
+
+def held(decision: dict[str, Any], snapshot: Snapshot, context: GuardContext | None = None) -> guards.Finding | None:
+    """The finding that holds the decision back before dispatch, or None when it is dispatched."""
+    return guards.before_dispatch(context or GuardContext(task="t"), action(decision, snapshot), snapshot)[0]
+
+
+# ------------------------------------------------------------------ page_at_edge (refusal)
+
+
+def _scrolled_to(scroll_y: float) -> Snapshot:
+    return page("https://shop.example/", E(ref=1, role="button", name="Add to cart"),
+                viewport={"width": 1280, "height": 800, "scroll_x": 0, "scroll_y": scroll_y, "page_width": 1280, "page_height": 2000})
+
+
+def test_page_at_edge_refuses_scrolling_down_at_the_foot_of_a_page_scrolled_six_times():
+    found = held({"type": "scroll", "direction": "down"}, _scrolled_to(1200))
+    assert (found.guard, found.strength, found.code) == ("page_at_edge", "refusal", "already_done")
+    assert found.message.startswith("the page is already scrolled to its end")
+    assert held({"type": "scroll", "direction": "up"}, _scrolled_to(0)).guard == "page_at_edge"
+
+
+def test_page_at_edge_is_quiet_where_the_page_has_more_or_a_list_is_scrolled():
+    assert held({"type": "scroll", "direction": "down"}, _scrolled_to(0)) is None
+    assert held({"type": "scroll", "direction": "up"}, _scrolled_to(1200)) is None
+    assert held({"type": "scroll", "direction": "down", "ref": 1}, _scrolled_to(1200)) is None
+
+
+# ------------------------------------------------------------------ secret_refill (refusal)
+
+
+def _sign_in() -> Snapshot:
+    return page("https://ledger.example/login", E(ref=2, role="textbox", name="Password", states={"has_value": True}, type="password"))
+
+
+def test_secret_refill_refuses_filling_a_password_ten_times_over_with_the_same_secret():
+    snap, fills = _sign_in(), SecretFills()
+    fills.note(snap.url, snap.find(2), "{{secret:pw}}")
+    found = held({"type": "fill", "ref": 2, "text": "{{secret:pw}}"}, snap, GuardContext(task="t", secret_fills=fills))
+    assert (found.guard, found.strength) == ("secret_refill", "refusal")
+
+
+def test_secret_refill_is_quiet_for_another_secret_or_a_field_this_run_never_filled():
+    snap, fills = _sign_in(), SecretFills()
+    fills.note(snap.url, snap.find(2), "{{secret:old}}")
+    assert held({"type": "fill", "ref": 2, "text": "{{secret:new}}"}, snap, GuardContext(task="t", secret_fills=fills)) is None
+    assert held({"type": "fill", "ref": 2, "text": "{{secret:pw}}"}, snap) is None
+
+
+# ------------------------------------------------------------------ already_so (advisory)
+
+
+def _login_form() -> Snapshot:
+    return page("https://ledger.example/login", E(ref=1, role="textbox", name="Username", value="ada"),
+                E(ref=2, role="checkbox", name="Keep me signed in", states={"checked": True}))
+
+
+def test_already_so_advises_once_against_filling_the_same_username_six_times_and_the_same_answer_again_is_dispatched():
+    snap, context = _login_form(), GuardContext(task="t")
+    fill = action({"type": "fill", "ref": 1, "text": "ada"}, snap)
+    first, _ = guards.before_dispatch(context, fill, snap)
+    assert (first.guard, first.strength, first.message) == (
+        "already_so", "advisory", '[1] textbox "Username" already holds "ada"; go on with the next part of the task')
+    again, findings = guards.before_dispatch(context, fill, snap)
+    assert again is None and findings[0].overruled
+
+
+def test_already_so_advises_against_checking_a_checked_box():
+    assert held({"type": "check", "ref": 2}, _login_form()).guard == "already_so"
+
+
+def test_already_so_is_quiet_for_new_text_or_a_state_that_changes():
+    assert held({"type": "fill", "ref": 1, "text": "ada l"}, _login_form()) is None
+    assert held({"type": "uncheck", "ref": 2}, _login_form()) is None
+
+
+# ------------------------------------------------------------------ counter-pages where no guard fires
+
+
+def test_no_guard_fires_on_a_click_into_an_already_focused_date_field_that_opens_its_picker():
+    booking = page("https://trains.example/book", E(ref=3, role="textbox", name="Departure date", states={"focused": True}),
+                   E(ref=4, role="button", name="Search trains", form=0))
+    assert held({"type": "click", "ref": 3}, booking) is None
+
+
+def test_no_guard_fires_on_a_click_on_the_backdrop_that_closes_a_newsletter_pop_up():
+    popup = page("https://blog.example/post", E(ref=4, role="generic", name="", states={"occluding": 2}, bbox=[0, 0, 1280, 800]),
+                 E(ref=5, role="button", name="Subscribe", bbox=[560, 380, 160, 40]))
+    assert held({"type": "click", "ref": 4}, popup) is None
+
+
+def test_no_guard_fires_on_enter_on_a_keyboard_driven_page_that_lists_no_control():
+    slideshow = page("https://slides.example/deck", title="Press Enter to start")
+    assert held({"type": "press", "key": "Enter"}, slideshow) is None
+
+
+# ------------------------------------------------------------------ not_a_control (advisory)
+
+
+def test_not_a_control_advises_against_clicking_a_cookie_dialog_to_close_it_and_names_its_buttons():
+    snap = page("https://news.example/", E(ref=1, role="dialog", name="We value your privacy", bbox=[0, 0, 1280, 800]),
+                E(ref=2, role="button", name="Accept all", bbox=[430, 455, 90, 35]),
+                E(ref=3, role="button", name="Reject non-essential", bbox=[528, 455, 153, 35]),
+                E(ref=4, role="link", name="In another frame", bbox=[10, 10, 50, 20], frame=3))
+    found = held({"type": "click", "ref": 1}, snap)
+    assert (found.guard, found.strength) == ("not_a_control", "advisory")
+    assert '[2] button "Accept all", [3] button "Reject non-essential"' in found.message and "[4]" not in found.message
+
+
+def test_not_a_control_is_quiet_for_a_hover_on_a_dialog_and_a_click_on_its_button():
+    snap = page("https://news.example/", E(ref=1, role="dialog", name="Offer", bbox=[0, 0, 600, 400]),
+                E(ref=2, role="button", name="No thanks", bbox=[10, 10, 90, 35]))
+    assert held({"type": "hover", "ref": 1}, snap) is None
+    assert held({"type": "click", "ref": 2}, snap) is None
+
+
+# ------------------------------------------------------------------ repeated_without_effect (advisory)
+
+
+def test_repeated_without_effect_advises_against_clicking_a_cart_drawers_backdrop_again_after_it_closed_nothing():
+    drawer = page("https://shop.example/product", E(ref=4, role="generic", name="", states={"occluding": 2}, bbox=[0, 0, 1280, 800]),
+                  E(ref=7, role="button", name="No thanks", bbox=[928, 275, 324, 44]))
+    context = GuardContext(task="t")
+    context.without_effect.add(action_key(action({"type": "click", "ref": 4}, drawer), drawer))
+    found = held({"type": "click", "ref": 4}, drawer, context)
+    assert (found.guard, found.strength, found.code) == ("repeated_without_effect", "advisory", "no_effect")
+
+
+def test_repeated_without_effect_advises_against_enter_again_on_an_order_confirmation_it_changed_nothing_on():
+    confirmed = page("https://shop.example/confirmed", title="Order confirmed")
+    context = GuardContext(task="t")
+    context.without_effect.add(action_key(action({"type": "press", "key": "Enter"}, confirmed), confirmed))
+    assert held({"type": "press", "key": "Enter"}, confirmed, context).guard == "repeated_without_effect"
+
+
+def test_repeated_without_effect_is_quiet_once_the_page_changed_between_the_two():
+    quiz = page("https://quiz.example/", title="Question 1")
+    context = GuardContext(task="t")
+    context.without_effect.add(action_key(action({"type": "press", "key": "Enter"}, quiz), quiz))
+    assert held({"type": "press", "key": "Enter"}, page("https://quiz.example/", title="Question 2", text="Question 2 of 10"), context) is None
+
+
+# ------------------------------------------------------------------ form_incomplete (advisory)
+
+NEWSLETTER_TASK = "Subscribe ada@example.com to The Daily Loop newsletter"
+
+
+def _newsletter(value: str = "") -> Snapshot:
+    return page("https://news.example/", E(ref=5, role="textbox", name="Email address", value=value, form=0),
+                E(ref=6, role="button", name="Subscribe", form=0), E(ref=7, role="button", name="Search", form=1))
+
+
+def test_form_incomplete_advises_against_subscribing_while_the_tasks_address_is_not_in_the_empty_email_field():
+    context = GuardContext(task=NEWSLETTER_TASK, task_values=["ada@example.com"])
+    found = held({"type": "click", "ref": 6}, _newsletter(), context)
+    assert (found.guard, found.strength, found.code) == ("form_incomplete", "advisory", "value_missing")
+    assert found.message.startswith('the task gives ada@example.com, which this run has not typed, and [5] textbox "Email address" is empty')
+    assert held({"type": "press", "key": "Enter", "ref": 5}, _newsletter(), GuardContext(task=NEWSLETTER_TASK, task_values=["ada@example.com"]))
+
+
+def test_form_incomplete_advises_against_sending_a_form_whose_required_field_is_empty():
+    signup = page("https://app.example/signup", E(ref=1, role="textbox", name="Full name", states={"required": True}, form=0),
+                  E(ref=2, role="textbox", name="Company", form=0), E(ref=3, role="button", name="Create account", form=0))
+    found = held({"type": "click", "ref": 3}, signup)
+    assert found.message == '[1] textbox "Full name" is required and empty: fill it before you send the form with [3] button "Create account"'
+
+
+def test_form_incomplete_advises_against_sending_a_field_the_page_marks_invalid():
+    signup = page("https://app.example/signup", E(ref=1, role="textbox", name="Email", value="ada@", states={"invalid": True}, form=0),
+                  E(ref=3, role="button", name="Create account", form=0))
+    assert "holds a value the page marks invalid" in held({"type": "click", "ref": 3}, signup).message
+
+
+def test_form_incomplete_is_quiet_on_a_reply_form_with_the_to_prefilled_and_an_optional_cc():
+    reply = page("https://mail.example/reply", E(ref=1, role="textbox", name="To", value="bob@example.com", form=0),
+                 E(ref=2, role="textbox", name="Cc", form=0, type="email"), E(ref=3, role="textbox", name="Message", value="Thanks!", form=0),
+                 E(ref=4, role="button", name="Send", form=0))
+    context = GuardContext(task="Reply to bob@example.com saying thanks", task_values=["bob@example.com"])
+    assert held({"type": "click", "ref": 4}, reply, context) is None
+
+
+def test_form_incomplete_is_quiet_for_a_button_of_another_form_and_once_the_address_is_typed():
+    context = GuardContext(task=NEWSLETTER_TASK, task_values=["ada@example.com"])
+    assert held({"type": "click", "ref": 7}, _newsletter(), context) is None
+    assert held({"type": "click", "ref": 6}, _newsletter("ada@example.com"), context) is None
+
+
+# ------------------------------------------------------------------ made_up_url (advisory)
+
+
+def _shop() -> Snapshot:
+    return page("https://shop.example/index.html", E(ref=1, role="link", name="Orders", href="/orders/1041"),
+                E(ref=2, role="link", name="Page 2", href="/index.html?page=2"))
+
+
+def test_made_up_url_advises_against_a_contact_page_no_link_leads_to_and_lets_the_same_navigate_through_when_repeated():
+    context = GuardContext(task="Send a message to the shop")
+    snap = _shop()
+    go = action({"type": "navigate", "url": "/contactus"}, snap)
+    found, _ = guards.before_dispatch(context, go, snap)
+    assert (found.guard, found.strength) == ("made_up_url", "advisory")
+    assert found.message.startswith("no link on this page leads to /contactus")
+    assert guards.before_dispatch(context, go, snap)[0] is None
+
+
+@pytest.mark.parametrize("url", ["/robots.txt", "/index.html?page=3", "/orders/1042", "/.well-known/security.txt",
+                                 "https://elsewhere.example/help"])
+def test_made_up_url_is_quiet_for_well_known_addresses_other_pages_of_a_listed_path_and_other_sites(url):
+    assert held({"type": "navigate", "url": url}, _shop()) is None
+
+
+def test_made_up_url_is_quiet_for_an_address_the_task_gives_or_the_run_has_been_to():
+    assert held({"type": "navigate", "url": "/faq"}, _shop(), GuardContext(task="Read https://shop.example/faq")) is None
+    assert held({"type": "navigate", "url": "/faq"}, _shop(), GuardContext(task="t", visited={"https://shop.example/faq"})) is None
+
+
+# ------------------------------------------------------------------ after dispatch
+
+
+def test_scroll_moved_nothing_refuses_a_scroll_the_browser_says_moved_nothing_on_a_page_that_fits():
+    snap = page("https://ledger.example/login", E(ref=2, role="textbox", name="Password"))
+    scroll = action({"type": "scroll", "direction": "down", "ref": 2}, snap)
+    context = GuardContext(task="t", result=ActionResult(ok=True, action="scroll", scroll={"at_edge": True, "target": "page"}))
+    found = guards.after_dispatch(context, scroll, snap)
+    assert (found.guard, found.strength) == ("scroll_moved_nothing", "refusal")
+    assert "act on [2] textbox \"Password\" directly by its ref" in found.message
+
+
+def test_scroll_moved_nothing_is_quiet_when_the_scroll_moved():
+    snap = page("https://ledger.example/terms", E(ref=2, role="region", name="Terms"))
+    context = GuardContext(task="t", result=ActionResult(ok=True, action="scroll", scroll={"at_edge": False, "target": "element"}))
+    assert guards.after_dispatch(context, action({"type": "scroll", "direction": "down", "ref": 2}, snap), snap) is None
+
+
+def test_unreachable_check_drops_a_url_check_no_link_leads_to_instead_of_failing_a_right_consent_click():
+    checks = parse_predicates([{"url_contains": "/consent-saved"}, {"absent": {"role": "dialog"}}])
+    after = page("https://news.example/", E(ref=1, role="link", name="Home", href="/"))
+    unreachable = {key(checks[0].to_json())}
+    kept, found = guards.UNREACHABLE_CHECK.dropped(checks, unreachable, unreachable, after)
+    assert [p.name for p in kept] == ["absent"]
+    assert (found.guard, found.stage, found.strength) == ("unreachable_check", "after_dispatch", "advisory")
+
+
+def test_unreachable_check_keeps_a_url_check_a_link_of_the_page_leads_to():
+    checks = parse_predicates([{"url_contains": "/cart"}])
+    after = page("https://shop.example/", E(ref=1, role="link", name="Cart", href="/cart"))
+    everything = {key(checks[0].to_json())}
+    assert guards.UNREACHABLE_CHECK.dropped(checks, everything, everything, after) == (checks, None)
+
+
+# ------------------------------------------------------------------ conclusion
+
+
+def _result(predicate: dict[str, Any], ok: bool = True) -> CheckResult:
+    return CheckResult(predicate=predicate, ok=ok, detail="")
+
+
+def judge(final: Snapshot, final_text: str = "", **fields: Any) -> tuple[str | None, list[guards.Finding]]:
+    fields.setdefault("task", "t")
+    refused, findings = guards.conclude(Conclusion(final_text=final_text, **fields), None, final)
+    return (refused.outcome if refused else None), findings
+
+
+def test_missing_value_fails_a_newsletter_subscribed_with_no_address():
+    start = page("https://news.example/", E(ref=5, role="textbox", name="Email address"))
+    done = page("https://news.example/subscribed.html?email=", title="Subscribed")
+    outcome, findings = judge(done, task=NEWSLETTER_TASK, task_values=["ada@example.com"], start=start,
+                              criteria=[_result({"title_contains": "Subscribed"})])
+    assert outcome == "failed" and findings[0].guard == "missing_value"
+
+
+def test_missing_value_is_quiet_when_the_task_removes_an_address_the_start_page_listed():
+    contacts = page("https://crm.example/contacts", E(ref=3, role="button", name="Remove bob@example.com"))
+    after = page("https://crm.example/contacts", title="Contacts", text="No contacts")
+    outcome, findings = judge(after, task="Remove bob@example.com from my contacts", task_values=["bob@example.com"], start=contacts,
+                              criteria=[_result({"absent": {"name_contains": "bob@example.com"}})])
+    assert (outcome, findings) == (None, [])
+
+
+def test_criteria_fail_fails_a_done_the_final_page_contradicts():
+    outcome, findings = judge(page(title="Sign in"), criteria=[_result({"title_contains": "Dashboard"}, ok=False)])
+    assert outcome == "failed" and findings[0].guard == "criteria_fail"
+
+
+def _support_chat(log: str) -> Snapshot:
+    return page("https://help.example/chat", E(ref=2, role="textbox", name="Your message", value="Where is my order?"),
+                E(ref=3, role="button", name="Send"), title="Support chat", text=log)
+
+
+CHAT_CRITERIA = [{"text_present": "Where is my order?"},
+                 {"value_equals": {"target": {"role": "textbox", "name": "Your message"}, "value": "Where is my order?"}}]
+
+
+def test_own_typing_makes_a_support_message_typed_but_never_sent_unproven():
+    # The real model typed the message, answered done without sending, and both criteria held
+    # because of its own typing: the run reported SUCCESS while nothing was sent.
+    outcome, findings = judge(_support_chat(""), "Support chat\nHow can we help?", task="Send 'Where is my order?' to support",
+                              typed=["Where is my order?"], criteria=[_result(c) for c in CHAT_CRITERIA])
+    assert outcome == "unproven"
+    assert [f.guard for f in findings] == ["own_typing", "nothing_proves"]
+
+
+def test_own_typing_is_quiet_once_the_message_shows_in_the_chat_log_outside_the_field():
+    outcome, findings = judge(_support_chat(""), "Support chat\nYou: Where is my order?\nHow can we help?",
+                              task="Send 'Where is my order?' to support", typed=["Where is my order?"],
+                              criteria=[_result(CHAT_CRITERIA[0])], steps_verified=1)
+    assert (outcome, findings) == (None, [])
+
+
+def test_nothing_proves_a_task_whose_criteria_all_held_when_the_run_began():
+    criterion = {"title_contains": "Ledger"}
+    outcome, findings = judge(page(title="Ledger"), criteria=[_result(criterion)], held_before={key(criterion)}, steps_verified=1)
+    assert outcome == "unproven" and findings[0].message.startswith("nothing proves the task was done: every success criterion already held")
+
+
+def test_nothing_proves_is_quiet_for_a_criterion_that_changed():
+    assert judge(page(title="Dashboard"), criteria=[_result({"title_contains": "Dashboard"})]) == (None, [])
+
+
+def test_parts_unnamed_tells_of_a_dark_theme_the_site_calls_night_mode_and_never_withholds_the_success():
+    outcome, findings = judge(page(title="Settings saved"), task="Choose the dark theme and save the settings",
+                              criteria=[_result({"checked": {"target": {"role": "switch", "name": "Night mode"}}})])
+    assert outcome is None
+    assert [(f.guard, f.strength) for f in findings] == [("parts_unnamed", "advisory")]
+
+
+def test_parts_unnamed_is_quiet_when_a_step_was_verified():
+    outcome, findings = judge(page(title="Settings saved"), task="Choose the dark theme and save the settings", steps_verified=1,
+                              criteria=[_result({"checked": {"target": {"role": "switch", "name": "Night mode"}}})])
+    assert (outcome, findings) == (None, [])
+
+
+def test_every_guard_has_a_name_a_stage_a_strength_and_a_rule():
+    names = [g.name for g in guards.all_guards()]
+    assert len(names) == len(set(names))
+    for guard in guards.all_guards():
+        assert guard.stage in ("before_dispatch", "after_dispatch", "conclusion") and guard.strength in ("refusal", "advisory")
+        assert guard.__doc__ and len(guard.__doc__.split()) > 8
+
+
+def test_the_docs_table_lists_every_guard_once_with_its_stage_and_strength():
+    from pathlib import Path
+
+    table = Path(__file__).resolve().parents[2] / "docs" / "guards.md"
+    rows = {line.split("|")[1].strip(" `"): [c.strip() for c in line.split("|")[2:4]]
+            for line in table.read_text(encoding="utf-8").splitlines() if line.startswith("| `")}
+    assert rows == {g.name: [g.stage.replace("_", " "), g.strength] for g in guards.all_guards()}
