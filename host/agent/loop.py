@@ -82,6 +82,7 @@ from waymark.host.core.actions import (
 from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.phases import timed
 from waymark.host.core.snapshot import Snapshot
+from waymark.host.core.targets import places_of
 from waymark.host.core.uploads import upload_summary
 from waymark.providers.base import LLMProvider
 from waymark.providers.errors import ProviderError
@@ -469,6 +470,7 @@ class AgentRun:
             return None, snap, f"your answers could not be used ({kinds}); answer with one valid action"
         action: ActionModel = turn.decision.action
         record.update(action=action_json(action), action_line=action_line(action, safe), thought=turn.decision.thought)
+        record.update(places_of(action, safe))
 
         if action.traits.runs_in == "host":
             return await HOST_ACTION_HANDLERS[type(action)](self.host, action, step, attempt, snap, expectation, finish, step is self.planning.open_step)

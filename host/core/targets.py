@@ -63,3 +63,67 @@ def find_elements(snapshot: Snapshot, target: Target | dict[str, Any]) -> list[S
     if target.nth is not None:
         return found[target.nth : target.nth + 1]
     return found
+
+
+class ElementPlace(BaseModel):
+    """Where an element stood, described so it can be found again on a later visit of the page:
+    never by ref (refs live only as long as the document), but by what a person sees."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: str
+    name: str = ""
+    #: The names of the elements just before and after it in document order (its labels and neighbours).
+    near: list[str] = Field(default_factory=list)
+    #: Which frame held it: 0 the top document, n the n-th frame in document order.
+    frame: int = Field(default=0, ge=0)
+    #: Its index among the elements of the same role and name, in document order.
+    nth: int = Field(default=0, ge=0)
+    #: Its index among the elements of the same role, in document order.
+    index: int = Field(default=0, ge=0)
+    #: [x, y, width, height] where it was, in CSS pixels of the top document.
+    bbox: list[float] = Field(default_factory=list)
+
+
+#: Neighbours on each side kept in an ElementPlace's `near`.
+NEAR = 2
+
+
+def frame_orders(snapshot: Snapshot) -> dict[int, int]:
+    """Each frame id of the snapshot mapped to its place in document order (the top document first)."""
+    ids = [e.frame for e in sorted(snapshot.elements, key=document_order)]
+    return {frame: i for i, frame in enumerate(dict.fromkeys([0, *ids]))}
+
+
+def near_names(ordered: list[SnapshotElement], position: int) -> list[str]:
+    """The names of up to NEAR named elements on each side of `ordered[position]` (its own name excluded)."""
+    own = normalise(ordered[position].name)
+    before = [e.name[:80] for e in reversed(ordered[:position]) if e.name and normalise(e.name) != own][:NEAR]
+    after = [e.name[:80] for e in ordered[position + 1:] if e.name and normalise(e.name) != own][:NEAR]
+    return [*reversed(before), *after]
+
+
+def element_place(snapshot: Snapshot, ref: int) -> ElementPlace | None:
+    """Where the element with this ref stands on `snapshot` (None when it is not there)."""
+    ordered = sorted(snapshot.elements, key=document_order)
+    position = next((i for i, e in enumerate(ordered) if e.ref == ref), None)
+    if position is None:
+        return None
+    element = ordered[position]
+    same_role = [e for e in ordered if normalise(e.role) == normalise(element.role)]
+    same_name = [e for e in same_role if normalise(e.name) == normalise(element.name)]
+    return ElementPlace(role=element.role, name=element.name, near=near_names(ordered, position),
+                        frame=frame_orders(snapshot).get(element.frame, 0), nth=same_name.index(element),
+                        index=same_role.index(element), bbox=[round(v, 1) for v in element.bbox])
+
+
+def places_of(action: Any, snapshot: Snapshot) -> dict[str, Any]:
+    """The trace fields naming where an action's elements stood (`target`, `to_target`), for a
+    workflow saved from the run to find them again; empty for an action on no element."""
+    out: dict[str, Any] = {}
+    for field, key in (("ref", "target"), ("to_ref", "to_target")):
+        ref = getattr(action, field, None)
+        place = element_place(snapshot, ref) if isinstance(ref, int) else None
+        if place is not None:
+            out[key] = place.model_dump()
+    return out

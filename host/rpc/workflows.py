@@ -1,0 +1,181 @@
+"""Host methods of workflows (host.workflows): `workflow.save` a successful run, `workflow.list`,
+`workflow.show`, `workflow.delete`, and `workflow.run`, which replays one and streams the same
+notifications as `agent.run` (`run`, `plan`, `step`, `criteria`, `confirm`, `finished`); its reply is
+a run summary with `model_calls`, `replay` (unchanged | healed | failed) and `heals`.
+
+`workflow.run` params: {name, params? {NAME: value}, start_url?, tab_id?, heal? (default true),
+provider?+model? | executor? | script?, provider_options?, policy?, screenshots?}. Healing asks
+the executor chosen as for `agent.run` (explicit params, else the saved settings); with none
+configured, a step that no longer matches fails the replay with a reason naming it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from waymark.host.agent.budgets import snapshot_chars
+from waymark.host.agent.confirm import Policy
+from waymark.host.agent.trace import TraceNotFound, find_run, new_run_id
+from waymark.host.methods import CallContext, MethodError, method
+from waymark.host.rpc.agent import (
+    _RUNS,
+    RunParams,
+    StreamedHuman,
+    _call,
+    _Run,
+    role_specs,
+)
+from waymark.host.rpc.diagnostics import MeasuredProvider
+from waymark.host.workflows import store
+from waymark.host.workflows.model import ParamMissing, WorkflowInvalid, bind
+from waymark.host.workflows.replay import Replay, ReplayOptions
+from waymark.host.workflows.save import NotSaveable, recorded, workflow_from
+from waymark.providers import registry
+from waymark.providers.base import LLMProvider
+
+
+def _params(model: type[BaseModel], params: dict[str, Any]) -> Any:
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        err = exc.errors(include_input=False, include_url=False)[0]
+        raise MethodError("bad_params", f"{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+
+
+class SaveParams(BaseModel):
+    """The parameters of `workflow.save`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: A run id, a unique prefix of one, or `latest`.
+    run_id: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    description: str = ""
+    #: Approve the run's destructive steps for this workflow: its replays do not ask again.
+    approve: bool = False
+    replace: bool = False
+
+
+def save_run(params: SaveParams) -> dict[str, Any]:
+    """Save a run as a workflow; the reply is the workflow and its file."""
+    try:
+        folder = find_run(params.run_id)
+        workflow = workflow_from(recorded(folder), params.name, params.description)
+        if params.approve:
+            workflow.approved = [i for i, s in enumerate(workflow.steps, 1) if s.destructive]
+        path = store.write(workflow, replace=params.replace)
+    except TraceNotFound as exc:
+        raise MethodError("no_such_run", str(exc)) from None
+    except NotSaveable as exc:
+        raise MethodError("not_saveable", str(exc)) from None
+    except store.WorkflowExists as exc:
+        raise MethodError("workflow_exists", str(exc)) from None
+    except WorkflowInvalid as exc:
+        raise MethodError("bad_params", str(exc)) from None
+    return {"workflow": workflow.model_dump(mode="json", exclude_none=True), "path": str(path)}
+
+
+@method("workflow.save")
+async def workflow_save(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Save a successful run as a workflow."""
+    return save_run(_params(SaveParams, params))
+
+
+@method("workflow.list")
+async def workflow_list(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """The saved workflows (name, description, task, steps, parameters)."""
+    return {"workflows": store.listing(), "folder": str(store.workflows_dir())}
+
+
+def _load(name: Any) -> Any:
+    try:
+        return store.load(str(name or ""))
+    except store.WorkflowNotFound as exc:
+        raise MethodError("no_such_workflow", str(exc)) from None
+    except WorkflowInvalid as exc:
+        raise MethodError("invalid_workflow", str(exc)) from None
+
+
+@method("workflow.show")
+async def workflow_show(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """One workflow and the path of its file (to edit by hand)."""
+    workflow = _load(params.get("name"))
+    return {"workflow": workflow.model_dump(mode="json", exclude_none=True), "path": str(store.path_of(workflow.name))}
+
+
+@method("workflow.delete")
+async def workflow_delete(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Delete a saved workflow."""
+    try:
+        path = store.delete(str(params.get("name") or ""))
+    except store.WorkflowNotFound as exc:
+        raise MethodError("no_such_workflow", str(exc)) from None
+    except WorkflowInvalid as exc:
+        raise MethodError("bad_params", str(exc)) from None
+    return {"deleted": str(path)}
+
+
+class ReplayParams(BaseModel):
+    """The parameters of `workflow.run`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    params: dict[str, str] = Field(default_factory=dict)
+    start_url: str | None = None
+    tab_id: int | None = None
+    heal: bool = True
+    provider: str | None = None
+    model: str | None = None
+    planner: str | None = None
+    executor: str | None = None
+    script: str | dict[str, Any] | None = None
+    provider_options: dict[str, Any] = Field(default_factory=dict)
+    policy: Policy = Field(default_factory=Policy)
+    screenshots: bool = False
+
+
+def _heal_source(params: ReplayParams, task: str) -> Any:
+    """Builds the healing executor on first need: the script's provider, else the executor chosen as `agent.run` chooses it."""
+
+    async def build() -> LLMProvider:
+        if params.script is not None:
+            return MeasuredProvider(registry.create("scripted", "scripted", script=params.script))
+        run = RunParams(task=task, provider=params.provider, model=params.model, planner=params.planner, executor=params.executor,
+                        provider_options=params.provider_options)
+        return MeasuredProvider(role_specs(run)[1].build())
+
+    return build
+
+
+@method("workflow.run")
+async def workflow_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Replay a saved workflow to its summary, streaming its events."""
+    replay_params: ReplayParams = _params(ReplayParams, params)
+    workflow = _load(replay_params.name)
+    try:
+        values = bind(workflow, replay_params.params)
+    except ParamMissing as exc:
+        raise MethodError("bad_params", str(exc)) from None
+    executor_call = None
+    if replay_params.script is None and (replay_params.provider or replay_params.executor or replay_params.model):
+        run = RunParams(task=workflow.task, provider=replay_params.provider, model=replay_params.model,
+                        planner=replay_params.planner, executor=replay_params.executor, provider_options=replay_params.provider_options)
+        executor_call = _call(role_specs(run)[1])
+    options = ReplayOptions(values=values, start_url=replay_params.start_url, tab_id=replay_params.tab_id, policy=replay_params.policy,
+                            screenshots=replay_params.screenshots, heal=replay_params.heal, max_chars=snapshot_chars(32_000),
+                            **({"executor_call": executor_call} if executor_call else {}))
+    run_id = new_run_id()
+    state = _Run(run_id)
+    replay = Replay(workflow, options, ctx.browser, StreamedHuman(state, ctx), executor_source=_heal_source(replay_params, workflow.task),
+                    emit=ctx.notify, run_id=run_id)
+    _RUNS[run_id] = state
+    try:
+        summary = await replay.run()
+        return summary.model_dump()
+    finally:
+        _RUNS.pop(replay.run_id, None)
+        for future in state.pending.values():
+            future.cancel()

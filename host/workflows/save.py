@@ -1,0 +1,167 @@
+"""A workflow from a successful run's trace: each proven step's intent, action and target, the
+checks that proved it, the task's success criteria; the values the task gave become parameters
+and typed secrets stay placeholders.
+
+All knowledge of the trace's event format is in `recorded()`: the rest reads a Recording.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from waymark.host.agent.redaction import PLACEHOLDER, REDACTED, is_password_field
+from waymark.host.agent.trace import read_trace
+from waymark.host.core.snapshot import SnapshotElement
+from waymark.host.core.targets import ElementPlace, normalise
+from waymark.host.workflows.model import NAME_PATTERN, Parameter, Workflow, WorkflowStep
+from waymark.host.workflows.store import now
+
+#: Step verdicts whose action stayed part of the run (the others were attempts that did not count).
+KEPT = ("passed", "unproven", "acted")
+#: Actions a replay does not repeat: the run's end and its questions.
+NOT_REPLAYED = ("done", "ask_user")
+
+
+class NotSaveable(ValueError):
+    """The run cannot become a workflow (it did not succeed, is still running, has no steps)."""
+
+
+class RecordedStep(BaseModel):
+    """One step of a run, as a workflow needs it."""
+
+    intent: str
+    action: dict[str, Any]
+    target: ElementPlace | None = None
+    to_target: ElementPlace | None = None
+    proof: list[dict[str, Any]] = Field(default_factory=list)
+    destructive: str | None = None
+
+
+class Recording(BaseModel):
+    """What a run's trace says of it, for saving."""
+
+    run_id: str
+    task: str
+    start_url: str
+    success: bool
+    outcome: str
+    criteria: list[dict[str, Any]] = Field(default_factory=list)
+    steps: list[RecordedStep] = Field(default_factory=list)
+
+
+def recorded(folder: Path) -> Recording:
+    """The run in `folder` read from its trace and summary (the one reader of the trace format here)."""
+    events, summary = read_trace(folder)
+    if summary is None:
+        raise NotSaveable(f"run {folder.name} has not finished")
+    start = next((e for e in events if e.get("event") == "run"), {})
+    criteria: list[dict[str, Any]] = []
+    steps: list[RecordedStep] = []
+    for event in events:
+        kind = event.get("event")
+        if kind in ("plan", "replan") and event.get("success_criteria"):
+            criteria = list(event["success_criteria"])
+        if kind != "step" or event.get("verdict") not in KEPT or not isinstance(event.get("action"), dict):
+            continue
+        action = dict(event["action"])
+        if action.get("type") in NOT_REPLAYED:
+            continue
+        proof = list(event.get("changed") or []) if event.get("verdict") == "passed" else []
+        steps.append(RecordedStep(intent=str(event.get("intent") or action.get("type")), action=action, target=event.get("target"),
+                                  to_target=event.get("to_target"), proof=proof, destructive=event.get("destructive")))
+    # The summary's task passed the run's redactor at its end: the run event's copy may still hold a password.
+    return Recording(run_id=str(summary.get("run_id") or folder.name), task=str(summary.get("task") or ""),
+                     start_url=str(start.get("start_url") or ""), success=bool(summary.get("success")),
+                     outcome=str(summary.get("outcome") or ""), criteria=criteria, steps=steps)
+
+
+def slug(text: str, fallback: str) -> str:
+    """A parameter or secret name from a field's name: `Card number` -> `card_number`."""
+    name = re.sub(r"[^a-z0-9]+", "_", normalise(text)).strip("_")[:40]
+    if not name:
+        return fallback
+    return name if not name[0].isdigit() else f"{fallback}_{name}"
+
+
+def _word(value: str) -> re.Pattern[str]:
+    """`value` as a whole word (case-insensitive), so `ada` does not match inside `Canada`."""
+    return re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)", re.IGNORECASE)
+
+
+def _replace(value: Any, pattern: re.Pattern[str], placeholder: str) -> Any:
+    if isinstance(value, str):
+        return pattern.sub(placeholder, value)
+    if isinstance(value, dict):
+        return {k: _replace(v, pattern, placeholder) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace(v, pattern, placeholder) for v in value]
+    return value
+
+
+def _is_secret(text: str, target: ElementPlace | None) -> bool:
+    if text == REDACTED or REDACTED in text or PLACEHOLDER.fullmatch(text.strip()):
+        return True
+    return target is not None and is_password_field(SnapshotElement(ref=1, role=target.role, name=target.name))
+
+
+def workflow_from(recording: Recording, name: str, description: str = "") -> Workflow:
+    """The workflow of a successful run. A value typed into a secret field becomes
+    `{{secret:NAME}}`; a typed value the task's own words give becomes `{{param:NAME}}` wherever it
+    stands (action, checks, criteria, task), its recorded value the default."""
+    if not re.match(NAME_PATTERN, name):
+        raise NotSaveable(f"{name!r} is not a workflow name (lowercase letters, digits, - and _, up to 63)")
+    if not recording.success:
+        raise NotSaveable(f"run {recording.run_id} ended {recording.outcome or 'without success'}: only a run that succeeded can be saved")
+    if not recording.steps:
+        raise NotSaveable(f"run {recording.run_id} has no step to replay")
+    if not recording.start_url:
+        raise NotSaveable(f"run {recording.run_id} did not start from a URL, so a replay would not know where to begin")
+    steps = [WorkflowStep(intent=s.intent, action={k: v for k, v in s.action.items() if k not in ("ref", "to_ref")},
+                          target=s.target, to_target=s.to_target, checks=s.proof, destructive=s.destructive) for s in recording.steps]
+    task, criteria = recording.task, recording.criteria
+    params: dict[str, Parameter] = {}
+    secrets: list[str] = []
+    for step in steps:
+        field = "text" if isinstance(step.action.get("text"), str) else "value" if isinstance(step.action.get("value"), str) else None
+        value = str(step.action.get(field, "")) if field else ""
+        if not value.strip():
+            continue
+        label = step.target.name if step.target else ""
+        if _is_secret(value, step.target):
+            found = PLACEHOLDER.fullmatch(value.strip())
+            secret = found.group(1) if found else slug(label, "secret")
+            step.action[field or "text"] = f"{{{{secret:{secret}}}}}"
+            secrets.append(secret)
+            continue
+        pattern = _word(value.strip())
+        if not pattern.search(task):
+            continue
+        existing = next((p for p in params.values() if p.default == value.strip()), None)
+        param = existing or Parameter(name=_unique(slug(label, "value"), params), description=f"typed into {label or 'the page'}",
+                                      default=value.strip())
+        params[param.name] = param
+        placeholder = f"{{{{param:{param.name}}}}}"
+        for other in steps:
+            other.action = _replace(other.action, pattern, placeholder)
+            other.checks = _replace(other.checks, pattern, placeholder)
+        criteria = _replace(criteria, pattern, placeholder)
+        task = pattern.sub(placeholder, task)
+    if REDACTED in task and len(set(secrets)) == 1:
+        task = task.replace(REDACTED, f"{{{{secret:{secrets[0]}}}}}")
+    stamp = now()
+    return Workflow(name=name, description=description or f"Saved from run {recording.run_id}", task=task,
+                    start_url=recording.start_url, parameters=list(params.values()), steps=steps, success_criteria=criteria,
+                    source_run=recording.run_id, created=stamp, updated=stamp)
+
+
+def _unique(name: str, taken: dict[str, Parameter]) -> str:
+    if name not in taken:
+        return name
+    n = 2
+    while f"{name}_{n}" in taken:
+        n += 1
+    return f"{name}_{n}"
