@@ -73,8 +73,10 @@ class ElementPlace(BaseModel):
 
     role: str
     name: str = ""
-    #: The names of the elements just before and after it in document order (its labels and neighbours).
-    near: list[str] = Field(default_factory=list)
+    #: The names of the elements just before it in document order, nearest first (its label, its heading).
+    before: list[str] = Field(default_factory=list)
+    #: The names of the elements just after it in document order, nearest first.
+    after: list[str] = Field(default_factory=list)
     #: Which frame held it: 0 the top document, n the n-th frame in document order.
     frame: int = Field(default=0, ge=0)
     #: Its index among the elements of the same role and name, in document order.
@@ -85,7 +87,7 @@ class ElementPlace(BaseModel):
     bbox: list[float] = Field(default_factory=list)
 
 
-#: Neighbours on each side kept in an ElementPlace's `near`.
+#: Neighbours kept on each side in an ElementPlace.
 NEAR = 2
 
 
@@ -95,12 +97,13 @@ def frame_orders(snapshot: Snapshot) -> dict[int, int]:
     return {frame: i for i, frame in enumerate(dict.fromkeys([0, *ids]))}
 
 
-def near_names(ordered: list[SnapshotElement], position: int) -> list[str]:
-    """The names of up to NEAR named elements on each side of `ordered[position]` (its own name excluded)."""
+def near_names(ordered: list[SnapshotElement], position: int) -> tuple[list[str], list[str]]:
+    """The names of up to NEAR named elements before and after `ordered[position]`, nearest first
+    (elements of its own name are skipped: a list of "Add to cart" buttons tells them apart by the rest)."""
     own = normalise(ordered[position].name)
     before = [e.name[:80] for e in reversed(ordered[:position]) if e.name and normalise(e.name) != own][:NEAR]
     after = [e.name[:80] for e in ordered[position + 1:] if e.name and normalise(e.name) != own][:NEAR]
-    return [*reversed(before), *after]
+    return before, after
 
 
 def element_place(snapshot: Snapshot, ref: int) -> ElementPlace | None:
@@ -112,7 +115,8 @@ def element_place(snapshot: Snapshot, ref: int) -> ElementPlace | None:
     element = ordered[position]
     same_role = [e for e in ordered if normalise(e.role) == normalise(element.role)]
     same_name = [e for e in same_role if normalise(e.name) == normalise(element.name)]
-    return ElementPlace(role=element.role, name=element.name, near=near_names(ordered, position),
+    before, after = near_names(ordered, position)
+    return ElementPlace(role=element.role, name=element.name, before=before, after=after,
                         frame=frame_orders(snapshot).get(element.frame, 0), nth=same_name.index(element),
                         index=same_role.index(element), bbox=[round(v, 1) for v in element.bbox])
 

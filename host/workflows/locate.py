@@ -41,11 +41,16 @@ def locate(snapshot: Snapshot, place: ElementPlace) -> Located | None:
     candidate, it proves nothing."""
     ordered = sorted(snapshot.elements, key=document_order)
     frames = frame_orders(snapshot)
-    recorded_near = {normalise(n) for n in place.near}
+    recorded_near = {normalise(n) for n in [*place.before, *place.after]}
+    nearest = [normalise(side[0]) if side else None for side in (place.before, place.after)]
 
     def near_score(element: SnapshotElement) -> int:
-        neighbours = {normalise(n) for n in near_names(ordered, ordered.index(element))}
-        return len(recorded_near & neighbours)
+        """Shared neighbours, the nearest one on each side counting three times: a label right
+        before a field, a heading right before its button, say more than the names further away."""
+        before, after = near_names(ordered, ordered.index(element))
+        shared = len(recorded_near & {normalise(n) for n in [*before, *after]})
+        adjacent = sum(2 for mine, theirs in zip(nearest, (before, after)) if mine is not None and theirs and normalise(theirs[0]) == mine)
+        return shared + adjacent
 
     def same_frame(element: SnapshotElement) -> bool:
         return frames.get(element.frame, 0) == place.frame
@@ -57,7 +62,7 @@ def locate(snapshot: Snapshot, place: ElementPlace) -> Located | None:
         return Located(element=best, by="name")
     if recorded_near:
         scored = sorted(((near_score(e), e) for e in same_role), key=lambda pair: -pair[0])
-        needed = (len(recorded_near) + 1) // 2
+        needed = max(2, (len(recorded_near) + 1) // 2)
         if scored and scored[0][0] >= needed and (len(scored) == 1 or scored[1][0] < scored[0][0]):
             return Located(element=scored[0][1], by="near")
     if len(place.bbox) == 4:
@@ -71,5 +76,5 @@ def locate(snapshot: Snapshot, place: ElementPlace) -> Located | None:
 
 def described(place: ElementPlace) -> str:
     """The recorded target in words, for a failure's reason and the executor's context."""
-    near = ", ".join(f'"{n}"' for n in place.near)
+    near = ", ".join(f'"{n}"' for n in [*reversed(place.before), *place.after])
     return f'{place.role} "{place.name}"' + (f" near {near}" if near else "") + (f" in frame {place.frame}" if place.frame else "")
