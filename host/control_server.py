@@ -57,7 +57,9 @@ MCP_CONFIRM = "mcp.confirm"
 MCP_ASK = "mcp.ask"
 #: What an allowed MCP client may call: the browser and the agent, never the side panel's own
 #: methods (it must not answer its own questions, share tabs, change settings or read secrets).
-CLIENT_METHODS = frozenset({"snapshot", "act", "browser.request", "agent.run", "agent.answer", "mcp.shared", "host.info"})
+#: A workflow replay opens its own tab from its start URL, as agent.run with a start_url does.
+CLIENT_METHODS = frozenset({"snapshot", "act", "browser.request", "agent.run", "agent.answer", "mcp.shared", "host.info",
+                            "workflow.run", "workflow.save", "workflow.list"})
 
 
 class ControlledHost(Protocol):

@@ -20,6 +20,7 @@ from waymark.host.mcp.session import McpSession
 from waymark.host.mcp.tools_actions import action_tools
 from waymark.host.mcp.tools_page import page_tools
 from waymark.host.mcp.tools_task import task_tools
+from waymark.host.mcp.tools_workflows import workflow_tools
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +40,9 @@ ASK_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string", "tit
 
 
 def all_tools() -> dict[str, Tool]:
-    """Every tool by name, in the order `tools/list` announces them."""
-    return {t.name: t for t in [*page_tools(), *action_tools(), *task_tools()]}
+    """Every tool by name, in the order `tools/list` announces them: saved workflows are read
+    from their folder each time, so one saved during the session is a tool at the next listing."""
+    return {t.name: t for t in [*page_tools(), *action_tools(), *task_tools(), *workflow_tools()]}
 
 
 def _errors(exc: ValidationError) -> str:
@@ -49,13 +51,12 @@ def _errors(exc: ValidationError) -> str:
 
 def build_server(session: McpSession, models: dict[str, Any]) -> Server[Any]:
     """The low-level MCP server with Waymark's tools bound to one session."""
-    tools = all_tools()
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[t.definition() for t in tools.values()])
+        return types.ListToolsResult(tools=[t.definition() for t in all_tools().values()])
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
-        tool = tools.get(params.name)
+        tool = all_tools().get(params.name)
         if tool is None:
             return _failed(f"unknown_tool: there is no tool {params.name!r}")
         try:

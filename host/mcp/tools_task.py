@@ -42,8 +42,14 @@ async def run_task(params: Any, call: ToolCall) -> list[Content] | Structured:
         run["start_url"] = params.start_url
     else:
         run["tab_id"] = session.tab_id
+    return summary_content(await streamed("agent.run", run, call))
+
+
+async def streamed(method: str, params: dict[str, Any], call: ToolCall) -> dict[str, Any]:
+    """Call a host method that runs a task (`agent.run`, `workflow.run`) to its summary: each
+    step a progress notification, its questions answered by the user."""
     events = _Events()
-    running = asyncio.ensure_future(session.call("agent.run", run, on_notify=events))
+    running = asyncio.ensure_future(call.session.call(method, params, on_notify=events))
     steps = 0
     try:
         while True:
@@ -60,10 +66,15 @@ async def run_task(params: Any, call: ToolCall) -> list[Content] | Structured:
             line = f"run {data.get('run_id', '')} started" if name == "run" else event_text({"event": name, **data})
             if line:
                 await call.progress(steps, None, line.strip())
-        summary = running.result()
+        summary: dict[str, Any] = running.result()
     finally:
         # A cancelled call cancels the host's run too (the control connection sends `cancel`).
         running.cancel()
+    return summary
+
+
+def summary_content(summary: dict[str, Any]) -> list[Content]:
+    """A run's summary as the tool's answer: the verdict line, the result, the trace to read."""
     lines = [summary_lines(summary)]
     if summary.get("result"):
         lines.append(f"Result: {summary['result']}")

@@ -3,7 +3,7 @@
 notifications as `agent.run` (`run`, `plan`, `step`, `criteria`, `confirm`, `finished`); its reply is
 a run summary with `model_calls`, `replay` (unchanged | healed | failed) and `heals`.
 
-`workflow.run` params: {name, params? {NAME: value}, start_url?, tab_id?, heal? (default true),
+`workflow.run` params: {name, params? {NAME: value}, start_url?, heal? (default true),
 provider?+model? | executor? | script?, provider_options?, policy?, screenshots?}. Healing asks
 the executor chosen as for `agent.run` (explicit params, else the saved settings); with none
 configured, a step that no longer matches fails the replay with a reason naming it.
@@ -125,7 +125,6 @@ class ReplayParams(BaseModel):
     name: str = Field(min_length=1)
     params: dict[str, str] = Field(default_factory=dict)
     start_url: str | None = None
-    tab_id: int | None = None
     heal: bool = True
     provider: str | None = None
     model: str | None = None
@@ -164,7 +163,7 @@ async def workflow_run(params: dict[str, Any], ctx: CallContext) -> dict[str, An
         run = RunParams(task=workflow.task, provider=replay_params.provider, model=replay_params.model,
                         planner=replay_params.planner, executor=replay_params.executor, provider_options=replay_params.provider_options)
         executor_call = _call(role_specs(run)[1])
-    options = ReplayOptions(values=values, start_url=replay_params.start_url, tab_id=replay_params.tab_id, policy=replay_params.policy,
+    options = ReplayOptions(values=values, start_url=replay_params.start_url, policy=replay_params.policy,
                             screenshots=replay_params.screenshots, heal=replay_params.heal, max_chars=snapshot_chars(32_000),
                             **({"executor_call": executor_call} if executor_call else {}))
     run_id = new_run_id()

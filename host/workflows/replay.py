@@ -75,7 +75,6 @@ class ReplayOptions(BaseModel):
     #: Run from this address instead of the recorded one (a staging copy): recorded addresses of the
     #: recorded origin move to this one's.
     start_url: str | None = None
-    tab_id: int | None = None
     policy: Policy = Field(default_factory=Policy)
     screenshots: bool = False
     max_chars: int = Field(default=20_000, ge=500)
@@ -143,7 +142,7 @@ class Replay:
         self.run_id = run_id or new_run_id()
         self.redactor = Redactor()
         self.trace = TraceWriter(self.run_id, self.redactor)
-        self.session = BrowserSession(bridge, tab_id=options.tab_id, max_chars=options.max_chars, screenshots=options.screenshots)
+        self.session = BrowserSession(bridge, max_chars=options.max_chars, screenshots=options.screenshots)
         self.human = human
         self.executor_source = executor_source
         self._executor: Executor | None = None

@@ -1,0 +1,77 @@
+"""Workflows over MCP: `browser_save_workflow` saves a run that succeeded, and each saved workflow
+is a tool of its own (`workflow_NAME`) whose input schema is its parameters; calling it replays
+the workflow (no model while its steps match), streamed as progress like browser_run_task."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from waymark.host.mcp.registry import Content, Tool, ToolCall, text
+from waymark.host.mcp.tools_task import streamed, summary_content
+from waymark.host.workflows import store
+from waymark.host.workflows.model import Workflow, WorkflowInvalid
+
+#: Tool names of saved workflows start with this; the rest is the workflow's name.
+PREFIX = "workflow_"
+
+
+class SaveParams(BaseModel):
+    """Arguments of browser_save_workflow."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str = Field(min_length=1, description="the run to save (the id its summary gave, or `latest`); it must have succeeded")
+    name: str = Field(min_length=1, description="the workflow's name: lowercase letters, digits, - and _")
+    description: str = Field(default="", description="what the workflow does, in words (the tool's description)")
+
+
+async def save_workflow(params: Any, call: ToolCall) -> list[Content]:
+    """Save the run on the host; the new tool appears in the next tools/list."""
+    saved = await call.session.call("workflow.save", {"run_id": params.run_id, "name": params.name, "description": params.description})
+    workflow = saved["workflow"]
+    names = ", ".join(p["name"] for p in workflow.get("parameters", [])) or "none"
+    return [text(f"saved workflow {workflow['name']} ({len(workflow['steps'])} steps, parameters: {names}) as the tool "
+                 f"{PREFIX}{workflow['name']}; file: {saved['path']}")]
+
+
+def params_model(workflow: Workflow) -> type[BaseModel]:
+    """The tool's arguments: one string per parameter (required when it has no default), and start_url."""
+    fields: dict[str, Any] = {p.name: (str, Field(default=p.default, description=p.description or p.name) if p.default is not None
+                                       else Field(description=p.description or p.name)) for p in workflow.parameters}
+    fields["start_url"] = (str | None, Field(default=None, description=f"start here instead of {workflow.start_url} (a staging copy)"))
+    return create_model(f"Workflow_{workflow.name.replace('-', '_')}", __config__=ConfigDict(extra="forbid"), **fields)
+
+
+def workflow_tool(workflow: Workflow) -> Tool:
+    """A saved workflow as a tool: calling it replays the workflow with the given parameters."""
+    names = [p.name for p in workflow.parameters]
+
+    async def run(params: Any, call: ToolCall) -> list[Content]:
+        replay: dict[str, Any] = {"name": workflow.name, "params": {n: getattr(params, n) for n in names},
+                                  "policy": call.session.policy.model_dump(),
+                                  **{k: v for k, v in call.models.items() if k in ("script", "planner", "executor")}}
+        if params.start_url:
+            replay["start_url"] = params.start_url
+        summary = await streamed("workflow.run", replay, call)
+        content = summary_content(summary)
+        content.append(text(f"replay: {summary.get('replay')}, {summary.get('model_calls', 0)} model call(s), "
+                            f"{summary.get('tokens_total', 0)} tokens"))
+        return content
+
+    description = (f"Replay the saved workflow {workflow.name!r}: {workflow.description or workflow.task} "
+                   f"({len(workflow.steps)} steps, each proven by its recorded checks; no model while they match).")
+    return Tool(f"{PREFIX}{workflow.name}", description, params_model(workflow), run)
+
+
+def workflow_tools() -> list[Tool]:
+    """browser_save_workflow and one tool per saved workflow (read when the tools are listed)."""
+    tools = [Tool("browser_save_workflow", "Save a run that succeeded (browser_run_task's) as a reusable workflow: it becomes "
+                  "a tool of its own that replays it without a model while the page still matches.", SaveParams, save_workflow)]
+    for name in store.names():
+        try:
+            tools.append(workflow_tool(store.load(name)))
+        except (store.WorkflowNotFound, WorkflowInvalid):
+            continue  # a broken file is no tool; `waymark workflow list` says what is wrong with it
+    return tools

@@ -1,0 +1,150 @@
+"""`waymark workflow` as a user runs it: a scripted run of the sign-in site saved as a workflow,
+replayed with no model call, and replayed on copies of the site whose markup changed (a banner,
+a renamed button, renamed neighbours): found again by its nearby text, healed by the executor, or
+stopped with a reason naming the step, never a false success."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from waymark.eval.sites.serve import SITES_DIR, SiteServer
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+TASK = "Sign in to Ledger with the username ada and the password lovelace."
+SIGN_IN = {
+    "steps": json.loads((ROOT / "eval" / "scripts" / "sites" / "login-sign-in.json").read_text())["steps"],
+    "success_criteria": [{"url_contains": "/login/account.html"}, {"text_present": "Welcome, ada"}],
+}
+BANNER = '<body>\n<div role="note"><p>We changed how signing in looks.</p></div>'
+
+
+def waymark(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "waymark.host", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env=dict(os.environ))
+
+
+def _site_copy(folder: Path, *replacements: tuple[str, str]) -> Path:
+    """The login site copied with text replaced in its pages."""
+    shutil.copytree(SITES_DIR / "login", folder / "login")
+    for page in (folder / "login").glob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        for old, new in replacements:
+            html = html.replace(old, new)
+        page.write_text(html, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """The login site as recorded, with a banner and a renamed button, and with its neighbours renamed too."""
+    base = tmp_path_factory.mktemp("workflow-sites")
+    renamed = (("<body>", BANNER), (">Sign in</button>", ">Log in</button>"))
+    variants = {"recorded": _site_copy(base / "recorded"), "renamed": _site_copy(base / "renamed", *renamed),
+                "reworded": _site_copy(base / "reworded", *renamed, ("Keep me signed in", "Stay logged in"),
+                                       ("Forgot password?", "Reset your password"))}
+    servers = {name: SiteServer(path).start() for name, path in variants.items()}
+    yield {name: f"{server.site}/login/index.html" for name, server in servers.items()}
+    for server in servers.values():
+        server.close()
+
+
+@pytest.fixture(scope="module")
+def saved_run(sites: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A successful scripted run of the sign-in task; its id."""
+    from waymark.host.core.secrets_store import set_secret
+
+    set_secret("password", "lovelace")
+    script = tmp_path_factory.mktemp("script") / "sign-in.json"
+    script.write_text(json.dumps(SIGN_IN))
+    done = waymark("run", TASK, "--start-url", sites["recorded"], "--script", str(script), "--json")
+    assert done.returncode == 0, done.stderr
+    return str(json.loads(done.stdout)["run_id"])
+
+
+def _save(run_id: str, name: str) -> subprocess.CompletedProcess[str]:
+    waymark("workflow", "delete", name)
+    return waymark("workflow", "save", run_id, "--name", name)
+
+
+def _replay(name: str, *args: str) -> dict[str, Any]:
+    done = waymark("workflow", "run", name, "--json", *args)
+    summary: dict[str, Any] = json.loads(done.stdout)
+    assert done.returncode == (0 if summary["success"] else 1), done.stderr
+    return summary
+
+
+def test_a_saved_run_becomes_a_workflow_with_its_typed_value_as_a_parameter_and_no_password(saved_run):
+    from waymark.host.workflows import store
+
+    saved = _save(saved_run, "sign-in")
+    assert saved.returncode == 0, saved.stderr
+    assert "--param username=ada" in saved.stdout
+    text = store.path_of("sign-in").read_text()
+    assert "lovelace" not in text and "{{secret:password}}" in text
+    shown = waymark("workflow", "show", "sign-in")
+    assert str(store.path_of("sign-in")) in shown.stdout and 'click button "Sign in"' in shown.stdout
+
+
+def test_a_replay_on_the_unchanged_site_passes_with_no_model_call(saved_run):
+    _save(saved_run, "sign-in-same")
+    summary = _replay("sign-in-same")
+    assert summary["success"] and summary["replay"] == "unchanged"
+    assert (summary["model_calls"], summary["tokens_total"], summary["steps_passed"]) == (0, 0, 3)
+
+
+def test_a_parameter_given_on_the_command_line_is_typed_and_a_sign_in_it_fails_is_no_success(saved_run, sites):
+    _save(saved_run, "sign-in-param")
+    summary = _replay("sign-in-param", "--param", "username=grace")
+    # The site knows only ada: the value typed is the one given, and the step's check proves it did not work.
+    assert "grace" in summary["task"]
+    assert summary["success"] is False and "step 3 (Sign in)" in summary["reason"] and "url_contains" in summary["reason"]
+
+
+def test_a_renamed_button_between_the_same_fields_is_found_by_its_nearby_text_without_a_model(saved_run, sites):
+    _save(saved_run, "sign-in-renamed")
+    summary = _replay("sign-in-renamed", "--start-url", sites["renamed"], "--no-heal")
+    assert summary["success"] and summary["replay"] == "healed" and summary["model_calls"] == 0
+    assert summary["heals"][0]["step"] == 3 and summary["heals"][0]["by"] == "near"
+
+
+def test_with_no_model_a_step_that_matches_nothing_stops_the_replay_naming_the_step_and_its_target(saved_run, sites):
+    _save(saved_run, "sign-in-reworded")
+    summary = _replay("sign-in-reworded", "--start-url", sites["reworded"], "--no-heal")
+    assert summary["success"] is False and summary["replay"] == "failed"
+    assert 'step 3 (Sign in)' in summary["reason"] and 'button "Sign in"' in summary["reason"]
+
+
+def test_the_executor_heals_a_step_once_and_the_next_replay_finds_it_by_name(saved_run, sites, tmp_path):
+    from waymark.host.workflows import store
+
+    _save(saved_run, "sign-in-healed")
+    heal = tmp_path / "heal.json"
+    heal.write_text(json.dumps({"steps": [{"intent": "unused", "action": {"type": "wait", "ms": 0}}] * 2 + [
+        {"intent": "Sign in", "action": {"type": "click", "target": {"role": "button", "name": "Log in"}}}],
+        "usage": {"input_tokens": 900, "output_tokens": 30}}))
+    summary = _replay("sign-in-healed", "--start-url", sites["reworded"], "--script", str(heal))
+    assert summary["success"] and summary["replay"] == "healed", summary["reason"]
+    assert summary["model_calls"] == 1 and summary["tokens_total"] == 930
+    step = store.load("sign-in-healed").steps[2]
+    assert step.target is not None and step.target.name == "Log in" and step.healed is not None and step.healed.by == "model"
+    again = _replay("sign-in-healed", "--start-url", sites["reworded"], "--no-heal")
+    assert again["success"] and again["replay"] == "unchanged" and again["model_calls"] == 0
+
+
+def test_list_and_delete(saved_run):
+    _save(saved_run, "sign-in-gone")
+    assert "sign-in-gone" in waymark("workflow", "list").stdout
+    assert waymark("workflow", "delete", "sign-in-gone").returncode == 0
+    assert "sign-in-gone" not in waymark("workflow", "list").stdout
+    missing = waymark("workflow", "run", "sign-in-gone")
+    assert missing.returncode == 2 and "no workflow named 'sign-in-gone'" in missing.stderr
