@@ -110,6 +110,9 @@ export class AgentView {
     this.settings = null;
     /** @type {CallHandle|null} */
     this.running = null;
+    /** What a successful run's summary offers to save it as a workflow (set by the workflows view).
+     * @type {((summary: RunSummary) => HTMLElement)|null} */
+    this.onSaveable = null;
     this.runId = "";
     this.timeline = byId("agent-timeline");
     this.summary = byId("agent-summary");
@@ -159,20 +162,40 @@ export class AgentView {
   async start() {
     const task = this.task.value.trim();
     if (!task || this.running) return;
-    clear(this.timeline);
-    clear(this.summary);
-    this.runId = "";
     let params;
     try {
       if (!this.settings) throw Object.assign(new Error("The host's settings are not loaded yet: is the host connected?"), { code: "host_disconnected" });
       params = agentParams(this.settings, task, this.tab.tabId, this.schema.value);
     } catch (e) {
+      clear(this.timeline);
       this.showEnd({ kind: "error", title: "Cannot start", text: errorMessage(e) });
       return;
     }
+    await this.follow("agent.run", params, task);
+  }
+
+  /**
+   * Replay a saved workflow (host/rpc/workflows.py `workflow.run`) in the same timeline as a run.
+   * @param {string} name @param {Record<string, string>} values  its parameters' values
+   */
+  async replay(name, values) {
+    if (this.running) return;
+    const settings = this.settings;
+    const policy = settings ? { destructive: settings.confirm_policy, allow_domains: settings.allow_domains, block_domains: settings.block_domains } : undefined;
+    await this.follow("workflow.run", { name, params: values, policy, screenshots: settings?.screenshots ?? false }, `Workflow: ${name}`);
+  }
+
+  /**
+   * Run a host method that streams a run's events (agent.run, workflow.run) to its summary.
+   * @param {string} method @param {Record<string, unknown>} params @param {string} title
+   */
+  async follow(method, params, title) {
+    clear(this.timeline);
+    clear(this.summary);
+    this.runId = "";
     this.setBusy(true);
-    this.timeline.append(entry("task", h("span", { class: "intent", text: task }), h("span", { class: "badge", text: "started" })));
-    const call = this.client.start("agent.run", params, { turn: true, onNotify: (name, data) => this.onEvent(name, data) });
+    this.timeline.append(entry("task", h("span", { class: "intent", text: title }), h("span", { class: "badge", text: "started" })));
+    const call = this.client.start(method, params, { turn: true, onNotify: (name, data) => this.onEvent(name, data) });
     this.running = call;
     try {
       const summary = /** @type {RunSummary} */ (await call.done);
@@ -291,6 +314,8 @@ export class AgentView {
       trace ? h("p", { class: "trace" }, "Trace: ",
         h("a", { href: `file://${trace}`, onclick: (/** @type {Event} */ e) => { e.preventDefault(); void chrome.tabs.create({ url: `file://${trace}` }); } }, s.run_id || trace),
         h("br"), h("code", { text: `waymark trace html ${s.run_id}` })) : null,
+      s.workflow ? h("p", { class: "figures", text: `Replay: ${s.replay} · ${s.model_calls ?? 0} model calls` }) : null,
+      ok && s.run_id && !s.workflow && this.onSaveable ? this.onSaveable(s) : null,
     ));
   }
 

@@ -1,5 +1,5 @@
 // @ts-check
-/** Side panel bootstrap: wires the host connection, the tabs, and the chat, agent, settings and diagnostics views. */
+/** Side panel bootstrap: wires the host connection, the tabs, and the chat, agent (with workflows), settings and diagnostics views. */
 import { AgentView } from "./agent.js";
 import { ChatView } from "./chat.js";
 import { CurrentTab } from "./current_tab.js";
@@ -9,6 +9,7 @@ import { HostClient } from "./host_client.js";
 import { HostStatus } from "./host_status.js";
 import { McpView } from "./mcp.js";
 import { applySavedTheme, SettingsView } from "./settings.js";
+import { WorkflowsView } from "./workflows.js";
 
 const TABS = ["chat", "agent", "settings", "diagnostics"];
 
@@ -52,6 +53,7 @@ const tab = new CurrentTab();
 const status = new HostStatus({ openSettings: () => selectTab("settings") });
 const chat = new ChatView({ client, status, tab });
 const agent = new AgentView({ client, status, tab });
+const workflows = new WorkflowsView({ client, agent });
 const diagnostics = new DiagnosticsView({ client });
 const mcp = new McpView({ client, tab });
 const settings = new SettingsView({
@@ -74,6 +76,7 @@ client.onState((state) => {
   // (Re)load the host's settings whenever a host (re)connects: it may be a new host process.
   if (connected && !wasConnected) {
     void settings.load();
+    void workflows.refresh();
     mcp.start();
   }
   if (!connected) settings.showDisconnected(status.connectionProblem);
@@ -83,4 +86,4 @@ void tab.start().then(() => chat.start());
 
 /** The panel's parts, for the diagnostic build's test handle (eval/panel_handle.js); the panel
  * users load sets no global. */
-export const panel = { client, chat, agent, settings, diagnostics, mcp, status, tab, selectTab };
+export const panel = { client, chat, agent, workflows, settings, diagnostics, mcp, status, tab, selectTab };

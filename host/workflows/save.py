@@ -13,7 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from waymark.host.agent.redaction import PLACEHOLDER, REDACTED, is_password_field
+from waymark.host.agent.redaction import (
+    PLACEHOLDER,
+    REDACTED,
+    is_password_field,
+    redact_url,
+)
 from waymark.host.agent.trace import read_trace
 from waymark.host.core.snapshot import SnapshotElement
 from waymark.host.core.targets import ElementPlace, normalise
@@ -59,6 +64,8 @@ def recorded(folder: Path) -> Recording:
     if summary is None:
         raise NotSaveable(f"run {folder.name} has not finished")
     start = next((e for e in events if e.get("event") == "run"), {})
+    # A run started on the user's tab (the side panel) names no start URL: its first step's page is where it began.
+    first_page = next(((e.get("snapshot") or {}).get("url") for e in events if e.get("event") == "step" and e.get("snapshot")), None)
     criteria: list[dict[str, Any]] = []
     steps: list[RecordedStep] = []
     for event in events:
@@ -75,7 +82,7 @@ def recorded(folder: Path) -> Recording:
                                   to_target=event.get("to_target"), proof=proof, destructive=event.get("destructive")))
     # The summary's task passed the run's redactor at its end: the run event's copy may still hold a password.
     return Recording(run_id=str(summary.get("run_id") or folder.name), task=str(summary.get("task") or ""),
-                     start_url=str(start.get("start_url") or ""), success=bool(summary.get("success")),
+                     start_url=redact_url(start.get("start_url") or first_page) or "", success=bool(summary.get("success")),
                      outcome=str(summary.get("outcome") or ""), criteria=criteria, steps=steps)
 
 
@@ -153,7 +160,7 @@ def workflow_from(recording: Recording, name: str, description: str = "") -> Wor
     if REDACTED in task and len(set(secrets)) == 1:
         task = task.replace(REDACTED, f"{{{{secret:{secrets[0]}}}}}")
     stamp = now()
-    return Workflow(name=name, description=description or f"Saved from run {recording.run_id}", task=task,
+    return Workflow(name=name, description=description, task=task,
                     start_url=recording.start_url, parameters=list(params.values()), steps=steps, success_criteria=criteria,
                     source_run=recording.run_id, created=stamp, updated=stamp)
 

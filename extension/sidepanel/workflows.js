@@ -1,0 +1,87 @@
+// @ts-check
+/**
+ * Workflows in the agent view: a finished successful run offers "Save as workflow", and every
+ * saved workflow is listed with its parameters and a Run button that replays it in the agent
+ * timeline (host/rpc/workflows.py: workflow.save, workflow.list, workflow.run).
+ */
+import { errorMessage } from "../shared/errors.js";
+import { byId, h } from "./dom.js";
+
+/** @typedef {import("./host_client.js").HostClient} HostClient */
+/** @typedef {import("./agent.js").AgentView} AgentView */
+/** @typedef {import("./agent_types.js").RunSummary} RunSummary */
+/**
+ * A saved workflow as `workflow.list` lists it (or the reason its file does not load).
+ * @typedef {{name: string, task?: string, description?: string, steps?: number, error?: string,
+ *   parameters?: Array<{name: string, description?: string, default?: string|null}>}} WorkflowRow
+ */
+
+/** A workflow name from a task: lowercase words joined by dashes (the host checks the name). */
+export function suggestedName(/** @type {string} */ task) {
+  return task.toLowerCase().replace(/\{\{[^}]*\}\}/g, "").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "workflow";
+}
+
+export class WorkflowsView {
+  /** @param {{client: HostClient, agent: AgentView}} deps */
+  constructor(deps) {
+    this.client = deps.client;
+    this.agent = deps.agent;
+    this.list = byId("workflow-list");
+    this.note = byId("workflow-note");
+    this.agent.onSaveable = (summary) => this.saveForm(summary);
+  }
+
+  /** Load the saved workflows from the host. */
+  async refresh() {
+    try {
+      const data = await this.client.call("workflow.list", {});
+      this.render(/** @type {WorkflowRow[]} */ (data.workflows || []));
+    } catch (e) {
+      this.note.textContent = `Could not list the workflows: ${errorMessage(e)}`;
+    }
+  }
+
+  /** @param {WorkflowRow[]} rows */
+  render(rows) {
+    this.note.textContent = rows.length ? "" : "No saved workflows yet: save a run that succeeded.";
+    this.list.replaceChildren(...rows.map((row) => this.item(row)));
+  }
+
+  /** @param {WorkflowRow} row */
+  item(row) {
+    if (row.error) return h("li", { class: "workflow bad", dataset: { name: row.name } }, h("strong", { text: row.name }), h("p", { class: "reason", text: row.error }));
+    const inputs = (row.parameters || []).map((p) => h("input", { type: "text", "aria-label": p.name, placeholder: p.name, value: p.default ?? "", dataset: { param: p.name } }));
+    const run = h("button", { type: "button", class: "small run", onclick: () => {
+      /** @type {Record<string, string>} */
+      const values = {};
+      for (const input of inputs) values[String(input.dataset.param)] = input.value;
+      void this.agent.replay(row.name, values);
+    } }, "Run");
+    return h("li", { class: "workflow", dataset: { name: row.name } },
+      h("div", { class: "row" }, h("strong", { text: row.name }), h("span", { class: "muted", text: ` · ${row.steps} steps` }), h("span", { class: "spacer" }), run),
+      h("p", { class: "muted", text: row.description || row.task || "" }),
+      inputs.length ? h("div", { class: "params" }, inputs) : null);
+  }
+
+  /**
+   * The "Save as workflow" form under a successful run's summary.
+   * @param {RunSummary} summary
+   */
+  saveForm(summary) {
+    const name = h("input", { type: "text", "aria-label": "Workflow name", value: suggestedName(summary.task || "") });
+    const status = h("p", { class: "saved", role: "status" });
+    const form = h("form", { class: "row save-workflow", onsubmit: async (/** @type {Event} */ e) => {
+      e.preventDefault();
+      try {
+        const saved = await this.client.call("workflow.save", { run_id: summary.run_id, name: name.value.trim() });
+        const workflow = /** @type {{name: string}} */ (saved.workflow);
+        status.textContent = `Saved as workflow ${workflow.name}.`;
+        form.querySelector("button")?.setAttribute("disabled", "");
+        await this.refresh();
+      } catch (err) {
+        status.textContent = `Not saved: ${errorMessage(err)}`;
+      }
+    } }, name, h("button", { type: "submit", class: "small" }, "Save as workflow"));
+    return h("div", { class: "workflow-save" }, form, status);
+  }
+}
