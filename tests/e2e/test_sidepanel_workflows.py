@@ -9,9 +9,14 @@ from typing import Any
 import pytest
 from playwright.async_api import expect
 
-from tests.e2e.test_sidepanel import Panel, configure, panel, shop  # noqa: F401 - the panel and shop fixtures
+from tests.e2e import test_sidepanel as sidepanel_tests
+from tests.e2e.test_sidepanel import Panel, configure
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.e2e]
+
+#: The side panel tests' fixtures: the panel pinned to a fixture shop's tab.
+shop = sidepanel_tests.shop
+panel = sidepanel_tests.panel
 
 
 async def _finished_run(panel: Panel, sw: Any) -> Any:
