@@ -44,7 +44,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     table.add_argument("-o", "--out", default="-", metavar="FILE|-", help="the markdown file to write (default -: stdout)")
     table.set_defaults(handler=_table)
 
+    flows = commands.add_parser("workflows", help="run each sites task fresh, save it as a workflow, replay it, and replay it "
+                                "on a changed copy of its site (healing)")
+    flows.add_argument("--tasks", metavar="GLOB", action="append", help="only these sites tasks (as for `eval run`)")
+    flows.add_argument("--out", type=Path, help="also write one JSONL row per task here")
+    flows.add_argument("--no-variant", dest="variant", action="store_false", help="skip the replays on the changed site")
+    flows.add_argument("--heal", metavar="SPEC", help="heal changed-site replays with this executor model spec (default: no model)")
+    flows.add_argument("--headed", action="store_true", help="show the browser window")
+    flows.set_defaults(handler=_workflows)
+
     p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
+
+
+def _workflows(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from waymark.eval.tasks import TaskError
+    from waymark.eval.workflows import format_rows, run_suite
+
+    heal = {"planner": args.heal, "executor": args.heal} if args.heal else {}
+    try:
+        rows, report = asyncio.run(run_suite(args.tasks, args.out, heal, variant=args.variant, headless=not args.headed))
+    except TaskError as exc:
+        print(f"waymark eval workflows: {exc}", file=sys.stderr)
+        return 2
+    print(format_rows(rows, report))
+    return 0 if report.false_successes == 0 and report.replay_passed == report.saved else 1
 
 
 def _run(args: argparse.Namespace) -> int:
