@@ -62,6 +62,10 @@ from waymark.providers.errors import ProviderError
 log = logging.getLogger(__name__)
 
 Emit = Callable[[str, dict[str, Any]], None]
+#: Times a step's element is found again and its action dispatched, when the page re-rendered under the replay.
+STALE_TRIES = 3
+#: Actions that set a state (a value, a check, an address): repeating one cannot do it twice.
+SETS_STATE = frozenset({"fill", "select", "check", "uncheck", "navigate"})
 #: Builds the executor for healing, on the first step that needs it; raises ProviderError when none is configured.
 ExecutorSource = Callable[[], Awaitable[LLMProvider]]
 
@@ -281,25 +285,30 @@ class Replay:
         expectation = Expectation(judged, context, page_text=self._page_text)
         looked_for = described(step.target) if step.target else ""
         problem = ""
-        located: Located | None = None
-        if step.target is not None:
-            located = locate(snap, step.target)
-            if located is None:
-                problem = f"no element matches the recorded {looked_for}"
-        if not problem:
+        for _ in range(STALE_TRIES):
+            located: Located | None = None
+            if step.target is not None:
+                located = locate(snap, step.target)
+                if located is None:
+                    problem = f"no element matches the recorded {looked_for}"
+                    break
             action, located_to = self._bind(template, step, snap, located)
             if action is None:
                 problem = f"no element matches the recorded {described(step.to_target) if step.to_target else 'drop target'}"
-            else:
-                outcome = await self._attempt(index, step, snap, action, expectation, judged, predicates,
-                                              by=located.by if located else None, attempt=1)
-                if outcome.ok:
-                    heal = None
-                    if located is not None and located.by != "name":
-                        heal = HealNote(at=now(), by=located.by, was=step.target)
-                    return self._done(index, step, outcome, heal, located, located_to)
-                problem = outcome.reason
-                snap = outcome.snapshot
+                break
+            outcome = await self._attempt(index, step, snap, action, expectation, judged, predicates,
+                                          by=located.by if located else None, attempt=1)
+            if outcome.ok:
+                heal = None
+                if located is not None and located.by != "name":
+                    heal = HealNote(at=now(), by=located.by, was=step.target)
+                return self._done(index, step, outcome, heal, located, located_to)
+            problem, snap = outcome.reason, outcome.snapshot
+            # Found again on the fresh snapshot, as the agent decides again on one: after stale_ref
+            # nothing was dispatched (the page re-rendered the element as the replay found it), and
+            # an action that sets a state cannot do it twice (a form re-rendered over a select).
+            if outcome.code != "stale_ref" and not (outcome.code == "" and action.type in SETS_STATE):
+                break
         return await self._heal(index, step, snap, template, expectation, judged, predicates, problem, looked_for)
 
     def _bind(self, template: dict[str, Any], step: WorkflowStep, snap: Snapshot,
@@ -369,7 +378,7 @@ class Replay:
             code, message = (result.error.code, result.error.message) if result.error else ("failed", "the action failed")
             finish("retry", f"{code}: {message}", error={"code": code, "message": message})
             return _Attempt(ok=False, reason=f"the action failed with {code}: {message}", snapshot=settled, action=action, before=safe,
-                            line=record["action_line"])
+                            line=record["action_line"], code=code)
         if isinstance(action, Extract) and result.text is not None:
             self.result = result.text[:4000]
         if not predicates:
@@ -495,6 +504,8 @@ class _Attempt(BaseModel):
     ok: bool
     proven: bool = False
     reason: str = ""
+    #: The action's error code when it failed (stale_ref: nothing was dispatched).
+    code: str = ""
     snapshot: Snapshot
     action: Any
     before: Snapshot
