@@ -148,3 +148,37 @@ def test_list_and_delete(saved_run):
     assert "sign-in-gone" not in waymark("workflow", "list").stdout
     missing = waymark("workflow", "run", "sign-in-gone")
     assert missing.returncode == 2 and "no workflow named 'sign-in-gone'" in missing.stderr
+
+
+SHOP = {"steps": [
+    {"intent": "Add the tea to the cart", "action": {"type": "click", "target": {"role": "button", "name": "Add to cart"}},
+     "verify": [{"exists": {"role": "button", "name": "In cart (1)"}}]},
+    {"intent": "Place the order", "action": {"type": "click", "target": {"role": "button", "name": "Place order"}},
+     "verify": [{"exists": {"role": "link", "name": "View order 1"}}]},
+]}
+
+
+@pytest.fixture(scope="module")
+def order_run(site_url: str, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A scripted run that placed an order (approved on the command line); its id."""
+    script = tmp_path_factory.mktemp("script") / "shop.json"
+    script.write_text(json.dumps(SHOP))
+    done = waymark("run", "Buy the green tea", "--start-url", f"{site_url}/sidepanel/shop.html", "--script", str(script),
+                   "--confirm", "approve", "--json")
+    assert done.returncode == 0, done.stderr
+    return str(json.loads(done.stdout)["run_id"])
+
+
+def test_a_destructive_step_asks_again_on_replay_and_a_declined_one_ends_it_without_success(order_run):
+    _save(order_run, "order-tea")
+    summary = _replay("order-tea", "--confirm", "decline")
+    assert summary["success"] is False and summary["outcome"] == "declined"
+    assert 'button "Place order"' in summary["reason"] and summary["steps_passed"] == 1
+
+
+def test_a_destructive_step_approved_for_the_workflow_is_not_asked(order_run):
+    waymark("workflow", "delete", "order-tea-approved")
+    saved = waymark("workflow", "save", order_run, "--name", "order-tea-approved", "--approve-destructive")
+    assert saved.returncode == 0, saved.stderr
+    summary = _replay("order-tea-approved", "--confirm", "decline")
+    assert summary["success"] and summary["steps_passed"] == 2
