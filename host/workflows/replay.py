@@ -23,7 +23,7 @@ from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusa
 from waymark.host.agent.executor import Executor
 from waymark.host.agent.grammar import offered_on
 from waymark.host.agent.human import Human
-from waymark.host.agent.loop import CallSettings, action_line
+from waymark.host.agent.loop import CallSettings, Emit, action_line
 from waymark.host.agent.prompts import snapshot_block
 from waymark.host.agent.redaction import (
     Redactor,
@@ -61,7 +61,6 @@ from waymark.providers.errors import ProviderError
 
 log = logging.getLogger(__name__)
 
-Emit = Callable[[str, dict[str, Any]], None]
 #: Times a step's element is found again and its action dispatched, when the page re-rendered under the replay.
 STALE_TRIES = 3
 #: Actions that set a state (a value, a check, an address): repeating one cannot do it twice.
