@@ -42,7 +42,7 @@ async def run_task(params: Any, call: ToolCall) -> list[Content] | Structured:
         run["start_url"] = params.start_url
     else:
         run["tab_id"] = session.tab_id
-    return summary_content(await streamed("agent.run", run, call))
+    return summary_content(await streamed("agent.run", run, call), asked_for_data=params.output_schema is not None)
 
 
 async def streamed(method: str, params: dict[str, Any], call: ToolCall) -> dict[str, Any]:
@@ -73,14 +73,15 @@ async def streamed(method: str, params: dict[str, Any], call: ToolCall) -> dict[
     return summary
 
 
-def summary_content(summary: dict[str, Any]) -> list[Content]:
-    """A run's summary as the tool's answer: the verdict line, the result, the trace to read."""
+def summary_content(summary: dict[str, Any], asked_for_data: bool = False) -> list[Content] | Structured:
+    """A run's summary as the tool's answer: the verdict line, the result, the trace to read, and
+    the answer's data as structured content when the call asked for it or the run gave some."""
     lines = [summary_lines(summary)]
     if summary.get("result"):
         lines.append(f"Result: {summary['result']}")
     lines.append(f"Trace: waymark trace show {summary.get('run_id', '')}")
     content: list[Content] = [text("\n".join(lines))]
-    if params.output_schema is None and summary.get("data") is None:
+    if not asked_for_data and summary.get("data") is None:
         return content
     # A program reads the answer here, not in prose: the data, each value's grounding, and the verdict.
     return Structured(content, {k: summary.get(k) for k in ("data", "grounding", "success", "outcome", "reason", "run_id")})

@@ -55,10 +55,9 @@ def workflow_tool(workflow: Workflow) -> Tool:
         if params.start_url:
             replay["start_url"] = params.start_url
         summary = await streamed("workflow.run", replay, call)
-        content = summary_content(summary)
-        content.append(text(f"replay: {summary.get('replay')}, {summary.get('model_calls', 0)} model call(s), "
-                            f"{summary.get('tokens_total', 0)} tokens"))
-        return content
+        figures = text(f"replay: {summary.get('replay')}, {summary.get('model_calls', 0)} model call(s), {summary.get('tokens_total', 0)} tokens")
+        answer = summary_content(summary)
+        return [*answer, figures] if isinstance(answer, list) else answer
 
     description = (f"Replay the saved workflow {workflow.name!r}: {workflow.description or workflow.task} "
                    f"({len(workflow.steps)} steps, each proven by its recorded checks; no model while they match).")
