@@ -28,6 +28,7 @@ from waymark.eval.answers import judge_answer
 from waymark.eval.progress import Progress
 from waymark.eval.report import ReportWriter, Row, Summary, git_sha, now_iso
 from waymark.eval.sites.serve import SiteServer
+from waymark.eval.split import Half, select_half, task_half, with_seeds
 from waymark.eval.tasks import (
     SUITES_DIR,
     Task,
@@ -73,11 +74,18 @@ class RunConfig(BaseModel):
     output_schema: bool = True
     #: Where suites live (tests point it at a temporary folder).
     suites_dir: Path = SUITES_DIR
+    #: MiniWoB++: only this half of the task types (waymark.eval.split); None: both.
+    half: Half | None = None
+    #: MiniWoB++: problems (seeds) per task type.
+    seeds: int = Field(default=1, ge=1)
+    #: Seconds after which no further task starts (those are listed as cut); None: no bound.
+    budget_s: float | None = Field(default=None, gt=0)
 
     @classmethod
     def from_cli(
         cls, *, suite: str, specs: tuple[ModelSpec, ModelSpec] | None, tasks: list[str] | None, workers: int,
         shard: str | None, out: Path, headless: bool = True, plan: bool = True, output_schema: bool = True,
+        half: str | None = None, seeds: int = 1, budget_minutes: float | None = None,
     ) -> "RunConfig":
         """Validate the command line's choices (raises RunnerError / TaskError with the fix)."""
         if specs is None:
@@ -85,17 +93,25 @@ class RunConfig(BaseModel):
         planner, executor = specs
         if workers < 1:
             raise RunnerError("--workers must be at least 1")
+        if seeds < 1:
+            raise RunnerError("--seeds must be at least 1")
+        if budget_minutes is not None and budget_minutes <= 0:
+            raise RunnerError("--budget-minutes must be more than 0")
+        if half not in (None, "tuning", "heldout"):
+            raise RunnerError(f"--half takes tuning or heldout, not {half!r}")
         return cls(
             suite=suite, executor=executor, planner=None if planner == executor else planner, tasks=tasks, workers=workers,
             shard=parse_shard(shard) if shard else None, out=out, headless=headless, plan=plan, output_schema=output_schema,
+            half=half, seeds=seeds, budget_s=budget_minutes * 60 if budget_minutes is not None else None,
         )
 
     def select(self) -> list[Task]:
-        """The tasks this run covers: the suite, the glob, then the shard."""
-        tasks = load_suite(self.suite, self.tasks, root=self.suites_dir)
+        """The tasks this run covers, in run order: the suite, the glob, the half, the shard,
+        then each MiniWoB++ type once per seed (waymark.eval.split)."""
+        tasks = select_half(load_suite(self.suite, self.tasks, root=self.suites_dir), self.half)
         if self.shard:
             tasks = shard(tasks, *self.shard)
-        return tasks
+        return with_seeds(tasks, self.seeds)
 
     def task_timeout(self) -> float:
         """Seconds one e2e task may run: longer when a role runs on a local model."""
@@ -118,7 +134,14 @@ def _base_row(config: RunConfig, task: Task, sha: str) -> dict[str, Any]:
         "planner": config.planner.label() if config.planner else None,
         "git_sha": sha,
         "timestamp": now_iso(),
+        "seed": task.miniwob.seed if task.miniwob is not None else None,
+        "half": task_half(task),
     }
+
+
+def run_label(task: Task) -> str:
+    """A task as a report names it: its id, and `#seed` for a MiniWoB++ problem."""
+    return f"{task.id}#{task.miniwob.seed}" if task.miniwob is not None else task.id
 
 
 def _provider_options(choice: ModelSpec, task: Task) -> dict[str, Any]:
@@ -240,6 +263,7 @@ class _RunEvents:
         #: The model's raw answers (redacted by the run's trace) and the coercions they needed.
         self.model_answers: list[dict[str, Any]] = []
         self.coercions: Counter[str] = Counter()
+        self.parse_failures = 0
 
     def __call__(self, name: str, data: dict[str, Any]) -> None:
         if name in ("plan", "replan", "step"):
@@ -248,6 +272,7 @@ class _RunEvents:
             self.coercions.update(data.get("coercions") or [])
         if name == "step":
             self.turns += 1
+            self.parse_failures += len(data.get("parse_failures") or [])
         elif name == "run":
             self.trace_dir = data.get("trace_dir") or None
         elif name == "finished":
@@ -264,11 +289,28 @@ class _RunEvents:
         """The row fields that say what the run spent and where its trace is."""
         return {"steps": self.turns, "tokens_total": int(summary.get("tokens_total") or 0), "retries": int(summary.get("retries") or 0),
                 "tokens_in": summary.get("tokens_in"), "tokens_out": summary.get("tokens_out"),
-                "replans": int(summary.get("replans") or 0), "trace_dir": summary.get("trace_dir") or self.trace_dir}
+                "replans": int(summary.get("replans") or 0), "trace_dir": summary.get("trace_dir") or self.trace_dir,
+                "parse_failures": self.parse_failures, **verdict_evidence(summary)}
 
     def model_evidence(self) -> dict[str, Any]:
         """Row details: the model's answers, the last MODEL_ANSWERS_KEPT of them, and the coercions they needed."""
         return {"answers": self.model_answers[-MODEL_ANSWERS_KEPT:], "coercions": dict(self.coercions)}
+
+
+def _guard_counts(value: Any) -> dict[str, int]:
+    """A summary's guard name -> count map; anything else (absent, malformed) is empty."""
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): int(v) for k, v in value.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
+def verdict_evidence(summary: dict[str, Any]) -> dict[str, Any]:
+    """The agent's own verdict and its guards' counts from a run summary, kept apart from the
+    judge's verdict. An empty summary (the run never finished) gives no verdict."""
+    if not summary:
+        return {"agent_outcome": None, "agent_success": None, "refusals": {}, "advisories": {}}
+    return {"agent_outcome": str(summary.get("outcome") or "") or None, "agent_success": bool(summary.get("success")),
+            "refusals": _guard_counts(summary.get("refusals")), "advisories": _guard_counts(summary.get("advisories"))}
 
 
 async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Servers, sha: str) -> Row:
@@ -360,7 +402,7 @@ async def _judge_predicates(controller: Any, task: Task, tab_id: int, start_url:
 
 
 async def _e2e_worker(config: RunConfig, queue: "asyncio.Queue[Task]", servers: Servers, sha: str,
-                      emit: Callable[[Row], None]) -> None:
+                      emit: Callable[[Row], None], deadline: float | None) -> None:
     from waymark.host.control_client import Controller, HostNotConnected
     from waymark.host.launch import ChromiumNotFound
 
@@ -369,7 +411,7 @@ async def _e2e_worker(config: RunConfig, queue: "asyncio.Queue[Task]", servers: 
     except (HostNotConnected, ChromiumNotFound, OSError) as exc:
         raise RunnerError(f"cannot start the browser with the extension and host: {exc}") from exc
     try:
-        while True:
+        while deadline is None or time.monotonic() < deadline:
             try:
                 task = queue.get_nowait()
             except asyncio.QueueEmpty:
@@ -413,23 +455,31 @@ async def run_suite(config: RunConfig, progress: bool = False) -> Summary:
         writer.write(row)
         bar.advance(f"{sum(r.verdict == 'pass' for r in writer.rows)} passed, last {row.task}")
 
+    # The budget bounds when a task may start; one that started finishes (its own timeout bounds it).
+    deadline = time.monotonic() + config.budget_s if config.budget_s else None
+    queue: asyncio.Queue[Task] = asyncio.Queue()
+    cut: list[Task] = []
     try:
         for task in [t for t in tasks if t.kind == "decision"]:
+            if deadline is not None and time.monotonic() >= deadline:
+                cut.append(task)
+                continue
             emit(await run_decision(config, task, sha))
         e2e = [t for t in tasks if t.kind == "e2e"]
         if e2e:
             servers = Servers().start(e2e)
             try:
-                queue: asyncio.Queue[Task] = asyncio.Queue()
                 for task in e2e:
                     queue.put_nowait(task)
                 workers = min(config.workers, len(e2e))
-                await asyncio.gather(*(_e2e_worker(config, queue, servers, sha, emit) for _ in range(workers)))
+                await asyncio.gather(*(_e2e_worker(config, queue, servers, sha, emit, deadline) for _ in range(workers)))
             finally:
                 servers.close()
     finally:
         bar.close()
-        summary = writer.close()
+        while not queue.empty():
+            cut.append(queue.get_nowait())
+        summary = writer.close(cut=[run_label(t) for t in cut])
     return summary
 
 

@@ -12,6 +12,8 @@
 # preset's), THREADS (default: all cores), CTX (context window, default 16384), TASKS (globs of
 # task names for --tasks, e.g. TASKS=login-sign-in,shop-add-to-cart; default: every task), EVAL_ARGS
 # (more options of `waymark eval run`, e.g. EVAL_ARGS=--no-output-schema).
+# For the miniwob suite: HALF (tuning or heldout; default both), SEEDS (problems per task type,
+# default 1).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -55,9 +57,7 @@ serve() {
     --n_ctx "$CTX" --chat_format chatml --n_threads "$THREADS" --n_threads_batch "$THREADS"
 }
 
-run_eval() {
-  local suites=("$@")
-  [ ${#suites[@]} -gt 0 ] || suites=(smoke sites)
+start_server() {
   "$DIR/venv/bin/python" -m llama_cpp.server --model "$MODEL" --host 127.0.0.1 --port "$PORT" \
     --n_ctx "$CTX" --chat_format chatml --n_threads "$THREADS" --n_threads_batch "$THREADS" > "$DIR/server.log" 2>&1 &
   server=$!  # global: the EXIT trap runs after this function has returned
@@ -67,10 +67,19 @@ run_eval() {
     kill -0 $server 2>/dev/null || { echo "the server exited; see $DIR/server.log" >&2; exit 1; }
     sleep 1
   done
+  spec="llamacpp:qwen?base_url=http://127.0.0.1:$PORT/v1&context_tokens=$CTX"
+}
+
+run_eval() {
+  local suites=("$@")
+  [ ${#suites[@]} -gt 0 ] || suites=(smoke sites)
+  start_server
   mkdir -p "$DIR/reports"
-  local spec="llamacpp:qwen?base_url=http://127.0.0.1:$PORT/v1&context_tokens=$CTX"
   for suite in "${suites[@]}"; do
-    .venv/bin/waymark eval run --suite "$suite" --model "$spec" ${TASKS:+--tasks "$TASKS"} ${EVAL_ARGS:-} --out "$DIR/reports/$suite-$(date +%Y%m%d-%H%M%S).jsonl"
+    local extra=()
+    [ "$suite" != miniwob ] || extra=(${HALF:+--half "$HALF"} --seeds "${SEEDS:-1}")
+    .venv/bin/waymark eval run --suite "$suite" --model "$spec" ${TASKS:+--tasks "$TASKS"} "${extra[@]}" ${EVAL_ARGS:-} \
+      --out "$DIR/reports/$suite-$(date +%Y%m%d-%H%M%S).jsonl"
   done
 }
 

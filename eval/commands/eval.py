@@ -26,6 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--no-output-schema", dest="output_schema", action="store_false",
                      help="ask extraction tasks for an answer of any shape instead of their output schema (the goal's words alone say its shape)")
     run.add_argument("--no-progress", action="store_true", help="no progress line on stderr (shown only on a terminal anyway)")
+    run.add_argument("--half", choices=("tuning", "heldout"),
+                     help="MiniWoB++: only this half of the task types (fixed split by a hash of the name)")
+    run.add_argument("--seeds", type=int, default=1, metavar="N",
+                     help="MiniWoB++: problems per task type, the task's own seed and the N-1 after it (default 1)")
+    run.add_argument("--budget-minutes", type=float, metavar="M",
+                     help="start no task after M minutes; the report's summary lists the tasks cut")
     run.set_defaults(handler=_run)
 
     cmp = commands.add_parser("compare", help="per-task changes and deltas of report B against baseline A")
@@ -56,7 +62,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         config = RunConfig.from_cli(
             suite=args.suite, specs=specs_from_args(args), tasks=args.tasks, workers=args.workers, shard=args.shard,
-            out=args.out, headless=not args.headed, plan=args.plan, output_schema=args.output_schema,
+            out=args.out, headless=not args.headed, plan=args.plan, output_schema=args.output_schema, half=args.half,
+            seeds=args.seeds, budget_minutes=args.budget_minutes,
         )
         summary = run_suite_sync(config, progress=shown_on(sys.stderr, disabled=args.no_progress))
     except (TaskError, RunnerError, ReportError, ValueError) as exc:
