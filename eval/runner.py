@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.eval import miniwob
 from waymark.eval.answers import judge_answer
+from waymark.eval.judge import JudgeError, judge_site_task, tab_id_of
 from waymark.eval.progress import Progress
 from waymark.eval.report import ReportWriter, Row, Summary, git_sha, now_iso
 from waymark.eval.sites.serve import SiteServer
@@ -206,23 +207,6 @@ class Servers:
                 server.close()
 
 
-async def _tab_id_of(controller: Any, url: str) -> int:
-    """The Chrome tab id of the page the runner just opened (matched by URL)."""
-    data = await controller.call("browser.request", {"method": "tabs.list"})
-    tabs = data["data"]["tabs"]
-    matching = [t for t in tabs if t["url"] == url] or [t for t in tabs if t["url"].split("#")[0] == url.split("#")[0]]
-    if not matching:
-        raise RunnerError(f"the extension does not see the task's tab at {url}")
-    return int(matching[-1]["tab_id"])
-
-
-async def _final_snapshot(controller: Any, tab_id: int) -> Any:
-    from waymark.host.core.snapshot import Snapshot
-
-    data = await controller.call("browser.request", {"method": "snapshot", "params": {"tab_id": tab_id}})
-    return Snapshot.model_validate(data["data"])
-
-
 def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict[str, Any]:
     """The `agent.run` call: the parameters `waymark run` sends, in the tab the runner prepared.
 
@@ -321,6 +305,7 @@ async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Serve
     fixture could not be opened, the host or provider failed) and still carries the trace."""
     base = _base_row(config, task, sha)
     context = controller.browser.context
+    before = set(context.pages)
     page = await context.new_page()
     started = time.perf_counter()
     events = _RunEvents(controller)
@@ -345,7 +330,8 @@ async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Serve
                 passed, reason = reward.passed(task.miniwob.threshold), reward.describe()
                 details: dict[str, Any] = {"reward": reward.model_dump(), "goal": goal}
             elif task.success:
-                passed, reason, details = await _judge_predicates(controller, task, tab_id, url)
+                opened = [p for p in context.pages if p not in before and p is not page]
+                passed, reason, details = await judge_site_task(controller, task, page, tab_id, opened, url)
             else:
                 passed, reason, details = True, "", {}
             if task.expect_data is not None:
@@ -362,8 +348,10 @@ async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Serve
         return Row(**base, verdict="pass" if passed else "fail", reason=reason, latency_ms=latency, details=details,
                    **events.evidence(summary))
     finally:
-        with contextlib.suppress(Exception):
-            await page.close()
+        # Tabs the task opened go with it: the next task starts with its own tab alone.
+        for tab in [p for p in context.pages if p not in before]:
+            with contextlib.suppress(Exception):
+                await tab.close()
 
 
 async def _open_task(task: Task, page: Any, controller: Any, servers: Servers) -> tuple[str, str, int]:
@@ -383,19 +371,10 @@ async def _open_task(task: Task, page: Any, controller: Any, servers: Servers) -
         await page.goto(url)
         goal = task.goal
     await page.bring_to_front()
-    return url, goal, await _tab_id_of(controller, page.url)
-
-
-async def _judge_predicates(controller: Any, task: Task, tab_id: int, start_url: str) -> tuple[bool, str, dict[str, Any]]:
-    """All of the task's predicates on the final state, allowing a moment for a late navigation."""
-    from waymark.host.agent.verifier import Expectation, VerifyContext, parse_predicates
-
-    expectation = Expectation(parse_predicates(task.success), VerifyContext(url_before=start_url))
-    first = await _final_snapshot(controller, tab_id)
-    verdict = await expectation.eventually(first, lambda: _final_snapshot(controller, tab_id), timeout=3.0, max_tries=4)
-    failed = verdict.failed()
-    reason = "all predicates hold" if not failed else "; ".join(f"{list(r.predicate)[0]} failed: {r.detail}" for r in failed)
-    return verdict.ok, reason, {"checks": [r.model_dump() for r in verdict.results], "final_url": verdict.snapshot.url if verdict.snapshot else ""}
+    try:
+        return url, goal, await tab_id_of(controller, page.url)
+    except JudgeError as exc:
+        raise RunnerError(str(exc)) from exc
 
 
 # ------------------------------------------------------------------ the run
