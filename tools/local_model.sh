@@ -7,13 +7,17 @@
 #   tools/local_model.sh serve            start the server in the foreground
 #   tools/local_model.sh eval [SUITE...]  start the server, run the suites (default: smoke sites),
 #                                         write reports to $WAYMARK_LLM_DIR/reports, stop the server
+#   tools/local_model.sh yardstick        start the server, run smoke, every sites task and MiniWoB++
+#                                         (both halves, seeds within a time budget), one JSONL per
+#                                         suite and a summary under reports/yardstick-<stamp>/
 #
 # Settings: WAYMARK_LLM_DIR (default ~/.cache/waymark-llm), PORT (default 8080, the llamacpp
 # preset's), THREADS (default: all cores), CTX (context window, default 16384), TASKS (globs of
 # task names for --tasks, e.g. TASKS=login-sign-in,shop-add-to-cart; default: every task), EVAL_ARGS
 # (more options of `waymark eval run`, e.g. EVAL_ARGS=--no-output-schema).
 # For the miniwob suite: HALF (tuning or heldout; default both), SEEDS (problems per task type,
-# default 1).
+# default 1). For the yardstick: MINUTES (MiniWoB++'s time budget, default 90: no episode starts
+# after it), SEEDS (default 3), SUITES (default "smoke sites miniwob"), MINIWOB_TASKS (globs).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -83,9 +87,27 @@ run_eval() {
   done
 }
 
+yardstick() {
+  local suites=(${SUITES:-smoke sites miniwob})
+  local out
+  out="$DIR/reports/yardstick-$(date +%Y%m%d-%H%M%S)"
+  start_server
+  mkdir -p "$out"
+  echo "yardstick: $out" >&2
+  for suite in "${suites[@]}"; do
+    local extra=()
+    if [ "$suite" = miniwob ]; then
+      extra=(--seeds "${SEEDS:-3}" --budget-minutes "${MINUTES:-90}" ${MINIWOB_TASKS:+--tasks "$MINIWOB_TASKS"})
+    fi
+    .venv/bin/waymark eval run --suite "$suite" --model "$spec" "${extra[@]}" --out "$out/$suite.jsonl"
+  done
+  .venv/bin/waymark eval summary "$out" --out "$out"
+}
+
 case "${1:-}" in
   setup) setup ;;
   serve) serve ;;
   eval) shift; run_eval "$@" ;;
-  *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  yardstick) yardstick ;;
+  *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -1,5 +1,5 @@
 """`waymark eval`: run a task suite against any provider and model, compare two reports,
-render a report as one HTML page."""
+summarize a yardstick run's reports, render a report as one HTML page."""
 
 from __future__ import annotations
 
@@ -39,6 +39,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmp.add_argument("b", type=Path, help="new report (JSONL)")
     cmp.add_argument("--json", action="store_true", help="print the comparison as JSON")
     cmp.set_defaults(handler=_compare)
+
+    summ = commands.add_parser("summary", help="the yardstick's table over reports: pass rates with 95%% intervals, "
+                                               "cost per task, guards, verdict agreement")
+    summ.add_argument("reports", type=Path, nargs="+", help="JSONL reports, or folders of them (a yardstick run's folder)")
+    summ.add_argument("--json", action="store_true", help="print the summary as JSON")
+    summ.add_argument("--out", type=Path, metavar="DIR", help="also write DIR/summary.md and DIR/summary.json")
+    summ.set_defaults(handler=_summary)
 
     page = commands.add_parser("html", help="render a report (with the runs' steps and screenshots) as one HTML file")
     page.add_argument("report", type=Path, help="the JSONL report")
@@ -83,6 +90,24 @@ def _compare(args: argparse.Namespace) -> int:
         print(f"waymark eval compare: {exc}", file=sys.stderr)
         return 2
     print(result.model_dump_json(indent=1) if args.json else format_comparison(result, args.a.name, args.b.name))
+    return 0
+
+
+def _summary(args: argparse.Namespace) -> int:
+    from waymark.eval.report import ReportError
+    from waymark.eval.yardstick import format_markdown, summarize_reports
+
+    try:
+        summary = summarize_reports(args.reports)
+    except ReportError as exc:
+        print(f"waymark eval summary: {exc}", file=sys.stderr)
+        return 2
+    markdown = format_markdown(summary)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "summary.md").write_text(markdown, encoding="utf-8")
+        (args.out / "summary.json").write_text(summary.model_dump_json(indent=1), encoding="utf-8")
+    print(summary.model_dump_json(indent=1) if args.json else markdown, end="" if not args.json else "\n")
     return 0
 
 
