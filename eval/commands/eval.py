@@ -6,8 +6,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Callable, TypeVar
 
 from waymark.host.commands._model_args import add_model_arguments, specs_from_args
+
+T = TypeVar("T")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -80,27 +83,33 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compare(args: argparse.Namespace) -> int:
-    from waymark.eval.compare import compare, format_comparison
-    from waymark.eval.report import ReportError, read_rows
+def _reading(command: str, read: Callable[[], T]) -> T | None:
+    """`read()`'s reports, or None after saying on stderr which report is unreadable and why."""
+    from waymark.eval.report import ReportError
 
     try:
-        result = compare(read_rows(args.a), read_rows(args.b))
+        return read()
     except ReportError as exc:
-        print(f"waymark eval compare: {exc}", file=sys.stderr)
+        print(f"waymark eval {command}: {exc}", file=sys.stderr)
+        return None
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from waymark.eval.compare import compare, format_comparison
+    from waymark.eval.report import read_rows
+
+    result = _reading("compare", lambda: compare(read_rows(args.a), read_rows(args.b)))
+    if result is None:
         return 2
     print(result.model_dump_json(indent=1) if args.json else format_comparison(result, args.a.name, args.b.name))
     return 0
 
 
 def _summary(args: argparse.Namespace) -> int:
-    from waymark.eval.report import ReportError
     from waymark.eval.yardstick import format_markdown, summarize_reports
 
-    try:
-        summary = summarize_reports(args.reports)
-    except ReportError as exc:
-        print(f"waymark eval summary: {exc}", file=sys.stderr)
+    summary = _reading("summary", lambda: summarize_reports(args.reports))
+    if summary is None:
         return 2
     markdown = format_markdown(summary)
     if args.out:
@@ -113,12 +122,10 @@ def _summary(args: argparse.Namespace) -> int:
 
 def _html(args: argparse.Namespace) -> int:
     from waymark.eval.html import write_html
-    from waymark.eval.report import ReportError, read_rows
+    from waymark.eval.report import read_rows
 
-    try:
-        rows = read_rows(args.report)
-    except ReportError as exc:
-        print(f"waymark eval html: {exc}", file=sys.stderr)
+    rows = _reading("html", lambda: read_rows(args.report))
+    if rows is None:
         return 2
     path = write_html(rows, args.out, title=f"Waymark eval: {args.report.name}")
     print(f"wrote {path}")
