@@ -1,5 +1,7 @@
 """The email addresses a task gives: entered before the form is sent, and entered or shown before a success is accepted."""
 
+import os
+
 from waymark.host.agent.prompts import executor_user
 from waymark.host.agent.task_values import (
     missing_values,
@@ -70,3 +72,11 @@ def test_a_press_is_taken_once_the_field_holds_a_value_the_task_gives_none_or_th
     assert pressed_before_filled(Click(ref=8), _form(), ["ada@example.com"]) is None, "another form's button"
     assert pressed_before_filled(Click(ref=9), _form(), ["ada@example.com"]) is None, "a button of no form"
     assert pressed_before_filled(Fill(ref=5, text="ada@example.com"), _form(), ["ada@example.com"]) is None
+
+
+def test_the_executors_message_holds_what_the_run_shares_before_what_each_turn_changes():
+    # A server with a prompt cache (llama.cpp) processes only what follows the part two turns share.
+    first = executor_user("Sign in as ada", "Fill the username", [], [], None, "PAGE ONE", text_mode=True)
+    second = executor_user("Sign in as ada", "Click Sign in", [], ["filled ada"], None, "PAGE TWO", text_mode=True)
+    shared = len(os.path.commonprefix([first, second]))
+    assert first.index("Answer with exactly one JSON object") < first.index("Task: Sign in as ada") < shared
