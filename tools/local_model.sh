@@ -63,12 +63,12 @@ serve() {
 
 start_server() {
   "$DIR/venv/bin/python" -m llama_cpp.server --model "$MODEL" --host 127.0.0.1 --port "$PORT" \
-    --n_ctx "$CTX" --chat_format chatml --n_threads "$THREADS" --n_threads_batch "$THREADS" > "$DIR/server.log" 2>&1 &
+    --n_ctx "$CTX" --chat_format chatml --n_threads "$THREADS" --n_threads_batch "$THREADS" > "$DIR/server-$PORT.log" 2>&1 &
   server=$!  # global: the EXIT trap runs after this function has returned
   trap 'kill $server 2>/dev/null || true' EXIT
   for _ in $(seq 1 120); do
     curl -sf "http://127.0.0.1:$PORT/v1/models" > /dev/null && break
-    kill -0 $server 2>/dev/null || { echo "the server exited; see $DIR/server.log" >&2; exit 1; }
+    kill -0 $server 2>/dev/null || { echo "the server exited; see $DIR/server-$PORT.log" >&2; exit 1; }
     sleep 1
   done
   spec="llamacpp:qwen?base_url=http://127.0.0.1:$PORT/v1&context_tokens=$CTX"
