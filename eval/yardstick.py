@@ -74,8 +74,9 @@ def _label(row: Row) -> str:
 
 
 def agreement(rows: list[Row]) -> Agreement:
-    """Verdict agreement over the rows whose agent finished with a verdict."""
-    judged = [r for r in rows if r.agent_success is not None]
+    """Verdict agreement over the rows whose agent finished with a verdict: a run that ended in
+    an error (the model server timed out, the host failed) gave none."""
+    judged = [r for r in rows if r.agent_success is not None and r.agent_outcome != "error"]
     false_success = [_label(r) for r in judged if r.agent_success and r.verdict != "pass"]
     false_failure = [_label(r) for r in judged if not r.agent_success and r.verdict == "pass"]
     rate = (len(judged) - len(false_success) - len(false_failure)) / len(judged) if judged else None

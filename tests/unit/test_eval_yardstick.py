@@ -113,3 +113,8 @@ def test_an_agent_runs_verdict_and_guard_counts_are_read_from_its_summary_with_d
     got = verdict_evidence({"outcome": "done", "success": True, "refusals": {"value_missing": 2}, "advisories": {"x": 1, "bad": "?"}})
     assert got["refusals"] == {"value_missing": 2} and got["advisories"] == {"x": 1}
     assert verdict_evidence({})["agent_success"] is None
+
+
+def test_a_run_that_ended_in_an_error_gives_no_agent_verdict_to_agree_with():
+    errored = Row(task="miniwob/x", verdict="fail", agent_success=False, agent_outcome="error", seed=1)
+    assert agreement([errored]).judged == 0 and agreement([errored]).rate is None
