@@ -65,7 +65,9 @@ start_server() {
   "$DIR/venv/bin/python" -m llama_cpp.server --model "$MODEL" --host 127.0.0.1 --port "$PORT" \
     --n_ctx "$CTX" --chat_format chatml --n_threads "$THREADS" --n_threads_batch "$THREADS" > "$DIR/server-$PORT.log" 2>&1 &
   server=$!  # global: the EXIT trap runs after this function has returned
-  trap 'kill $server 2>/dev/null || true' EXIT
+  # Killed outright: told to stop, the server waits for the request in progress, which a client
+  # that gave up on it no longer wants (it kept two cores busy for minutes after a run ended).
+  trap 'kill -9 $server 2>/dev/null || true' EXIT
   for _ in $(seq 1 120); do
     curl -sf "http://127.0.0.1:$PORT/v1/models" > /dev/null && break
     kill -0 $server 2>/dev/null || { echo "the server exited; see $DIR/server-$PORT.log" >&2; exit 1; }
