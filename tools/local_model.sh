@@ -101,7 +101,7 @@ yardstick() {
     if [ "$suite" = miniwob ]; then
       extra=(--seeds "${SEEDS:-3}" --budget-minutes "${MINUTES:-90}" ${MINIWOB_TASKS:+--tasks "$MINIWOB_TASKS"})
     fi
-    .venv/bin/waymark eval run --suite "$suite" --model "$spec" "${extra[@]}" --out "$out/$suite.jsonl"
+    .venv/bin/waymark eval run --suite "$suite" --model "$spec" "${extra[@]}" ${EVAL_ARGS:-} --out "$out/$suite.jsonl"
   done
   .venv/bin/waymark eval summary "$out" --out "$out"
 }
