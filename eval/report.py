@@ -50,6 +50,18 @@ class Row(BaseModel):
     trace_dir: str | None = None
     #: Task-specific evidence (the tool call of a decision task, the MiniWoB reward, ...).
     details: dict[str, Any] = Field(default_factory=dict)
+    #: MiniWoB++: the problem's seed and the type's half (waymark.eval.split); None elsewhere.
+    seed: int | None = None
+    half: str | None = None
+    #: The agent's own verdict, apart from the judge's (`verdict`): its run's outcome (done,
+    #: failed, unproven, budget_..., error) and whether it claimed success. None: no agent run.
+    agent_outcome: str | None = None
+    agent_success: bool | None = None
+    #: Executor replies that could not be used (each answered with a reminder).
+    parse_failures: int = 0
+    #: Guard name -> actions it refused / advice it gave during the run.
+    refusals: dict[str, int] = Field(default_factory=dict)
+    advisories: dict[str, int] = Field(default_factory=dict)
 
     @property
     def tokens(self) -> int:
@@ -68,6 +80,8 @@ class Summary(BaseModel):
     latency_median_ms: float
     steps_mean: float
     tokens_per_task: float
+    #: Tasks the run's time budget left unstarted (`task#seed` for MiniWoB++), in run order.
+    cut: list[str] = Field(default_factory=list)
 
 
 def git_sha(cwd: Path | None = None) -> str:
@@ -124,9 +138,10 @@ class ReportWriter:
         self._handle.write(row.model_dump_json() + "\n")
         self._handle.flush()
 
-    def close(self) -> Summary:
-        """Write the summary line and close; returns the summary."""
+    def close(self, cut: list[str] | None = None) -> Summary:
+        """Write the summary line (with the tasks the budget `cut`) and close; returns the summary."""
         summary = summarize(self.rows)
+        summary.cut = list(cut or [])
         self._handle.write(json.dumps({"summary": summary.model_dump()}) + "\n")
         self._handle.close()
         return summary
@@ -152,6 +167,22 @@ def read_rows(path: Path) -> list[Row]:
     return rows
 
 
+def read_cut(path: Path) -> list[str]:
+    """The tasks a report's run left unstarted for its time budget (its summary line's `cut`)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ReportError(f"cannot read {path}: {exc}") from exc
+    for line in reversed(lines):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("summary"), dict):
+            return [str(c) for c in data["summary"].get("cut") or []]
+    return []
+
+
 def format_summary(summary: Summary, title: str = "") -> str:
     """The summary as a few aligned lines for a terminal."""
     head = f"{title}\n" if title else ""
@@ -161,4 +192,5 @@ def format_summary(summary: Summary, title: str = "") -> str:
         f"  latency     mean {summary.latency_mean_ms / 1000:.2f} s, median {summary.latency_median_ms / 1000:.2f} s\n"
         f"  steps       {summary.steps_mean:.1f} per task\n"
         f"  tokens      {summary.tokens_per_task:.0f} per task"
+        + (f"\n  cut         {len(summary.cut)} tasks left unstarted by the time budget" if summary.cut else "")
     )

@@ -25,9 +25,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.eval import miniwob
 from waymark.eval.answers import judge_answer
+from waymark.eval.judge import JudgeError, judge_site_task, tab_id_of
 from waymark.eval.progress import Progress
 from waymark.eval.report import ReportWriter, Row, Summary, git_sha, now_iso
 from waymark.eval.sites.serve import SiteServer
+from waymark.eval.split import Half, select_half, task_half, with_seeds
 from waymark.eval.tasks import (
     SUITES_DIR,
     Task,
@@ -73,11 +75,18 @@ class RunConfig(BaseModel):
     output_schema: bool = True
     #: Where suites live (tests point it at a temporary folder).
     suites_dir: Path = SUITES_DIR
+    #: MiniWoB++: only this half of the task types (waymark.eval.split); None: both.
+    half: Half | None = None
+    #: MiniWoB++: problems (seeds) per task type.
+    seeds: int = Field(default=1, ge=1)
+    #: Seconds after which no further task starts (those are listed as cut); None: no bound.
+    budget_s: float | None = Field(default=None, gt=0)
 
     @classmethod
     def from_cli(
         cls, *, suite: str, specs: tuple[ModelSpec, ModelSpec] | None, tasks: list[str] | None, workers: int,
         shard: str | None, out: Path, headless: bool = True, plan: bool = True, output_schema: bool = True,
+        half: str | None = None, seeds: int = 1, budget_minutes: float | None = None,
     ) -> "RunConfig":
         """Validate the command line's choices (raises RunnerError / TaskError with the fix)."""
         if specs is None:
@@ -85,17 +94,25 @@ class RunConfig(BaseModel):
         planner, executor = specs
         if workers < 1:
             raise RunnerError("--workers must be at least 1")
+        if seeds < 1:
+            raise RunnerError("--seeds must be at least 1")
+        if budget_minutes is not None and budget_minutes <= 0:
+            raise RunnerError("--budget-minutes must be more than 0")
+        if half not in (None, "tuning", "heldout"):
+            raise RunnerError(f"--half takes tuning or heldout, not {half!r}")
         return cls(
             suite=suite, executor=executor, planner=None if planner == executor else planner, tasks=tasks, workers=workers,
             shard=parse_shard(shard) if shard else None, out=out, headless=headless, plan=plan, output_schema=output_schema,
+            half=half, seeds=seeds, budget_s=budget_minutes * 60 if budget_minutes is not None else None,
         )
 
     def select(self) -> list[Task]:
-        """The tasks this run covers: the suite, the glob, then the shard."""
-        tasks = load_suite(self.suite, self.tasks, root=self.suites_dir)
+        """The tasks this run covers, in run order: the suite, the glob, the half, the shard,
+        then each MiniWoB++ type once per seed (waymark.eval.split)."""
+        tasks = select_half(load_suite(self.suite, self.tasks, root=self.suites_dir), self.half)
         if self.shard:
             tasks = shard(tasks, *self.shard)
-        return tasks
+        return with_seeds(tasks, self.seeds)
 
     def task_timeout(self) -> float:
         """Seconds one e2e task may run: longer when a role runs on a local model."""
@@ -118,7 +135,14 @@ def _base_row(config: RunConfig, task: Task, sha: str) -> dict[str, Any]:
         "planner": config.planner.label() if config.planner else None,
         "git_sha": sha,
         "timestamp": now_iso(),
+        "seed": task.miniwob.seed if task.miniwob is not None else None,
+        "half": task_half(task),
     }
+
+
+def run_label(task: Task) -> str:
+    """A task as a report names it: its id, and `#seed` for a MiniWoB++ problem."""
+    return f"{task.id}#{task.miniwob.seed}" if task.miniwob is not None else task.id
 
 
 def _provider_options(choice: ModelSpec, task: Task) -> dict[str, Any]:
@@ -183,23 +207,6 @@ class Servers:
                 server.close()
 
 
-async def _tab_id_of(controller: Any, url: str) -> int:
-    """The Chrome tab id of the page the runner just opened (matched by URL)."""
-    data = await controller.call("browser.request", {"method": "tabs.list"})
-    tabs = data["data"]["tabs"]
-    matching = [t for t in tabs if t["url"] == url] or [t for t in tabs if t["url"].split("#")[0] == url.split("#")[0]]
-    if not matching:
-        raise RunnerError(f"the extension does not see the task's tab at {url}")
-    return int(matching[-1]["tab_id"])
-
-
-async def _final_snapshot(controller: Any, tab_id: int) -> Any:
-    from waymark.host.core.snapshot import Snapshot
-
-    data = await controller.call("browser.request", {"method": "snapshot", "params": {"tab_id": tab_id}})
-    return Snapshot.model_validate(data["data"])
-
-
 def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict[str, Any]:
     """The `agent.run` call: the parameters `waymark run` sends, in the tab the runner prepared.
 
@@ -240,6 +247,7 @@ class _RunEvents:
         #: The model's raw answers (redacted by the run's trace) and the coercions they needed.
         self.model_answers: list[dict[str, Any]] = []
         self.coercions: Counter[str] = Counter()
+        self.parse_failures = 0
 
     def __call__(self, name: str, data: dict[str, Any]) -> None:
         if name in ("plan", "replan", "step"):
@@ -248,6 +256,7 @@ class _RunEvents:
             self.coercions.update(data.get("coercions") or [])
         if name == "step":
             self.turns += 1
+            self.parse_failures += len(data.get("parse_failures") or [])
         elif name == "run":
             self.trace_dir = data.get("trace_dir") or None
         elif name == "finished":
@@ -264,11 +273,28 @@ class _RunEvents:
         """The row fields that say what the run spent and where its trace is."""
         return {"steps": self.turns, "tokens_total": int(summary.get("tokens_total") or 0), "retries": int(summary.get("retries") or 0),
                 "tokens_in": summary.get("tokens_in"), "tokens_out": summary.get("tokens_out"),
-                "replans": int(summary.get("replans") or 0), "trace_dir": summary.get("trace_dir") or self.trace_dir}
+                "replans": int(summary.get("replans") or 0), "trace_dir": summary.get("trace_dir") or self.trace_dir,
+                "parse_failures": self.parse_failures, **verdict_evidence(summary)}
 
     def model_evidence(self) -> dict[str, Any]:
         """Row details: the model's answers, the last MODEL_ANSWERS_KEPT of them, and the coercions they needed."""
         return {"answers": self.model_answers[-MODEL_ANSWERS_KEPT:], "coercions": dict(self.coercions)}
+
+
+def _guard_counts(value: Any) -> dict[str, int]:
+    """A summary's guard name -> count map; anything else (absent, malformed) is empty."""
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): int(v) for k, v in value.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
+def verdict_evidence(summary: dict[str, Any]) -> dict[str, Any]:
+    """The agent's own verdict and its guards' counts from a run summary, kept apart from the
+    judge's verdict. An empty summary (the run never finished) gives no verdict."""
+    if not summary:
+        return {"agent_outcome": None, "agent_success": None, "refusals": {}, "advisories": {}}
+    return {"agent_outcome": str(summary.get("outcome") or "") or None, "agent_success": bool(summary.get("success")),
+            "refusals": _guard_counts(summary.get("refusals")), "advisories": _guard_counts(summary.get("advisories"))}
 
 
 async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Servers, sha: str) -> Row:
@@ -279,6 +305,7 @@ async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Serve
     fixture could not be opened, the host or provider failed) and still carries the trace."""
     base = _base_row(config, task, sha)
     context = controller.browser.context
+    before = set(context.pages)
     page = await context.new_page()
     started = time.perf_counter()
     events = _RunEvents(controller)
@@ -303,7 +330,8 @@ async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Serve
                 passed, reason = reward.passed(task.miniwob.threshold), reward.describe()
                 details: dict[str, Any] = {"reward": reward.model_dump(), "goal": goal}
             elif task.success:
-                passed, reason, details = await _judge_predicates(controller, task, tab_id, url)
+                opened = [p for p in context.pages if p not in before and p is not page]
+                passed, reason, details = await judge_site_task(controller, task, page, tab_id, opened, url)
             else:
                 passed, reason, details = True, "", {}
             if task.expect_data is not None:
@@ -320,8 +348,10 @@ async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Serve
         return Row(**base, verdict="pass" if passed else "fail", reason=reason, latency_ms=latency, details=details,
                    **events.evidence(summary))
     finally:
-        with contextlib.suppress(Exception):
-            await page.close()
+        # Tabs the task opened go with it: the next task starts with its own tab alone.
+        for tab in [p for p in context.pages if p not in before]:
+            with contextlib.suppress(Exception):
+                await tab.close()
 
 
 async def _open_task(task: Task, page: Any, controller: Any, servers: Servers) -> tuple[str, str, int]:
@@ -341,26 +371,17 @@ async def _open_task(task: Task, page: Any, controller: Any, servers: Servers) -
         await page.goto(url)
         goal = task.goal
     await page.bring_to_front()
-    return url, goal, await _tab_id_of(controller, page.url)
-
-
-async def _judge_predicates(controller: Any, task: Task, tab_id: int, start_url: str) -> tuple[bool, str, dict[str, Any]]:
-    """All of the task's predicates on the final state, allowing a moment for a late navigation."""
-    from waymark.host.agent.verifier import Expectation, VerifyContext, parse_predicates
-
-    expectation = Expectation(parse_predicates(task.success), VerifyContext(url_before=start_url))
-    first = await _final_snapshot(controller, tab_id)
-    verdict = await expectation.eventually(first, lambda: _final_snapshot(controller, tab_id), timeout=3.0, max_tries=4)
-    failed = verdict.failed()
-    reason = "all predicates hold" if not failed else "; ".join(f"{list(r.predicate)[0]} failed: {r.detail}" for r in failed)
-    return verdict.ok, reason, {"checks": [r.model_dump() for r in verdict.results], "final_url": verdict.snapshot.url if verdict.snapshot else ""}
+    try:
+        return url, goal, await tab_id_of(controller, page.url)
+    except JudgeError as exc:
+        raise RunnerError(str(exc)) from exc
 
 
 # ------------------------------------------------------------------ the run
 
 
 async def _e2e_worker(config: RunConfig, queue: "asyncio.Queue[Task]", servers: Servers, sha: str,
-                      emit: Callable[[Row], None]) -> None:
+                      emit: Callable[[Row], None], deadline: float | None) -> None:
     from waymark.host.control_client import Controller, HostNotConnected
     from waymark.host.launch import ChromiumNotFound
 
@@ -369,7 +390,7 @@ async def _e2e_worker(config: RunConfig, queue: "asyncio.Queue[Task]", servers: 
     except (HostNotConnected, ChromiumNotFound, OSError) as exc:
         raise RunnerError(f"cannot start the browser with the extension and host: {exc}") from exc
     try:
-        while True:
+        while deadline is None or time.monotonic() < deadline:
             try:
                 task = queue.get_nowait()
             except asyncio.QueueEmpty:
@@ -413,23 +434,31 @@ async def run_suite(config: RunConfig, progress: bool = False) -> Summary:
         writer.write(row)
         bar.advance(f"{sum(r.verdict == 'pass' for r in writer.rows)} passed, last {row.task}")
 
+    # The budget bounds when a task may start; one that started finishes (its own timeout bounds it).
+    deadline = time.monotonic() + config.budget_s if config.budget_s else None
+    queue: asyncio.Queue[Task] = asyncio.Queue()
+    cut: list[Task] = []
     try:
         for task in [t for t in tasks if t.kind == "decision"]:
+            if deadline is not None and time.monotonic() >= deadline:
+                cut.append(task)
+                continue
             emit(await run_decision(config, task, sha))
         e2e = [t for t in tasks if t.kind == "e2e"]
         if e2e:
             servers = Servers().start(e2e)
             try:
-                queue: asyncio.Queue[Task] = asyncio.Queue()
                 for task in e2e:
                     queue.put_nowait(task)
                 workers = min(config.workers, len(e2e))
-                await asyncio.gather(*(_e2e_worker(config, queue, servers, sha, emit) for _ in range(workers)))
+                await asyncio.gather(*(_e2e_worker(config, queue, servers, sha, emit, deadline) for _ in range(workers)))
             finally:
                 servers.close()
     finally:
         bar.close()
-        summary = writer.close()
+        while not queue.empty():
+            cut.append(queue.get_nowait())
+        summary = writer.close(cut=[run_label(t) for t in cut])
     return summary
 
 

@@ -211,6 +211,11 @@ class OpenAICompatProvider(HTTPProvider):
                 body["response_format"] = {"type": "json_object", "schema": request.response_schema}
             else:
                 body["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": request.response_schema}}
+        if self.preset == "llamacpp":
+            # llama.cpp's server keeps a slot's processed prompt for the next request that starts
+            # the same way (the executor's prompt puts what holds for the run first);
+            # llama-cpp-python's server reuses the longest common prefix by itself and ignores it.
+            body["cache_prompt"] = True
         if stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}

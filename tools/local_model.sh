@@ -7,11 +7,17 @@
 #   tools/local_model.sh serve            start the server in the foreground
 #   tools/local_model.sh eval [SUITE...]  start the server, run the suites (default: smoke sites),
 #                                         write reports to $WAYMARK_LLM_DIR/reports, stop the server
+#   tools/local_model.sh yardstick        start the server, run smoke, every sites task and MiniWoB++
+#                                         (both halves, seeds within a time budget), one JSONL per
+#                                         suite and a summary under reports/yardstick-<stamp>/
 #
 # Settings: WAYMARK_LLM_DIR (default ~/.cache/waymark-llm), PORT (default 8080, the llamacpp
 # preset's), THREADS (default: all cores), CTX (context window, default 16384), TASKS (globs of
 # task names for --tasks, e.g. TASKS=login-sign-in,shop-add-to-cart; default: every task), EVAL_ARGS
 # (more options of `waymark eval run`, e.g. EVAL_ARGS=--no-output-schema).
+# For the miniwob suite: HALF (tuning or heldout; default both), SEEDS (problems per task type,
+# default 1). For the yardstick: MINUTES (MiniWoB++'s time budget, default 90: no episode starts
+# after it), SEEDS (default 3), SUITES (default "smoke sites miniwob"), MINIWOB_TASKS (globs).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -55,28 +61,55 @@ serve() {
     --n_ctx "$CTX" --chat_format chatml --n_threads "$THREADS" --n_threads_batch "$THREADS"
 }
 
+start_server() {
+  "$DIR/venv/bin/python" -m llama_cpp.server --model "$MODEL" --host 127.0.0.1 --port "$PORT" \
+    --n_ctx "$CTX" --chat_format chatml --n_threads "$THREADS" --n_threads_batch "$THREADS" > "$DIR/server-$PORT.log" 2>&1 &
+  server=$!  # global: the EXIT trap runs after this function has returned
+  # Killed outright: told to stop, the server waits for the request in progress, which a client
+  # that gave up on it no longer wants (it kept two cores busy for minutes after a run ended).
+  trap 'kill -9 $server 2>/dev/null || true' EXIT
+  for _ in $(seq 1 120); do
+    curl -sf "http://127.0.0.1:$PORT/v1/models" > /dev/null && break
+    kill -0 $server 2>/dev/null || { echo "the server exited; see $DIR/server-$PORT.log" >&2; exit 1; }
+    sleep 1
+  done
+  spec="llamacpp:qwen?base_url=http://127.0.0.1:$PORT/v1&context_tokens=$CTX"
+}
+
 run_eval() {
   local suites=("$@")
   [ ${#suites[@]} -gt 0 ] || suites=(smoke sites)
-  "$DIR/venv/bin/python" -m llama_cpp.server --model "$MODEL" --host 127.0.0.1 --port "$PORT" \
-    --n_ctx "$CTX" --chat_format chatml --n_threads "$THREADS" --n_threads_batch "$THREADS" > "$DIR/server.log" 2>&1 &
-  server=$!  # global: the EXIT trap runs after this function has returned
-  trap 'kill $server 2>/dev/null || true' EXIT
-  for _ in $(seq 1 120); do
-    curl -sf "http://127.0.0.1:$PORT/v1/models" > /dev/null && break
-    kill -0 $server 2>/dev/null || { echo "the server exited; see $DIR/server.log" >&2; exit 1; }
-    sleep 1
-  done
+  start_server
   mkdir -p "$DIR/reports"
-  local spec="llamacpp:qwen?base_url=http://127.0.0.1:$PORT/v1&context_tokens=$CTX"
   for suite in "${suites[@]}"; do
-    .venv/bin/waymark eval run --suite "$suite" --model "$spec" ${TASKS:+--tasks "$TASKS"} ${EVAL_ARGS:-} --out "$DIR/reports/$suite-$(date +%Y%m%d-%H%M%S).jsonl"
+    local extra=()
+    [ "$suite" != miniwob ] || extra=(${HALF:+--half "$HALF"} --seeds "${SEEDS:-1}")
+    .venv/bin/waymark eval run --suite "$suite" --model "$spec" ${TASKS:+--tasks "$TASKS"} "${extra[@]}" ${EVAL_ARGS:-} \
+      --out "$DIR/reports/$suite-$(date +%Y%m%d-%H%M%S).jsonl"
   done
+}
+
+yardstick() {
+  local suites=(${SUITES:-smoke sites miniwob})
+  local out
+  out="$DIR/reports/yardstick-$(date +%Y%m%d-%H%M%S)"
+  start_server
+  mkdir -p "$out"
+  echo "yardstick: $out" >&2
+  for suite in "${suites[@]}"; do
+    local extra=()
+    if [ "$suite" = miniwob ]; then
+      extra=(--seeds "${SEEDS:-3}" --budget-minutes "${MINUTES:-90}" ${MINIWOB_TASKS:+--tasks "$MINIWOB_TASKS"})
+    fi
+    .venv/bin/waymark eval run --suite "$suite" --model "$spec" "${extra[@]}" ${EVAL_ARGS:-} --out "$out/$suite.jsonl"
+  done
+  .venv/bin/waymark eval summary "$out" --out "$out"
 }
 
 case "${1:-}" in
   setup) setup ;;
   serve) serve ;;
   eval) shift; run_eval "$@" ;;
-  *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  yardstick) yardstick ;;
+  *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -1,13 +1,16 @@
 """`waymark eval`: run a task suite against any provider and model, compare two reports,
-render a report as one HTML page."""
+summarize a yardstick run's reports, render a report as one HTML page."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import Callable, TypeVar
 
 from waymark.host.commands._model_args import add_model_arguments, specs_from_args
+
+T = TypeVar("T")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,6 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--no-output-schema", dest="output_schema", action="store_false",
                      help="ask extraction tasks for an answer of any shape instead of their output schema (the goal's words alone say its shape)")
     run.add_argument("--no-progress", action="store_true", help="no progress line on stderr (shown only on a terminal anyway)")
+    run.add_argument("--half", choices=("tuning", "heldout"),
+                     help="MiniWoB++: only this half of the task types (fixed split by a hash of the name)")
+    run.add_argument("--seeds", type=int, default=1, metavar="N",
+                     help="MiniWoB++: problems per task type, the task's own seed and the N-1 after it (default 1)")
+    run.add_argument("--budget-minutes", type=float, metavar="M",
+                     help="start no task after M minutes; the report's summary lists the tasks cut")
     run.set_defaults(handler=_run)
 
     cmp = commands.add_parser("compare", help="per-task changes and deltas of report B against baseline A")
@@ -33,6 +42,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmp.add_argument("b", type=Path, help="new report (JSONL)")
     cmp.add_argument("--json", action="store_true", help="print the comparison as JSON")
     cmp.set_defaults(handler=_compare)
+
+    summ = commands.add_parser("summary", help="the yardstick's table over reports: pass rates with 95%% intervals, "
+                                               "cost per task, guards, verdict agreement")
+    summ.add_argument("reports", type=Path, nargs="+", help="JSONL reports, or folders of them (a yardstick run's folder)")
+    summ.add_argument("--json", action="store_true", help="print the summary as JSON")
+    summ.add_argument("--out", type=Path, metavar="DIR", help="also write DIR/summary.md and DIR/summary.json")
+    summ.set_defaults(handler=_summary)
 
     page = commands.add_parser("html", help="render a report (with the runs' steps and screenshots) as one HTML file")
     page.add_argument("report", type=Path, help="the JSONL report")
@@ -81,7 +97,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         config = RunConfig.from_cli(
             suite=args.suite, specs=specs_from_args(args), tasks=args.tasks, workers=args.workers, shard=args.shard,
-            out=args.out, headless=not args.headed, plan=args.plan, output_schema=args.output_schema,
+            out=args.out, headless=not args.headed, plan=args.plan, output_schema=args.output_schema, half=args.half,
+            seeds=args.seeds, budget_minutes=args.budget_minutes,
         )
         summary = run_suite_sync(config, progress=shown_on(sys.stderr, disabled=args.no_progress))
     except (TaskError, RunnerError, ReportError, ValueError) as exc:
@@ -91,27 +108,49 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compare(args: argparse.Namespace) -> int:
-    from waymark.eval.compare import compare, format_comparison
-    from waymark.eval.report import ReportError, read_rows
+def _reading(command: str, read: Callable[[], T]) -> T | None:
+    """`read()`'s reports, or None after saying on stderr which report is unreadable and why."""
+    from waymark.eval.report import ReportError
 
     try:
-        result = compare(read_rows(args.a), read_rows(args.b))
+        return read()
     except ReportError as exc:
-        print(f"waymark eval compare: {exc}", file=sys.stderr)
+        print(f"waymark eval {command}: {exc}", file=sys.stderr)
+        return None
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from waymark.eval.compare import compare, format_comparison
+    from waymark.eval.report import read_rows
+
+    result = _reading("compare", lambda: compare(read_rows(args.a), read_rows(args.b)))
+    if result is None:
         return 2
     print(result.model_dump_json(indent=1) if args.json else format_comparison(result, args.a.name, args.b.name))
     return 0
 
 
+def _summary(args: argparse.Namespace) -> int:
+    from waymark.eval.yardstick import format_markdown, summarize_reports
+
+    summary = _reading("summary", lambda: summarize_reports(args.reports))
+    if summary is None:
+        return 2
+    markdown = format_markdown(summary)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "summary.md").write_text(markdown, encoding="utf-8")
+        (args.out / "summary.json").write_text(summary.model_dump_json(indent=1), encoding="utf-8")
+    print(summary.model_dump_json(indent=1) if args.json else markdown, end="" if not args.json else "\n")
+    return 0
+
+
 def _html(args: argparse.Namespace) -> int:
     from waymark.eval.html import write_html
-    from waymark.eval.report import ReportError, read_rows
+    from waymark.eval.report import read_rows
 
-    try:
-        rows = read_rows(args.report)
-    except ReportError as exc:
-        print(f"waymark eval html: {exc}", file=sys.stderr)
+    rows = _reading("html", lambda: read_rows(args.report))
+    if rows is None:
         return 2
     path = write_html(rows, args.out, title=f"Waymark eval: {args.report.name}")
     print(f"wrote {path}")

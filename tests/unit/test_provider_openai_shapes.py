@@ -39,3 +39,9 @@ def test_ollama_constrains_output_with_response_format_which_its_openai_endpoint
     assert ollama.capabilities().json_schema
     assert body["response_format"] == {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
     assert "format" not in body
+
+
+def test_llamacpp_is_asked_to_keep_the_prompt_cache_and_other_servers_are_not() -> None:
+    assert provider("llamacpp").body(REQUEST, stream=False)["cache_prompt"] is True
+    assert "cache_prompt" not in provider("openai").body(REQUEST, stream=False)
+    assert "cache_prompt" not in provider("ollama").body(REQUEST, stream=True)

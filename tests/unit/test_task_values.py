@@ -1,5 +1,7 @@
 """The email addresses a task gives: entered before the form is sent, and entered or shown before a success is accepted."""
 
+import os
+
 from waymark.host.agent.prompts import executor_user
 from waymark.host.agent.task_values import (
     task_values,
@@ -37,3 +39,11 @@ def _form(email_value: str | None = None) -> Snapshot:
         SnapshotElement(ref=8, role="button", name="Search", form=1),
         SnapshotElement(ref=9, role="button", name="Delete my account"),
     ])
+
+
+def test_the_executors_message_holds_what_the_run_shares_before_what_each_turn_changes():
+    # A server with a prompt cache (llama.cpp) processes only what follows the part two turns share.
+    first = executor_user("Sign in as ada", "Fill the username", [], [], None, "PAGE ONE", text_mode=True)
+    second = executor_user("Sign in as ada", "Click Sign in", [], ["filled ada"], None, "PAGE TWO", text_mode=True)
+    shared = len(os.path.commonprefix([first, second]))
+    assert first.index("Answer with exactly one JSON object") < first.index("Task: Sign in as ada") < shared
