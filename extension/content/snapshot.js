@@ -283,6 +283,8 @@
    */
   function textOf(node, cap, opts = {}) {
     let out = "";
+    // The titles of sprite symbols bare icons draw: the name only when the text is empty.
+    let drawn = "";
     // Generated content costs a style resolution per element, slow on a deep subtree (a button
     // under 5,000 wrappers); Chrome itself stops reading a name after 100 descendants.
     let pseudoBudget = PSEUDO_BUDGET;
@@ -344,8 +346,13 @@
         }
         const role = firstRole(el);
         if (tag === "svg") {
-          // An icon with a role of its own (role=img) is named only by itself; a bare one by what it draws.
-          add(` ${el.getAttribute("aria-label") || el.querySelector("title")?.textContent || (role ? "" : usedTitles(el))} `);
+          // An icon with a role of its own (role=img) is named only by itself. A bare one is named
+          // by the sprite symbol it draws only when nothing else names the element: Chrome reads
+          // "Sign up now" for a link of that text and an arrow icon, "search" for a lone search icon.
+          const own = el.getAttribute("aria-label") || el.querySelector("title")?.textContent;
+          if (own) add(` ${own} `);
+          else if (!role) drawn += ` ${usedTitles(el)}`;
+          add(" ");
           continue;
         }
         const label = el.getAttribute("aria-label");
@@ -369,7 +376,7 @@
         stack.push((shadowOf(el) || el).firstChild);
       }
     }
-    return clean(out, cap);
+    return clean(out, cap) || clean(drawn, cap);
   }
 
   /**
