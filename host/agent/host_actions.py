@@ -3,7 +3,6 @@ the browser does it (close_tab on this task's tabs only, confirmation of a destr
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any, Awaitable, Callable, cast
 
@@ -11,7 +10,12 @@ from waymark.host.agent import repair as repairs
 from waymark.host.agent.action_lines import action_line
 from waymark.host.agent.answers import Answers
 from waymark.host.agent.budgets import BudgetExhausted
-from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
+from waymark.host.agent.confirm import (
+    Policy,
+    destructive_reason,
+    domain_refusal,
+    refuse_unconfirmed,
+)
 from waymark.host.agent.human import Human
 from waymark.host.agent.planner import PlanStep
 from waymark.host.agent.proof import Proof
@@ -182,23 +186,12 @@ class HostActions:
 
     async def gate(self, action: ActionModel, reason: str, safe: Snapshot, record: dict[str, Any], finish: Finish) -> None:
         """Confirmation of a destructive action by policy; raises RunStopped when it may not happen."""
-        policy = self.policy
-        line = action_line(action, safe)
         record["destructive"] = reason
-        if policy.destructive == "allow":
+        if self.policy.destructive == "allow":
             return
-        if policy.destructive == "block":
-            finish("blocked", f"destructive action blocked by policy: {reason}")
-            raise RunStopped("blocked", f"{line} was blocked by policy ({reason})")
-        request = {"action": action_json(action), "action_line": line, "reason": reason, "url": safe.url}
-        try:
-            approved = await asyncio.wait_for(self.human.confirm(request), policy.confirm_timeout_s)
-        except TimeoutError:
-            approved = False
-        record["confirmation"] = "approved" if approved else "declined"
-        if not approved:
-            finish("declined", f"the user declined: {line}")
-            raise RunStopped("declined", f"the user declined {line}")
+        refusal = await refuse_unconfirmed(self.policy, self.human, action, reason, safe, record, finish)
+        if refusal is not None:
+            raise RunStopped(*refusal)
 
 
 #: The handler of each action the registry (host.core.actions) says the host carries out itself;

@@ -19,7 +19,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
+from waymark.host.agent.confirm import (
+    Policy,
+    destructive_reason,
+    domain_refusal,
+    refuse_unconfirmed,
+)
 from waymark.host.agent.executor import Executor
 from waymark.host.agent.grammar import offered_on
 from waymark.host.agent.human import Human
@@ -419,22 +424,12 @@ class Replay:
         """A destructive step asks the user as a normal run does, unless approved for this workflow."""
         policy = self.options.policy
         record["destructive"] = reason
-        line = action_line(action, safe)
         if policy.destructive == "allow" or index + 1 in self.workflow.approved:
             record["confirmation"] = "approved for this workflow" if index + 1 in self.workflow.approved else "allowed by policy"
             return
-        if policy.destructive == "block":
-            finish("blocked", f"destructive action blocked by policy: {reason}")
-            raise ReplayFailed("blocked", f"{line} was blocked by policy ({reason})")
-        request = {"action": action_json(action), "action_line": line, "reason": reason, "url": safe.url}
-        try:
-            approved = await asyncio.wait_for(self.human.confirm(request), policy.confirm_timeout_s)
-        except TimeoutError:
-            approved = False
-        record["confirmation"] = "approved" if approved else "declined"
-        if not approved:
-            finish("declined", f"the user declined: {line}")
-            raise ReplayFailed("declined", f"the user declined {line}")
+        refusal = await refuse_unconfirmed(policy, self.human, action, reason, safe, record, finish)
+        if refusal is not None:
+            raise ReplayFailed(*refusal)
 
     # ------------------------------------------------------------ healing
 
