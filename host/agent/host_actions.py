@@ -3,6 +3,8 @@ the browser does it (close_tab on this task's tabs only, confirmation of a destr
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from typing import Any, Awaitable, Callable, cast
 
@@ -58,6 +60,22 @@ def ended_by(exc: Exception, wall_clock_expired: bool, wall_clock_s: float) -> t
     if isinstance(exc, BrowserError):
         return "error", f"browser {exc.code}: {exc.message}"
     return "error", f"{type(exc).__name__}: {exc}"
+
+
+def ended_unexpectedly(exc: BaseException, log: logging.Logger, kind: str, run_id: str,
+                       cancelled: Callable[[str], object]) -> tuple[RunOutcome, str]:
+    """How a run (or replay) that raised something unforeseen ended, called from its handler.
+
+    A cancellation still finishes the summary and is raised again; a bug is logged and becomes an
+    `error` outcome, so it still leaves a summary and a trace behind.
+    """
+    if isinstance(exc, asyncio.CancelledError):
+        cancelled(f"the {kind} was cancelled")
+        raise exc
+    if not isinstance(exc, Exception):
+        raise exc
+    log.exception("%s %s failed unexpectedly", kind, run_id)
+    return "error", f"internal error: {type(exc).__name__}: {exc}"[:500]
 
 
 class HostActions:

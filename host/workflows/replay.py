@@ -27,6 +27,7 @@ from waymark.host.agent.confirm import (
 )
 from waymark.host.agent.executor import Executor
 from waymark.host.agent.grammar import offered_on
+from waymark.host.agent.host_actions import ended_unexpectedly
 from waymark.host.agent.human import Human
 from waymark.host.agent.loop import CallSettings, Emit, action_line
 from waymark.host.agent.prompts import snapshot_block
@@ -200,12 +201,9 @@ class Replay:
             outcome, reason = "error", f"{type(exc).__name__}: {exc}"
         except BrowserError as exc:
             outcome, reason = "error", f"browser {exc.code}: {exc.message}"
-        except asyncio.CancelledError:
-            self._finish(started, False, "cancelled", "the replay was cancelled")
-            raise
-        except Exception as exc:  # a bug must still leave a summary and a trace behind
-            log.exception("replay %s failed unexpectedly", self.run_id)
-            outcome, reason = "error", f"internal error: {type(exc).__name__}: {exc}"[:500]
+        except BaseException as exc:  # cancelled, or a bug: either still leaves a summary and a trace behind
+            outcome, reason = ended_unexpectedly(exc, log, "replay", self.run_id,
+                                                 lambda why: self._finish(started, False, "cancelled", why))
         finally:
             if self._provider is not None:
                 await self._provider.aclose()
