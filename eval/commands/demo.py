@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     from waymark.eval.sites.serve import SiteServer
     from waymark.host.agent.timeline import summary_lines
-    from waymark.host.commands.run import Console, run_agent
+    from waymark.host.commands.run import Console, call_with_console
     from waymark.host.control_client import HostCallError, HostNotConnected
 
     script = json.loads((SCRIPTS_DIR / "demo_shop.json").read_text(encoding="utf-8"))
@@ -41,7 +41,7 @@ def _run(args: argparse.Namespace) -> int:
         console.print(f"Shop: {start}\n")
         params = {"task": TASK, "start_url": start, "script": script, "policy": {"destructive": "ask"}}
         try:
-            summary = asyncio.run(run_agent(params, console, headed=args.headed))
+            summary = asyncio.run(call_with_console("agent.run", params, console, headed=args.headed))
         except (HostCallError, HostNotConnected, OSError) as exc:
             print(f"waymark demo: {exc}", file=sys.stderr)
             return 1

@@ -8,13 +8,16 @@ subdomains included.
 
 from __future__ import annotations
 
+import asyncio
 import re
-from typing import Literal
+from typing import Any, Callable, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from waymark.host.core.actions import ActionModel
+from waymark.host.agent.action_lines import action_line
+from waymark.host.agent.human import Human
+from waymark.host.core.actions import ActionModel, action_json
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
 #: Words and phrases that make a button, link or menu item destructive.
@@ -116,4 +119,31 @@ def domain_refusal(url: str, policy: Policy) -> str | None:
         return f"{host} is on the block list"
     if policy.allow_domains and not _in(host, policy.allow_domains):
         return f"{host} is not on the allow list"
+    return None
+
+
+#: Why a destructive action may not happen, as (outcome, reason) for the caller's own exception.
+Refusal = tuple[Literal["blocked", "declined"], str]
+
+
+async def refuse_unconfirmed(policy: Policy, human: Human, action: ActionModel, reason: str, safe: Snapshot,
+                             record: dict[str, Any], finish: Callable[..., None]) -> Refusal | None:
+    """Block or ask about a destructive action the policy does not allow outright.
+
+    Records the user's answer and finishes the step when it may not happen; a confirmation
+    nobody answers within the policy's timeout is declined. None when the user approved it.
+    """
+    line = action_line(action, safe)
+    if policy.destructive == "block":
+        finish("blocked", f"destructive action blocked by policy: {reason}")
+        return "blocked", f"{line} was blocked by policy ({reason})"
+    request = {"action": action_json(action), "action_line": line, "reason": reason, "url": safe.url}
+    try:
+        approved = await asyncio.wait_for(human.confirm(request), policy.confirm_timeout_s)
+    except TimeoutError:
+        approved = False
+    record["confirmation"] = "approved" if approved else "declined"
+    if not approved:
+        finish("declined", f"the user declined: {line}")
+        return "declined", f"the user declined {line}"
     return None

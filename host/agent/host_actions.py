@@ -4,6 +4,7 @@ the browser does it (close_tab on this task's tabs only, confirmation of a destr
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any, Awaitable, Callable, cast
 
@@ -11,7 +12,12 @@ from waymark.host.agent import repair as repairs
 from waymark.host.agent.action_lines import action_line
 from waymark.host.agent.answers import Answers
 from waymark.host.agent.budgets import BudgetExhausted
-from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
+from waymark.host.agent.confirm import (
+    Policy,
+    destructive_reason,
+    domain_refusal,
+    refuse_unconfirmed,
+)
 from waymark.host.agent.human import Human
 from waymark.host.agent.planner import PlanStep
 from waymark.host.agent.proof import Proof
@@ -54,6 +60,22 @@ def ended_by(exc: Exception, wall_clock_expired: bool, wall_clock_s: float) -> t
     if isinstance(exc, BrowserError):
         return "error", f"browser {exc.code}: {exc.message}"
     return "error", f"{type(exc).__name__}: {exc}"
+
+
+def ended_unexpectedly(exc: BaseException, log: logging.Logger, kind: str, run_id: str,
+                       cancelled: Callable[[str], object]) -> tuple[RunOutcome, str]:
+    """How a run (or replay) that raised something unforeseen ended, called from its handler.
+
+    A cancellation still finishes the summary and is raised again; a bug is logged and becomes an
+    `error` outcome, so it still leaves a summary and a trace behind.
+    """
+    if isinstance(exc, asyncio.CancelledError):
+        cancelled(f"the {kind} was cancelled")
+        raise exc
+    if not isinstance(exc, Exception):
+        raise exc
+    log.exception("%s %s failed unexpectedly", kind, run_id)
+    return "error", f"internal error: {type(exc).__name__}: {exc}"[:500]
 
 
 class HostActions:
@@ -182,23 +204,12 @@ class HostActions:
 
     async def gate(self, action: ActionModel, reason: str, safe: Snapshot, record: dict[str, Any], finish: Finish) -> None:
         """Confirmation of a destructive action by policy; raises RunStopped when it may not happen."""
-        policy = self.policy
-        line = action_line(action, safe)
         record["destructive"] = reason
-        if policy.destructive == "allow":
+        if self.policy.destructive == "allow":
             return
-        if policy.destructive == "block":
-            finish("blocked", f"destructive action blocked by policy: {reason}")
-            raise RunStopped("blocked", f"{line} was blocked by policy ({reason})")
-        request = {"action": action_json(action), "action_line": line, "reason": reason, "url": safe.url}
-        try:
-            approved = await asyncio.wait_for(self.human.confirm(request), policy.confirm_timeout_s)
-        except TimeoutError:
-            approved = False
-        record["confirmation"] = "approved" if approved else "declined"
-        if not approved:
-            finish("declined", f"the user declined: {line}")
-            raise RunStopped("declined", f"the user declined {line}")
+        refusal = await refuse_unconfirmed(self.policy, self.human, action, reason, safe, record, finish)
+        if refusal is not None:
+            raise RunStopped(*refusal)
 
 
 #: The handler of each action the registry (host.core.actions) says the host carries out itself;

@@ -37,6 +37,7 @@ from waymark.host.agent.host_actions import (
     HostActions,
     RunStopped,
     ended_by,
+    ended_unexpectedly,
 )
 from waymark.host.agent.human import Human
 from waymark.host.agent.planner import (
@@ -258,12 +259,8 @@ class AgentRun:
                     await asyncio.shield(self.session.release())
         except (TimeoutError, BudgetExhausted, RunStopped, ProviderError, BrowserError) as exc:
             outcome, reason = ended_by(exc, clock.expired(), self.options.budgets.wall_clock_s)
-        except asyncio.CancelledError:
-            self._finish(started, False, "cancelled", "the run was cancelled")
-            raise
-        except Exception as exc:  # a bug must still leave a summary and a trace behind
-            log.exception("run %s failed unexpectedly", self.run_id)
-            outcome, reason = "error", f"internal error: {type(exc).__name__}: {exc}"[:500]
+        except BaseException as exc:  # cancelled, or a bug: either still leaves a summary and a trace behind
+            outcome, reason = ended_unexpectedly(exc, log, "run", self.run_id, lambda why: self._finish(started, False, "cancelled", why))
         return self._finish(started, success, outcome, reason)
 
     def _finish(self, started: float, success: bool, outcome: RunOutcome, reason: str) -> RunSummary:

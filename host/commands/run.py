@@ -7,7 +7,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 from waymark.host.commands._model_args import add_model_arguments, models_from_args
 
@@ -104,46 +104,61 @@ class Console:
         await self.controller.call("agent.answer", {"run_id": data["run_id"], "request_id": data["request_id"], "answer": answer})
 
 
-async def run_agent(params: dict[str, Any], console: Console, headed: bool = False) -> dict[str, Any]:
-    """Launch Chromium with the extension, call agent.run, and return the summary."""
+async def call_with_console(method: str, params: dict[str, Any], console: Console, headed: bool = False) -> dict[str, Any]:
+    """Launch Chromium with the extension, call `method` with the console answering, and return the summary."""
     from waymark.host.control_client import Controller
 
     async with Controller(headless=not headed) as controller:
         console.controller = controller
-        return await controller.call("agent.run", params, on_notify=console.on_notify)
+        return await controller.call(method, params, on_notify=console.on_notify)
 
 
-def _run(args: argparse.Namespace) -> int:
+def run_and_report(args: argparse.Namespace, method: str, params: dict[str, Any], *, prog: str,
+                   usage_codes: frozenset[str], hints: dict[str, str] | None = None,
+                   details: Callable[[dict[str, Any]], str] | None = None) -> int:
+    """Run a task-like host call for the terminal: progress, summary (or JSON) and the exit code.
+
+    A host error whose code is in `usage_codes` is the caller's mistake (exit 2); `hints` adds a
+    line of advice after the error of that code; `details` adds lines after the summary.
+    """
     from waymark.host.agent.timeline import summary_lines
     from waymark.host.control_client import HostCallError, HostNotConnected
 
+    console = Console(sys.stderr if args.json else sys.stdout, confirm=args.confirm, interactive=sys.stdin.isatty() and not args.json)
     try:
-        params = run_params(args)
-    except ValueError as exc:
-        print(f"waymark run: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    progress = sys.stderr if args.json else sys.stdout
-    console = Console(progress, confirm=args.confirm, interactive=sys.stdin.isatty() and not args.json)
-    try:
-        summary = asyncio.run(run_agent(params, console, headed=args.headed))
+        summary = asyncio.run(call_with_console(method, params, console, headed=args.headed))
     except HostCallError as exc:
-        print(f"waymark run: {exc.code}: {exc.message}", file=sys.stderr)
-        if exc.code == "provider_not_configured":
-            print("choose the model: --provider P --model M, --model SPEC, --planner SPEC --executor SPEC, --script FILE, "
-                  "or save a provider per role in the side panel's settings", file=sys.stderr)
-        return EXIT_USAGE if exc.code in ("bad_params", "provider_not_configured") else EXIT_FAILED
+        print(f"{prog}: {exc.code}: {exc.message}", file=sys.stderr)
+        if hints and exc.code in hints:
+            print(hints[exc.code], file=sys.stderr)
+        return EXIT_USAGE if exc.code in usage_codes else EXIT_FAILED
     except (HostNotConnected, OSError) as exc:
-        print(f"waymark run: {exc}", file=sys.stderr)
+        print(f"{prog}: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:
-        print("waymark run: stopped", file=sys.stderr)
+        print(f"{prog}: stopped", file=sys.stderr)
         return EXIT_FAILED
     except Exception as exc:  # the browser could not start (no display for --headed, no Chromium, ...)
-        print(f"waymark run: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"{prog}: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_FAILED
     if args.json:
         print(json.dumps(summary))
     else:
         console.print(summary_lines(summary))
+        if details is not None:
+            console.print(details(summary))
         console.print(f"Trace: waymark trace show {summary.get('run_id', '')}")
     return EXIT_OK if summary.get("success") else EXIT_FAILED
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        params = run_params(args)
+    except ValueError as exc:
+        print(f"waymark run: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return run_and_report(args, "agent.run", params, prog="waymark run",
+                          usage_codes=frozenset({"bad_params", "provider_not_configured"}),
+                          hints={"provider_not_configured": (
+                              "choose the model: --provider P --model M, --model SPEC, --planner SPEC --executor SPEC, --script FILE, "
+                              "or save a provider per role in the side panel's settings")})

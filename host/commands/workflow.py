@@ -4,7 +4,6 @@ replayed without a model while its steps still match the page (host.workflows)."
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import shlex
@@ -13,7 +12,12 @@ import sys
 from typing import Any
 
 from waymark.host.commands._model_args import add_model_arguments, models_from_args
-from waymark.host.commands.run import EXIT_FAILED, EXIT_OK, EXIT_USAGE, Console
+from waymark.host.commands.run import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    run_and_report,
+)
 
 PROG = "waymark workflow"
 
@@ -179,36 +183,15 @@ def replay_params(args: argparse.Namespace) -> dict[str, Any]:
     return params
 
 
-async def _replay(params: dict[str, Any], console: Console, headed: bool) -> dict[str, Any]:
-    from waymark.host.control_client import Controller
-
-    async with Controller(headless=not headed) as controller:
-        console.controller = controller
-        return await controller.call("workflow.run", params, on_notify=console.on_notify)
+def _replay_details(summary: dict[str, Any]) -> str:
+    return (f"  replay: {summary.get('replay')}, {summary.get('model_calls', 0)} model call(s)"
+            + "".join(f"\n  healed step {h['step']} by {h['by']}: was {h['was']}, now {h['now']}" for h in summary.get("heals", [])))
 
 
 def _run(args: argparse.Namespace) -> int:
-    from waymark.host.agent.timeline import summary_lines
-    from waymark.host.control_client import HostCallError, HostNotConnected
-
     try:
         params = replay_params(args)
     except ValueError as exc:
         return _fail(str(exc))
-    console = Console(sys.stderr if args.json else sys.stdout, confirm=args.confirm, interactive=sys.stdin.isatty() and not args.json)
-    try:
-        summary = asyncio.run(_replay(params, console, args.headed))
-    except HostCallError as exc:
-        return _fail(f"{exc.code}: {exc.message}", EXIT_USAGE if exc.code in ("bad_params", "no_such_workflow", "invalid_workflow") else EXIT_FAILED)
-    except (HostNotConnected, OSError) as exc:
-        return _fail(str(exc), EXIT_FAILED)
-    except KeyboardInterrupt:
-        return _fail("stopped", EXIT_FAILED)
-    if args.json:
-        print(json.dumps(summary))
-    else:
-        console.print(summary_lines(summary))
-        console.print(f"  replay: {summary.get('replay')}, {summary.get('model_calls', 0)} model call(s)"
-                      + "".join(f"\n  healed step {h['step']} by {h['by']}: was {h['was']}, now {h['now']}" for h in summary.get("heals", [])))
-        console.print(f"Trace: waymark trace show {summary.get('run_id', '')}")
-    return EXIT_OK if summary.get("success") else EXIT_FAILED
+    return run_and_report(args, "workflow.run", params, prog=PROG,
+                          usage_codes=frozenset({"bad_params", "no_such_workflow", "invalid_workflow"}), details=_replay_details)

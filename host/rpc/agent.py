@@ -52,22 +52,27 @@ from waymark.providers.spec import ChoiceError, ModelChoice, ModelSpec
 log = logging.getLogger(__name__)
 
 
-class RunParams(BaseModel):
-    """The parameters of `agent.run`."""
+class ModelParams(BaseModel):
+    """The models a run uses and the policy it runs under: parameters `agent.run` and `workflow.run` share."""
 
     model_config = ConfigDict(extra="forbid")
 
-    task: str = Field(min_length=1, max_length=4000)
-    start_url: str | None = None
-    tab_id: int | None = None
     provider: str | None = None
     model: str | None = None
     planner: str | None = None
     executor: str | None = None
     script: str | dict[str, Any] | None = None
     provider_options: dict[str, Any] = Field(default_factory=dict)
-    budgets: Budgets = Field(default_factory=Budgets)
     policy: Policy = Field(default_factory=Policy)
+
+
+class RunParams(ModelParams):
+    """The parameters of `agent.run`."""
+
+    task: str = Field(min_length=1, max_length=4000)
+    start_url: str | None = None
+    tab_id: int | None = None
+    budgets: Budgets = Field(default_factory=Budgets)
     screenshots: bool = True
     #: False: no planner call; the executor works on the whole task (see RunOptions.plan).
     plan: bool = True
@@ -84,7 +89,7 @@ class RunParams(BaseModel):
         return check_schema(value) if value is not None else None
 
 
-def role_specs(params: RunParams) -> tuple[ModelSpec, ModelSpec]:
+def role_specs(params: ModelParams) -> tuple[ModelSpec, ModelSpec]:
     """(planner, executor) specs of a run. Explicit params win: planner and executor specs; then
     provider and model; without them, the saved settings of each role."""
     choice = ModelChoice(provider=params.provider, model=params.model, planner=params.planner, executor=params.executor)
@@ -98,7 +103,7 @@ def role_specs(params: RunParams) -> tuple[ModelSpec, ModelSpec]:
     return role_spec("planner", settings), role_spec("executor", settings)
 
 
-async def build_providers(params: RunParams, specs: tuple[ModelSpec, ModelSpec] | None) -> tuple[LLMProvider, LLMProvider]:
+async def build_providers(params: ModelParams, specs: tuple[ModelSpec, ModelSpec] | None) -> tuple[LLMProvider, LLMProvider]:
     """(planner, executor) for a run, each counted in the diagnostics: one scripted provider
     for both roles when a script is given, else one provider per distinct spec (roles with the
     same spec share one: the scripted provider's executor follows the plan it served)."""

@@ -16,12 +16,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from waymark.host.agent.budgets import snapshot_chars
-from waymark.host.agent.confirm import Policy
 from waymark.host.agent.trace import TraceNotFound, find_run, new_run_id
 from waymark.host.methods import CallContext, MethodError, method
 from waymark.host.rpc.agent import (
     _RUNS,
-    RunParams,
+    ModelParams,
     StreamedHuman,
     _call,
     _Run,
@@ -117,34 +116,23 @@ async def workflow_delete(params: dict[str, Any], ctx: CallContext) -> dict[str,
     return {"deleted": str(path)}
 
 
-class ReplayParams(BaseModel):
+class ReplayParams(ModelParams):
     """The parameters of `workflow.run`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1)
     params: dict[str, str] = Field(default_factory=dict)
     start_url: str | None = None
     heal: bool = True
-    provider: str | None = None
-    model: str | None = None
-    planner: str | None = None
-    executor: str | None = None
-    script: str | dict[str, Any] | None = None
-    provider_options: dict[str, Any] = Field(default_factory=dict)
-    policy: Policy = Field(default_factory=Policy)
     screenshots: bool = False
 
 
-def _heal_source(params: ReplayParams, task: str) -> Any:
+def _heal_source(params: ReplayParams) -> Any:
     """Builds the healing executor on first need: the script's provider, else the executor chosen as `agent.run` chooses it."""
 
     async def build() -> LLMProvider:
         if params.script is not None:
             return MeasuredProvider(registry.create("scripted", "scripted", script=params.script))
-        run = RunParams(task=task, provider=params.provider, model=params.model, planner=params.planner, executor=params.executor,
-                        provider_options=params.provider_options)
-        return MeasuredProvider(role_specs(run)[1].build())
+        return MeasuredProvider(role_specs(params)[1].build())
 
     return build
 
@@ -160,15 +148,13 @@ async def workflow_run(params: dict[str, Any], ctx: CallContext) -> dict[str, An
         raise MethodError("bad_params", str(exc)) from None
     executor_call = None
     if replay_params.script is None and (replay_params.provider or replay_params.executor or replay_params.model):
-        run = RunParams(task=workflow.task, provider=replay_params.provider, model=replay_params.model,
-                        planner=replay_params.planner, executor=replay_params.executor, provider_options=replay_params.provider_options)
-        executor_call = _call(role_specs(run)[1])
+        executor_call = _call(role_specs(replay_params)[1])
     options = ReplayOptions(values=values, start_url=replay_params.start_url, policy=replay_params.policy,
                             screenshots=replay_params.screenshots, heal=replay_params.heal, max_chars=snapshot_chars(32_000),
                             **({"executor_call": executor_call} if executor_call else {}))
     run_id = new_run_id()
     state = _Run(run_id)
-    replay = Replay(workflow, options, ctx.browser, StreamedHuman(state, ctx), executor_source=_heal_source(replay_params, workflow.task),
+    replay = Replay(workflow, options, ctx.browser, StreamedHuman(state, ctx), executor_source=_heal_source(replay_params),
                     emit=ctx.notify, run_id=run_id)
     _RUNS[run_id] = state
     try:

@@ -19,9 +19,15 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
+from waymark.host.agent.confirm import (
+    Policy,
+    destructive_reason,
+    domain_refusal,
+    refuse_unconfirmed,
+)
 from waymark.host.agent.executor import Executor
 from waymark.host.agent.grammar import offered_on
+from waymark.host.agent.host_actions import ended_unexpectedly
 from waymark.host.agent.human import Human
 from waymark.host.agent.loop import CallSettings, Emit, action_line
 from waymark.host.agent.prompts import snapshot_block
@@ -195,12 +201,9 @@ class Replay:
             outcome, reason = "error", f"{type(exc).__name__}: {exc}"
         except BrowserError as exc:
             outcome, reason = "error", f"browser {exc.code}: {exc.message}"
-        except asyncio.CancelledError:
-            self._finish(started, False, "cancelled", "the replay was cancelled")
-            raise
-        except Exception as exc:  # a bug must still leave a summary and a trace behind
-            log.exception("replay %s failed unexpectedly", self.run_id)
-            outcome, reason = "error", f"internal error: {type(exc).__name__}: {exc}"[:500]
+        except BaseException as exc:  # cancelled, or a bug: either still leaves a summary and a trace behind
+            outcome, reason = ended_unexpectedly(exc, log, "replay", self.run_id,
+                                                 lambda why: self._finish(started, False, "cancelled", why))
         finally:
             if self._provider is not None:
                 await self._provider.aclose()
@@ -419,22 +422,12 @@ class Replay:
         """A destructive step asks the user as a normal run does, unless approved for this workflow."""
         policy = self.options.policy
         record["destructive"] = reason
-        line = action_line(action, safe)
         if policy.destructive == "allow" or index + 1 in self.workflow.approved:
             record["confirmation"] = "approved for this workflow" if index + 1 in self.workflow.approved else "allowed by policy"
             return
-        if policy.destructive == "block":
-            finish("blocked", f"destructive action blocked by policy: {reason}")
-            raise ReplayFailed("blocked", f"{line} was blocked by policy ({reason})")
-        request = {"action": action_json(action), "action_line": line, "reason": reason, "url": safe.url}
-        try:
-            approved = await asyncio.wait_for(self.human.confirm(request), policy.confirm_timeout_s)
-        except TimeoutError:
-            approved = False
-        record["confirmation"] = "approved" if approved else "declined"
-        if not approved:
-            finish("declined", f"the user declined: {line}")
-            raise ReplayFailed("declined", f"the user declined {line}")
+        refusal = await refuse_unconfirmed(policy, self.human, action, reason, safe, record, finish)
+        if refusal is not None:
+            raise ReplayFailed(*refusal)
 
     # ------------------------------------------------------------ healing
 
