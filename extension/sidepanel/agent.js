@@ -6,6 +6,7 @@
  * run at once; the end shows a summary with where the trace is.
  */
 import { errorCode, errorMessage } from "../shared/errors.js";
+import { STEP_VERDICT_TONES } from "./agent_types.js";
 import { byId, clear, formatMs, h } from "./dom.js";
 
 /** @typedef {import("./host_client.js").HostClient} HostClient */
@@ -25,8 +26,14 @@ import { byId, clear, formatMs, h } from "./dom.js";
  * @typedef {{run_id: string, request_id: string, action_line?: string, reason?: string, url?: string, question?: string}} PromptEvent
  */
 
-const GOOD = new Set(["passed", "done", "answered"]);
-const BAD = new Set(["failed", "refused", "blocked", "declined"]);
+/**
+ * How a verdict reads (its badge's class); a verdict the host does not name reads as a warning.
+ * @param {string} verdict
+ * @returns {"ok"|"warn"|"bad"}
+ */
+function tone(verdict) {
+  return STEP_VERDICT_TONES[verdict] || "warn";
+}
 
 /**
  * The `agent.run` parameters for a task. The host runs each role (planner, executor) with the
@@ -351,9 +358,9 @@ export function stepEntry(d) {
     h("div", { class: "step-head" },
       h("span", { class: "step-no", text: `${d.step}` }),
       h("span", { class: "intent", text: d.intent }),
-      h("span", { class: `badge ${GOOD.has(verdict) ? "ok" : BAD.has(verdict) ? "bad" : "warn"}`, text: verdict })),
+      h("span", { class: `badge ${tone(verdict)}`, text: verdict })),
     d.action_line ? h("p", { class: "action-line", text: d.action_line }) : null,
-    d.reason && !GOOD.has(verdict) ? h("p", { class: "reason", text: d.reason }) : null,
+    d.reason && tone(verdict) !== "ok" ? h("p", { class: "reason", text: d.reason }) : null,
     figures ? h("p", { class: "figures", text: figures }) : null,
     thumb,
   );

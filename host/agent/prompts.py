@@ -185,10 +185,10 @@ def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], his
     """The executor's user message for one turn; `uploads` is the line naming the files of the
     upload folder (host.core.uploads.upload_summary), when upload_file is offered; `untyped`, the
     values the task gives that the run has not typed yet (host.agent.task_values)."""
-    # What holds for the whole run comes first, what changes each turn last: a server that keeps
-    # its prompt cache (llama.cpp) then processes only the changed tail of the next turn's prompt.
-    parts = [decision_format(allowed)] if text_mode else []
-    parts += [f"Task: {task}", f"Current step: {step_intent}"]
+    # The answer format comes last although it is the same every turn (first, a server's prompt
+    # cache would reuse it): a small model follows best what it read last, and put first it chose
+    # the wrong action far more often (docs/yardstick.md).
+    parts = [f"Task: {task}", f"Current step: {step_intent}"]
     if verify:
         parts.append("This step is checked by: " + json.dumps(verify, ensure_ascii=False))
     if history:
@@ -200,4 +200,6 @@ def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], his
         parts.append(f"The task gives {', '.join(untyped)}, which this run has not typed yet: fill it into its field before you submit.")
     if uploads:
         parts.append(uploads)
+    if text_mode:
+        parts.append(decision_format(allowed))
     return "\n\n".join(parts)

@@ -17,5 +17,15 @@ StepVerdict = Literal["passed", "unproven", "acted", "retry", "failed", "refused
 RunOutcome = Literal["done", "failed", "unproven", "declined", "blocked", "cancelled", "error",
                      "budget_steps", "budget_replans", "budget_tokens", "budget_wall_clock"]
 
+#: How a step's verdict reads to the user: `ok` (it went as asked), `bad` (it failed or was
+#: stopped: the reason is the news), `warn` (neither: acted without proof, retried, unanswered, a
+#: browser error). The side panel colours its badges by it (generated into agent_types.js).
+StepTone = Literal["ok", "warn", "bad"]
+STEP_VERDICT_TONES: dict[StepVerdict, StepTone] = {
+    "passed": "ok", "done": "ok", "answered": "ok",
+    "failed": "bad", "refused": "bad", "blocked": "bad", "declined": "bad",
+    "unproven": "warn", "acted": "warn", "retry": "warn", "unanswered": "warn", "error": "warn",
+}
+
 STEP_VERDICTS: tuple[str, ...] = get_args(StepVerdict)
 RUN_OUTCOMES: tuple[str, ...] = get_args(RunOutcome)

@@ -25,12 +25,19 @@ def settings_types_js_text() -> str:
 
 def agent_types_js_text() -> str:
     """The text of extension/sidepanel/agent_types.js: a run's plan steps, its step events (with
-    the guards' findings) and its summary."""
+    the guards' findings) and its summary, and the tone of each step verdict."""
+    import json
+
     from waymark.host.agent.planner import PlanStep
     from waymark.host.agent.trace import RunSummary, StepEvent
+    from waymark.host.agent.verdicts import STEP_VERDICT_TONES
     from waymark.host.core.extension_types import typedef_module
 
-    return typedef_module("host/agent/planner.py and host/agent/trace.py", [PlanStep, StepEvent, RunSummary], mode="serialization")
+    text = typedef_module("host/agent/planner.py, host/agent/trace.py and host/agent/verdicts.py", [PlanStep, StepEvent, RunSummary],
+                          mode="serialization")
+    tones = json.dumps(STEP_VERDICT_TONES, separators=(", ", ": "))
+    return text.replace("export {};\n", "/** How each step verdict reads: ok, warn or bad (host/agent/verdicts.py). @type {Readonly<Record<string, \"ok\"|\"warn\"|\"bad\">>} */\n"
+                        f"export const STEP_VERDICT_TONES = Object.freeze({tones});\n")
 
 
 def generated_files() -> dict[str, Callable[[], str]]:

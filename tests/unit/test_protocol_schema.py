@@ -59,3 +59,13 @@ def test_protocol_error_keeps_the_id_of_the_offending_message():
 def test_schema_describes_both_directions():
     schema = json.loads(json_schema_text())
     assert set(schema) >= {"inbound", "outbound"}
+
+
+def test_every_step_verdict_has_the_tone_the_side_panel_colours_it_by():
+    from typing import get_args
+
+    from waymark.host.agent.verdicts import STEP_VERDICT_TONES, StepVerdict
+
+    assert set(STEP_VERDICT_TONES) == set(get_args(StepVerdict))
+    text = (extension_dir() / "sidepanel" / "agent_types.js").read_text(encoding="utf-8")
+    assert '"declined": "bad"' in text and '"unproven": "warn"' in text
