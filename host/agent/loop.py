@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,7 +31,7 @@ from waymark.host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from waymark.host.agent.confirm import Policy, domain_refusal
 from waymark.host.agent.executor import Executor, Turn
 from waymark.host.agent.grammar import offered_on
-from waymark.host.agent.guards import Finding, GuardContext
+from waymark.host.agent.guards import GuardContext
 from waymark.host.agent.host_actions import (
     HOST_ACTION_HANDLERS,
     HostActions,
@@ -55,16 +55,15 @@ from waymark.host.agent.redaction import (
     redact_url,
     resolve_action,
 )
+from waymark.host.agent.run_record import Emit, RunRecord
 from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.step_judge import Attempted, StepJudge, StepOutcome
 from waymark.host.agent.task_values import task_values, untyped
 from waymark.host.agent.trace import (
     RunSummary,
-    TraceWriter,
     digest,
     new_run_id,
-    step_event,
 )
 from waymark.host.agent.verdicts import RunOutcome, StepVerdict
 from waymark.host.agent.verifier import (
@@ -90,7 +89,10 @@ from waymark.providers.errors import ProviderError
 
 log = logging.getLogger(__name__)
 
-Emit = Callable[[str, dict[str, Any]], None]
+#: Why a step passed before its retry: an action that reported a failure may still have landed
+#: (the page re-rendered its target as it answered), and asking the model again would have it redo
+#: or refuse work that is already done.
+LANDED_ANYWAY = "the step's checks hold after the last attempt: its action landed although it reported a failure"
 
 
 class CallSettings(BaseModel):
@@ -143,7 +145,8 @@ class AgentRun:
         self.options = options
         self.run_id = run_id or new_run_id()
         self.redactor = Redactor()
-        self.trace = TraceWriter(self.run_id, self.redactor)
+        self.record = RunRecord(self.run_id, self.redactor, emit)
+        self.trace, self.emit, self._found = self.record.trace, self.record.emit, self.record.found
         self.session = BrowserSession(bridge, tab_id=options.tab_id, max_chars=options.max_chars, screenshots=options.screenshots,
                                       upload_dir=options.upload_dir)
         self.planner = Planner(planner, timeout=options.planner_call.timeout_s, temperature=options.planner_call.temperature)
@@ -152,7 +155,6 @@ class AgentRun:
         #: The answer asked for, and the text of every page read to ground it.
         self.answers = Answers(options.output_schema)
         self.human = human
-        self._emit_cb = emit
         self.budget = BudgetTracker(options.budgets)
         self.history: list[str] = []
         self.steps_passed = 0
@@ -175,9 +177,6 @@ class AgentRun:
         #: What the guards know of the run (host.agent.guards); it shares the run's own records.
         self.guards = GuardContext(task=options.task, task_values=task_values(options.task), typed=self.typed, visited=self.visited,
                                    secret_fills=self.secret_fills)
-        #: Findings per guard name, by strength (overruled advisories are not counted again).
-        self.refusals: dict[str, int] = {}
-        self.advisories: dict[str, int] = {}
         #: The current step's checks, as they stood before it acted.
         self.judge = StepJudge(self.session, self._page_text, self._found, self.guards, self.history)
         self.proof = Proof(self.guards, self._page_text, self.session.snapshot, self.emit, self._found)
@@ -186,22 +185,6 @@ class AgentRun:
         self.host = HostActions(self.proof, self.answers, human, self.history, self.session, self.task_tabs, self.visited, options.policy)
 
     # ------------------------------------------------------------ plumbing
-
-    def emit(self, kind: str, **data: Any) -> dict[str, Any]:
-        """Trace an event and stream it to the caller (both redacted). A thumbnail is streamed
-        only: the trace keeps the full screenshot as an artifact, and an image is not text to redact."""
-        thumbnail = data.pop("thumbnail_b64", None)
-        if kind == "step":
-            data = step_event(data)
-        record = self.trace.event(kind, run_id=self.run_id, **data)
-        if kind == "step":
-            log.info("run %s step %s %s: %s", self.run_id, record.get("step"), record.get("verdict"), record.get("action_line", ""))
-        if self._emit_cb is not None:
-            try:
-                self._emit_cb(kind, {**record, "thumbnail_b64": thumbnail} if thumbnail else record)
-            except Exception:
-                log.exception("could not stream the %s event", kind)
-        return record
 
     @timed("prompt")
     def _safe(self, snapshot: Snapshot) -> Snapshot:
@@ -232,14 +215,6 @@ class AgentRun:
     def _take_tokens(self, tokens_in: int, tokens_out: int) -> None:
         self.budget.add_tokens(tokens_in, tokens_out)
 
-    def _found(self, record: dict[str, Any], findings: list[Finding]) -> None:
-        """Add guards' findings to a step's record and count them (an overruled advisory was counted when told)."""
-        record.setdefault("findings", []).extend(f.model_dump() for f in findings)
-        for found in findings:
-            if not found.overruled:
-                tally = self.refusals if found.strength == "refusal" else self.advisories
-                tally[found.guard] = tally.get(found.guard, 0) + 1
-
     # ------------------------------------------------------------ the run
 
     async def run(self) -> RunSummary:
@@ -264,20 +239,12 @@ class AgentRun:
         return self._finish(started, success, outcome, reason)
 
     def _finish(self, started: float, success: bool, outcome: RunOutcome, reason: str) -> RunSummary:
-        summary = RunSummary(
+        return self.record.summary(
             success=success, duration_ms=round((time.monotonic() - started) * 1000, 1), tokens_total=self.budget.tokens,
             tokens_in=self.budget.tokens_in, tokens_out=self.budget.tokens_out,
             steps_passed=self.steps_passed, steps_total=max(self.steps_total, self.steps_passed), steps_unproven=self.steps_unproven,
-            run_id=self.run_id,
             task=self.options.task, outcome=outcome, reason=reason, result=self.result, replans=self.budget.replans,
-            retries=self.retries, trace_dir=str(self.trace.dir), refusals=self.refusals, advisories=self.advisories,
-            data=self.answers.data, grounding=self.answers.grounding,
-        )
-        summary = RunSummary.model_validate(self.redactor.obj(summary.model_dump()))
-        self.trace.summary(summary)
-        self.emit("finished", **summary.model_dump(exclude={"run_id"}))
-        log.info("run %s ended: %s (%s)", self.run_id, outcome, self.redactor.text(reason))
-        return summary
+            retries=self.retries, data=self.answers.data, grounding=self.answers.grounding)
 
     async def _run(self) -> tuple[bool, RunOutcome, str]:
         policy = self.options.policy
@@ -326,7 +293,9 @@ class AgentRun:
                     index += 1
                     continue
                 self.history.append(f"- step: {step.intent} -> failed ({outcome.reason[:200]})")
-                evidence = await self._persist_failure(step, outcome, snap)
+                evidence = await self.record.failure(
+                    f"fail-{self.step_counter:03d}", self._safe(snap), self.last_raw, lambda: self.session.snapshot(screenshot=True),
+                    {"failed_step": step.intent, "reason": outcome.reason, "url": snap.url, "attempts": outcome.attempts})
                 plan = await self._replan(snap, evidence)
                 index = 0
                 if not plan.steps:
@@ -360,21 +329,6 @@ class AgentRun:
     async def _conclude(self, snap: Snapshot, reason: str) -> tuple[bool, RunOutcome, str]:
         return await self.proof.conclude(snap, reason, self.steps_verified, self.steps_unproven)
 
-    async def _persist_failure(self, step: PlanStep, outcome: StepOutcome, snap: Snapshot) -> dict[str, Any]:
-        """Store the evidence of a failed required step; returns it for the replan."""
-        name = f"fail-{self.step_counter:03d}"
-        artifacts = {"snapshot": self.trace.artifact_json(f"{name}-snapshot.json", self._safe(snap).model_dump()),
-                     "raw_output": self.trace.artifact_text(f"{name}-model.txt", self.last_raw)}
-        try:
-            shot = await self.session.snapshot(screenshot=True)
-            if shot.screenshot_b64:
-                artifacts["screenshot"] = self.trace.artifact_b64(f"{name}-overlay.jpg", shot.screenshot_b64)
-        except BrowserError as exc:
-            log.warning("no failure screenshot: %s", exc)
-        evidence: dict[str, Any] = {"failed_step": step.intent, "reason": outcome.reason, "url": snap.url, "attempts": outcome.attempts}
-        self.emit("step_failed", intent=step.intent, reason=outcome.reason, artifacts=artifacts)
-        return evidence
-
     # ------------------------------------------------------------ one plan step
 
     async def _step(self, step: PlanStep, index: int, snap: Snapshot) -> tuple[StepOutcome, Snapshot]:
@@ -386,9 +340,12 @@ class AgentRun:
         while True:
             attempt += 1
             if feedback is not None:
-                landed = await self._landed_anyway(step, index, attempt, failures, expectation, snap)
+                landed = None if step is self.planning.open_step else await self.judge.landed(snap)
                 if landed is not None:
-                    return landed, snap
+                    self.step_counter += 1
+                    self.emit("step", **self._record(step, index, attempt, failures), verdict="passed", reason=LANDED_ANYWAY,
+                              checks=[r.model_dump() for r in landed.results], changed=[r.predicate for r in landed.results], findings=[])
+                    return StepOutcome(verdict="passed", proven=True, attempts=attempt - 1), snap
                 # The last attempt failed; turns that went well (an answer, an open step acting) are no retries.
                 failures += 1
                 if not self.budget.retries_left(failures):
@@ -396,8 +353,7 @@ class AgentRun:
                 self.retries += 1
             self.budget.take_step()
             self.step_counter += 1
-            record: dict[str, Any] = {"step": self.step_counter, "plan_index": index, "attempt": attempt, "retries": failures, "intent": step.intent,
-                                      "verify": step.verify, "required": step.required}
+            record = self._record(step, index, attempt, failures)
             if before is not None and attempt == 1:
                 record["checks_before"] = [r.model_dump() for r in before.results]
             try:
@@ -411,22 +367,10 @@ class AgentRun:
             if outcome is not None:
                 return outcome, snap
 
-    async def _landed_anyway(self, step: PlanStep, index: int, attempt: int, failures: int, expectation: Expectation,
-                       snap: Snapshot) -> StepOutcome | None:
-        """The step proven done before a retry: an action that reported a failure may still have
-        landed (the page re-rendered its target as it answered), and asking the model again would
-        have it redo or refuse work that is already done."""
-        if not expectation.predicates or step is self.planning.open_step:
-            return None
-        verdict = await expectation.judge(snap)
-        if not verdict.ok:
-            return None
-        self.step_counter += 1
-        self.emit("step", step=self.step_counter, plan_index=index, attempt=attempt, retries=failures, intent=step.intent,
-                  verify=step.verify, required=step.required, verdict="passed",
-                  reason="the step's checks hold after the last attempt: its action landed although it reported a failure",
-                  checks=[r.model_dump() for r in verdict.results], changed=[r.predicate for r in verdict.results], findings=[])
-        return StepOutcome(verdict="passed", proven=True, attempts=attempt - 1)
+    def _record(self, step: PlanStep, index: int, attempt: int, failures: int) -> dict[str, Any]:
+        """The start of a step event: which step, which attempt."""
+        return {"step": self.step_counter, "plan_index": index, "attempt": attempt, "retries": failures, "intent": step.intent,
+                "verify": step.verify, "required": step.required}
 
     @timed("step")
     async def _attempt(

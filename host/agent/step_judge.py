@@ -97,6 +97,14 @@ class StepJudge:
         self.expectation = Expectation(judged, context, page_text=self.page_text)
         self.unreachable_before = {key(p.to_json()) for p in unreachable_by_link(judged, snap)}
 
+    async def landed(self, snap: Snapshot) -> Verification | None:
+        """The step's checks on the page before a retry, when they all hold (None otherwise, or
+        when the step has none to judge)."""
+        if not self.expectation.predicates:
+            return None
+        verdict = await self.expectation.judge(snap)
+        return verdict if verdict.ok else None
+
     async def after(self, action: ActionModel, settled: Snapshot, before: Snapshot, after: Snapshot, did: str,
                     timing: dict[str, float], finish: Finish, record: dict[str, Any], open_ended: bool) -> Attempted:
         """The step on the page the action left (`before` and `after`: that page and the one it

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from waymark.host.agent.action_lines import action_line
 from waymark.host.agent.confirm import (
     Policy,
     destructive_reason,
@@ -29,7 +30,7 @@ from waymark.host.agent.executor import Executor
 from waymark.host.agent.grammar import offered_on
 from waymark.host.agent.host_actions import ended_unexpectedly
 from waymark.host.agent.human import Human
-from waymark.host.agent.loop import CallSettings, Emit, action_line
+from waymark.host.agent.loop import CallSettings
 from waymark.host.agent.prompts import snapshot_block
 from waymark.host.agent.redaction import (
     Redactor,
@@ -38,6 +39,7 @@ from waymark.host.agent.redaction import (
     redact_url,
     resolve_action,
 )
+from waymark.host.agent.run_record import Emit
 from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.trace import RunSummary, TraceWriter, new_run_id
 from waymark.host.agent.verifier import (
