@@ -51,6 +51,8 @@ class Tool:
     run: Run
     #: Fields of `params` the client does not give (an action's `type`, fixed by the tool).
     fixed: tuple[str, ...] = ()
+    #: A call that succeeds changes the tool list (saving a workflow adds a tool): clients are told.
+    changes_tools: bool = False
 
     def input_schema(self) -> dict[str, Any]:
         """The JSON Schema of the arguments, from the model, without the fixed fields."""

@@ -8,7 +8,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
+from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
 
@@ -95,6 +95,8 @@ def build_server(session: McpSession, models: dict[str, Any]) -> Server[Any]:
         except ToolError as exc:
             log.info("tool %s failed: %s", tool.name, exc.code)
             return _failed(f"{exc.code}: {session.redactor.text(exc.message)}")
+        if tool.changes_tools:
+            await ctx.session.send_tool_list_changed()
         if isinstance(answer, Structured):
             return types.CallToolResult(content=answer.content, structured_content=answer.structured)
         return types.CallToolResult(content=answer)
@@ -112,4 +114,5 @@ async def serve(link: Link, session: McpSession, models: dict[str, Any]) -> None
     server = build_server(session, models)
     async with stdio_server() as (read_stream, write_stream):
         async with link:
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            # The tool list changes when a workflow is saved (host.mcp.tools_workflows), and clients are told.
+            await server.run(read_stream, write_stream, server.create_initialization_options(NotificationOptions(tools_changed=True)))

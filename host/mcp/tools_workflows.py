@@ -67,7 +67,8 @@ def workflow_tool(workflow: Workflow) -> Tool:
 def workflow_tools() -> list[Tool]:
     """browser_save_workflow and one tool per saved workflow (read when the tools are listed)."""
     tools = [Tool("browser_save_workflow", "Save a run that succeeded (browser_run_task's) as a reusable workflow: it becomes "
-                  "a tool of its own that replays it without a model while the page still matches.", SaveParams, save_workflow)]
+                  "a tool of its own that replays it without a model while the page still matches.", SaveParams, save_workflow,
+                  changes_tools=True)]
     for name in store.names():
         try:
             tools.append(workflow_tool(store.load(name)))

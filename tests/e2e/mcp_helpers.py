@@ -50,6 +50,10 @@ class McpClient:
         self.name = name
         self.elicit = elicit
         self.session: ClientSession | None = None
+        #: What the server said it can do at initialisation.
+        self.capabilities: types.ServerCapabilities | None = None
+        #: The methods of the notifications the server sent (progress aside), in order.
+        self.notified: list[str] = []
         self.stderr_path: Path | None = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
@@ -79,11 +83,16 @@ class McpClient:
         with self.stderr_path.open("w") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write):
                 async with ClientSession(read, write, client_info=types.Implementation(name=self.name, version="1.0"),
-                                         elicitation_callback=self.elicit) as session:
-                    await session.initialize()
+                                         elicitation_callback=self.elicit, message_handler=self._message) as session:
+                    self.capabilities = (await session.initialize()).capabilities
                     self.session = session
                     self._ready.set()
                     await self._stop.wait()
+
+    async def _message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if isinstance(method, str) and method != "notifications/progress":
+            self.notified.append(method)
 
     async def call(self, tool: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> types.CallToolResult:
         """Call a tool and return its result (errors included)."""

@@ -63,6 +63,12 @@ async def test_a_saved_run_is_a_tool_whose_schema_is_its_parameters_and_replays_
     assert "SUCCESS: 3/3 steps verified" in replayed and "replay: unchanged, 0 model call(s), 0 tokens" in replayed
 
 
+async def test_saving_a_workflow_tells_the_client_its_tool_list_changed(client, saved):
+    assert client.capabilities is not None and client.capabilities.tools is not None
+    assert client.capabilities.tools.list_changed is True
+    assert "notifications/tools/list_changed" in client.notified
+
+
 async def test_a_workflow_tool_refuses_an_argument_that_is_not_its_parameter(client, saved):
     result = await client.call("workflow_mcp-sign-in", {"colour": "red"})
     assert result.is_error and "bad_arguments" in text_of(result)
