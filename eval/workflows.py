@@ -1,4 +1,5 @@
-"""Workflows in the eval harness: each sites task is run fresh (`agent.run`), saved as a workflow,
+"""Workflows in the eval harness: each sites task is run fresh (`agent.run`, by its script or by a
+model), saved as a workflow,
 replayed on the same site, and replayed on a changed copy of it (eval.site_variants) to measure
 healing. Per task: tokens, model calls and wall time of the fresh run and of each replay; over
 the suite: replays that pass unchanged, heal (and with how many model calls), or fail.
@@ -22,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from waymark.eval.runner import LOCAL_TASK_TIMEOUT_S
 from waymark.eval.site_variants import make_variant
 from waymark.eval.sites.serve import SiteServer
 from waymark.eval.tasks import Task, load_suite
@@ -135,14 +137,19 @@ def _save(task: Task, run_id: str) -> tuple[str, str]:
 
 
 async def run_task(controller: Any, task: Task, site: SiteServer, variant: SiteServer | None, heal_model: dict[str, Any],
-                   timeout: float) -> WorkflowRow:
-    """One task: fresh run, save, replay, replay on the changed site."""
+                   timeout: float, fresh_model: str | None = None) -> WorkflowRow:
+    """One task: fresh run (its script, or `fresh_model` as planner and executor), save, replay,
+    replay on the changed site."""
     url = task.resolved_start_url(site.site, site.other)
     await _clean_storage(controller, url)
-    script = task.script_path()
-    fresh = await _attempt(controller, "agent.run", {"task": task.goal, "start_url": url, "script": str(script),
-                                                     "policy": {"destructive": "allow"}, "screenshots": False,
-                                                     "budgets": {"max_steps": task.max_steps}}, timeout)
+    fresh_params: dict[str, Any] = {"task": task.goal, "start_url": url, "policy": {"destructive": "allow"}, "screenshots": False,
+                                    "budgets": {"max_steps": task.max_steps}}
+    if fresh_model:
+        fresh_params.update(planner=fresh_model, executor=fresh_model)
+        fresh_params["budgets"]["wall_clock_s"] = LOCAL_TASK_TIMEOUT_S
+    else:
+        fresh_params["script"] = str(task.script_path())
+    fresh = await _attempt(controller, "agent.run", fresh_params, LOCAL_TASK_TIMEOUT_S + 60 if fresh_model else timeout)
     row = WorkflowRow(task=task.id, fresh=fresh)
     await _judged_and_closed(controller, task, url)
     run_id = fresh.run_id
@@ -170,14 +177,19 @@ async def run_task(controller: Any, task: Task, site: SiteServer, variant: SiteS
 async def _judged_and_closed(controller: Any, task: Task, start_url: str) -> str:
     """The eval's judge on the tab the last run opened (the newest), which is then closed: `pass`,
     or `fail: ` and the failed predicates."""
-    from waymark.eval.runner import _judge_predicates
+    from waymark.eval.judge import judge_site_task
 
     tabs = (await controller.call("browser.request", {"method": "tabs.list"}))["data"]["tabs"]
     if not tabs:
         return "fail: no tab"
-    tab_id = max(int(t["tab_id"]) for t in tabs)
+    newest = max(tabs, key=lambda t: int(t["tab_id"]))
+    tab_id = int(newest["tab_id"])
+    # The judge reads the page's laid-out text through the eval's own browser driver: the same tab, found by its address.
+    pages = [p for p in controller.browser.context.pages if p.url == newest["url"]]
     try:
-        ok, reason, _ = await _judge_predicates(controller, task, tab_id, start_url)
+        if not pages:
+            raise LookupError(f"the eval's browser shows no page at {newest['url']}")
+        ok, reason, _ = await judge_site_task(controller, task, pages[-1], tab_id, [], start_url)
     except Exception as exc:  # a page nobody can read fails the judge
         ok, reason = False, f"{type(exc).__name__}: {exc}"
     with contextlib.suppress(Exception):
@@ -255,8 +267,10 @@ def format_rows(rows: list[WorkflowRow], report: WorkflowReport) -> str:
 
 
 async def run_suite(patterns: list[str] | None, out: Path | None, heal_model: dict[str, Any], variant: bool = True,
-                    headless: bool = True, timeout: float = 180.0) -> tuple[list[WorkflowRow], WorkflowReport]:
-    """Every selected sites task through fresh run, save, replay and changed-site replay, in one browser."""
+                    headless: bool = True, timeout: float = 180.0, fresh_model: str | None = None,
+                    ) -> tuple[list[WorkflowRow], WorkflowReport]:
+    """Every selected sites task through fresh run, save, replay and changed-site replay, in one
+    browser; `fresh_model` (a model spec) runs the fresh runs instead of the tasks' scripts."""
     from waymark.host.control_client import Controller
 
     tasks = [t for t in load_suite("sites", patterns) if t.kind == "e2e" and t.script]
@@ -270,7 +284,7 @@ async def run_suite(patterns: list[str] | None, out: Path | None, heal_model: di
         try:
             async with Controller(headless=headless) as controller:
                 for task in tasks:
-                    row = await run_task(controller, task, site, changed, heal_model, timeout)
+                    row = await run_task(controller, task, site, changed, heal_model, timeout, fresh_model)
                     rows.append(row)
                     if out is not None:
                         with out.open("a", encoding="utf-8") as handle:

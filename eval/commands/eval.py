@@ -65,6 +65,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     flows.add_argument("--tasks", metavar="GLOB", action="append", help="only these sites tasks (as for `eval run`)")
     flows.add_argument("--out", type=Path, help="also write one JSONL row per task here")
     flows.add_argument("--no-variant", dest="variant", action="store_false", help="skip the replays on the changed site")
+    flows.add_argument("--model", metavar="SPEC", help="run the fresh runs with this model spec (planner and executor) instead "
+                       "of the tasks' scripts: tokens and time of a real model's run beside its replay's")
     flows.add_argument("--heal", metavar="SPEC", help="heal changed-site replays with this executor model spec (default: no model)")
     flows.add_argument("--headed", action="store_true", help="show the browser window")
     flows.set_defaults(handler=_workflows)
@@ -80,7 +82,8 @@ def _workflows(args: argparse.Namespace) -> int:
 
     heal = {"planner": args.heal, "executor": args.heal} if args.heal else {}
     try:
-        rows, report = asyncio.run(run_suite(args.tasks, args.out, heal, variant=args.variant, headless=not args.headed))
+        rows, report = asyncio.run(run_suite(args.tasks, args.out, heal, variant=args.variant, headless=not args.headed,
+                                             fresh_model=args.model))
     except TaskError as exc:
         print(f"waymark eval workflows: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,27 @@
+"""`waymark eval workflows` as the harness runs it: a sites task's fresh run is saved as a
+workflow and replayed with no model call, and the judge's word on the replay is recorded."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_sites_task_run_fresh_is_saved_and_replayed_with_no_model_call_and_judged(tmp_path):
+    out = tmp_path / "workflows.jsonl"
+    done = subprocess.run([sys.executable, "-m", "waymark.host", "eval", "workflows", "--tasks", "login-sign-in", "--no-variant",
+                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["task"] == "sites/login-sign-in" and row["fresh"]["success"] and row["saved"]
+    assert row["replay"]["success"] and row["replay"]["replay"] == "unchanged"
+    assert row["replay"]["model_calls"] == 0 and row["replay"]["tokens_total"] == 0
+    assert row["judged"]["replay"].startswith("pass") and not row["false_success"]
