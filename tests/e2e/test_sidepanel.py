@@ -92,6 +92,18 @@ class Panel:
         await expect(answer).not_to_have_attribute("data-state", "pending", timeout=20000)
         return answer
 
+    async def reconnect(self) -> None:
+        """Reload the panel (it reads the settings saved since) and wait until it is connected."""
+        await self.page.reload()
+        await self.connected()
+
+    async def run_to_done(self, task: str = "Buy the green tea") -> Any:
+        """Start `task` in agent mode and wait until the run's summary says done; returns the summary."""
+        await self.start_task(task)
+        summary = self.page.locator("#agent-summary .summary")
+        await expect(summary).to_have_attribute("data-outcome", "done", timeout=30000)
+        return summary
+
     async def start_task(self, task: str) -> None:
         await self.page.locator("#tab-agent").click()
         await expect(self.page.locator("#agent-model")).to_contain_text("scripted")
@@ -164,8 +176,7 @@ async def test_chat_history_is_kept_per_tab(panel: Panel, browser: Any, sw: Any,
 
 async def test_model_and_page_html_is_shown_as_text(panel: Panel, sw: Any):
     await configure(sw, chat=scripted([HOSTILE]))
-    await panel.page.reload()
-    await panel.connected()
+    await panel.reconnect()
     answer = await panel.ask("Show me the markup", use_page=True)
     bubble = answer.locator(".bubble")
     await expect(bubble).to_contain_text('<img src=x onerror="window.pwned=1">')
@@ -337,8 +348,7 @@ async def test_a_relative_upload_folder_is_refused_with_the_reason(panel: Panel)
 async def test_diagnostics_panel_counts_calls_per_provider_and_phase(panel: Panel, sw: Any):
     await configure(sw, diagnostics=True)
     await sw.evaluate("() => globalThis.waymark.call('diagnostics.reset')")
-    await panel.page.reload()
-    await panel.connected()
+    await panel.reconnect()
     await panel.ask("Count me")
     await panel.page.locator("#tab-diagnostics").click()
     row = panel.page.locator('#diagnostics-table tr[data-provider="scripted"][data-phase="chat"]')
@@ -351,10 +361,8 @@ async def test_diagnostics_panel_counts_calls_per_provider_and_phase(panel: Pane
 async def test_diagnostics_panel_counts_the_planner_and_executor_calls_of_an_agent_run(panel: Panel, sw: Any):
     await configure(sw, diagnostics=True, confirm_policy="allow")
     await sw.evaluate("() => globalThis.waymark.call('diagnostics.reset')")
-    await panel.page.reload()
-    await panel.connected()
-    await panel.start_task("Buy the green tea")
-    await expect(panel.page.locator("#agent-summary .summary")).to_have_attribute("data-outcome", "done", timeout=30000)
+    await panel.reconnect()
+    await panel.run_to_done()
     await panel.page.locator("#tab-diagnostics").click()
     for phase in ("planner", "executor"):
         row = panel.page.locator(f'#diagnostics-table tr[data-provider="scripted"][data-phase="{phase}"]')
@@ -369,11 +377,8 @@ async def test_diagnostics_panel_counts_the_planner_and_executor_calls_of_an_age
 
 async def test_agent_run_renders_every_step(panel: Panel, sw: Any, shop: Any):
     await configure(sw, confirm_policy="allow")
-    await panel.page.reload()
-    await panel.connected()
-    await panel.start_task("Buy the green tea")
-    summary = panel.page.locator("#agent-summary .summary")
-    await expect(summary).to_have_attribute("data-outcome", "done", timeout=30000)
+    await panel.reconnect()
+    summary = await panel.run_to_done()
     steps = panel.page.locator("#agent-timeline .entry-step")
     await expect(steps).to_have_count(2)
     await expect(steps.locator(".intent")).to_have_text(["Add the tea to the cart", "Place the order"])
@@ -389,20 +394,15 @@ async def test_agent_run_uses_the_planner_and_executor_configured_separately(pan
     # The planner's script would click nothing; only the executor's own script can finish the task.
     unusable = [{**s, "action": {"type": "click", "target": {"role": "button", "name": "No such button"}}} for s in SHOP_STEPS]
     await configure(sw, confirm_policy="allow", planner=scripted(steps=unusable), executor=scripted(steps=SHOP_STEPS))
-    await panel.page.reload()
-    await panel.connected()
-    await panel.start_task("Buy the green tea")
-    summary = panel.page.locator("#agent-summary .summary")
-    await expect(summary).to_have_attribute("data-outcome", "done", timeout=30000)
+    await panel.reconnect()
+    summary = await panel.run_to_done()
     await expect(summary).to_contain_text("2/2 steps passed")
 
 
 async def test_agent_timeline_shows_a_thumbnail_of_each_step_when_screenshots_are_on(panel: Panel, sw: Any):
     await configure(sw, confirm_policy="allow", screenshots=True)
-    await panel.page.reload()
-    await panel.connected()
-    await panel.start_task("Buy the green tea")
-    await expect(panel.page.locator("#agent-summary .summary")).to_have_attribute("data-outcome", "done", timeout=30000)
+    await panel.reconnect()
+    await panel.run_to_done()
     thumbs = panel.page.locator("#agent-timeline .entry-step img.thumb")
     await expect(thumbs).to_have_count(2)
     await expect(thumbs.first).to_have_attribute("alt", "Screenshot after step 1")
@@ -412,10 +412,8 @@ async def test_agent_timeline_shows_a_thumbnail_of_each_step_when_screenshots_ar
 
 async def test_agent_timeline_has_no_thumbnails_when_screenshots_are_off(panel: Panel, sw: Any):
     await configure(sw, confirm_policy="allow", screenshots=False)
-    await panel.page.reload()
-    await panel.connected()
-    await panel.start_task("Buy the green tea")
-    await expect(panel.page.locator("#agent-summary .summary")).to_have_attribute("data-outcome", "done", timeout=30000)
+    await panel.reconnect()
+    await panel.run_to_done()
     await expect(panel.page.locator("#agent-timeline .entry-step")).to_have_count(2)
     await expect(panel.page.locator("#agent-timeline img.thumb")).to_have_count(0)
 
@@ -458,8 +456,7 @@ TEA_SCHEMA = ('{"type": "object", "properties": {"product": {"type": "string"}, 
 async def test_agent_answer_shows_as_a_table_with_each_values_source_on_hover(panel: Panel, sw: Any, shop: Any):
     answer = {"product": "Green tea", "weight": "250 g", "price": 4.5}
     await configure(sw, chat={**scripted(), "options": {"script": {"steps": [], "result": "Green tea, 250 g", "data": answer}}})
-    await panel.page.reload()
-    await panel.connected()
+    await panel.reconnect()
     await panel.page.locator("#tab-agent").click()
     box = panel.page.locator("#agent-schema-box")
     await expect(box).not_to_have_attribute("open", "")
@@ -490,8 +487,7 @@ async def test_an_answer_schema_that_is_not_json_stops_the_run_before_it_starts(
 async def test_agent_question_is_answered_inline(panel: Panel, sw: Any):
     ask = [{"intent": "Ask which size to buy", "action": {"type": "ask_user", "question": "Which size: 250 g or 500 g?"}}]
     await configure(sw, chat=scripted(steps=ask))
-    await panel.page.reload()
-    await panel.connected()
+    await panel.reconnect()
     await panel.start_task("Buy tea in the size I want")
     card = panel.page.locator(".prompt-card.ask").first
     await expect(card.locator(".question")).to_have_text("Which size: 250 g or 500 g?", timeout=30000)
@@ -534,14 +530,12 @@ async def test_keepalive_document_is_held_for_the_turn_and_released_after(panel:
 
 async def test_panel_screenshots_in_light_and_dark_without_console_errors(panel: Panel, sw: Any):
     await configure(sw, confirm_policy="allow")
-    await panel.page.reload()
-    await panel.connected()
+    await panel.reconnect()
     await panel.ask("Is the green tea in stock?")
     ARTIFACTS.mkdir(exist_ok=True)
     await panel.page.emulate_media(color_scheme="light")
     await panel.page.screenshot(path=str(ARTIFACTS / "sidepanel-chat-light.png"))
-    await panel.start_task("Buy the green tea")
-    await expect(panel.page.locator("#agent-summary .summary")).to_have_attribute("data-outcome", "done", timeout=30000)
+    await panel.run_to_done()
     await panel.page.emulate_media(color_scheme="dark")
     await panel.page.screenshot(path=str(ARTIFACTS / "sidepanel-agent-dark.png"))
     background = await panel.page.evaluate("() => getComputedStyle(document.body).backgroundColor")

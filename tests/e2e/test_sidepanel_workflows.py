@@ -21,12 +21,8 @@ panel = sidepanel_tests.panel
 
 async def _finished_run(panel: Panel, sw: Any) -> Any:
     await configure(sw, confirm_policy="allow")
-    await panel.page.reload()
-    await panel.connected()
-    await panel.start_task("Buy the green tea")
-    summary = panel.page.locator("#agent-summary .summary")
-    await expect(summary).to_have_attribute("data-outcome", "done", timeout=30000)
-    return summary
+    await panel.reconnect()
+    return await panel.run_to_done()
 
 
 async def test_a_finished_run_is_saved_as_a_workflow_and_listed(panel: Panel, sw: Any):
