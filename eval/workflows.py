@@ -144,6 +144,8 @@ async def run_task(controller: Any, task: Task, site: SiteServer, variant: SiteS
     await _clean_storage(controller, url)
     fresh_params: dict[str, Any] = {"task": task.goal, "start_url": url, "policy": {"destructive": "allow"}, "screenshots": False,
                                     "budgets": {"max_steps": task.max_steps}}
+    if task.output_schema is not None:
+        fresh_params["output_schema"] = task.output_schema
     if fresh_model:
         fresh_params.update(planner=fresh_model, executor=fresh_model)
         fresh_params["budgets"]["wall_clock_s"] = LOCAL_TASK_TIMEOUT_S
@@ -185,10 +187,11 @@ async def _judged_and_closed(controller: Any, task: Task, start_url: str) -> str
     newest = max(tabs, key=lambda t: int(t["tab_id"]))
     tab_id = int(newest["tab_id"])
     # The judge reads the page's laid-out text through the eval's own browser driver: the same tab, found by its address.
-    pages = [p for p in controller.browser.context.pages if p.url == newest["url"]]
+    # The newest tab is the newest page (Chrome may spell its address differently, as %20 for +).
+    pages = [p for p in controller.browser.context.pages if p.url == newest["url"]] or controller.browser.context.pages[-1:]
     try:
         if not pages:
-            raise LookupError(f"the eval's browser shows no page at {newest['url']}")
+            raise LookupError("the eval's browser shows no page")
         ok, reason, _ = await judge_site_task(controller, task, pages[-1], tab_id, [], start_url)
     except Exception as exc:  # a page nobody can read fails the judge
         ok, reason = False, f"{type(exc).__name__}: {exc}"

@@ -54,6 +54,8 @@ class Recording(BaseModel):
     start_url: str
     success: bool
     outcome: str
+    #: The run ended with an answer (`data` for an answer schema).
+    answered: bool = False
     criteria: list[dict[str, Any]] = Field(default_factory=list)
     steps: list[RecordedStep] = Field(default_factory=list)
 
@@ -83,7 +85,7 @@ def recorded(folder: Path) -> Recording:
     # The summary's task passed the run's redactor at its end: the run event's copy may still hold a password.
     return Recording(run_id=str(summary.get("run_id") or folder.name), task=str(summary.get("task") or ""),
                      start_url=redact_url(start.get("start_url") or first_page) or "", success=bool(summary.get("success")),
-                     outcome=str(summary.get("outcome") or ""), criteria=criteria, steps=steps)
+                     outcome=str(summary.get("outcome") or ""), answered=summary.get("data") is not None, criteria=criteria, steps=steps)
 
 
 def slug(text: str, fallback: str) -> str:
@@ -123,6 +125,10 @@ def workflow_from(recording: Recording, name: str, description: str = "") -> Wor
         raise NotSaveable(f"{name!r} is not a workflow name (lowercase letters, digits, - and _, up to 63)")
     if not recording.success:
         raise NotSaveable(f"run {recording.run_id} ended {recording.outcome or 'without success'}: only a run that succeeded can be saved")
+    if recording.answered:
+        # A replay repeats actions and proves them; the answer was the model's reading of the page, which no replayed step makes.
+        raise NotSaveable(f"run {recording.run_id} answered with data: a replay repeats the run's actions but reads no answer, "
+                          "so it would end without one; run the task itself to get a fresh answer")
     if not recording.steps:
         raise NotSaveable(f"run {recording.run_id} has no step to replay")
     if not recording.start_url:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -122,7 +123,8 @@ def test_a_broken_file_in_the_folder_is_listed_with_its_error():
 # ------------------------------------------------------------------ saving from a trace
 
 
-def _trace(folder: Path, *, success: bool = True, task: str = "Sign in with the username ada and the password [redacted].") -> Path:
+def _trace(folder: Path, *, success: bool = True, task: str = "Sign in with the username ada and the password [redacted].",
+           data: Any = None) -> Path:
     page = login_page()
     events = [
         {"event": "run", "task": "Sign in with the username ada and the password lovelace.", "start_url": "http://127.0.0.1:1/login/index.html"},
@@ -140,7 +142,7 @@ def _trace(folder: Path, *, success: bool = True, task: str = "Sign in with the 
     folder.mkdir()
     (folder / "trace.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n")
     (folder / "summary.json").write_text(json.dumps({"success": success, "run_id": folder.name, "task": task,
-                                                     "outcome": "done" if success else "failed"}))
+                                                     "outcome": "done" if success else "failed", "data": data}))
     return folder
 
 
@@ -170,6 +172,11 @@ def test_a_password_never_reaches_the_workflow_file(tmp_path):
 def test_a_run_that_did_not_succeed_cannot_be_saved(tmp_path):
     with pytest.raises(NotSaveable, match="only a run that succeeded"):
         workflow_from(recorded(_trace(tmp_path / "run4", success=False)), "sign-in")
+
+
+def test_a_run_that_answered_with_data_cannot_be_saved_since_a_replay_reads_no_answer(tmp_path):
+    with pytest.raises(NotSaveable, match="answered with data"):
+        workflow_from(recorded(_trace(tmp_path / "run5", data={"total": 1249})), "order-total")
 
 
 def test_a_value_inside_another_word_is_no_parameter(tmp_path):
