@@ -1,6 +1,5 @@
 """The email addresses a task gives: entered before the form is sent, and entered or shown before a success is accepted."""
 
-import os
 
 from waymark.host.agent.prompts import executor_user
 from waymark.host.agent.task_values import (
@@ -41,9 +40,10 @@ def _form(email_value: str | None = None) -> Snapshot:
     ])
 
 
-def test_the_executors_message_holds_what_the_run_shares_before_what_each_turn_changes():
-    # A server with a prompt cache (llama.cpp) processes only what follows the part two turns share.
+def test_the_executors_message_opens_with_the_task_and_ends_with_the_answer_format_after_the_page():
+    # The task opens every turn (a prompt cache reuses it); the format comes last, since put first
+    # the 1.5B model chose the wrong action on 8 of 16 smoke decisions against 3 (docs/yardstick.md).
     first = executor_user("Sign in as ada", "Fill the username", [], [], None, "PAGE ONE", text_mode=True)
     second = executor_user("Sign in as ada", "Click Sign in", [], ["filled ada"], None, "PAGE TWO", text_mode=True)
-    shared = len(os.path.commonprefix([first, second]))
-    assert first.index("Answer with exactly one JSON object") < first.index("Task: Sign in as ada") < shared
+    assert first.startswith("Task: Sign in as ada") and second.startswith("Task: Sign in as ada")
+    assert first.index("PAGE ONE") < first.index("Answer with exactly one JSON object")
