@@ -189,6 +189,15 @@ def test_a_grounded_answer_proves_a_task_that_changed_nothing():
     assert answers.judge(False, "unproven", "nothing proves the task was done: no step was verified")[:2] == (True, "done")
 
 
+def test_an_empty_answer_proves_nothing_so_a_run_that_changed_nothing_stays_unproven():
+    # Incident: asked for an answer of any shape (the empty schema), the real model answered {} to
+    # "list every order" and the run reported success because every one of no values was found.
+    answers = Answers({})
+    answers.saw_text("http://x/", "X", "Order A-1 total 2")
+    answers.take({}, "", True)
+    assert answers.judge(False, "unproven", "nothing proves the task was done: no step was verified")[:2] == (False, "unproven")
+
+
 def test_an_ungrounded_required_value_makes_a_success_unproven():
     answers = Answers(ORDER)
     answers.saw_text("http://x/", "X", "Order A-1")

@@ -119,7 +119,9 @@ class Answers:
         missing = self.grounding.missing()
         if missing and self.schema is not None and (success or outcome == "unproven"):
             return False, "unproven", ("the answer holds values not found on any page the run saw: " + self.grounding.line(missing))
-        if not missing and outcome == "unproven" and self.schema is not None:
+        # Grounded values prove an answer that changed nothing; an answer that holds no value to
+        # ground ({}, []) proves nothing, however vacuously "every value" of it was found.
+        if not missing and outcome == "unproven" and self.schema is not None and self.grounding.grounded:
             return True, "done", reason if not reason.startswith("nothing proves") else "every value of the answer was found on a page"
         return success, outcome, reason
 
