@@ -186,8 +186,8 @@ async def _judged_and_closed(controller: Any, task: Task, start_url: str) -> str
         return "fail: no tab"
     newest = max(tabs, key=lambda t: int(t["tab_id"]))
     tab_id = int(newest["tab_id"])
-    # The judge reads the page's laid-out text through the eval's own browser driver: the same tab, found by its address.
-    # The newest tab is the newest page (Chrome may spell its address differently, as %20 for +).
+    # The judge reads the tab's laid-out text through the eval's own browser driver: the page at the
+    # tab's address, else the newest page (Chrome may spell an address differently, as %20 for +).
     pages = [p for p in controller.browser.context.pages if p.url == newest["url"]] or controller.browser.context.pages[-1:]
     try:
         if not pages:

@@ -186,8 +186,8 @@ def executor_user(task: str, step_intent: str, verify: list[dict[str, Any]], his
     upload folder (host.core.uploads.upload_summary), when upload_file is offered; `untyped`, the
     values the task gives that the run has not typed yet (host.agent.task_values)."""
     # The answer format comes last although it is the same every turn (first, a server's prompt
-    # cache would reuse it): a small model follows best what it read last, and put first it chose
-    # the wrong action far more often (docs/yardstick.md).
+    # cache would reuse it): a model follows most closely the instructions it read last, and the
+    # format names the actions it may choose (measurements in docs/yardstick.md).
     parts = [f"Task: {task}", f"Current step: {step_intent}"]
     if verify:
         parts.append("This step is checked by: " + json.dumps(verify, ensure_ascii=False))
