@@ -457,6 +457,8 @@
       return labelled || title() || clean(el.getAttribute("placeholder"), NAME_CAP) || fallback;
     }
     if (tag === "img") return clean(el.getAttribute("alt"), NAME_CAP) || title();
+    // A dialog is named by its label, never by what it says (Chrome's name from author only).
+    if (DIALOG_ROLES.has(role)) return title();
     const content = role !== "textbox" ? textOf(el, NAME_CAP, { naming: true }) : "";
     return content || title();
   }
@@ -522,6 +524,19 @@
     if (el.hasAttribute("tabindex") && /** @type {HTMLElement} */ (el).tabIndex >= 0 && (el.childElementCount === 0 || getComputedStyle(el).cursor === "pointer")) return "clickable";
     if (pagesListen && dropZone(el)) return "dropzone";
     return null;
+  }
+
+  /** Roles of dialogs: one the page shows is something a person deals with (answers, closes), listed whether or not it covers anything. */
+  const DIALOG_ROLES = new Set(["dialog", "alertdialog"]);
+
+  /**
+   * The dialog role Chrome's accessibility tree gives the element (a <dialog> is one), or "".
+   * @param {Element} el @param {string} tag
+   */
+  function dialogRole(el, tag) {
+    const explicit = firstRole(el);
+    if (DIALOG_ROLES.has(explicit)) return explicit;
+    return !explicit && tag === "dialog" ? "dialog" : "";
   }
 
   /** The focused element, through shadow roots. */
@@ -792,6 +807,8 @@
     const items = [];
     /** @type {Map<Element, number>} */
     const occluders = new Map();
+    /** Dialogs listed in document order; one that covers other elements is listed as a layer instead. @type {Map<Element, WalkItem>} */
+    const dialogs = new Map();
     const counts = { candidates: 0, hidden: 0, occluded: 0, headings: 0 };
 
     /** @param {Element} el */
@@ -844,6 +861,7 @@
         item.href = typeof href === "string" ? href : href?.baseVal || "";
       }
       items.push(item);
+      if (DIALOG_ROLES.has(role)) dialogs.set(el, item);
     };
 
     /**
@@ -892,7 +910,7 @@
         // `hidden` subtrees (display:none unless a stylesheet overrides it) are skipped whole.
         if (el.hasAttribute("hidden") && typeof el.checkVisibility === "function" && !el.checkVisibility()) continue;
         if (!opts.framesOnly) {
-          const role = interactiveRole(el, tag);
+          const role = interactiveRole(el, tag) || dialogRole(el, tag);
           if (role) candidate(el, role);
           else {
             const level = headingLevel(el);
@@ -913,6 +931,8 @@
     /** @type {WalkItem[]} */
     const layers = [];
     for (const [el, count] of occluders) {
+      const listed = dialogs.get(el);
+      if (listed) items.splice(items.indexOf(listed), 1);
       const r = el.getBoundingClientRect();
       // The layer's own role as Chrome gives it (a plain div is generic); `occluding` says what it does.
       const role = firstRole(el) || (el.localName === "dialog" || el.getAttribute("aria-modal") === "true" ? "dialog" : LAYER_ROLES[el.localName] || "generic");

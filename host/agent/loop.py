@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -88,12 +89,6 @@ from waymark.providers.base import LLMProvider
 from waymark.providers.errors import ProviderError
 
 log = logging.getLogger(__name__)
-
-#: Why a step passed before its retry: an action that reported a failure may still have landed
-#: (the page re-rendered its target as it answered), and asking the model again would have it redo
-#: or refuse work that is already done.
-LANDED_ANYWAY = "the step's checks hold after the last attempt: its action landed although it reported a failure"
-
 
 class CallSettings(BaseModel):
     """How one role's model calls are made."""
@@ -240,7 +235,7 @@ class AgentRun:
 
     def _finish(self, started: float, success: bool, outcome: RunOutcome, reason: str) -> RunSummary:
         return self.record.summary(
-            success=success, duration_ms=round((time.monotonic() - started) * 1000, 1), tokens_total=self.budget.tokens,
+            RunSummary, success=success, duration_ms=round((time.monotonic() - started) * 1000, 1), tokens_total=self.budget.tokens,
             tokens_in=self.budget.tokens_in, tokens_out=self.budget.tokens_out,
             steps_passed=self.steps_passed, steps_total=max(self.steps_total, self.steps_passed), steps_unproven=self.steps_unproven,
             task=self.options.task, outcome=outcome, reason=reason, result=self.result, replans=self.budget.replans,
@@ -272,6 +267,7 @@ class AgentRun:
             while index < len(plan.steps):
                 step = plan.steps[index]
                 outcome, snap = await self._step(step, index, snap)
+                self.proof.stepped(index, outcome)
                 if outcome.verdict == "done":
                     self.result = outcome.result
                     if not outcome.success:
@@ -279,7 +275,7 @@ class AgentRun:
                     return await self._conclude(snap, outcome.reason)
                 if outcome.verdict == "passed":
                     self.steps_passed += 1
-                    self.steps_verified += outcome.proven
+                    self.steps_verified += outcome.proven and not outcome.by_state
                     self.history.append(f"- step {self.steps_passed}: {step.intent} -> passed")
                     index += 1
                     continue
@@ -332,7 +328,7 @@ class AgentRun:
     # ------------------------------------------------------------ one plan step
 
     async def _step(self, step: PlanStep, index: int, snap: Snapshot) -> tuple[StepOutcome, Snapshot]:
-        self.judge = StepJudge(self.session, self._page_text, self._found, self.guards, self.history)
+        self.judge = StepJudge(self.session, self._page_text, self._found, self.guards, self.history, step.intent)
         await self.judge.begin(step.verify, snap, self.secret_fills)
         before, expectation = self.judge.before, self.judge.expectation
         feedback: str | None = None
@@ -340,12 +336,10 @@ class AgentRun:
         while True:
             attempt += 1
             if feedback is not None:
-                landed = None if step is self.planning.open_step else await self.judge.landed(snap)
+                landed = None if step is self.planning.open_step else await self.judge.landed(
+                    snap, partial(self._turnless_step, step, index, attempt, failures))
                 if landed is not None:
-                    self.step_counter += 1
-                    self.emit("step", **self._record(step, index, attempt, failures), verdict="passed", reason=LANDED_ANYWAY,
-                              checks=[r.model_dump() for r in landed.results], changed=[r.predicate for r in landed.results], findings=[])
-                    return StepOutcome(verdict="passed", proven=True, attempts=attempt - 1), snap
+                    return landed.model_copy(update={"attempts": attempt - 1}), snap
                 # The last attempt failed; turns that went well (an answer, an open step acting) are no retries.
                 failures += 1
                 if not self.budget.retries_left(failures):
@@ -366,6 +360,12 @@ class AgentRun:
                 raise
             if outcome is not None:
                 return outcome, snap
+
+    def _turnless_step(self, step: PlanStep, index: int, attempt: int, failures: int, verdict: StepVerdict, reason: str = "",
+                       **extra: Any) -> None:
+        """The event of a step judged without a turn of the executor."""
+        self.step_counter += 1
+        self.emit("step", **self._record(step, index, attempt, failures), verdict=verdict, reason=reason, findings=[], **extra)
 
     def _record(self, step: PlanStep, index: int, attempt: int, failures: int) -> dict[str, Any]:
         """The start of a step event: which step, which attempt."""

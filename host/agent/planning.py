@@ -55,6 +55,11 @@ class Planning:
 
     async def plan(self, snap: Snapshot, evidence: dict[str, Any] | None, steps_verified: int) -> Plan:
         """A plan for the task from this page (`evidence`: why the last one ended, for a replan)."""
+        plan = await self._plan(snap, evidence, steps_verified)
+        self.proof.planned(plan)
+        return plan
+
+    async def _plan(self, snap: Snapshot, evidence: dict[str, Any] | None, steps_verified: int) -> Plan:
         self.budget.check_tokens()
         if not self.enabled:
             plan = fallback_plan(self.task)

@@ -8,6 +8,8 @@ from typing import Any, Callable
 
 from waymark.host.agent import guards
 from waymark.host.agent.guards import Conclusion, Finding, GuardContext
+from waymark.host.agent.planner import Plan
+from waymark.host.agent.step_judge import StepOutcome
 from waymark.host.agent.verdicts import RunOutcome
 from waymark.host.agent.verifier import (
     Expectation,
@@ -36,6 +38,24 @@ class Proof:
         self.criteria: list[Predicate] = []
         #: Those of them that already held on the page that plan was made on: they prove nothing.
         self.held_when_written: set[str] = set()
+        #: The latest plan's required steps, and its steps proven so far (True: only by the run's typing).
+        self.required: set[int] = set()
+        self.proven: dict[int, bool] = {}
+
+    def planned(self, plan: Plan) -> None:
+        """A new plan: its steps are yet to be proven."""
+        self.required = {i for i, step in enumerate(plan.steps) if step.required}
+        self.proven = {}
+
+    def stepped(self, index: int, outcome: StepOutcome) -> None:
+        """Step `index` of the latest plan ended with `outcome`."""
+        if outcome.verdict == "passed" and outcome.proven:
+            self.proven[index] = outcome.by_typing
+
+    def plan_proven(self) -> bool:
+        """Whether every required step of the latest plan was proven by a change on the page, at
+        least one of them by evidence the run's own typing cannot produce."""
+        return bool(self.required) and self.required <= self.proven.keys() and not all(self.proven.values())
 
     async def named(self, criteria: list[dict[str, Any]], snap: Snapshot) -> None:
         """A plan made on `snap` named these criteria (the start page's read text is reused: a first plan is made on it)."""
@@ -75,7 +95,7 @@ class Proof:
         held = before | (set() if steps_verified else self.held_when_written)
         conclusion = Conclusion(**vars(self.context), final_text=await self.page_text(), criteria=results, held_before=held,
                                 held_at_start=before >= {key(r.predicate) for r in results}, steps_verified=steps_verified,
-                                steps_unproven=steps_unproven)
+                                steps_unproven=steps_unproven, plan_proven=self.plan_proven())
         refused, findings = guards.conclude(conclusion, None, snap)
         if findings:
             record: dict[str, Any] = {}

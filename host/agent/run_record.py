@@ -5,7 +5,7 @@ that ends it."""
 from __future__ import annotations
 
 import logging
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, TypeVar
 
 from waymark.host.agent.guards import Finding
 from waymark.host.agent.redaction import Redactor
@@ -16,10 +16,11 @@ from waymark.host.core.snapshot import Snapshot
 log = logging.getLogger("waymark.host.agent.loop")
 
 Emit = Callable[[str, dict[str, Any]], None]
+Summary = TypeVar("Summary", bound=RunSummary)
 
 
 class RunRecord:
-    """The trace, the event stream and the tallies of one run."""
+    """The trace, the event stream and the tallies of one run (an agent run's or a workflow replay's)."""
 
     def __init__(self, run_id: str, redactor: Redactor, emit: Emit | None) -> None:
         self.run_id = run_id
@@ -70,11 +71,12 @@ class RunRecord:
         self.emit("step_failed", intent=evidence["failed_step"], reason=evidence["reason"], artifacts=artifacts)
         return evidence
 
-    def summary(self, **fields: Any) -> RunSummary:
-        """The run's summary (redacted), written beside its trace and streamed as `finished`."""
-        summary = RunSummary(run_id=self.run_id, trace_dir=str(self.trace.dir), refusals=self.refusals, advisories=self.advisories,
-                             **fields)
-        summary = RunSummary.model_validate(self.redactor.obj(summary.model_dump()))
+    def summary(self, shape: type[Summary], **fields: Any) -> Summary:
+        """The run's summary in `shape` (RunSummary or a kind of it), redacted, written beside its
+        trace and streamed as `finished`."""
+        summary = shape(run_id=self.run_id, trace_dir=str(self.trace.dir), refusals=self.refusals, advisories=self.advisories,
+                        **fields)
+        summary = shape.model_validate(self.redactor.obj(summary.model_dump()))
         self.trace.summary(summary)
         self.emit("finished", **summary.model_dump(exclude={"run_id"}))
         log.info("run %s ended: %s (%s)", self.run_id, summary.outcome, self.redactor.text(summary.reason))

@@ -3,8 +3,10 @@ an action (or a wait) left.
 
 A step passes only when its checks hold on fresh browser state and at least one of them did not
 hold before the step acted: a check that already held proves nothing, and a step whose checks
-all held beforehand is `unproven` (the run goes on, but it never counts as verified). A URL check
-that nothing before or after the action leads to is dropped (host.agent.guards: unreachable_check).
+all held beforehand is `unproven` (the run goes on, but it never counts as verified), unless the
+element it acted on, named by the step, went to the state the action sets (host.agent.target_state):
+the page says so of its own element. A URL check that nothing before or after the action leads to
+is dropped (host.agent.guards: unreachable_check).
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from waymark.host.agent import guards
 from waymark.host.agent import repair as repairs
 from waymark.host.agent.element_changes import changes_line
 from waymark.host.agent.guards import Finding, GuardContext, action_key
+from waymark.host.agent.own_typing import typed_only
 from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.agent.session import BrowserSession
+from waymark.host.agent.target_state import target_state
 from waymark.host.agent.verifier import (
     Expectation,
     PredicateError,
@@ -40,8 +44,13 @@ class StepOutcome(BaseModel):
 
     verdict: Literal["passed", "unproven", "failed", "done"]
     reason: str = ""
-    #: Passed because a check changed from failing to holding (not merely: no checks).
+    #: Passed because a check changed from failing to holding, or the element acted on went to the
+    #: state the action sets (not merely: no checks).
     proven: bool = False
+    #: Proven only by checks that hold because of what the run typed.
+    by_typing: bool = False
+    #: Proven by the state of the element acted on (host.agent.target_state), not by a check.
+    by_state: bool = False
     success: bool = False
     result: str = ""
     attempts: int = 0
@@ -52,10 +61,10 @@ Attempted = tuple[StepOutcome | None, Snapshot, str | None]
 Finish = Callable[..., None]
 
 
-def held(verdict: Verification, latest: Snapshot, finish: Finish) -> Attempted:
-    """A step whose checks hold, each one that did not before it acted: proven."""
-    finish("passed", "", checks=[r.model_dump() for r in verdict.results], changed=[r.predicate for r in verdict.results])
-    return StepOutcome(verdict="passed", proven=True), latest, None
+def by_state(moved: str, latest: Snapshot, finish: Finish) -> Attempted:
+    """A step whose target went to the state its action sets: proven by what the page says of it."""
+    finish("passed", "the element it acted on changed as the action sets", target_state=moved)
+    return StepOutcome(verdict="passed", proven=True, by_state=True), latest, None
 
 
 def unprovable(latest: Snapshot, finish: Finish) -> Attempted:
@@ -63,6 +72,12 @@ def unprovable(latest: Snapshot, finish: Finish) -> Attempted:
     reason = "every check of this step already held before it acted, so none proves it"
     finish("unproven", reason)
     return StepOutcome(verdict="unproven", reason=reason), latest, None
+
+
+#: Why a step passed before its retry: an action that reported a failure may still have landed
+#: (the page re-rendered its target as it answered), and asking the model again would have it redo
+#: or refuse work that is already done.
+LANDED_ANYWAY = "the step's checks hold after the last attempt: its action landed although it reported a failure"
 
 
 def check_feedback(verdict: Verification) -> str:
@@ -73,8 +88,9 @@ class StepJudge:
     """The checks of one step, split at its start into those that held already and those it must change."""
 
     def __init__(self, session: BrowserSession, page_text: TextSource, found: Callable[[dict[str, Any], list[Finding]], None],
-                 context: GuardContext, history: list[str]) -> None:
+                 context: GuardContext, history: list[str], intent: str = "") -> None:
         self.session = session
+        self.intent = intent
         self.page_text = page_text
         self.found = found
         self.context = context
@@ -97,13 +113,22 @@ class StepJudge:
         self.expectation = Expectation(judged, context, page_text=self.page_text)
         self.unreachable_before = {key(p.to_json()) for p in unreachable_by_link(judged, snap)}
 
-    async def landed(self, snap: Snapshot) -> Verification | None:
-        """The step's checks on the page before a retry, when they all hold (None otherwise, or
-        when the step has none to judge)."""
+    async def landed(self, snap: Snapshot, finish: Finish) -> StepOutcome | None:
+        """The step passed after all when its checks hold on the page before a retry: the action
+        landed although it reported a failure (None when they do not, or the step has none)."""
         if not self.expectation.predicates:
             return None
         verdict = await self.expectation.judge(snap)
-        return verdict if verdict.ok else None
+        return (await self.held(verdict, snap, finish, LANDED_ANYWAY))[0] if verdict.ok else None
+
+    async def held(self, verdict: Verification, latest: Snapshot, finish: Finish, reason: str = "") -> Attempted:
+        """A step whose checks hold, each one that did not before it acted: proven (by the run's
+        typing alone when every one of them holds only because of what it typed)."""
+        typed = self.context.typed
+        text = await self.page_text() if typed and any("text_present" in r.predicate for r in verdict.results) else ""
+        by_typing = bool(typed) and all(typed_only(r, typed, latest, text) for r in verdict.results)
+        finish("passed", reason, checks=[r.model_dump() for r in verdict.results], changed=[r.predicate for r in verdict.results])
+        return StepOutcome(verdict="passed", proven=True, by_typing=by_typing), latest, None
 
     async def after(self, action: ActionModel, settled: Snapshot, before: Snapshot, after: Snapshot, did: str,
                     timing: dict[str, float], finish: Finish, record: dict[str, Any], open_ended: bool) -> Attempted:
@@ -119,18 +144,21 @@ class StepJudge:
         if settled.thumbnail_b64:
             record["thumbnail_b64"] = settled.thumbnail_b64
         settled = settled.model_copy(update={"screenshot_b64": None, "thumbnail_b64": None})
-        return await self.judge(settled, timing, finish, record, open_ended)
+        return await self.judge(settled, timing, finish, record, open_ended, target_state(action, before, after, self.intent))
 
     async def judge(self, settled: Snapshot, timing: dict[str, float], finish: Finish, record: dict[str, Any],
-                    open_ended: bool) -> Attempted:
-        """The verdict on the page an action left."""
+                    open_ended: bool, moved: str = "") -> Attempted:
+        """The verdict on the page an action left (`moved`: the change of its target that the
+        action sets, as host.agent.target_state says it)."""
         expectation = self.expectation
         if open_ended:
             finish("acted", "the task is one step: the executor goes on until it says done")
             return None, settled, None
         if self.all_held_before:
-            return unprovable(settled, finish)
+            return by_state(moved, settled, finish) if moved else unprovable(settled, finish)
         if not expectation.predicates:
+            if moved:
+                return by_state(moved, settled, finish)
             finish("passed", "the action succeeded (the step has no checks)")
             return StepOutcome(verdict="passed"), settled, None
         t0 = time.perf_counter()
@@ -148,7 +176,7 @@ class StepJudge:
         record["verify_tries"] = verdict.tries
         checks = [r.model_dump() for r in verdict.results]
         if verdict.ok:
-            return held(verdict, latest, finish)
+            return await self.held(verdict, latest, finish)
         kept, dropped = guards.UNREACHABLE_CHECK.dropped(expectation.predicates, {key(r.predicate) for r in verdict.failed()},
                                                         self.unreachable_before, latest)
         if dropped is not None:
@@ -160,7 +188,7 @@ class StepJudge:
             verdict = expectation.once(latest)
             checks = [r.model_dump() for r in verdict.results]
             if verdict.ok:
-                return held(verdict, latest, finish)
+                return await self.held(verdict, latest, finish)
         feedback = check_feedback(verdict)
         finish("retry", feedback, checks=checks)
         return None, latest, feedback
@@ -188,6 +216,6 @@ class StepJudge:
             return (StepOutcome(verdict="passed"), latest, None) if waited.ok else (None, latest, "the condition never held")
         verdict = expectation.once(latest)
         if verdict.ok:
-            return held(verdict, latest, finish)
+            return await self.held(verdict, latest, finish)
         finish("retry", "", checks=[r.model_dump() for r in verdict.results])
         return None, latest, check_feedback(verdict)

@@ -90,6 +90,9 @@ class StepEvent(BaseModel):
     #: The step's checks as judged after the action, and those that changed to holding.
     checks: list[dict[str, Any]] = Field(default_factory=list)
     changed: list[dict[str, Any]] = Field(default_factory=list)
+    #: The change of the element acted on that proved the step, when its checks could not
+    #: (host.agent.target_state): `checkbox "Remember me" checked false -> true`.
+    target_state: str = ""
     #: Milliseconds per part of the attempt (model_ms, dispatch_ms, verify_ms...).
     timing: dict[str, float] = Field(default_factory=dict)
     tokens: int = 0

@@ -39,9 +39,9 @@ from waymark.host.agent.redaction import (
     redact_url,
     resolve_action,
 )
-from waymark.host.agent.run_record import Emit
+from waymark.host.agent.run_record import Emit, RunRecord
 from waymark.host.agent.session import BrowserSession
-from waymark.host.agent.trace import RunSummary, TraceWriter, new_run_id
+from waymark.host.agent.trace import RunSummary, new_run_id
 from waymark.host.agent.verifier import (
     Expectation,
     PredicateError,
@@ -152,13 +152,13 @@ class Replay:
         self.values = options.values
         self.run_id = run_id or new_run_id()
         self.redactor = Redactor()
-        self.trace = TraceWriter(self.run_id, self.redactor)
+        self.record = RunRecord(self.run_id, self.redactor, emit)
+        self.emit = self.record.emit
         self.session = BrowserSession(bridge, max_chars=options.max_chars, screenshots=options.screenshots)
         self.human = human
         self.executor_source = executor_source
         self._executor: Executor | None = None
         self._provider: LLMProvider | None = None
-        self._emit_cb = emit
         self.task = str(fill(workflow.task, self.values))
         self.tokens_in = self.tokens_out = self.model_calls = 0
         self.steps_passed = self.steps_proven = self.steps_unproven = self.step_counter = 0
@@ -167,16 +167,6 @@ class Replay:
         self.start_url = options.start_url or str(fill(workflow.start_url, self.values))
 
     # ------------------------------------------------------------ plumbing
-
-    def emit(self, kind: str, **data: Any) -> dict[str, Any]:
-        """Trace an event and stream it (both redacted), as a normal run does."""
-        record = self.trace.event(kind, run_id=self.run_id, **data)
-        if self._emit_cb is not None:
-            try:
-                self._emit_cb(kind, record)
-            except Exception:
-                log.exception("could not stream the %s event", kind)
-        return record
 
     def _safe(self, snapshot: Snapshot) -> Snapshot:
         return self.redactor.snapshot(snapshot.model_copy(update={"screenshot_b64": None, "thumbnail_b64": None}))
@@ -190,7 +180,7 @@ class Replay:
     async def run(self) -> WorkflowSummary:
         started = time.monotonic()
         self.emit("run", task=self.task, workflow=self.workflow.name, start_url=redact_url(self.start_url),
-                  trace_dir=str(self.trace.dir), replay=True, policy=self.options.policy.model_dump())
+                  trace_dir=str(self.record.trace.dir), replay=True, policy=self.options.policy.model_dump())
         success, outcome, reason = False, "failed", ""
         try:
             try:
@@ -213,17 +203,13 @@ class Replay:
 
     def _finish(self, started: float, success: bool, outcome: str, reason: str) -> WorkflowSummary:
         replay = "failed" if not success else "healed" if self.heals else "unchanged"
-        summary = WorkflowSummary(
-            success=success, duration_ms=round((time.monotonic() - started) * 1000, 1), tokens_total=self.tokens_in + self.tokens_out,
-            tokens_in=self.tokens_in, tokens_out=self.tokens_out, steps_passed=self.steps_passed, steps_total=len(self.workflow.steps),
-            steps_unproven=self.steps_unproven, run_id=self.run_id, task=self.task, outcome=outcome, reason=reason, result=self.result,
-            trace_dir=str(self.trace.dir), workflow=self.workflow.name, model_calls=self.model_calls, steps_healed=len(self.heals),
-            replay=replay, heals=self.heals,
+        return self.record.summary(
+            WorkflowSummary, success=success, duration_ms=round((time.monotonic() - started) * 1000, 1),
+            tokens_total=self.tokens_in + self.tokens_out, tokens_in=self.tokens_in, tokens_out=self.tokens_out,
+            steps_passed=self.steps_passed, steps_total=len(self.workflow.steps), steps_unproven=self.steps_unproven, task=self.task,
+            outcome=outcome, reason=reason, result=self.result, workflow=self.workflow.name, model_calls=self.model_calls,
+            steps_healed=len(self.heals), replay=replay, heals=self.heals,
         )
-        summary = WorkflowSummary.model_validate(self.redactor.obj(summary.model_dump()))
-        self.trace.summary(summary)
-        self.emit("finished", **summary.model_dump(exclude={"run_id"}))
-        return summary
 
     async def _run(self) -> tuple[bool, str, str]:
         refusal = domain_refusal(self.start_url, self.options.policy)

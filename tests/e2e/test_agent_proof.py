@@ -68,10 +68,13 @@ async def test_a_plan_whose_checks_held_before_acting_is_never_a_success(sw, led
     # Before: "SUCCESS: 3/3 steps verified" with the password never typed.
     assert summary["success"] is False
     assert summary["outcome"] == "unproven", summary
-    assert (summary["steps_passed"], summary["steps_unproven"]) == (0, 3)
-    assert "nothing proves the task was done" in summary["reason"]
+    # The box it checked is proven by its own state; one proven step does not prove the plan.
+    assert (summary["steps_passed"], summary["steps_unproven"]) == (1, 2)
+    assert summary["reason"] == ("nothing proves the task was done: no step was verified by a check that changed, and the plan "
+                                 "has no success criteria; 2 step(s) acted with checks that held before they acted")
     steps = trace_events(summary["trace_dir"], "step")
-    assert [s["verdict"] for s in steps] == ["unproven", "unproven", "unproven"]
+    assert [s["verdict"] for s in steps] == ["unproven", "passed", "unproven"]
+    assert steps[1]["target_state"] == 'checkbox "Keep me signed in" checked false -> true'
     assert steps[0]["action"]["type"] == "fill", "the executor still acted on the step"
     assert all(c["ok"] for c in steps[0]["checks_before"])
 
@@ -463,6 +466,40 @@ async def test_criteria_that_held_before_anything_was_done_prove_nothing_even_af
     assert (summary["success"], summary["outcome"]) == (False, "unproven"), summary
     assert summary["steps_passed"] == 1
     assert summary["reason"] == "nothing proves the task was done: every success criterion already held when the run began (1 step(s) verified)"
+
+
+#: A sign-in as a plan would write it, every step checked by something that changes, and a
+#: criterion (the site's name in the title) that holds on every page of the site.
+REMEMBER_ME_PLAN = [
+    {"intent": "Enter the username", "action": {"type": "fill", "target": {"role": "textbox", "name": "Username"}, "text": "ada"},
+     "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Username"}, "value": "ada"}}]},
+    {"intent": "Enter the password", "action": {"type": "fill", "target": {"role": "textbox", "name": "Password"}, "text": "lovelace"},
+     "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Password"}, "value": "lovelace"}}]},
+    {"intent": "Tick Keep me signed in", "action": {"type": "click", "target": {"role": "checkbox", "name": "Keep me signed in"}},
+     "verify": [{"text_present": "Keep me signed in"}]},
+]
+SIGN_IN = {"intent": "Sign in", "action": {"type": "click", "target": {"role": "button", "name": "Sign in"}}, "verify": [{"url_changed": True}]}
+
+
+async def test_criteria_that_held_from_the_start_leave_the_proof_to_a_plan_whose_every_step_the_page_proved(sw, ledger, serve):
+    # MiniWoB++ click-checkboxes (tuning half): the plan's criteria were the page's title and URL,
+    # which held from the start, and each box checked as asked was an unproven step: the judge
+    # passed the task and the agent called it unproven.
+    model = await serve([*REMEMBER_ME_PLAN, SIGN_IN], success_criteria=[{"title_contains": "Ledger"}])
+    summary = await _run(sw, model, "Sign in to Ledger as ada with the password lovelace and stay signed in.", ledger)
+    assert (summary["success"], summary["outcome"]) == (True, "done"), summary
+    steps = trace_events(summary["trace_dir"], "step")
+    assert [s["verdict"] for s in steps] == ["passed"] * 4
+    assert steps[2]["target_state"] == 'checkbox "Keep me signed in" checked false -> true'
+
+
+async def test_criteria_that_held_from_the_start_and_a_plan_whose_last_step_showed_nothing_stay_unproven(sw, ledger, serve):
+    # The same plan, its Sign in only hovered: the typing and the box are proven, the task is not.
+    hover = {**SIGN_IN, "action": {"type": "hover", "target": {"role": "button", "name": "Sign in"}}, "verify": [{"text_present": "Sign in"}]}
+    model = await serve([*REMEMBER_ME_PLAN, hover], success_criteria=[{"title_contains": "Ledger"}])
+    summary = await _run(sw, model, "Sign in to Ledger as ada with the password lovelace and stay signed in.", ledger)
+    assert (summary["success"], summary["outcome"]) == (False, "unproven"), summary
+    assert summary["reason"] == "nothing proves the task was done: every success criterion already held when the run began (2 step(s) verified)"
 
 
 async def test_criteria_a_replan_read_off_the_page_it_was_on_prove_nothing_without_a_proven_step(sw, serve):

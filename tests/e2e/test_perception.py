@@ -133,6 +133,18 @@ async def test_cookie_modal_is_reported_with_its_ref_and_the_buttons_under_it_ar
     assert snap["text"].splitlines()[1].startswith(f"[{layer['ref']}] ")
 
 
+async def test_a_dialog_that_covers_nothing_is_listed_with_the_name_its_label_gives_and_goes_when_closed(sw, page, site_url):
+    # MiniWoB++ click-dialog (tuning half): its jQuery UI dialog covered nothing, so it was never
+    # listed, and the plan's `absent {role: dialog}` held before the dialog was closed.
+    await page.goto(f"{site_url}/perception/dialogs.html")
+    snap = await snapshot(sw, page)
+    dialogs = [(e["role"], e["name"]) for e in snap["elements"] if e["role"] in ("dialog", "alertdialog")]
+    assert dialogs == [("dialog", "Notice"), ("alertdialog", "Unsaved changes"), ("dialog", "")]
+    await page.click("button[aria-label=Close]")
+    after = await snapshot(sw, page)
+    assert [e["name"] for e in after["elements"] if e["role"] == "dialog"] == [""]
+
+
 async def test_occlusion_filter_can_be_turned_off(sw, page, site_url):
     await page.goto(f"{site_url}/perception/cookie.html")
     snap = await snapshot(sw, page, occlusion=False)

@@ -340,6 +340,25 @@ def test_nothing_proves_a_task_whose_criteria_all_held_when_the_run_began():
     assert outcome == "unproven" and findings[0].message.startswith("nothing proves the task was done: every success criterion already held")
 
 
+def test_nothing_proves_is_quiet_when_every_required_step_of_the_plan_was_proven_by_a_change_on_the_page():
+    # MiniWoB++ click-checkboxes (tuning half): the plan's criteria were the page's title and URL,
+    # which held from the start; each step's target went to the state it asked for.
+    criterion = {"title_contains": "Click Checkboxes Task"}
+    outcome, findings = judge(page(title="Click Checkboxes Task"), criteria=[_result(criterion)], held_before={key(criterion)},
+                              steps_verified=4, plan_proven=True)
+    assert (outcome, findings) == (None, [])
+
+
+def test_nothing_proves_a_plan_without_criteria_whose_only_proof_is_one_box_it_ticked():
+    # The login plan that ticked a box (proven by its state, no check), and only hovered over Sign in.
+    outcome, findings = judge(page(title="Sign in · Ledger"), steps_verified=0, steps_unproven=2)
+    assert outcome == "unproven" and findings[0].message.startswith("nothing proves the task was done: no step was verified")
+
+
+def test_nothing_proves_is_quiet_for_a_plan_without_criteria_whose_every_step_was_proven():
+    assert judge(page(title="Click Dialog Task"), plan_proven=True) == (None, [])
+
+
 def test_nothing_proves_is_quiet_for_a_criterion_that_changed():
     assert judge(page(title="Dashboard"), criteria=[_result({"title_contains": "Dashboard"})]) == (None, [])
 

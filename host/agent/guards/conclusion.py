@@ -15,13 +15,11 @@ from typing import Any, ClassVar, Literal
 from urllib.parse import unquote_plus
 
 from waymark.host.agent.guards.base import Finding, Guard, GuardContext
+from waymark.host.agent.own_typing import typed_only
 from waymark.host.agent.task_parts import parts_unnamed
 from waymark.host.agent.verifier import CheckResult, key, shown_text
 from waymark.host.core.snapshot import Snapshot
 from waymark.host.core.targets import normalise
-
-#: Roles whose value a person types.
-_FIELDS = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
 
 
 @dataclass
@@ -38,6 +36,9 @@ class Conclusion(GuardContext):
     held_at_start: bool = True
     steps_verified: int = 0
     steps_unproven: int = 0
+    #: Every required step of the final plan was proven by a change on the page, one at least by
+    #: evidence the run's typing cannot produce.
+    plan_proven: bool = False
     #: Keys of criteria that prove the task, as the guards before found them (filled in as they run).
     proving: list[dict[str, Any]] = field(default_factory=list)
 
@@ -92,24 +93,6 @@ class CriteriaFail(ConclusionGuard):
                             + "; ".join(f"{list(r.predicate)[0]} ({r.detail})" for r in failed))
 
 
-def _outside_fields(snapshot: Snapshot, page_text: str) -> str:
-    """The page's text outside its fields: the title, the readable text (which holds no field's
-    value) and the names of elements that are not fields."""
-    return normalise(" ".join([snapshot.title, page_text, *(e.name for e in snapshot.elements if e.role not in _FIELDS)]))
-
-
-def _typed_only(result: CheckResult, typed: list[str], snapshot: Snapshot, page_text: str) -> bool:
-    """Whether a criterion holds only because of what the run typed."""
-    (name, arg), = result.predicate.items()
-    entered = [normalise(t) for t in typed if t.strip()]
-    if name == "text_present" and isinstance(arg, str):
-        wanted = normalise(arg)
-        return any(wanted in t for t in entered) and wanted not in _outside_fields(snapshot, page_text)
-    if name == "value_equals" and isinstance(arg, dict):
-        return normalise(str(arg.get("value", ""))) in entered
-    return False
-
-
 class OwnTyping(ConclusionGuard):
     """A success criterion that holds only because of what the run typed (text found only inside
     a field the run typed into, a field's value equal to text the run typed) proves the typing,
@@ -119,19 +102,21 @@ class OwnTyping(ConclusionGuard):
     strength = "refusal"
 
     def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
-        typed_only = [r.predicate for r in context.criteria if r.ok and key(r.predicate) not in context.held_before
-                      and _typed_only(r, context.typed, snapshot, context.final_text)]
+        typed = [r.predicate for r in context.criteria if r.ok and key(r.predicate) not in context.held_before
+                 and typed_only(r, context.typed, snapshot, context.final_text)]
         context.proving = [r.predicate for r in context.criteria if r.ok and key(r.predicate) not in context.held_before
-                           and r.predicate not in typed_only]
-        if not typed_only:
+                           and r.predicate not in typed]
+        if not typed:
             return None
         return self.finding("own_typing", "these success criteria hold only because of what the run typed, which proves the typing, "
-                            "not the outcome: " + "; ".join(str(p) for p in typed_only))
+                            "not the outcome: " + "; ".join(str(p) for p in typed))
 
 
 class NothingProves(ConclusionGuard):
-    """A success needs evidence the run made: a step verified by a check that changed, or a success
-    criterion that changed and was not made by the run's typing."""
+    """A success needs evidence the run made: a success criterion that changed and was not made by
+    the run's typing; where the criteria held from the start, every required step of the plan
+    proven by a change on the page, one at least by evidence the run's typing cannot produce; where
+    there are no criteria, that, or a step verified by a check that changed."""
 
     name = "nothing_proves"
     strength = "refusal"
@@ -141,10 +126,12 @@ class NothingProves(ConclusionGuard):
             if any(key(r.predicate) not in context.held_before for r in context.criteria):
                 return self.finding("unproven", "nothing proves the task was done: the success criteria that changed hold only "
                                                 f"because of what the run typed ({context.steps_verified} step(s) verified)")
+            if context.plan_proven:
+                return None
             when = "when the run began" if context.held_at_start else "when the plan that named it was made"
             return self.finding("unproven", f"nothing proves the task was done: every success criterion already held {when}"
                                             f" ({context.steps_verified} step(s) verified)")
-        if not context.criteria and not context.steps_verified:
+        if not context.criteria and not context.steps_verified and not context.plan_proven:
             unproven = f"; {context.steps_unproven} step(s) acted with checks that held before they acted" if context.steps_unproven else ""
             return self.finding("unproven", "nothing proves the task was done: no step was verified by a check that changed, "
                                             f"and the plan has no success criteria{unproven}")

@@ -1,0 +1,59 @@
+"""Whether the element an action acted on now shows the state the action sets: evidence from what
+the page says of its own element (its ARIA states, a select's value), not from a plan's guessed
+checks.
+
+A step whose checks all held before it acted proves nothing by them. When the element it acted on
+is one the step names, and that element went to the state the action sets (a check made it
+checked, an uncheck unchecked, a select chose the option, a click turned it checked, selected,
+expanded or pressed), the page changed as the step intended. A click that turned a state off, or
+an element the step does not name, proves nothing: which way a click was meant to go, and on what,
+would be a guess.
+"""
+
+from __future__ import annotations
+
+from waymark.host.core.actions import ActionModel, Check, Click, Select, Uncheck
+from waymark.host.core.snapshot import Snapshot, SnapshotElement
+from waymark.host.core.targets import normalise
+
+#: States a click turns on when it lands on a control that has them.
+_ON = ("checked", "selected", "expanded", "pressed")
+
+
+def _same(before: Snapshot, after: Snapshot, ref: int) -> tuple[SnapshotElement, SnapshotElement] | None:
+    """The element `ref` on both pages, when it is still the same element (document, role, name)."""
+    old = next((e for e in before.elements if e.ref == ref), None)
+    if old is None or before.url != after.url:
+        return None
+    new = next((e for e in after.elements if (e.doc, e.ref, e.role, e.name) == (old.doc, old.ref, old.role, old.name)), None)
+    return (old, new) if new is not None else None
+
+
+def _named(element: SnapshotElement, words: str, value: str = "") -> bool:
+    said = normalise(words)
+    return any(len(n) >= 2 and n in said for n in (normalise(element.name), normalise(value)))
+
+
+def target_state(action: ActionModel, before: Snapshot, after: Snapshot, intent: str) -> str:
+    """The change of the action's own target that the action sets, said as
+    `checkbox "Remember me" checked false -> true`; "" when there is none, or the step's `intent`
+    names neither the element nor (for a select) the option chosen."""
+    if not isinstance(action, (Click, Check, Uncheck, Select)):
+        return ""
+    pair = _same(before, after, action.ref)
+    if pair is None:
+        return ""
+    old, new = pair
+    label = f'{new.role} "{new.name[:60]}"'
+    if isinstance(action, Select):
+        if (old.value or "") == (new.value or "") or normalise(action.value) not in normalise(new.value or ""):
+            return ""
+        return f'{label} value "{(old.value or "")[:40]}" -> "{(new.value or "")[:40]}"' if _named(new, intent, action.value) else ""
+    if not _named(new, intent):
+        return ""
+    states = ("checked",) if isinstance(action, (Check, Uncheck)) else _ON
+    want = not isinstance(action, Uncheck)
+    for state in states:
+        if bool(old.states.get(state)) != want and bool(new.states.get(state)) == want:
+            return f"{label} {state} {str(not want).lower()} -> {str(want).lower()}"
+    return ""
