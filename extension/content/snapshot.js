@@ -579,6 +579,9 @@
       }
     } else if (tag === "textarea") {
       value = clean(/** @type {HTMLTextAreaElement} */ (el).value, VALUE_CAP);
+      // A field of several lines says so, as Chrome's accessibility tree does: a one-line input
+      // and a text area are both textboxes, and a task may name one of them.
+      states.multiline = true;
     } else if (tag === "select") {
       const select = /** @type {HTMLSelectElement} */ (el);
       value = clean(Array.from(select.selectedOptions, (o) => o.label || o.text).join(", "), VALUE_CAP);
@@ -588,6 +591,7 @@
     } else if (role === "textbox" && /** @type {HTMLElement} */ (el).isContentEditable) {
       value = textOf(el, VALUE_CAP);
     }
+    if (el.getAttribute("aria-multiline") === "true") states.multiline = true;
     const ariaChecked = el.getAttribute("aria-checked");
     if (ariaChecked && states.checked === undefined) states.checked = ariaChecked === "mixed" ? "mixed" : ariaChecked === "true";
     if (el.getAttribute("aria-selected") === "true" || (tag === "option" && props.selected)) states.selected = true;

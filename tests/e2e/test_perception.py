@@ -20,6 +20,15 @@ async def test_snapshot_lists_native_controls_with_roles_names_values_and_states
     assert line == f'[{email["ref"]}] textbox "Email" value="ann@example.com" type=email required=true'
 
 
+async def test_a_text_area_says_it_takes_several_lines_and_a_one_line_field_does_not(sw, page, site_url):
+    # MiniWoB++ click-widget (tuning half): asked for the "textarea" widget, the model could not
+    # tell it from the one-line inputs: all were `textbox ""`.
+    await page.goto(f"{site_url}/perception/basic.html")
+    snap = await snapshot(sw, page)
+    assert by_name(snap, "A note")["states"]["multiline"] is True
+    assert "multiline" not in by_name(snap, "Email")["states"]
+
+
 async def test_a_field_whose_value_the_page_refuses_is_invalid_and_an_empty_required_one_is_only_required(sw, page, site_url):
     # What the page itself says of its fields (constraint validation, aria-invalid) is what the
     # form_incomplete guard reads instead of guessing from the words of a label.
