@@ -25,12 +25,29 @@ def element_changes(before: Snapshot, after: Snapshot) -> list[str]:
     found = []
     for element in after.elements:
         old = earlier.get((element.doc, element.ref))
-        if old is None or (old.role, old.name) != (element.role, element.name):
+        if old is None or not _same(old, element):
             continue
         said = _differences(old, element)
         if said:
             found.append(f'[{element.ref}] {element.role} "{element.name[:60]}" ' + ", ".join(said))
     return found
+
+
+def counterpart(before: Snapshot, after: Snapshot, ref: int) -> tuple[SnapshotElement, SnapshotElement] | None:
+    """Element `ref` of `before` and the same element in `after`, when `after` still lists it on
+    the same page (same document, ref, role and name): None otherwise."""
+    if before.url != after.url:
+        return None
+    old = next((e for e in before.elements if e.ref == ref), None)
+    if old is None:
+        return None
+    new = next((e for e in after.elements if (e.doc, e.ref) == (old.doc, old.ref) and _same(old, e)), None)
+    return (old, new) if new is not None else None
+
+
+def _same(old: SnapshotElement, new: SnapshotElement) -> bool:
+    # A ref reused for another control (a re-rendered list) is a different element.
+    return (old.role, old.name) == (new.role, new.name)
 
 
 def changes_line(before: Snapshot, after: Snapshot) -> str:

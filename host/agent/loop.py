@@ -275,7 +275,7 @@ class AgentRun:
                     return await self._conclude(snap, outcome.reason)
                 if outcome.verdict == "passed":
                     self.steps_passed += 1
-                    self.steps_verified += outcome.proven and not outcome.by_state
+                    self.steps_verified += outcome.proved_by in ("check", "typing")
                     self.history.append(f"- step {self.steps_passed}: {step.intent} -> passed")
                     index += 1
                     continue

@@ -49,8 +49,8 @@ class Proof:
 
     def stepped(self, index: int, outcome: StepOutcome) -> None:
         """Step `index` of the latest plan ended with `outcome`."""
-        if outcome.verdict == "passed" and outcome.proven:
-            self.proven[index] = outcome.by_typing
+        if outcome.verdict == "passed" and outcome.proved_by is not None:
+            self.proven[index] = outcome.proved_by == "typing"
 
     def plan_proven(self) -> bool:
         """Whether every required step of the latest plan was proven by a change on the page, at

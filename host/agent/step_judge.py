@@ -44,13 +44,10 @@ class StepOutcome(BaseModel):
 
     verdict: Literal["passed", "unproven", "failed", "done"]
     reason: str = ""
-    #: Passed because a check changed from failing to holding, or the element acted on went to the
-    #: state the action sets (not merely: no checks).
-    proven: bool = False
-    #: Proven only by checks that hold because of what the run typed.
-    by_typing: bool = False
-    #: Proven by the state of the element acted on (host.agent.target_state), not by a check.
-    by_state: bool = False
+    #: What proved a passed step: a check that changed from failing to holding (`check`), such
+    #: checks that hold only because of what the run typed (`typing`), the element acted on going
+    #: to the state the action sets (`state`, host.agent.target_state); None: nothing (no checks).
+    proved_by: Literal["check", "typing", "state"] | None = None
     success: bool = False
     result: str = ""
     attempts: int = 0
@@ -64,7 +61,7 @@ Finish = Callable[..., None]
 def by_state(moved: str, latest: Snapshot, finish: Finish) -> Attempted:
     """A step whose target went to the state its action sets: proven by what the page says of it."""
     finish("passed", "the element it acted on changed as the action sets", target_state=moved)
-    return StepOutcome(verdict="passed", proven=True, by_state=True), latest, None
+    return StepOutcome(verdict="passed", proved_by="state"), latest, None
 
 
 def unprovable(latest: Snapshot, finish: Finish) -> Attempted:
@@ -128,7 +125,7 @@ class StepJudge:
         text = await self.page_text() if typed and any("text_present" in r.predicate for r in verdict.results) else ""
         by_typing = bool(typed) and all(typed_only(r, typed, latest, text) for r in verdict.results)
         finish("passed", reason, checks=[r.model_dump() for r in verdict.results], changed=[r.predicate for r in verdict.results])
-        return StepOutcome(verdict="passed", proven=True, by_typing=by_typing), latest, None
+        return StepOutcome(verdict="passed", proved_by="typing" if by_typing else "check"), latest, None
 
     async def after(self, action: ActionModel, settled: Snapshot, before: Snapshot, after: Snapshot, did: str,
                     timing: dict[str, float], finish: Finish, record: dict[str, Any], open_ended: bool) -> Attempted:

@@ -12,21 +12,13 @@ would be a guess.
 
 from __future__ import annotations
 
+from waymark.host.agent.element_changes import counterpart
 from waymark.host.core.actions import ActionModel, Check, Click, Select, Uncheck
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 from waymark.host.core.targets import normalise
 
 #: States a click turns on when it lands on a control that has them.
 _ON = ("checked", "selected", "expanded", "pressed")
-
-
-def _same(before: Snapshot, after: Snapshot, ref: int) -> tuple[SnapshotElement, SnapshotElement] | None:
-    """The element `ref` on both pages, when it is still the same element (document, role, name)."""
-    old = next((e for e in before.elements if e.ref == ref), None)
-    if old is None or before.url != after.url:
-        return None
-    new = next((e for e in after.elements if (e.doc, e.ref, e.role, e.name) == (old.doc, old.ref, old.role, old.name)), None)
-    return (old, new) if new is not None else None
 
 
 def _named(element: SnapshotElement, words: str, value: str = "") -> bool:
@@ -40,7 +32,7 @@ def target_state(action: ActionModel, before: Snapshot, after: Snapshot, intent:
     names neither the element nor (for a select) the option chosen."""
     if not isinstance(action, (Click, Check, Uncheck, Select)):
         return ""
-    pair = _same(before, after, action.ref)
+    pair = counterpart(before, after, action.ref)
     if pair is None:
         return ""
     old, new = pair

@@ -26,8 +26,8 @@ def step(intent: str, required: bool = True) -> PlanStep:
     return PlanStep(intent=intent, verify=[], required=required)
 
 
-PROVEN = StepOutcome(verdict="passed", proven=True)
-TYPED = StepOutcome(verdict="passed", proven=True, by_typing=True)
+PROVEN = StepOutcome(verdict="passed", proved_by="check")
+TYPED = StepOutcome(verdict="passed", proved_by="typing")
 
 
 def _steps(proof: Proof, *outcomes: Any) -> Proof:
