@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from waymark.eval.answers import judge_answer
 from waymark.eval.runner import LOCAL_TASK_TIMEOUT_S
 from waymark.eval.site_variants import make_variant
 from waymark.eval.sites.serve import SiteServer
@@ -46,6 +47,9 @@ class Attempt(BaseModel):
     #: Replays: unchanged | healed | failed; heals: {step, by, was, now, model_calls}.
     replay: str = ""
     heals: list[dict[str, Any]] = Field(default_factory=list)
+    #: The answer given (`data`) and where each value of it was found, as the run's summary says.
+    data: Any = None
+    grounding: dict[str, Any] | None = None
 
 
 class WorkflowRow(BaseModel):
@@ -97,7 +101,7 @@ async def _attempt(controller: Any, method: str, params: dict[str, Any], timeout
                    wall_ms=round((time.perf_counter() - started) * 1000, 1), duration_ms=float(summary.get("duration_ms", 0.0)),
                    tokens_total=int(summary.get("tokens_total", 0)),
                    model_calls=int(summary.get("model_calls", counter.calls)), replay=str(summary.get("replay", "")),
-                   heals=list(summary.get("heals", [])))
+                   heals=list(summary.get("heals", [])), data=summary.get("data"), grounding=summary.get("grounding"))
 
 
 def _secrets_of(task: Task, workflow: Any) -> dict[str, str]:
@@ -164,16 +168,25 @@ async def run_task(controller: Any, task: Task, site: SiteServer, variant: SiteS
         return row
     await _clean_storage(controller, url)
     row.replay = await _attempt(controller, "workflow.run", {"name": name, "heal": False, "policy": {"destructive": "allow"}}, timeout)
-    row.judged["replay"] = await _judged_and_closed(controller, task, url)
+    row.judged["replay"] = _with_answer(task, row.replay, await _judged_and_closed(controller, task, url))
     if variant is not None:
         changed = task.resolved_start_url(variant.site, variant.other)
         await _clean_storage(controller, changed)
         row.variant = await _attempt(controller, "workflow.run", {"name": name, "start_url": changed, "heal": bool(heal_model),
                                                                   "policy": {"destructive": "allow"}, **heal_model}, timeout)
-        row.judged["variant"] = await _judged_and_closed(controller, task, changed)
+        row.judged["variant"] = _with_answer(task, row.variant, await _judged_and_closed(controller, task, changed))
     row.false_success = any(a is not None and a.success and not row.judged.get(kind, "").startswith("pass")
                             for kind, a in (("replay", row.replay), ("variant", row.variant)))
     return row
+
+
+def _with_answer(task: Task, attempt: Attempt, page_verdict: str) -> str:
+    """The judge's word with the task's expected answer judged too, as the eval judges a run's:
+    the data must equal it, every required value found on a page."""
+    if task.expect_data is None or not page_verdict.startswith("pass"):
+        return page_verdict
+    ok, why, _ = judge_answer(task.expect_data, {"data": attempt.data, "grounding": attempt.grounding})
+    return page_verdict if ok else f"fail: {why}"
 
 
 async def _judged_and_closed(controller: Any, task: Task, start_url: str) -> str:

@@ -218,6 +218,7 @@ class AgentRun:
         reason, success = "", False
         self.emit("run", task=self.options.task, start_url=redact_url(self.options.start_url), budgets=self.options.budgets.model_dump(),
                   policy=self.options.policy.model_dump(), trace_dir=str(self.trace.dir), snapshot_chars=self.options.max_chars,
+                  output_schema=self.options.output_schema,
                   planner_call=self.options.planner_call.model_dump(), executor_call=self.options.executor_call.model_dump())
         # The wall clock bounds everything, the in-flight model or browser call included.
         clock = asyncio.timeout(self.options.budgets.wall_clock_s)

@@ -108,9 +108,11 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from waymark.host.agent.answers.schema import path_of
     from waymark.host.workflows import store
     from waymark.host.workflows.locate import described
     from waymark.host.workflows.model import WorkflowInvalid
+    from waymark.host.workflows.reread import context_words
 
     try:
         workflow = store.load(args.name)
@@ -131,6 +133,10 @@ def _show(args: argparse.Namespace) -> int:
             print(f"      proven by: {json.dumps(check, ensure_ascii=False)}")
     for criterion in workflow.success_criteria:
         print(f"  done when: {json.dumps(criterion, ensure_ascii=False)}")
+    for value in workflow.answer.values if workflow.answer else []:
+        how = (f"the {value.computed} of {path_of(value.over)}" + (f"[*].{value.field}" if value.field is not None else "") if value.computed
+               else "read between \"{}\" and \"{}\"".format(*(" ".join(words) for words in context_words(value))))
+        print(f"  answer {value.path} (saved {json.dumps(value.value, ensure_ascii=False)}): {how}")
     return EXIT_OK
 
 

@@ -64,6 +64,39 @@ class WorkflowStep(BaseModel):
     healed: HealNote | None = None
 
 
+class AnswerValue(BaseModel):
+    """One string or number of a saved answer and where a replay gets it again: read from the text
+    around the place the saved run found it (`before`, `written`, `after`, normalized), or
+    computed from the answer's other values (`computed`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: The keys and indexes leading to the value in the answer.
+    parts: list[str | int]
+    path: str
+    #: The value the saved run answered (its type is the one a replay gives).
+    value: str | int | float
+    required: bool = True
+    written: str = ""
+    before: str = ""
+    after: str = ""
+    #: count: how many items the array at `over` has; sum: the sum of `field` over its items.
+    computed: Literal["count", "sum"] | None = None
+    over: list[str | int] = Field(default_factory=list)
+    field: str | int | None = None
+
+
+class Answer(BaseModel):
+    """The answer a saved run gave (`done`'s data): a replay gives it again, each value read afresh."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    output_schema: dict[str, Any] | None = None
+    #: The saved answer: its shape is the replay's, its values are replaced by those read again.
+    data: Any
+    values: list[AnswerValue] = Field(min_length=1)
+
+
 class Workflow(BaseModel):
     """A saved workflow: the task's steps, its success criteria and its parameters."""
 
@@ -78,6 +111,8 @@ class Workflow(BaseModel):
     parameters: list[Parameter] = Field(default_factory=list)
     steps: list[WorkflowStep] = Field(min_length=1)
     success_criteria: list[dict[str, Any]] = Field(default_factory=list)
+    #: The answer the task asks for, when it asks one.
+    answer: Answer | None = None
     #: Steps (1-based) whose destructive action the user approved for this workflow: never asked again.
     approved: list[int] = Field(default_factory=list)
     source_run: str = ""

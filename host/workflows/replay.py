@@ -20,6 +20,8 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.host.agent.action_lines import action_line
+from waymark.host.agent.answers import Grounding, SeenText, ground
+from waymark.host.agent.answers.matching import normalize
 from waymark.host.agent.confirm import (
     Policy,
     destructive_reason,
@@ -62,7 +64,8 @@ from waymark.host.core.actions import (
 from waymark.host.core.snapshot import Snapshot
 from waymark.host.core.targets import places_of
 from waymark.host.workflows.locate import Located, described, locate
-from waymark.host.workflows.model import HealNote, Workflow, WorkflowStep, fill
+from waymark.host.workflows.model import Answer, HealNote, Workflow, WorkflowStep, fill
+from waymark.host.workflows.reread import reread
 from waymark.host.workflows.store import now
 from waymark.providers.base import LLMProvider
 from waymark.providers.errors import ProviderError
@@ -164,6 +167,8 @@ class Replay:
         self.steps_passed = self.steps_proven = self.steps_unproven = self.step_counter = 0
         self.heals: list[dict[str, Any]] = []
         self.result = ""
+        self.data: Any = None
+        self.grounding: Grounding | None = None
         self.start_url = options.start_url or str(fill(workflow.start_url, self.values))
 
     # ------------------------------------------------------------ plumbing
@@ -207,7 +212,8 @@ class Replay:
             WorkflowSummary, success=success, duration_ms=round((time.monotonic() - started) * 1000, 1),
             tokens_total=self.tokens_in + self.tokens_out, tokens_in=self.tokens_in, tokens_out=self.tokens_out,
             steps_passed=self.steps_passed, steps_total=len(self.workflow.steps), steps_unproven=self.steps_unproven, task=self.task,
-            outcome=outcome, reason=reason, result=self.result, workflow=self.workflow.name, model_calls=self.model_calls,
+            outcome=outcome, reason=reason, result=self.result, data=self.data, grounding=self.grounding,
+            workflow=self.workflow.name, model_calls=self.model_calls,
             steps_healed=len(self.heals), replay=replay, heals=self.heals,
         )
 
@@ -241,12 +247,36 @@ class Replay:
             self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in verdict.results], held_at_start=sorted(held_at_start))
             if not verdict.ok:
                 return False, "failed", "every step was replayed but the task's success criteria fail: " + verdict.failed_line()
-        if not self.steps_proven and not changed:
+        answered = await self._answer(snap) if self.workflow.answer is not None else False
+        if not self.steps_proven and not changed and not answered:
             return False, "unproven", ("nothing proves the workflow did its task: no step was proven by a check that changed, "
                                        "and no success criterion changed from failing to holding")
         if healed_steps and self.options.save_heals:
             self._save_heals(healed_steps)
         return True, "done", f"every step replayed and proven ({self.model_calls} model call(s))"
+
+    async def _answer(self, snap: Snapshot) -> bool:
+        """The saved answer read again on the final page, each value where the saved run found it,
+        and grounded as a run's answer is: True when every value was read and found on the page."""
+        assert self.workflow.answer is not None
+        # The words around a value may hold a parameter, compared as page text is: normalized.
+        answer = Answer.model_validate(fill(self.workflow.answer.model_dump(), {k: normalize(v) for k, v in self.values.items()}))
+        safe = self._safe(snap)
+        text = self.redactor.text(await self._page_text())
+        elements = ["\n".join(x for x in (e.name, e.value or "", *(e.options or [])) if x) for e in safe.elements]
+        read = reread(answer, [text, safe.title, *elements])
+        self.emit("answer", changed=read.changed, missing=read.missing)
+        if read.missing:
+            raise ReplayFailed("failed", "every step was replayed but the answer could not be read again: " + "; ".join(read.missing))
+        seen = SeenText()
+        seen.snapshot(safe)
+        seen.text(safe.url, safe.title, text)
+        self.data = read.data
+        self.grounding = ground(read.data, answer.output_schema, seen)
+        if self.grounding.missing():
+            raise ReplayFailed("unproven", "the answer read again holds values not found on the page: "
+                               + self.grounding.line(self.grounding.missing()))
+        return bool(self.grounding.grounded)
 
     def _save_heals(self, healed: dict[int, StepDone]) -> None:
         """Write the targets found by healing back to the workflow, so the next replay finds them by name."""

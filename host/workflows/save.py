@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from waymark.host.agent.answers.schema import leaves
 from waymark.host.agent.redaction import (
     PLACEHOLDER,
     REDACTED,
@@ -22,7 +23,15 @@ from waymark.host.agent.redaction import (
 from waymark.host.agent.trace import read_trace
 from waymark.host.core.snapshot import SnapshotElement
 from waymark.host.core.targets import ElementPlace, normalise
-from waymark.host.workflows.model import NAME_PATTERN, Parameter, Workflow, WorkflowStep
+from waymark.host.workflows.model import (
+    NAME_PATTERN,
+    Answer,
+    AnswerValue,
+    Parameter,
+    Workflow,
+    WorkflowStep,
+)
+from waymark.host.workflows.reread import formula
 from waymark.host.workflows.store import now
 
 #: Step verdicts whose action stayed part of the run (the others were attempts that did not count).
@@ -54,8 +63,10 @@ class Recording(BaseModel):
     start_url: str
     success: bool
     outcome: str
-    #: The run ended with an answer (`data` for an answer schema).
-    answered: bool = False
+    #: The run's answer (`done`'s data), the caller's output schema, and where each value was found.
+    data: Any = None
+    output_schema: dict[str, Any] | None = None
+    grounding: list[dict[str, Any]] = Field(default_factory=list)
     criteria: list[dict[str, Any]] = Field(default_factory=list)
     steps: list[RecordedStep] = Field(default_factory=list)
 
@@ -85,7 +96,8 @@ def recorded(folder: Path) -> Recording:
     # The summary's task passed the run's redactor at its end: the run event's copy may still hold a password.
     return Recording(run_id=str(summary.get("run_id") or folder.name), task=str(summary.get("task") or ""),
                      start_url=redact_url(start.get("start_url") or first_page) or "", success=bool(summary.get("success")),
-                     outcome=str(summary.get("outcome") or ""), answered=summary.get("data") is not None, criteria=criteria, steps=steps)
+                     outcome=str(summary.get("outcome") or ""), data=summary.get("data"), output_schema=start.get("output_schema"),
+                     grounding=list((summary.get("grounding") or {}).get("values") or []), criteria=criteria, steps=steps)
 
 
 def slug(text: str, fallback: str) -> str:
@@ -125,10 +137,6 @@ def workflow_from(recording: Recording, name: str, description: str = "") -> Wor
         raise NotSaveable(f"{name!r} is not a workflow name (lowercase letters, digits, - and _, up to 63)")
     if not recording.success:
         raise NotSaveable(f"run {recording.run_id} ended {recording.outcome or 'without success'}: only a run that succeeded can be saved")
-    if recording.answered:
-        # A replay repeats actions and proves them; the answer was the model's reading of the page, which no replayed step makes.
-        raise NotSaveable(f"run {recording.run_id} answered with data: a replay repeats the run's actions but reads no answer, "
-                          "so it would end without one; run the task itself to get a fresh answer")
     if not recording.steps:
         raise NotSaveable(f"run {recording.run_id} has no step to replay")
     if not recording.start_url:
@@ -136,6 +144,7 @@ def workflow_from(recording: Recording, name: str, description: str = "") -> Wor
     steps = [WorkflowStep(intent=s.intent, action={k: v for k, v in s.action.items() if k not in ("ref", "to_ref")},
                           target=s.target, to_target=s.to_target, checks=s.proof, destructive=s.destructive) for s in recording.steps]
     task, criteria = recording.task, recording.criteria
+    answer = answer_of(recording)
     params: dict[str, Parameter] = {}
     secrets: list[str] = []
     for step in steps:
@@ -162,13 +171,44 @@ def workflow_from(recording: Recording, name: str, description: str = "") -> Wor
             other.action = _replace(other.action, pattern, placeholder)
             other.checks = _replace(other.checks, pattern, placeholder)
         criteria = _replace(criteria, pattern, placeholder)
+        if answer is not None:
+            # The words around an answer's value may hold the parameter (`order px-1042 total`): a replay reads it beside the value it is given.
+            for held in answer.values:
+                held.before, held.after = _replace(held.before, pattern, placeholder), _replace(held.after, pattern, placeholder)
         task = pattern.sub(placeholder, task)
     if REDACTED in task and len(set(secrets)) == 1:
         task = task.replace(REDACTED, f"{{{{secret:{secrets[0]}}}}}")
     stamp = now()
     return Workflow(name=name, description=description, task=task,
-                    start_url=recording.start_url, parameters=list(params.values()), steps=steps, success_criteria=criteria,
+                    start_url=recording.start_url, parameters=list(params.values()), steps=steps, success_criteria=criteria, answer=answer,
                     source_run=recording.run_id, created=stamp, updated=stamp)
+
+
+def answer_of(recording: Recording) -> Answer | None:
+    """The run's answer as a replay gives it again: each value with the text around the place the
+    run found it, each computed value with the count or sum of the answer's values that gives it."""
+    if recording.data is None:
+        return None
+    sources = {str(v.get("path")): v.get("source") or {} for v in recording.grounding}
+    values = []
+    for leaf in leaves(recording.data, recording.output_schema):
+        held = AnswerValue(parts=list(leaf.parts), path=leaf.path, value=leaf.value, required=leaf.required)
+        if leaf.computed:
+            how = formula(leaf.value, recording.data, leaf.parts)
+            if how is None:
+                raise NotSaveable(f"run {recording.run_id}'s answer computed {leaf.path} ({leaf.value!r}), which is neither a count "
+                                  "nor a sum of its other values: a replay could not compute it again without a model")
+            held.computed, held.over, held.field = how
+        else:
+            source = sources.get(leaf.path) or {}
+            if not (str(source.get("before") or "").strip() or str(source.get("after") or "").strip()):
+                raise NotSaveable(f"run {recording.run_id}'s answer holds {leaf.path} ({leaf.value!r}), which it did not find among "
+                                  "words on a page it saw: a replay would not know where to read it again")
+            held.written, held.before, held.after = (str(source.get(k) or "") for k in ("written", "before", "after"))
+        values.append(held)
+    if not values:
+        raise NotSaveable(f"run {recording.run_id}'s answer holds no value to read again")
+    return Answer(output_schema=recording.output_schema, data=recording.data, values=values)
 
 
 def _unique(name: str, taken: dict[str, Parameter]) -> str:

@@ -25,3 +25,14 @@ def test_a_sites_task_run_fresh_is_saved_and_replayed_with_no_model_call_and_jud
     assert row["replay"]["success"] and row["replay"]["replay"] == "unchanged"
     assert row["replay"]["model_calls"] == 0 and row["replay"]["tokens_total"] == 0
     assert row["judged"]["replay"].startswith("pass") and not row["false_success"]
+
+
+def test_a_task_that_asks_something_replays_its_answer_and_the_judge_checks_the_data(tmp_path):
+    out = tmp_path / "workflows.jsonl"
+    done = subprocess.run([sys.executable, "-m", "waymark.host", "eval", "workflows", "--tasks", "orders-tracking-iframe", "--no-variant",
+                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["saved"] and row["replay"]["success"] and row["replay"]["model_calls"] == 0
+    assert row["replay"]["data"] == {"tracking": "SW 4417 0093 2"} and row["judged"]["replay"] == "pass"
+    assert row["replay"]["grounding"]["values"][0]["source"]["where"].startswith("frame ")

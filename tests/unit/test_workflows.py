@@ -124,7 +124,7 @@ def test_a_broken_file_in_the_folder_is_listed_with_its_error():
 
 
 def _trace(folder: Path, *, success: bool = True, task: str = "Sign in with the username ada and the password [redacted].",
-           data: Any = None) -> Path:
+           data: Any = None, grounding: dict[str, Any] | None = None) -> Path:
     page = login_page()
     events = [
         {"event": "run", "task": "Sign in with the username ada and the password lovelace.", "start_url": "http://127.0.0.1:1/login/index.html"},
@@ -142,7 +142,8 @@ def _trace(folder: Path, *, success: bool = True, task: str = "Sign in with the 
     folder.mkdir()
     (folder / "trace.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n")
     (folder / "summary.json").write_text(json.dumps({"success": success, "run_id": folder.name, "task": task,
-                                                     "outcome": "done" if success else "failed", "data": data}))
+                                                     "outcome": "done" if success else "failed", "data": data,
+                                                     "grounding": grounding}))
     return folder
 
 
@@ -174,9 +175,20 @@ def test_a_run_that_did_not_succeed_cannot_be_saved(tmp_path):
         workflow_from(recorded(_trace(tmp_path / "run4", success=False)), "sign-in")
 
 
-def test_a_run_that_answered_with_data_cannot_be_saved_since_a_replay_reads_no_answer(tmp_path):
-    with pytest.raises(NotSaveable, match="answered with data"):
-        workflow_from(recorded(_trace(tmp_path / "run5", data={"total": 1249})), "order-total")
+def test_a_run_that_answered_keeps_its_answer_with_the_words_around_each_value(tmp_path):
+    source = {"url": "http://127.0.0.1:1/orders", "where": "page text", "written": "1,249.00", "before": "px-1042 9 march 2026 3 € ",
+              "after": " delivered"}
+    run = _trace(tmp_path / "run5", data={"total": 1249}, grounding={"values": [{"path": "$.total", "value": 1249, "status": "found",
+                                                                                 "source": source}]})
+    answer = workflow_from(recorded(run), "order-total").answer
+    assert answer is not None and answer.data == {"total": 1249}
+    assert [(v.path, v.written, v.before, v.after) for v in answer.values] == [("$.total", "1,249.00", source["before"], " delivered")]
+
+
+def test_an_answer_value_never_found_among_words_on_a_page_cannot_be_saved(tmp_path):
+    run = _trace(tmp_path / "run6", data={"total": 1249}, grounding={"values": [{"path": "$.total", "value": 1249, "status": "ungrounded"}]})
+    with pytest.raises(NotSaveable, match=r"\$\.total .*would not know where to read it again"):
+        workflow_from(recorded(run), "order-total")
 
 
 def test_a_value_inside_another_word_is_no_parameter(tmp_path):

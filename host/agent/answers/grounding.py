@@ -38,6 +38,11 @@ class Source(BaseModel):
     element: str | None = None
     #: The normalized text around the match.
     excerpt: str = ""
+    #: The value as the page wrote it (normalized), and up to EXCERPT characters of the text
+    #: right before and after it: where a replay reads the value again.
+    written: str = ""
+    before: str = ""
+    after: str = ""
 
 
 class GroundedValue(BaseModel):
@@ -128,15 +133,32 @@ class SeenText:
         """Where the value was seen: an element before a page's text, the latest read first, and
         within one read in the page's order (the top document before its frames)."""
         find = value_finder(value)
-        for text in sorted(self._texts, key=lambda t: (t.element is None, -t.read)):
-            at = find(text.norm)
-            if at is not None:
-                excerpt = text.norm[max(0, at - EXCERPT):at + EXCERPT + len(str(value))]
-                return Source(url=text.url, title=text.title, where=text.where, element=text.element, excerpt=excerpt)
+        ordered = sorted(self._texts, key=lambda t: (t.element is None, -t.read))
+        for text in ordered:
+            span = find(text.norm)
+            if span is not None:
+                written, before, after = _around(text.norm, span)
+                if not (before or after):
+                    # An element that is the value alone (a table cell) says nothing around it:
+                    # the page's text, where it stands among its labels, does.
+                    written, before, after = next((_around(t.norm, s) for t in ordered if t.element is None and t.url == text.url
+                                                   and (s := find(t.norm)) is not None), (written, before, after))
+                return Source(url=text.url, title=text.title, where=text.where, element=text.element,
+                              excerpt=_excerpt(text.norm, span), written=written, before=before, after=after)
         return None
 
     def __len__(self) -> int:
         return len(self._texts)
+
+
+def _around(norm: str, span: tuple[int, int]) -> tuple[str, str, str]:
+    at, end = span
+    return norm[at:end], norm[max(0, at - EXCERPT):at], norm[end:end + EXCERPT]
+
+
+def _excerpt(norm: str, span: tuple[int, int]) -> str:
+    written, before, after = _around(norm, span)
+    return before + written + after
 
 
 def ground(data: Any, schema: dict[str, Any] | None, seen: SeenText) -> Grounding:

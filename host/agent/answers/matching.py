@@ -97,7 +97,11 @@ def _standalone_minus(text: str, at: int) -> bool:
     return i >= 0 and text[i] == "-" and (i == 0 or not text[i - 1].isalnum())
 
 
-def number_finder(value: Decimal) -> Callable[[str], int | None]:
+#: Where a value is written in a text: (start, end), or None.
+Span = tuple[int, int] | None
+
+
+def number_finder(value: Decimal) -> Callable[[str], Span]:
     """Where the number is written in a normalized text, whole (not part of a longer number), with
     its sign: a negative number needs its minus (or accounting parentheses), a positive one is not
     matched by a standalone negative."""
@@ -105,12 +109,12 @@ def number_finder(value: Decimal) -> Callable[[str], int | None]:
     pattern = re.compile(r"(?<!\d)(?<!\d[.,'])(?:" + "|".join(map(re.escape, forms)) + r")(?!\d)(?![.,']\d)")
     negative = value < 0
 
-    def find(text: str) -> int | None:
+    def find(text: str) -> Span:
         for match in pattern.finditer(text):
             at = match.start()
             minus = _standalone_minus(text, at) or (at > 0 and text[at - 1] == "(" and text[match.end():match.end() + 1] == ")")
             if minus == negative or value == 0:
-                return at
+                return at, match.end()
         return None
     return find
 
@@ -132,11 +136,11 @@ def amount_of(value: str) -> tuple[set[Decimal], tuple[str, ...] | None] | None:
         return None
     sign = "-" if text.startswith("-") else ""
     digits = text.lstrip("+-").replace("'", "")
-    meanings = {sign and -m or m for m in (_reading(digits, mark) for mark in (".", ",")) if m is not None}
+    meanings = {sign and -m or m for m in (reading(digits, mark) for mark in (".", ",")) if m is not None}
     return (meanings, currency) if meanings else None
 
 
-def _reading(digits: str, mark: str) -> Decimal | None:
+def reading(digits: str, mark: str) -> Decimal | None:
     """The number `digits` writes with `mark` as its decimal mark and the other as the thousands separator, or None."""
     other = "," if mark == "." else "."
     whole, frac = digits, ""
@@ -152,7 +156,7 @@ def _reading(digits: str, mark: str) -> Decimal | None:
     return Decimal("".join(groups) + ("." + frac if frac else ""))
 
 
-def amount_finder(value: str) -> Callable[[str], int | None] | None:
+def amount_finder(value: str) -> Callable[[str], Span] | None:
     """Where an amount string's number is written in a normalized text, with its currency within a
     few characters when it names one; None when the string is no amount."""
     amount = amount_of(value)
@@ -161,13 +165,13 @@ def amount_finder(value: str) -> Callable[[str], int | None] | None:
     meanings, currency = amount
     finders = [number_finder(n) for n in meanings]
 
-    def find(text: str) -> int | None:
+    def find(text: str) -> Span:
         for finder in finders:
             offset = 0
-            while (at := finder(text[offset:])) is not None:
-                at += offset
+            while (span := finder(text[offset:])) is not None:
+                at, end = span[0] + offset, span[1] + offset
                 if currency is None or any(sign in text[max(0, at - 6):at + 24] for sign in currency):
-                    return at
+                    return at, end
                 offset = at + 1
         return None
     return find
@@ -175,14 +179,14 @@ def amount_finder(value: str) -> Callable[[str], int | None] | None:
 
 # ------------------------------------------------------------------ dates
 
-_DATE_READS = ("%Y-%m-%d", "%B %d, %Y", "%B %d %Y", "%d %B %Y", "%b %d, %Y", "%b %d %Y", "%d %b %Y", "%b. %d, %Y",
+DATE_FORMS = ("%Y-%m-%d", "%B %d, %Y", "%B %d %Y", "%d %B %Y", "%b %d, %Y", "%b %d %Y", "%d %b %Y", "%b. %d, %Y",
                "%A, %B %d, %Y", "%A %d %B %Y", "%m/%d/%Y", "%d.%m.%Y", "%Y/%m/%d")
 
 
 def date_of(value: str) -> dt.date | None:
     """The calendar date a string writes in one of the common forms, or None."""
     text = " ".join(value.strip().split())
-    for form in _DATE_READS:
+    for form in DATE_FORMS:
         try:
             return dt.datetime.strptime(text, form).date()
         except ValueError:
@@ -203,7 +207,7 @@ def date_forms(day: dt.date) -> set[str]:
     return {normalize(f) for f in forms}
 
 
-def date_finder(value: str) -> Callable[[str], int | None] | None:
+def date_finder(value: str) -> Callable[[str], Span] | None:
     """Where a date string's date is written in a normalized text, in any of its forms; None when the string is no date."""
     day = date_of(value)
     if day is None:
@@ -211,25 +215,27 @@ def date_finder(value: str) -> Callable[[str], int | None] | None:
     forms = sorted(date_forms(day), key=len, reverse=True)
     pattern = re.compile(r"(?<![\w/.-])(?:" + "|".join(map(re.escape, forms)) + r")(?![\w/-])(?!\.\d)")
 
-    def find(text: str) -> int | None:
+    def find(text: str) -> Span:
         match = pattern.search(text)
-        return match.start() if match else None
+        return (match.start(), match.end()) if match else None
     return find
 
 
-def value_finder(value: str | int | float) -> Callable[[str], int | None]:
-    """Where the value starts in a normalized text, in the first of its forms that is found: a
+def value_finder(value: str | int | float) -> Callable[[str], Span]:
+    """Where the value is written in a normalized text, in the first of its forms that is found: a
     number as written any usual way; a string as it is, else as the date or the amount it writes."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return number_finder(Decimal(str(value)))
     wanted = normalize(str(value))
     others = [f for f in (date_finder(str(value)), amount_finder(str(value))) if f is not None]
 
-    def find(text: str) -> int | None:
+    def find(text: str) -> Span:
         at = find_string(wanted, text)
+        if at is not None:
+            return at, at + len(wanted)
         for other in others:
-            if at is not None:
-                break
-            at = other(text)
-        return at
+            span = other(text)
+            if span is not None:
+                return span
+        return None
     return find

@@ -71,6 +71,8 @@ class Leaf:
     #: Every object on the way down lists its key as required (an array's items count as its own).
     required: bool
     computed: bool
+    #: The keys and indexes leading to it (`path` spelled as a list).
+    parts: tuple[str | int, ...] = ()
 
 
 def leaves(data: Any, schema: dict[str, Any] | None) -> Iterator[Leaf]:
@@ -93,7 +95,7 @@ def _walk(data: Any, sub: Any, root: dict[str, Any], parts: list[Any], required:
     elif isinstance(data, (str, int, float)) and not isinstance(data, bool):
         if isinstance(data, str) and not data.strip():
             return  # an empty string claims nothing the page could show
-        yield Leaf(path_of(parts), data, required, computed)
+        yield Leaf(path_of(parts), data, required, computed, tuple(parts))
 
 
 def _property(sub: dict[str, Any] | None, key: str) -> Any:
