@@ -77,3 +77,21 @@ async def test_a_workflow_tool_refuses_an_argument_that_is_not_its_parameter(cli
 async def test_saving_a_run_that_does_not_exist_is_a_clear_error(client):
     result = await client.call("browser_save_workflow", {"run_id": "19990101-000000-000000", "name": "nothing"})
     assert result.is_error and "no_such_run" in text_of(result)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def answer_client() -> Any:
+    async with McpClient("--launch", "--script", str(ROOT / "eval" / "scripts" / "sites" / "orders-total-number.json")) as c:
+        yield c
+
+
+async def test_a_workflow_of_a_run_that_answered_gives_its_answer_again_as_structured_content(answer_client, login_url):
+    task = json.loads((ROOT / "eval" / "suites" / "sites" / "orders-total-number.json").read_text())
+    orders = login_url.replace("/login/index.html", "/orders/index.html")
+    ran = await answer_client.call("browser_run_task", {"task": task["goal"], "start_url": orders, "output_schema": task["output_schema"]})
+    run_id = ran.structured_content["run_id"]
+    await answer_client.text("browser_save_workflow", {"run_id": run_id, "name": "mcp-order-total"})
+    replayed = await answer_client.call("workflow_mcp-order-total", {})
+    assert not replayed.is_error and replayed.structured_content["success"] is True
+    assert replayed.structured_content["data"] == {"total": 1249}
+    assert replayed.structured_content["grounding"]["values"][0]["status"] == "found"
