@@ -6,8 +6,8 @@ replay finds those words on its own page and reads what stands between them, in 
 a number in any written form, a date (given back in the saved answer's own form), an amount, or a
 string of about the saved one's length. Words on both sides are needed: after the row of one order
 is gone, the words after its total begin the next row, and would read the total of the row above.
-All the words the run saw are tried first, then the nearest few on each side, which must then
-point to one value. A value declared computed is a count of an array of the answer, or a sum of
+All the words the run saw are tried first, then the nearest few on each side; at each width they
+must point to one value, since of two the one the task meant would be a guess. A value declared computed is a count of an array of the answer, or a sum of
 one field over it: it is computed again from the values read.
 
 What this cannot do: find items a list did not have when the run was saved (it reads the items
@@ -146,8 +146,8 @@ def _put(data: Any, parts: list[str | int], new: Any) -> None:
 
 def _read(value: AnswerValue, texts: list[str]) -> str | int | float | None:
     """The value where the saved run's words stand on both sides of it (on one side only when it
-    saw none on the other): all of them first, then the nearest few, which must then point to one
-    value on the page. One side alone would read a neighbour's value once the row is gone."""
+    saw none on the other): all of them first, then the nearest few; they must point to one value
+    on the page. One side alone would read a neighbour's value once the row is gone."""
     before, after = context_words(value)
     if not before and not after:
         return None
@@ -156,8 +156,10 @@ def _read(value: AnswerValue, texts: list[str]) -> str | int | float | None:
         pattern = re.compile((r"(?<!\w)" + _words(left) + r"\s*" if left else r"(?<!\w)") + f"(?P<v>{_slot(value, bounded=bool(right))})"
                              + (r"\s*" + _words(right) + r"(?!\w)" if right else r"(?!\w)"), re.IGNORECASE)
         found = {read for text in texts for match in pattern.finditer(text) if (read := _parse(value, match.group("v").strip())) is not None}
-        if len(found) == 1 or (found and width == _WIDTHS[0]):
-            return next(iter(found)) if len(found) == 1 else _first(pattern, value, texts)
+        if len(found) == 1:
+            return found.pop()
+        if found:
+            return None  # two places give two values: which one the task meant would be a guess
     return None
 
 
@@ -170,16 +172,6 @@ def context_words(value: AnswerValue) -> tuple[list[str], list[str]]:
     if len(value.after) >= EXCERPT and not value.after[-1].isspace():
         after = after[:-1]
     return before, after
-
-
-def _first(pattern: re.Pattern[str], value: AnswerValue, texts: list[str]) -> str | int | float | None:
-    """The first value the pattern reads, in the texts' order (the page's text before its elements)."""
-    for text in texts:
-        for match in pattern.finditer(text):
-            read = _parse(value, match.group("v").strip())
-            if read is not None:
-                return read
-    return None
 
 
 def _words(words: list[str]) -> str:
