@@ -7,8 +7,9 @@ a number in any written form, a date (given back in the saved answer's own form)
 string of about the saved one's length. Words on both sides are needed: after the row of one order
 is gone, the words after its total begin the next row, and would read the total of the row above.
 All the words the run saw are tried first, then the nearest few on each side; at each width they
-must point to one value, since of two the one the task meant would be a guess. A value declared computed is a count of an array of the answer, or a sum of
-one field over it: it is computed again from the values read.
+must point to one value, since of two the one the task meant would be a guess. A value declared
+computed is a count of an array of the answer, or a sum of one field over it: it is computed
+again from the values read.
 
 What this cannot do: find items a list did not have when the run was saved (it reads the items
 the saved run read), or read a value whose words around it all changed; that value is reported
