@@ -247,7 +247,7 @@ class Replay:
             self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in verdict.results], held_at_start=sorted(held_at_start))
             if not verdict.ok:
                 return False, "failed", "every step was replayed but the task's success criteria fail: " + verdict.failed_line()
-        answered = await self._answer(snap) if self.workflow.answer is not None else False
+        answered = await self._answer(self.workflow.answer, snap) if self.workflow.answer is not None else False
         if not self.steps_proven and not changed and not answered:
             return False, "unproven", ("nothing proves the workflow did its task: no step was proven by a check that changed, "
                                        "and no success criterion changed from failing to holding")
@@ -255,12 +255,11 @@ class Replay:
             self._save_heals(healed_steps)
         return True, "done", f"every step replayed and proven ({self.model_calls} model call(s))"
 
-    async def _answer(self, snap: Snapshot) -> bool:
+    async def _answer(self, saved: Answer, snap: Snapshot) -> bool:
         """The saved answer read again on the final page, each value where the saved run found it,
         and grounded as a run's answer is: True when every value was read and found on the page."""
-        assert self.workflow.answer is not None
         # The words around a value may hold a parameter, compared as page text is: normalized.
-        answer = Answer.model_validate(fill(self.workflow.answer.model_dump(), {k: normalize(v) for k, v in self.values.items()}))
+        answer = Answer.model_validate(fill(saved.model_dump(), {k: normalize(v) for k, v in self.values.items()}))
         safe = self._safe(snap)
         text = self.redactor.text(await self._page_text())
         elements = ["\n".join(x for x in (e.name, e.value or "", *(e.options or [])) if x) for e in safe.elements]
