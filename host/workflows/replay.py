@@ -21,7 +21,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.host.agent.action_lines import action_line
 from waymark.host.agent.answers import Grounding, SeenText, ground
-from waymark.host.agent.answers.matching import normalize
 from waymark.host.agent.confirm import (
     Policy,
     destructive_reason,
@@ -65,7 +64,7 @@ from waymark.host.core.snapshot import Snapshot
 from waymark.host.core.targets import places_of
 from waymark.host.workflows.locate import Located, described, locate
 from waymark.host.workflows.model import Answer, HealNote, Workflow, WorkflowStep, fill
-from waymark.host.workflows.reread import reread
+from waymark.host.workflows.reread import bound, reread
 from waymark.host.workflows.store import now
 from waymark.providers.base import LLMProvider
 from waymark.providers.errors import ProviderError
@@ -258,8 +257,7 @@ class Replay:
     async def _answer(self, saved: Answer, snap: Snapshot) -> bool:
         """The saved answer read again on the final page, each value where the saved run found it,
         and grounded as a run's answer is: True when every value was read and found on the page."""
-        # The words around a value may hold a parameter, compared as page text is: normalized.
-        answer = Answer.model_validate(fill(saved.model_dump(), {k: normalize(v) for k, v in self.values.items()}))
+        answer = bound(saved, self.values)
         safe = self._safe(snap)
         text = self.redactor.text(await self._page_text())
         elements = ["\n".join(x for x in (e.name, e.value or "", *(e.options or [])) if x) for e in safe.elements]

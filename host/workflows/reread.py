@@ -34,7 +34,7 @@ from waymark.host.agent.answers.matching import (
     normalize,
     reading,
 )
-from waymark.host.workflows.model import Answer, AnswerValue
+from waymark.host.workflows.model import Answer, AnswerValue, fill
 
 #: Words of context looked for on each side: all the saved run saw (up to EXCERPT characters), then the nearest three, then two.
 _WIDTHS = (99, 3, 2)
@@ -53,6 +53,12 @@ class Reread(BaseModel):
     changed: list[str] = Field(default_factory=list)
     #: One line per value not read again: its path and the words looked for around it.
     missing: list[str] = Field(default_factory=list)
+
+
+def bound(answer: Answer, values: dict[str, str]) -> Answer:
+    """The answer with each parameter's value where the words around a value hold it, written as
+    those words are (normalized): `order {{param:order}} total` becomes `order px-1043 total`."""
+    return Answer.model_validate(fill(answer.model_dump(), {name: normalize(value) for name, value in values.items()}))
 
 
 def reread(answer: Answer, texts: list[str]) -> Reread:

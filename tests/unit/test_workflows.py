@@ -22,6 +22,7 @@ from waymark.host.workflows.model import (
     validate,
 )
 from waymark.host.workflows.replay import rebase
+from waymark.host.workflows.reread import bound, reread
 from waymark.host.workflows.save import NotSaveable, recorded, workflow_from
 
 
@@ -183,6 +184,17 @@ def test_a_run_that_answered_keeps_its_answer_with_the_words_around_each_value(t
     answer = workflow_from(recorded(run), "order-total").answer
     assert answer is not None and answer.data == {"total": 1249}
     assert [(v.path, v.written, v.before, v.after) for v in answer.values] == [("$.total", "1,249.00", source["before"], " delivered")]
+
+
+def test_a_parameter_in_the_words_around_an_answer_is_read_with_the_value_the_replay_is_given(tmp_path):
+    source = {"url": "http://127.0.0.1:1/account", "where": "page text", "written": "120.00", "before": "welcome, ada. your balance is € ",
+              "after": " today"}
+    run = _trace(tmp_path / "run7", task="Sign in with the username ada and tell me the balance.", data={"balance": 120},
+                 grounding={"values": [{"path": "$.balance", "value": 120, "status": "found", "source": source}]})
+    answer = workflow_from(recorded(run), "balance").answer
+    assert answer is not None and answer.values[0].before == "welcome, {{param:username}}. your balance is € "
+    page = "Welcome, Ada. Your balance is € 120.00 today\nWelcome, Grace. Your balance is € 75.00 today"
+    assert reread(bound(answer, {"username": "Grace"}), [page]).data == {"balance": 75}
 
 
 def test_an_answer_value_never_found_among_words_on_a_page_cannot_be_saved(tmp_path):
