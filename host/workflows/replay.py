@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.host.agent.action_lines import action_line
-from waymark.host.agent.answers import Grounding, SeenText, ground
+from waymark.host.agent.answers import Grounding
 from waymark.host.agent.confirm import (
     Policy,
     destructive_reason,
@@ -62,9 +62,10 @@ from waymark.host.core.actions import (
 )
 from waymark.host.core.snapshot import Snapshot
 from waymark.host.core.targets import places_of
+from waymark.host.workflows.answer_again import answer_again
 from waymark.host.workflows.locate import Located, described, locate
 from waymark.host.workflows.model import Answer, HealNote, Workflow, WorkflowStep, fill
-from waymark.host.workflows.reread import bound, reread
+from waymark.host.workflows.reread import unbound
 from waymark.host.workflows.store import now
 from waymark.providers.base import LLMProvider
 from waymark.providers.errors import ProviderError
@@ -246,37 +247,40 @@ class Replay:
             self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in verdict.results], held_at_start=sorted(held_at_start))
             if not verdict.ok:
                 return False, "failed", "every step was replayed but the task's success criteria fail: " + verdict.failed_line()
-        answered = await self._answer(self.workflow.answer, snap) if self.workflow.answer is not None else False
-        if not self.steps_proven and not changed and not answered:
+        healed_answer = await self._answer(self.workflow.answer, snap) if self.workflow.answer is not None else None
+        if not self.steps_proven and not changed and self.workflow.answer is None:
             return False, "unproven", ("nothing proves the workflow did its task: no step was proven by a check that changed, "
                                        "and no success criterion changed from failing to holding")
-        if healed_steps and self.options.save_heals:
-            self._save_heals(healed_steps)
+        if (healed_steps or healed_answer) and self.options.save_heals:
+            self._save_heals(healed_steps, healed_answer)
         return True, "done", f"every step replayed and proven ({self.model_calls} model call(s))"
 
-    async def _answer(self, saved: Answer, snap: Snapshot) -> bool:
-        """The saved answer read again on the final page, each value where the saved run found it,
-        and grounded as a run's answer is: True when every value was read and found on the page."""
-        answer = bound(saved, self.values)
+    async def _answer(self, saved: Answer, snap: Snapshot) -> Answer | None:
+        """The saved answer read again on the final page (healed by the executor when a value cannot
+        be), grounded as a run's answer is; the answer as this page shows it when it was healed."""
         safe = self._safe(snap)
-        text = self.redactor.text(await self._page_text())
-        elements = ["\n".join(x for x in (e.name, e.value or "", *(e.options or [])) if x) for e in safe.elements]
-        read = reread(answer, [text, safe.title, *elements])
-        self.emit("answer", changed=read.changed, missing=read.missing)
-        if read.missing:
-            raise ReplayFailed("failed", "every step was replayed but the answer could not be read again: " + "; ".join(read.missing))
-        seen = SeenText()
-        seen.snapshot(safe)
-        seen.text(safe.url, safe.title, text)
-        self.data = read.data
-        self.grounding = ground(read.data, answer.output_schema, seen)
-        if self.grounding.missing():
-            raise ReplayFailed("unproven", "the answer read again holds values not found on the page: "
-                               + self.grounding.line(self.grounding.missing()))
-        return bool(self.grounding.grounded)
+        got = await answer_again(saved, self.values, safe, self.redactor.text(await self._page_text()), task=self.task,
+                                 step_index=len(self.workflow.steps), executor=self._executor_for_heal,
+                                 attempts=self.options.heal_attempts, timeout=self.options.executor_call.timeout_s)
+        self.tokens_in += got.tokens_in
+        self.tokens_out += got.tokens_out
+        self.model_calls += got.model_calls
+        self.emit("answer", changed=got.changed, missing=got.missing, model_calls=got.model_calls, healed=got.data is not None and got.model_calls > 0)
+        if got.missing:
+            why = ("healing is off for this replay" if not self.options.heal else got.heal_problem or "no model is configured to heal it")
+            raise ReplayFailed("failed", "every step was replayed but the answer could not be read again: " + "; ".join(got.missing) + f"; {why}")
+        self.data, self.grounding = got.data, got.grounding
+        if got.model_calls:
+            self.heals.append({"step": "answer", "by": "model", "model_calls": got.model_calls, "changed": got.changed})
+        missing = self.grounding.missing() if self.grounding else []
+        if self.grounding is None or missing or not self.grounding.grounded:
+            raise ReplayFailed("unproven", "the answer read again is not found on the page"
+                               + (f": {self.grounding.line(missing)}" if self.grounding and missing else ""))
+        return unbound(got.healed, self.values) if got.healed is not None else None
 
-    def _save_heals(self, healed: dict[int, StepDone]) -> None:
-        """Write the targets found by healing back to the workflow, so the next replay finds them by name."""
+    def _save_heals(self, healed: dict[int, StepDone], answer: Answer | None) -> None:
+        """Write the targets found by healing back to the workflow, so the next replay finds them by
+        name, and a healed answer's places, so the next replay reads it there."""
         from waymark.host.workflows import store
 
         try:
@@ -288,7 +292,10 @@ class Replay:
             if index < len(steps) and done.healed_target is not None:
                 steps[index] = WorkflowStep.model_validate({**steps[index].model_dump(), **done.healed_target,
                                                             "healed": done.heal.model_dump() if done.heal else None})
-        store.write(current.model_copy(update={"steps": steps, "updated": now()}), replace=True)
+        update: dict[str, Any] = {"steps": steps, "updated": now()}
+        if answer is not None and current.answer is not None:
+            update["answer"] = answer
+        store.write(current.model_copy(update=update), replace=True)
 
     # ------------------------------------------------------------ one step
 

@@ -61,6 +61,20 @@ def bound(answer: Answer, values: dict[str, str]) -> Answer:
     return Answer.model_validate(fill(answer.model_dump(), {name: normalize(value) for name, value in values.items()}))
 
 
+def unbound(answer: Answer, values: dict[str, str]) -> Answer:
+    """The answer with each parameter's value in the words around its values written back as
+    `{{param:NAME}}` (the inverse of `bound`), for the workflow file."""
+    out = answer.model_copy(deep=True)
+    for name, given in values.items():
+        word = normalize(given)
+        if not word:
+            continue
+        pattern = re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)")
+        for value in out.values:
+            value.before, value.after = (pattern.sub(f"{{{{param:{name}}}}}", side) for side in (value.before, value.after))
+    return out
+
+
 def reread(answer: Answer, texts: list[str]) -> Reread:
     """The saved answer read again from `texts` (a page's readable text, its elements' names and
     values), computed values computed again from the values read."""

@@ -185,30 +185,36 @@ def workflow_from(recording: Recording, name: str, description: str = "") -> Wor
 
 
 def answer_of(recording: Recording) -> Answer | None:
-    """The run's answer as a replay gives it again: each value with the text around the place the
-    run found it, each computed value with the count or sum of the answer's values that gives it."""
+    """The run's answer as a replay gives it again (None when it gave none)."""
     if recording.data is None:
         return None
-    sources = {str(v.get("path")): v.get("source") or {} for v in recording.grounding}
+    return answer_from(recording.data, recording.output_schema, recording.grounding, f"run {recording.run_id}")
+
+
+def answer_from(data: Any, schema: dict[str, Any] | None, grounding: list[dict[str, Any]], who: str) -> Answer:
+    """An answer as a replay reads it again: each value with the text around the place `grounding`
+    found it, each computed value with the count or sum of the answer's values that gives it.
+    `who` names the answer's source in a NotSaveable's message."""
+    sources = {str(v.get("path")): v.get("source") or {} for v in grounding}
     values = []
-    for leaf in leaves(recording.data, recording.output_schema):
+    for leaf in leaves(data, schema):
         held = AnswerValue(parts=list(leaf.parts), path=leaf.path, value=leaf.value, required=leaf.required)
         if leaf.computed:
-            how = formula(leaf.value, recording.data, leaf.parts)
+            how = formula(leaf.value, data, leaf.parts)
             if how is None:
-                raise NotSaveable(f"run {recording.run_id}'s answer computed {leaf.path} ({leaf.value!r}), which is neither a count "
+                raise NotSaveable(f"{who}'s answer computed {leaf.path} ({leaf.value!r}), which is neither a count "
                                   "nor a sum of its other values: a replay could not compute it again without a model")
             held.computed, held.over, held.field = how
         else:
             source = sources.get(leaf.path) or {}
             if not (str(source.get("before") or "").strip() or str(source.get("after") or "").strip()):
-                raise NotSaveable(f"run {recording.run_id}'s answer holds {leaf.path} ({leaf.value!r}), which it did not find among "
+                raise NotSaveable(f"{who}'s answer holds {leaf.path} ({leaf.value!r}), which it did not find among "
                                   "words on a page it saw: a replay would not know where to read it again")
             held.written, held.before, held.after = (str(source.get(k) or "") for k in ("written", "before", "after"))
         values.append(held)
     if not values:
-        raise NotSaveable(f"run {recording.run_id}'s answer holds no value to read again")
-    return Answer(output_schema=recording.output_schema, data=recording.data, values=values)
+        raise NotSaveable(f"{who}'s answer holds no value to read again")
+    return Answer(output_schema=schema, data=data, values=values)
 
 
 def _unique(name: str, taken: dict[str, Parameter]) -> str:

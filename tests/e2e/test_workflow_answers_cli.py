@@ -44,7 +44,9 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     base = tmp_path_factory.mktemp("answer-sites")
     variants = {"recorded": _orders_copy(base / "recorded"),
                 "repriced": _orders_copy(base / "repriced", "€ 1,249.00", "€ 1,312.50"),
-                "gone": _orders_copy(base / "gone", ROW, "")}
+                "gone": _orders_copy(base / "gone", ROW, ""),
+                "relaid": _orders_copy(base / "relaid", ROW, ROW.replace("<td>9 March 2026</td><td>3</td>", "")
+                                       .replace("<td>Delivered</td>", "<td>Delivered on 12 March, 3 items</td>"))}
     servers = {name: SiteServer(path).start() for name, path in variants.items()}
     yield {name: f"{server.site}/orders/index.html" for name, server in servers.items()}
     for server in servers.values():
@@ -52,8 +54,8 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def workflow(sites: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A scripted run of "what is the total of order PX-1042?" saved as a workflow; its name."""
+def run_id(sites: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A scripted run of "what is the total of order PX-1042?"; its id."""
     folder = tmp_path_factory.mktemp("answer-run")
     schema = folder / "schema.json"
     schema.write_text(json.dumps(TASK_FILE["output_schema"]))
@@ -61,10 +63,20 @@ def workflow(sites: dict[str, str], tmp_path_factory: pytest.TempPathFactory) ->
                    "--script", str(ROOT / "eval" / "scripts" / "sites" / "orders-total-number.json"), "--json")
     run = json.loads(done.stdout)
     assert run["success"] and run["data"] == {"total": 1249}, done.stderr[-2000:]
-    waymark("workflow", "delete", "order-total")
-    saved = waymark("workflow", "save", run["run_id"], "--name", "order-total")
+    return str(run["run_id"])
+
+
+def _save(run_id: str, name: str) -> str:
+    waymark("workflow", "delete", name)
+    saved = waymark("workflow", "save", run_id, "--name", name)
     assert saved.returncode == 0, saved.stdout + saved.stderr
-    return "order-total"
+    return name
+
+
+@pytest.fixture(scope="module")
+def workflow(run_id: str) -> str:
+    """The run saved as the workflow order-total."""
+    return _save(run_id, "order-total")
 
 
 def _replay(name: str, *args: str) -> dict[str, Any]:
@@ -97,3 +109,26 @@ def test_an_answer_the_page_no_longer_shows_fails_the_replay_naming_the_value(wo
 def test_show_says_where_each_value_of_the_answer_is_read_again(workflow):
     shown = waymark("workflow", "show", workflow)
     assert 'answer $.total (saved 1249): read between "delivered px-1042 9 march 2026 3 €" and "delivered px-1043 14 march 2026 2 €"' in shown.stdout
+
+
+def test_the_executor_heals_an_answer_once_and_the_next_replay_reads_it_where_the_page_shows_it_now(run_id, sites, tmp_path):
+    name = _save(run_id, "order-total-healed")
+    assert not _replay(name, "--start-url", sites["relaid"])["success"]
+    heal = tmp_path / "heal.json"
+    heal.write_text(json.dumps({"steps": [], "result": "€ 1,249.00", "data": {"total": 1249},
+                                "usage": {"input_tokens": 700, "output_tokens": 20}}))
+    done = waymark("workflow", "run", name, "--json", "--start-url", sites["relaid"], "--script", str(heal))
+    healed = json.loads(done.stdout)
+    assert healed["success"] and healed["replay"] == "healed" and healed["data"] == {"total": 1249}
+    assert (healed["model_calls"], healed["tokens_total"]) == (1, 720)
+    again = _replay(name, "--start-url", sites["relaid"])
+    assert again["success"] and again["replay"] == "unchanged" and again["model_calls"] == 0 and again["data"] == {"total": 1249}
+
+
+def test_an_executor_answer_the_page_does_not_show_is_not_taken(run_id, sites, tmp_path):
+    name = _save(run_id, "order-total-made-up")
+    heal = tmp_path / "heal.json"
+    heal.write_text(json.dumps({"steps": [], "result": "about 1300", "data": {"total": 1300}}))
+    done = waymark("workflow", "run", name, "--json", "--start-url", sites["relaid"], "--script", str(heal))
+    summary = json.loads(done.stdout)
+    assert summary["success"] is False and "$.total" in summary["reason"] and "not on this page" in summary["reason"]
