@@ -1,7 +1,8 @@
 """A changed copy of the fixture sites, to measure how workflow replays heal: the same pages with
 their markup changed the way sites change between visits. Every page gets an announcement banner
 before its content; every class is renamed (in the markup, the style sheets and the scripts'
-strings); the items of every plain list are reversed; and one button per site is relabelled.
+strings); the items of every plain list and the rows of every table body are reversed; and one
+button per site is relabelled.
 Nothing a person reads to do a task is removed: a replay that fails here failed to find it."""
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ _SCRIPT = re.compile(r"(<script[^>]*>)(.*?)(</script>)", re.IGNORECASE | re.DOTA
 _STRING = re.compile(r"""(['"`])((?:\\.|(?!\1).)*)\1""", re.DOTALL)
 _LIST = re.compile(r"(<ul[^>]*>)((?:\s*<li\b[^>]*>(?:(?!<li\b|<ul\b|</ul>).)*?</li>)+)(\s*</ul>)", re.IGNORECASE | re.DOTALL)
 _ITEM = re.compile(r"<li\b[^>]*>.*?</li>", re.IGNORECASE | re.DOTALL)
+_TBODY = re.compile(r"(<tbody[^>]*>)(.*?)(</tbody>)", re.IGNORECASE | re.DOTALL)
+_ROW = re.compile(r"<tr\b[^>]*>.*?</tr>", re.IGNORECASE | re.DOTALL)
 
 
 def class_names(texts: list[str]) -> set[str]:
@@ -71,7 +74,10 @@ def _reverse_lists(html: str) -> str:
         items = _ITEM.findall(match.group(2))
         return match.group(1) + "\n" + "\n".join(reversed(items)) + match.group(3)
 
-    return _LIST.sub(reverse, html)
+    def reverse_rows(match: re.Match[str]) -> str:
+        return match.group(1) + "\n" + "\n".join(reversed(_ROW.findall(match.group(2)))) + "\n" + match.group(3)
+
+    return _TBODY.sub(reverse_rows, _LIST.sub(reverse, html))
 
 
 def changed_html(html: str, names: set[str], renamed: list[tuple[str, str]]) -> str:

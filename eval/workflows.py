@@ -32,6 +32,10 @@ from waymark.eval.tasks import Task, load_suite
 log = logging.getLogger(__name__)
 
 
+#: `heal_model` {"script": SCRIPT_HEAL}: each task heals with its own script.
+SCRIPT_HEAL = "<the task's script>"
+
+
 class Attempt(BaseModel):
     """One fresh run or replay of a task."""
 
@@ -172,8 +176,9 @@ async def run_task(controller: Any, task: Task, site: SiteServer, variant: SiteS
     if variant is not None:
         changed = task.resolved_start_url(variant.site, variant.other)
         await _clean_storage(controller, changed)
-        row.variant = await _attempt(controller, "workflow.run", {"name": name, "start_url": changed, "heal": bool(heal_model),
-                                                                  "policy": {"destructive": "allow"}, **heal_model}, timeout)
+        healer = {"script": str(task.script_path())} if heal_model.get("script") == SCRIPT_HEAL else heal_model
+        row.variant = await _attempt(controller, "workflow.run", {"name": name, "start_url": changed, "heal": bool(healer),
+                                                                  "policy": {"destructive": "allow"}, **healer}, timeout)
         row.judged["variant"] = _with_answer(task, row.variant, await _judged_and_closed(controller, task, changed))
     row.false_success = any(a is not None and a.success and not row.judged.get(kind, "").startswith("pass")
                             for kind, a in (("replay", row.replay), ("variant", row.variant)))

@@ -67,7 +67,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     flows.add_argument("--no-variant", dest="variant", action="store_false", help="skip the replays on the changed site")
     flows.add_argument("--model", metavar="SPEC", help="run the fresh runs with this model spec (planner and executor) instead "
                        "of the tasks' scripts: tokens and time of a real model's run beside its replay's")
-    flows.add_argument("--heal", metavar="SPEC", help="heal changed-site replays with this executor model spec (default: no model)")
+    flows.add_argument("--heal", metavar="SPEC", help="heal changed-site replays with this executor model spec, or `script`: "
+                       "each task's own script answers (the healing itself, measured without a model; default: no healing)")
     flows.add_argument("--headed", action="store_true", help="show the browser window")
     flows.set_defaults(handler=_workflows)
 
@@ -78,9 +79,9 @@ def _workflows(args: argparse.Namespace) -> int:
     import asyncio
 
     from waymark.eval.tasks import TaskError
-    from waymark.eval.workflows import format_rows, run_suite
+    from waymark.eval.workflows import SCRIPT_HEAL, format_rows, run_suite
 
-    heal = {"planner": args.heal, "executor": args.heal} if args.heal else {}
+    heal = {"script": SCRIPT_HEAL} if args.heal == "script" else {"planner": args.heal, "executor": args.heal} if args.heal else {}
     try:
         rows, report = asyncio.run(run_suite(args.tasks, args.out, heal, variant=args.variant, headless=not args.headed,
                                              fresh_model=args.model))

@@ -86,8 +86,8 @@ def reread(answer: Answer, texts: list[str]) -> Reread:
         found = _read(value, texts)
         if found is None:
             if value.required:
-                out.missing.append(f"{value.path} (looked for it after \"{value.before.strip()[-40:]}\""
-                                   + (f" and before \"{value.after.strip()[:40]}\")" if value.after.strip() else ")"))
+                before, after = (" ".join(words) for words in context_words(value))
+                out.missing.append(f"{value.path} (looked for it between \"{before}\" and \"{after}\")")
             continue
         if found != value.value:
             out.changed.append(value.path)

@@ -39,6 +39,12 @@ def test_the_items_of_a_plain_list_are_reversed():
     assert out.index("two") < out.index("one")
 
 
+def test_the_rows_of_a_table_body_are_reversed_and_its_head_stays_first():
+    out = changed_html("<table><thead><tr><th>Order</th></tr></thead><tbody><tr><td>one</td></tr><tr><td>two</td></tr></tbody></table>",
+                       set(), [])
+    assert out.index("Order") < out.index("two") < out.index("one")
+
+
 def test_one_button_per_site_is_relabelled(variant: Path):
     assert ">Log in</button>" in (variant / "login" / "index.html").read_text(encoding="utf-8")
 
