@@ -36,3 +36,13 @@ def test_a_task_that_asks_something_replays_its_answer_and_the_judge_checks_the_
     assert row["saved"] and row["replay"]["success"] and row["replay"]["model_calls"] == 0
     assert row["replay"]["data"] == {"tracking": "SW 4417 0093 2"} and row["judged"]["replay"] == "pass"
     assert row["replay"]["grounding"]["values"][0]["source"]["where"].startswith("frame ")
+
+
+def test_an_answer_in_reordered_table_rows_heals_with_the_tasks_own_script_and_is_judged(tmp_path):
+    out = tmp_path / "workflows.jsonl"
+    done = subprocess.run([sys.executable, "-m", "waymark.host", "eval", "workflows", "--tasks", "orders-total-number", "--heal", "script",
+                           "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["variant"]["success"] and row["variant"]["replay"] == "healed" and row["variant"]["model_calls"] == 1
+    assert row["variant"]["data"] == {"total": 1249} and row["judged"]["variant"] == "pass" and not row["false_success"]
