@@ -22,7 +22,7 @@ from waymark.host.agent.prompts import snapshot_block
 from waymark.host.core.actions import Done
 from waymark.host.core.snapshot import Snapshot
 from waymark.host.workflows.model import Answer
-from waymark.host.workflows.reread import bound, reread
+from waymark.host.workflows.reread import bound, reread, value_at
 from waymark.host.workflows.save import NotSaveable, answer_from
 
 #: Gives the executor to heal with, or None (no model configured, healing off).
@@ -91,7 +91,7 @@ async def answer_again(saved: Answer, values: dict[str, str], page: Snapshot, te
             answers.data = None
             continue
         out.data, out.grounding, out.missing, out.heal_problem = answers.data, grounding, [], ""
-        out.changed = [v.path for v in answer.values if v.value != _at(answers.data, v.parts)]
+        out.changed = [v.path for v in answer.values if v.value != value_at(answers.data, v.parts)]
         try:
             out.healed = answer_from(answers.data, answer.output_schema, [v.model_dump() for v in grounding.values], "this replay")
         except NotSaveable:
@@ -103,11 +103,3 @@ async def answer_again(saved: Answer, values: dict[str, str], page: Snapshot, te
 def _element_text(element: Any) -> str:
     return "\n".join(x for x in (element.name, element.value or "", *(element.options or [])) if x)
 
-
-def _at(data: Any, parts: list[str | int]) -> Any:
-    for part in parts:
-        try:
-            data = data[part]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return data

@@ -139,7 +139,7 @@ def _sum(numbers: list[Any]) -> Decimal:
 
 
 def _compute(value: AnswerValue, data: Any) -> str | int | float:
-    array = _get(data, value.over)
+    array = value_at(data, value.over)
     if not isinstance(array, list):
         return value.value
     if value.computed == "count":
@@ -148,7 +148,8 @@ def _compute(value: AnswerValue, data: Any) -> str | int | float:
     return int(total) if isinstance(value.value, int) else float(total)
 
 
-def _get(data: Any, parts: list[str | int]) -> Any:
+def value_at(data: Any, parts: list[str | int]) -> Any:
+    """The value the keys and indexes `parts` lead to in `data`, or None where they lead nowhere."""
     for part in parts:
         try:
             data = data[part]
@@ -158,7 +159,7 @@ def _get(data: Any, parts: list[str | int]) -> Any:
 
 
 def _put(data: Any, parts: list[str | int], new: Any) -> None:
-    holder = _get(data, parts[:-1])
+    holder = value_at(data, parts[:-1])
     if parts and holder is not None:
         holder[parts[-1]] = new
 
