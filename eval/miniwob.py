@@ -96,12 +96,19 @@ async ({seed, episodeMs}) => {
   for (let i = 0; i < 200 && !WOB_TASK_READY; i++) await new Promise(r => setTimeout(r, 10));
   // The task's markup fetches images as it renders (icons drawn with CSS content:url()), and an
   // icon not yet loaded has no size, so no one could see or click it: the episode is ready for
-  // the agent once no resource has finished loading for 150 ms (at most 3 s).
+  // the agent once every image it lays out has its size and no resource has finished loading for
+  // 150 ms (at most 5 s). Quiet alone is not enough on a loaded machine: a fetch still in flight
+  // after 150 ms left a star icon without width.
+  const drawn = () => [...document.querySelectorAll('body *')].every(e => {
+    if (e.getClientRects().length === 0) return true;
+    if (e instanceof HTMLImageElement) return e.complete;
+    return !getComputedStyle(e).content.startsWith('url(') || e.getBoundingClientRect().width > 0;
+  });
   let seen = -1, quietSince = performance.now();
-  for (const start = performance.now(); performance.now() - start < 3000; ) {
+  for (const start = performance.now(); performance.now() - start < 5000; ) {
     const loaded = performance.getEntriesByType('resource').length;
     if (loaded !== seen) { seen = loaded; quietSince = performance.now(); }
-    else if (performance.now() - quietSince >= 150) break;
+    else if (performance.now() - quietSince >= 150 && drawn()) break;
     await new Promise(r => setTimeout(r, 25));
   }
   return core.getUtterance();

@@ -4,6 +4,7 @@ extension and host, judged from the final browser state or the MiniWoB++ page's 
 The scripted provider drives every task here, so these runs measure perception, dispatch and
 verification without a model."""
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -152,3 +153,19 @@ async def test_a_wrong_miniwob_answer_gets_a_negative_reward(page, miniwob_site)
     await page.click("#subbtn")
     reward = await miniwob.read_reward(page)
     assert reward.done and reward.raw == -1.0 and not reward.passed(1.0)
+
+
+async def test_a_miniwob_episode_starts_once_its_slow_icons_have_their_size(page, miniwob_site):
+    # CI incident: email-inbox-important's star icon (an image drawn with CSS content:url()) was
+    # still in flight after 150 ms of no finished fetch, so the agent saw no star to click.
+    async def slow_star(route):
+        await asyncio.sleep(0.6)
+        await route.continue_()
+
+    await page.route("**/star.png", slow_star)
+    await page.goto(miniwob.page_url(miniwob_site, "email-inbox-important"))
+    await miniwob.start_episode(page, MiniwobSpec(env="email-inbox-important", seed=1))
+    widths = await page.evaluate(
+        "[...document.querySelectorAll('#main .email-actions .star')].map(e => e.getBoundingClientRect().width)"
+    )
+    assert widths and all(width > 0 for width in widths)
