@@ -15,6 +15,7 @@ from waymark.host.agent.answers import (
     Answers,
     Grounding,
     SeenText,
+    element_text,
     ground,
 )
 from waymark.host.agent.executor import Executor
@@ -55,7 +56,7 @@ async def answer_again(saved: Answer, values: dict[str, str], page: Snapshot, te
     """The saved answer on `page` (redacted, with its readable `text`): read again, else healed by
     the executor in up to `attempts` turns; `missing` names what neither could give."""
     answer = bound(saved, values)
-    read = reread(answer, [text, page.title, *(_element_text(e) for e in page.elements)])
+    read = reread(answer, [text, page.title, *(element_text(e) for e in page.elements)])
     seen = SeenText()
     seen.snapshot(page)
     seen.text(page.url, page.title, text)
@@ -98,8 +99,4 @@ async def answer_again(saved: Answer, values: dict[str, str], page: Snapshot, te
             out.healed = None  # a value with no words around it here: the answer stands, the file keeps its old places
         return out
     return out
-
-
-def _element_text(element: Any) -> str:
-    return "\n".join(x for x in (element.name, element.value or "", *(element.options or [])) if x)
 

@@ -28,6 +28,7 @@ from waymark.host.agent.answers.grounding import (
     Grounding,
     SeenText,
     Source,
+    element_text,
     ground,
 )
 from waymark.host.agent.answers.schema import (
@@ -40,7 +41,7 @@ from waymark.host.agent.answers.schema import (
 from waymark.host.core.snapshot import Snapshot
 
 __all__ = ["Answers", "AnswerVerdict", "COMPUTED", "GroundedValue", "Grounding", "SchemaProblem", "SeenText", "Source",
-           "answer_instructions", "check_schema", "constrained", "ground", "ANSWER_INTENT"]
+           "answer_instructions", "check_schema", "constrained", "element_text", "ground", "ANSWER_INTENT"]
 
 #: Times an answer that does not validate is sent back before the run fails with the validator's message.
 RESENDS = 1

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from waymark.host.agent.answers.matching import normalize, value_finder
 from waymark.host.agent.answers.schema import leaves
-from waymark.host.core.snapshot import Snapshot
+from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
 #: Characters of text kept in all (oldest pages are forgotten first), and pages remembered.
 MAX_CHARS = 600_000
@@ -88,6 +88,11 @@ class _Text:
 _FRAME = re.compile(r"^\[frame ([^\]\n]{1,200})\]$", re.MULTILINE)
 
 
+def element_text(element: SnapshotElement) -> str:
+    """What an element shows a reader: its name, value and options, one per line."""
+    return "\n".join(x for x in (element.name, element.value or "", *(element.options or [])) if x)
+
+
 class SeenText:
     """What the run saw on its pages, in the order it saw it, bounded (see MAX_CHARS, MAX_PAGES)."""
 
@@ -105,8 +110,7 @@ class SeenText:
         self._add(snap.url, snap.title, "page title", None, snap.title)
         for e in snap.elements:
             label = f'[{e.ref}] {e.role} "{e.name[:60]}"'
-            shown = [e.name, e.value or "", *(e.options or [])]
-            self._add(snap.url, snap.title, "element", label, "\n".join(s for s in shown if s))
+            self._add(snap.url, snap.title, "element", label, element_text(e))
 
     def text(self, url: str, title: str, text: str) -> None:
         """Record a page's (redacted) readable text; the blocks marked `[frame ORIGIN]` are that frame's."""
