@@ -17,7 +17,9 @@ from waymark.host.agent.verifier import (
     SnapshotSource,
     TextSource,
     VerifyContext,
+    failures_line,
     key,
+    names_start_page,
     parse_predicates,
 )
 from waymark.host.core.snapshot import Snapshot
@@ -38,6 +40,8 @@ class Proof:
         self.criteria: list[Predicate] = []
         #: Those of them that already held on the page that plan was made on: they prove nothing.
         self.held_when_written: set[str] = set()
+        #: Those of them that held on the page the run began on.
+        self.held_at_start: set[str] = set()
         #: The latest plan's required steps, and its steps proven so far (True: only by the run's typing).
         self.required: set[int] = set()
         self.proven: dict[int, bool] = {}
@@ -60,8 +64,9 @@ class Proof:
     async def named(self, criteria: list[dict[str, Any]], snap: Snapshot) -> None:
         """A plan made on `snap` named these criteria (the start page's read text is reused: a first plan is made on it)."""
         self.criteria = parse_predicates(criteria)
-        text = self.context.start_text if snap is self.context.start else await self.page_text()
-        self.held_when_written = self.held_on(snap, text)
+        start = self.context.start
+        self.held_at_start = self.held_on(start, self.context.start_text) if start is not None else set()
+        self.held_when_written = self.held_at_start if snap is start else self.held_on(snap, await self.page_text())
 
     def expectation(self) -> Expectation:
         """The criteria, `url_changed` counted from the page the run started on."""
@@ -70,8 +75,12 @@ class Proof:
         return Expectation(self.criteria, context, page_text=self.page_text)
 
     async def unmet(self, snap: Snapshot) -> str:
-        """The criteria that fail on this page, described ("" when all hold or there are none)."""
-        return (await self.expectation().judge(snap)).failed_line() if self.criteria else ""
+        """The criteria that fail on this page, described ("" when all hold or there are none); one
+        that named the page the run began on is not counted (host.agent.verifier.names_start_page)."""
+        if not self.criteria:
+            return ""
+        verdict = await self.expectation().judge(snap)
+        return failures_line([r for r in verdict.failed() if not names_start_page(r, self.held_at_start)])
 
     def held_on(self, snap: Snapshot, page_text: str) -> set[str]:
         """The criteria that hold on `snap` with its `page_text`."""
@@ -86,15 +95,14 @@ class Proof:
         if self.criteria:
             verdict = await self.expectation().eventually(snap, self.fresh, timeout=2.0, max_tries=3)
             results = verdict.results
-            start = self.context.start
-            before = self.held_on(start, self.context.start_text) if start is not None else set()
+            before = self.held_at_start
             self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in results], held_at_start=sorted(before),
                       held_when_written=sorted(self.held_when_written))
         # Criteria a replan read off the page it was on count only beside a step proven by a check
         # that changed: else they describe whatever the run did, not what was asked.
         held = before | (set() if steps_verified else self.held_when_written)
         conclusion = Conclusion(**vars(self.context), final_text=await self.page_text(), criteria=results, held_before=held,
-                                held_at_start=before >= {key(r.predicate) for r in results}, steps_verified=steps_verified,
+                                held_at_start=before >= {key(r.predicate) for r in results}, start_held=before, steps_verified=steps_verified,
                                 steps_unproven=steps_unproven, plan_proven=self.plan_proven())
         refused, findings = guards.conclude(conclusion, None, snap)
         if findings:

@@ -180,6 +180,8 @@ class StepJudge:
             self.found(record, [dropped])
             expectation.predicates = kept
             if not kept:
+                if moved:
+                    return by_state(moved, latest, finish)
                 finish("passed", f"the action succeeded; {dropped.message}", checks=checks)
                 return StepOutcome(verdict="passed"), latest, None
             verdict = expectation.once(latest)

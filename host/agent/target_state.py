@@ -5,12 +5,16 @@ checks.
 A step whose checks all held before it acted proves nothing by them. When the element it acted on
 is one the step names, and that element went to the state the action sets (a check made it
 checked, an uncheck unchecked, a select chose the option, a click turned it checked, selected,
-expanded or pressed), the page changed as the step intended. A click that turned a state off, or
-an element the step does not name, proves nothing: which way a click was meant to go, and on what,
-would be a guess.
+expanded or pressed; a click on a link took the tab from elsewhere to the address the link gives),
+the page changed as the step intended. A click that turned a state off, or an element the step
+does not name, proves nothing: which way a click was meant to go, and on what, would be a guess.
+Nor does a link whose address is a bare `#` or a script: a page's script handles it, and where
+the tab then is says nothing of the link.
 """
 
 from __future__ import annotations
+
+from urllib.parse import urlsplit
 
 from waymark.host.agent.element_changes import counterpart
 from waymark.host.core.actions import ActionModel, Check, Click, Select, Uncheck
@@ -32,6 +36,10 @@ def target_state(action: ActionModel, before: Snapshot, after: Snapshot, intent:
     names neither the element nor (for a select) the option chosen."""
     if not isinstance(action, (Click, Check, Uncheck, Select)):
         return ""
+    if isinstance(action, Click):
+        followed = _followed(before, after, action.ref, intent)
+        if followed:
+            return followed
     pair = counterpart(before, after, action.ref)
     if pair is None:
         return ""
@@ -49,3 +57,22 @@ def target_state(action: ActionModel, before: Snapshot, after: Snapshot, intent:
         if bool(old.states.get(state)) != want and bool(new.states.get(state)) == want:
             return f"{label} {state} {str(not want).lower()} -> {str(want).lower()}"
     return ""
+
+
+def _address(url: str) -> str:
+    """A URL without an empty fragment: `page#` is `page`."""
+    return url[:-1] if url.endswith("#") else url
+
+
+def _followed(before: Snapshot, after: Snapshot, ref: int, intent: str) -> str:
+    """A named link clicked on `before` whose own address the tab is at on `after`, and was not
+    at before: said as `link "Help" went to its address ".../#/help"` ("" otherwise)."""
+    link = before.find(ref)
+    if link is None or link.role != "link" or not link.href or not _named(link, intent):
+        return ""
+    href = link.href
+    if href.endswith("#") or urlsplit(href).scheme not in ("http", "https", "file"):
+        return ""
+    if _address(after.url) != href or _address(before.url) == href:
+        return ""
+    return f'link "{link.name[:60]}" went to its address "{href[:120]}"'

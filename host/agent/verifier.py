@@ -229,6 +229,22 @@ def key(predicate: dict[str, Any]) -> str:
     return json.dumps(predicate, sort_keys=True, ensure_ascii=False)
 
 
+def failures_line(failed: list[CheckResult]) -> str:
+    """Failed checks in words: `url_contains (url is ...); ...`."""
+    return "; ".join(f"{list(r.predicate)[0]} ({r.detail})" for r in failed)
+
+
+#: Predicates that say which page the tab is on, not what is on it.
+PAGE_IDENTITY = ("title_contains", "url_contains", "url_matches")
+
+
+def names_start_page(result: CheckResult, held_at_start: set[str]) -> bool:
+    """A failing criterion on which page the tab is on (its title or URL) that held on the page
+    the run began on: it named that page, and its failing says only that the run left it, which
+    a task that goes anywhere does. It is no reason to call the task failed."""
+    return not result.ok and list(result.predicate)[0] in PAGE_IDENTITY and key(result.predicate) in held_at_start
+
+
 def unreachable_by_link(predicates: list[Predicate], snapshot: Snapshot) -> list[Predicate]:
     """URL checks that nothing on this page leads to: neither the page's URL nor any link on it
     meets them. Only decided on a page seen whole (no further snapshot page): elsewhere a link
@@ -265,7 +281,7 @@ class Verification(BaseModel):
 
     def failed_line(self) -> str:
         """The failed checks in words, for a reason or feedback: `url_contains (url is ...); ...`."""
-        return "; ".join(f"{list(r.predicate)[0]} ({r.detail})" for r in self.failed())
+        return failures_line(self.failed())
 
 
 class Expectation:

@@ -309,6 +309,35 @@ def test_criteria_fail_fails_a_done_the_final_page_contradicts():
     assert outcome == "failed" and findings[0].guard == "criteria_fail"
 
 
+def test_criteria_fail_does_not_count_a_title_that_named_the_page_the_run_began_on_and_tells_of_it():
+    # Kanbanish spa-help: the plan's only criterion was the board's own title; the run opened Help
+    # as asked, and the title that held on the board failed there.
+    board = {"title_contains": "Board · Kanbanish"}
+    outcome, findings = judge(page("https://kanban.example/#/help", title="Help · Kanbanish"), criteria=[_result(board, ok=False)],
+                              held_before={key(board)}, start_held={key(board)}, plan_proven=True)
+    assert outcome is None
+    assert [(f.guard, f.strength) for f in findings] == [("left_start_page", "advisory")]
+
+
+def test_criteria_fail_still_fails_a_start_page_title_where_nothing_proves_the_task():
+    board = {"title_contains": "Board · Kanbanish"}
+    outcome, findings = judge(page("https://kanban.example/#/help", title="Help · Kanbanish"), criteria=[_result(board, ok=False)],
+                              held_before={key(board)}, start_held={key(board)})
+    assert outcome == "unproven" and findings[-1].guard == "nothing_proves"
+
+
+def test_criteria_fail_counts_a_state_that_held_at_the_start_and_a_title_that_did_not():
+    # Another shape: a box the task keeps ticked, unticked by the run; a title guessed for the
+    # page reached (Orbit longpage-contact: "Contact us" on a page titled "Contact · Orbit").
+    kept = {"checked": {"target": {"role": "checkbox", "name": "Terms"}}}
+    outcome, findings = judge(page(title="Settings"), criteria=[_result(kept, ok=False)], held_before={key(kept)},
+                              start_held={key(kept)}, plan_proven=True)
+    assert outcome == "failed" and findings[0].guard == "criteria_fail"
+    guessed = {"title_contains": "Contact us"}
+    outcome, findings = judge(page(title="Contact · Orbit"), criteria=[_result(guessed, ok=False)], plan_proven=True)
+    assert outcome == "failed" and findings[0].guard == "criteria_fail"
+
+
 def _support_chat(log: str) -> Snapshot:
     return page("https://help.example/chat", E(ref=2, role="textbox", name="Your message", value="Where is my order?"),
                 E(ref=3, role="button", name="Send"), title="Support chat", text=log)

@@ -66,3 +66,49 @@ def test_a_click_on_a_button_that_changed_no_state_of_its_own_proves_nothing():
 def test_an_element_on_another_page_or_document_is_not_the_same_element():
     assert target_state(Click(ref=2), page(box(False)), page(box(True), url="https://form.example/done"), "Select C0ZWRz") == ""
     assert target_state(Click(ref=2), page(box(False)), page(box(True).model_copy(update={"doc": "d2"})), "Select C0ZWRz") == ""
+
+
+def link(name: str, href: str, ref: int = 3) -> SnapshotElement:
+    return E(ref=ref, role="link", name=name, href=href, doc="d1")
+
+
+KANBAN = "http://127.0.0.1:8000/spa/index.html"
+
+
+def test_a_click_that_took_the_tab_to_the_address_of_the_link_it_names_proves_the_step():
+    # Kanbanish spa-help: the click on link "Help" went to #/help; the step's only check was the
+    # start page's own title, which held before, so the step was unproven and the run failed.
+    before = page(link("Help", f"{KANBAN}#/help"), url=f"{KANBAN}#/board")
+    after = page(link("Help", f"{KANBAN}#/help"), url=f"{KANBAN}#/help")
+    assert target_state(Click(ref=3), before, after, "Click on the 'Help' link") == f'link "Help" went to its address "{KANBAN}#/help"'
+
+
+def test_a_link_to_another_document_proves_the_step_once_the_tab_is_there():
+    # Orbit longpage-contact: another shape, a link to a separate page at the foot of a long one.
+    contact = "http://127.0.0.1:8000/longpage/contact.html"
+    before = page(link("Contact us", contact, ref=4), url="http://127.0.0.1:8000/longpage/index.html")
+    after = page(url=contact)
+    assert target_state(Click(ref=4), before, after, "Open the Contact us page").startswith('link "Contact us" went to its address')
+
+
+def test_a_link_whose_address_is_a_bare_hash_or_a_script_proves_nothing_wherever_the_tab_is():
+    # MiniWoB++ click-link: a page's script handles `<a href="#">`; the tab's URL gains a `#`.
+    for href in (f"{KANBAN}#", "javascript:void(0)"):
+        before = page(link("ipsum", href), url=f"{KANBAN}#/board")
+        after = page(url=f"{KANBAN}#")
+        assert target_state(Click(ref=3), before, after, "Click on the link ipsum") == ""
+
+
+def test_a_link_the_step_does_not_name_or_whose_address_the_tab_did_not_reach_proves_nothing():
+    # shop-upsell-accept: "Click on the 'Search' button" answered by a click on link "Cart (0)".
+    cart = "http://127.0.0.1:8000/shop/cart.html"
+    before = page(link("Cart (0)", cart), url="http://127.0.0.1:8000/shop/index.html")
+    assert target_state(Click(ref=3), before, page(url=cart), "Click on the 'Search' button") == ""
+    # A script sent the click elsewhere (a sign-in wall): the link's address was not reached.
+    assert target_state(Click(ref=3), before, page(url="http://127.0.0.1:8000/login/index.html"), "Open the Cart (0)") == ""
+
+
+def test_a_link_to_the_page_the_tab_is_already_on_proves_nothing():
+    # spa-archive-card: link "Board" clicked on the board.
+    board = page(link("Board", f"{KANBAN}#/board"), url=f"{KANBAN}#/board")
+    assert target_state(Click(ref=3), board, board, "click on the link 'Board'") == ""

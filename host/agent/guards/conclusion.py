@@ -17,7 +17,13 @@ from urllib.parse import unquote_plus
 from waymark.host.agent.guards.base import Finding, Guard, GuardContext
 from waymark.host.agent.own_typing import typed_only
 from waymark.host.agent.task_parts import parts_unnamed
-from waymark.host.agent.verifier import CheckResult, key, shown_text
+from waymark.host.agent.verifier import (
+    CheckResult,
+    failures_line,
+    key,
+    names_start_page,
+    shown_text,
+)
 from waymark.host.core.snapshot import Snapshot
 from waymark.host.core.targets import normalise
 
@@ -34,6 +40,8 @@ class Conclusion(GuardContext):
     held_before: set[str] = field(default_factory=set)
     #: Whether every criterion in `held_before` held when the run began (else: when its plan was made).
     held_at_start: bool = True
+    #: Keys of the criteria that held on the page the run began on.
+    start_held: set[str] = field(default_factory=set)
     steps_verified: int = 0
     steps_unproven: int = 0
     #: Every required step of the final plan was proven by a change on the page, one at least by
@@ -79,18 +87,33 @@ class MissingValue(ConclusionGuard):
 
 
 class CriteriaFail(ConclusionGuard):
-    """The task's success criteria must hold on the final page."""
+    """The task's success criteria must hold on the final page, except one that named the page
+    the run began on (its title or URL held there): that one fails wherever the task leads."""
 
     name = "criteria_fail"
     strength = "refusal"
     outcome = "failed"
 
     def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
-        failed = [r for r in context.criteria if not r.ok]
+        failed = [r for r in context.criteria if not r.ok and not names_start_page(r, context.start_held)]
         if not failed:
             return None
-        return self.finding("criteria_fail", "success was claimed but the task's success criteria fail: "
-                            + "; ".join(f"{list(r.predicate)[0]} ({r.detail})" for r in failed))
+        return self.finding("criteria_fail", "success was claimed but the task's success criteria fail: " + failures_line(failed))
+
+
+class LeftStartPage(ConclusionGuard):
+    """A criterion that named the page the run began on fails once the run left that page: it is
+    told beside the verdict and counts neither for nor against the task."""
+
+    name = "left_start_page"
+    strength = "advisory"
+
+    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
+        left = [r for r in context.criteria if names_start_page(r, context.start_held)]
+        if not left:
+            return None
+        return self.finding("left_start_page", "these success criteria named the page the run began on, which it left, and are not "
+                            "counted: " + failures_line(left))
 
 
 class OwnTyping(ConclusionGuard):
@@ -153,7 +176,7 @@ class PartsUnnamed(ConclusionGuard):
         return self.finding("parts_unnamed", "no success criterion speaks of these parts of the task: " + "; ".join(unnamed))
 
 
-CONCLUSION: tuple[ConclusionGuard, ...] = (MissingValue(), CriteriaFail(), OwnTyping(), NothingProves(), PartsUnnamed())
+CONCLUSION: tuple[ConclusionGuard, ...] = (MissingValue(), LeftStartPage(), CriteriaFail(), OwnTyping(), NothingProves(), PartsUnnamed())
 
 
 def conclude(context: Conclusion, action: Any, snapshot: Snapshot) -> tuple[ConclusionGuard | None, list[Finding]]:
