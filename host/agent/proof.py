@@ -45,9 +45,12 @@ class Proof:
         #: The latest plan's required steps, and its steps proven so far (True: only by the run's typing).
         self.required: set[int] = set()
         self.proven: dict[int, bool] = {}
+        #: Whether a plan before the latest one had every required step proven (`plan_proven`).
+        self.earlier_plan_proven = False
 
     def planned(self, plan: Plan) -> None:
         """A new plan: its steps are yet to be proven."""
+        self.earlier_plan_proven = self.earlier_plan_proven or self.plan_proven()
         self.required = {i for i, step in enumerate(plan.steps) if step.required}
         self.proven = {}
 
@@ -98,9 +101,10 @@ class Proof:
             before = self.held_at_start
             self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in results], held_at_start=sorted(before),
                       held_when_written=sorted(self.held_when_written))
-        # Criteria a replan read off the page it was on count only beside a step proven by a check
-        # that changed: else they describe whatever the run did, not what was asked.
-        held = before | (set() if steps_verified else self.held_when_written)
+        # Criteria a replan read off the page it was on count only beside work the run proved on
+        # the way there (a step proven by a check that changed, or a plan whose every required step
+        # the page proved): else they describe whatever the run did, not what was asked.
+        held = before | (set() if steps_verified or self.earlier_plan_proven else self.held_when_written)
         conclusion = Conclusion(**vars(self.context), final_text=await self.page_text(), criteria=results, held_before=held,
                                 held_at_start=before >= {key(r.predicate) for r in results}, start_held=before, steps_verified=steps_verified,
                                 steps_unproven=steps_unproven, plan_proven=self.plan_proven())

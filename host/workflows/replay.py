@@ -1,5 +1,6 @@
 """Replaying a workflow: each step's element found again by what a person sees, its action
-dispatched with the usual settle, and the step proven by its recorded checks on a fresh snapshot.
+dispatched with the usual settle, and the step proven by its recorded checks on a fresh snapshot
+or, where they cannot tell, by the state of the element it acted on (host.agent.target_state).
 
 No model is called while every step's element is found and its checks hold. When one is not found,
 or its checks fail, the configured executor is asked for that step only (its intent and recorded
@@ -42,6 +43,7 @@ from waymark.host.agent.redaction import (
 )
 from waymark.host.agent.run_record import Emit, RunRecord
 from waymark.host.agent.session import BrowserSession
+from waymark.host.agent.target_state import target_state
 from waymark.host.agent.trace import RunSummary, new_run_id
 from waymark.host.agent.verifier import (
     Expectation,
@@ -408,6 +410,11 @@ class Replay:
                             line=record["action_line"], code=code)
         if isinstance(action, Extract) and result.text is not None:
             self.result = result.text[:4000]
+        # Where the checks cannot tell, the page's word on the element acted on can, as in a run.
+        moved = target_state(action, snap, settled, step.intent) if not judged else ""
+        if moved:
+            finish("passed", "the element it acted on changed as the action sets", target_state=moved)
+            return _Attempt(ok=True, proven=True, snapshot=settled, action=action, before=safe, line=record["action_line"])
         if not predicates:
             finish("passed", "the action succeeded (the step has no checks)")
             return _Attempt(ok=True, proven=False, snapshot=settled, action=action, before=safe, line=record["action_line"])

@@ -182,3 +182,18 @@ def test_a_destructive_step_approved_for_the_workflow_is_not_asked(order_run):
     assert saved.returncode == 0, saved.stderr
     summary = _replay("order-tea-approved", "--confirm", "decline")
     assert summary["success"] and summary["steps_passed"] == 2
+
+
+def test_a_replay_that_leaves_the_start_page_as_its_run_did_is_not_failed_by_the_start_pages_title(tmp_path):
+    # Kanbanish spa-help: the run's criterion was the board's own title, which held where the run
+    # began and not on Help; the run succeeded on its proven link click, and so must its replay.
+    script = tmp_path / "help.json"
+    script.write_text(json.dumps({"steps": [{"intent": "Click on the 'Help' link", "verify": [{"text_present": "Board · Kanbanish"}],
+                                             "action": {"type": "click", "target": {"role": "link", "name": "Help"}}}],
+                                  "success_criteria": [{"title_contains": "Board · Kanbanish"}]}))
+    with SiteServer() as sites:
+        done = waymark("run", "Open the Help page of Kanbanish.", "--start-url", f"{sites.site}/spa/index.html", "--script", str(script), "--json")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert _save(str(json.loads(done.stdout)["run_id"]), "open-help").returncode == 0
+        summary = _replay("open-help")
+    assert (summary["success"], summary["outcome"]) == (True, "done"), summary
