@@ -299,9 +299,11 @@ class AgentRun:
                     return await self._conclude(snap, "the new plan found nothing left to do")
             # A plan written while an overlay hid part of the page (a cookie wall before its
             # answer) could not plan for what it hid: its steps are done, the task may not be, and
-            # the page now shows what is left. Nor did a plan whose steps all passed unproven do
-            # anything a check saw. A plan that proved a step is judged as it is: a criterion may
-            # be a wrong guess, and a new plan on the page its work reached can undo that work.
+            # the page now shows what is left. Nor did a plan whose steps all passed unproven, or
+            # proven only by their elements' states, do anything a check saw: a new plan on the page
+            # they reached reads what is left (host.agent.proof counts what it reads off that page
+            # only beside work proven on the way). A plan that proved a step by a check is judged
+            # as it is: a criterion may be a wrong guess, and a new plan can undo that work.
             hid = self.planning.hid
             why = (f"the last plan was made while an overlay hid {hid} element(s) of the page" if hid
                    else "no step of the last plan was proven by a check that changed" if self.steps_verified == self.planning.verified_before

@@ -41,7 +41,7 @@ class Proof:
         #: Those of them that already held on the page that plan was made on: they prove nothing.
         self.held_when_written: set[str] = set()
         #: Those of them that held on the page the run began on.
-        self.held_at_start: set[str] = set()
+        self.held_on_start_page: set[str] = set()
         #: The latest plan's required steps, and its steps proven so far (True: only by the run's typing).
         self.required: set[int] = set()
         self.proven: dict[int, bool] = {}
@@ -68,8 +68,8 @@ class Proof:
         """A plan made on `snap` named these criteria (the start page's read text is reused: a first plan is made on it)."""
         self.criteria = parse_predicates(criteria)
         start = self.context.start
-        self.held_at_start = self.held_on(start, self.context.start_text) if start is not None else set()
-        self.held_when_written = self.held_at_start if snap is start else self.held_on(snap, await self.page_text())
+        self.held_on_start_page = self.held_on(start, self.context.start_text) if start is not None else set()
+        self.held_when_written = self.held_on_start_page if snap is start else self.held_on(snap, await self.page_text())
 
     def expectation(self) -> Expectation:
         """The criteria, `url_changed` counted from the page the run started on."""
@@ -83,7 +83,7 @@ class Proof:
         if not self.criteria:
             return ""
         verdict = await self.expectation().judge(snap)
-        return failures_line([r for r in verdict.failed() if not names_start_page(r, self.held_at_start)])
+        return failures_line([r for r in verdict.failed() if not names_start_page(r, self.held_on_start_page)])
 
     def held_on(self, snap: Snapshot, page_text: str) -> set[str]:
         """The criteria that hold on `snap` with its `page_text`."""
@@ -98,7 +98,7 @@ class Proof:
         if self.criteria:
             verdict = await self.expectation().eventually(snap, self.fresh, timeout=2.0, max_tries=3)
             results = verdict.results
-            before = self.held_at_start
+            before = self.held_on_start_page
             self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in results], held_at_start=sorted(before),
                       held_when_written=sorted(self.held_when_written))
         # Criteria a replan read off the page it was on count only beside work the run proved on
@@ -106,7 +106,7 @@ class Proof:
         # the page proved): else they describe whatever the run did, not what was asked.
         held = before | (set() if steps_verified or self.earlier_plan_proven else self.held_when_written)
         conclusion = Conclusion(**vars(self.context), final_text=await self.page_text(), criteria=results, held_before=held,
-                                held_at_start=before >= {key(r.predicate) for r in results}, start_held=before, steps_verified=steps_verified,
+                                held_at_start=before >= {key(r.predicate) for r in results}, held_on_start_page=before, steps_verified=steps_verified,
                                 steps_unproven=steps_unproven, plan_proven=self.plan_proven())
         refused, findings = guards.conclude(conclusion, None, snap)
         if findings:

@@ -314,7 +314,7 @@ def test_criteria_fail_does_not_count_a_title_that_named_the_page_the_run_began_
     # as asked, and the title that held on the board failed there.
     board = {"title_contains": "Board · Kanbanish"}
     outcome, findings = judge(page("https://kanban.example/#/help", title="Help · Kanbanish"), criteria=[_result(board, ok=False)],
-                              held_before={key(board)}, start_held={key(board)}, plan_proven=True)
+                              held_before={key(board)}, held_on_start_page={key(board)}, plan_proven=True)
     assert outcome is None
     assert [(f.guard, f.strength) for f in findings] == [("left_start_page", "advisory")]
 
@@ -322,7 +322,7 @@ def test_criteria_fail_does_not_count_a_title_that_named_the_page_the_run_began_
 def test_criteria_fail_still_fails_a_start_page_title_where_nothing_proves_the_task():
     board = {"title_contains": "Board · Kanbanish"}
     outcome, findings = judge(page("https://kanban.example/#/help", title="Help · Kanbanish"), criteria=[_result(board, ok=False)],
-                              held_before={key(board)}, start_held={key(board)})
+                              held_before={key(board)}, held_on_start_page={key(board)})
     assert outcome == "unproven" and findings[-1].guard == "nothing_proves"
 
 
@@ -331,7 +331,7 @@ def test_criteria_fail_counts_a_state_that_held_at_the_start_and_a_title_that_di
     # page reached (Orbit longpage-contact: "Contact us" on a page titled "Contact · Orbit").
     kept = {"checked": {"target": {"role": "checkbox", "name": "Terms"}}}
     outcome, findings = judge(page(title="Settings"), criteria=[_result(kept, ok=False)], held_before={key(kept)},
-                              start_held={key(kept)}, plan_proven=True)
+                              held_on_start_page={key(kept)}, plan_proven=True)
     assert outcome == "failed" and findings[0].guard == "criteria_fail"
     guessed = {"title_contains": "Contact us"}
     outcome, findings = judge(page(title="Contact · Orbit"), criteria=[_result(guessed, ok=False)], plan_proven=True)

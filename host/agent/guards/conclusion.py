@@ -41,7 +41,7 @@ class Conclusion(GuardContext):
     #: Whether every criterion in `held_before` held when the run began (else: when its plan was made).
     held_at_start: bool = True
     #: Keys of the criteria that held on the page the run began on.
-    start_held: set[str] = field(default_factory=set)
+    held_on_start_page: set[str] = field(default_factory=set)
     steps_verified: int = 0
     steps_unproven: int = 0
     #: Every required step of the final plan was proven by a change on the page, one at least by
@@ -95,7 +95,7 @@ class CriteriaFail(ConclusionGuard):
     outcome = "failed"
 
     def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
-        failed = [r for r in context.criteria if not r.ok and not names_start_page(r, context.start_held)]
+        failed = [r for r in context.criteria if not r.ok and not names_start_page(r, context.held_on_start_page)]
         if not failed:
             return None
         return self.finding("criteria_fail", "success was claimed but the task's success criteria fail: " + failures_line(failed))
@@ -109,7 +109,7 @@ class LeftStartPage(ConclusionGuard):
     strength = "advisory"
 
     def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
-        left = [r for r in context.criteria if names_start_page(r, context.start_held)]
+        left = [r for r in context.criteria if names_start_page(r, context.held_on_start_page)]
         if not left:
             return None
         return self.finding("left_start_page", "these success criteria named the page the run began on, which it left, and are not "
