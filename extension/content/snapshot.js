@@ -863,6 +863,16 @@
       if (role === "link") {
         const href = /** @type {Element & {href?: string|SVGAnimatedString}} */ (el).href;
         item.href = typeof href === "string" ? href : href?.baseVal || "";
+      } else if (owner && (el instanceof HTMLButtonElement || el instanceof HTMLInputElement) && (el.type === "submit" || el.type === "image")) {
+        // Where a submit button sends its form, as the page says it: its own formaction, else the
+        // form's action attribute (`formAction` alone gives the page's address when only the form
+        // has one; `form.action` is clobbered by a field named "action").
+        const action = el.getAttribute("formaction") || owner.getAttribute("action") || document.URL;
+        try {
+          item.href = new URL(action, document.baseURI).href;
+        } catch {
+          /* an address the page cannot send to */
+        }
       }
       items.push(item);
       if (DIALOG_ROLES.has(role)) dialogs.set(el, item);

@@ -5,7 +5,8 @@ checks.
 A step whose checks all held before it acted proves nothing by them. When the element it acted on
 is one the step names, and that element went to the state the action sets (a check made it
 checked, an uncheck unchecked, a select chose the option, a click turned it checked, selected,
-expanded or pressed; a click on a link took the tab from elsewhere to the address the link gives),
+expanded or pressed; a click on a link or a form's submit button took the tab from elsewhere to
+the address the page gives it: the link's target, the form's action),
 the page changed as the step intended. A click that turned a state off, or an element the step
 does not name, proves nothing: which way a click was meant to go, and on what, would be a guess.
 Nor does a link whose address is a bare `#` or a script: a page's script handles it, and where
@@ -64,15 +65,25 @@ def _address(url: str) -> str:
     return url[:-1] if url.endswith("#") else url
 
 
+def _document(url: str) -> str:
+    """A URL without its query and fragment: where a form arrives, whatever its fields were."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}{parts.path}"
+
+
 def _followed(before: Snapshot, after: Snapshot, ref: int, intent: str) -> str:
-    """A named link clicked on `before` whose own address the tab is at on `after`, and was not
-    at before: said as `link "Help" went to its address ".../#/help"` ("" otherwise)."""
-    link = before.find(ref)
-    if link is None or link.role != "link" or not link.href or not _named(link, intent):
+    """A named link or submit button clicked on `before` whose own address (`href`: the link's
+    target, the form's action) the tab is at on `after`, and was not at before: said as
+    `link "Help" went to its address ".../#/help"` ("" otherwise). A form's fields make a GET
+    form's query, so a form arrives at its action's document."""
+    element = before.find(ref)
+    if element is None or element.role not in ("link", "button") or not element.href or not _named(element, intent):
         return ""
-    href = link.href
+    href = element.href
     if href.endswith("#") or urlsplit(href).scheme not in ("http", "https", "file"):
         return ""
-    if _address(after.url) != href or _address(before.url) == href:
+    where = _address if element.role == "link" else _document
+    if where(after.url) != where(href) or where(before.url) == where(href):
         return ""
-    return f'link "{link.name[:60]}" went to its address "{href[:120]}"'
+    went = "went to its address" if element.role == "link" else "sent its form to its address"
+    return f'{element.role} "{element.name[:60]}" {went} "{href[:120]}"'

@@ -28,7 +28,8 @@ class SnapshotElement(BaseModel):
     #: Chrome's frameId of the frame holding the element (0 = top document).
     frame: int = 0
     in_viewport: bool = False
-    #: Sanitised link target (no credentials, no secret-looking query parameters).
+    #: Where the element leads, sanitised (no credentials, no secret-looking query parameters): a
+    #: link's target, or the address a submit button sends its form to.
     href: str | None = None
     #: The frame's document identity (content/core.js docId): a ref is stale once it changes.
     doc: str = ""

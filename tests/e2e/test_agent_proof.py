@@ -548,6 +548,24 @@ async def test_a_link_click_whose_guessed_url_check_nothing_leads_to_is_proven_b
     assert step["verdict"] == "passed" and step["target_state"].endswith('/longpage/contact.html"')
 
 
+async def test_a_reset_form_sent_to_its_action_by_the_button_the_step_names_is_a_success(sw, serve):
+    # The real model's Ledger login-forgot-password run (8f9c5ea): it typed the address and pressed
+    # "Send reset link", the page went to reset-sent.html, and every step was unproven (their checks
+    # held before they acted): the run the judge passed ended `unproven`.
+    email = {"role": "textbox", "name": "Email"}
+    model = await serve([
+        {"intent": "Enter ada@example.com in Email", "action": {"type": "fill", "target": email, "text": "ada@example.com"},
+         "verify": [{"value_equals": {"target": email, "value": "ada@example.com"}}]},
+        {"intent": "click on the 'Send reset link' button", "action": {"type": "click", "target": {"role": "button", "name": "Send reset link"}},
+         "verify": [{"exists": {"role": "button", "name": "Send reset link"}}]},
+    ], success_criteria=[{"title_contains": "Reset password"}])
+    summary = await _run_on_site(sw, model, "Ask Ledger for a password reset link for ada@example.com.", "login/forgot.html")
+    assert (summary["success"], summary["outcome"]) == (True, "done"), summary
+    steps = trace_events(summary["trace_dir"], "step")
+    assert steps[1]["target_state"].startswith('button "Send reset link" sent its form to its address')
+    assert steps[1]["target_state"].endswith('/login/reset-sent.html"')
+
+
 CONTACT = {"intent": "Open the Contact us page", "action": {"type": "click", "target": {"role": "link", "name": "Contact us"}},
            "verify": [{"url_contains": "/contactus"}]}
 

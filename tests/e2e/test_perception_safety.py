@@ -45,3 +45,13 @@ async def test_a_link_without_a_name_shows_its_path(sw, page, site_url):
     snap = await snapshot(sw, page)
     empty = next(e for e in snap["elements"] if e["role"] == "link" and e["name"] == "")
     assert f'[{empty["ref"]}] href="/empty"' in snap["text"].splitlines()
+
+
+async def test_a_submit_button_says_where_it_sends_its_form_and_other_buttons_lead_nowhere(sw, page, site_url):
+    # The address the page gives a form is what proves a press of its button went where it leads.
+    await page.goto(f"{site_url}/perception/form_actions.html")
+    snap = await snapshot(sw, page)
+    assert by_name(snap, "Send reset link")["href"] == f"{site_url}/perception/sent.html"
+    assert by_name(snap, "Sign up")["href"] == f"{site_url}/perception/form_actions.html"
+    assert by_name(snap, "Preview").get("href") is None and by_name(snap, "Help").get("href") is None
+    assert 'button "Send reset link"' in snap["text"] and "sent.html" not in snap["text"]

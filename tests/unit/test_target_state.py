@@ -112,3 +112,34 @@ def test_a_link_to_the_page_the_tab_is_already_on_proves_nothing():
     # spa-archive-card: link "Board" clicked on the board.
     board = page(link("Board", f"{KANBAN}#/board"), url=f"{KANBAN}#/board")
     assert target_state(Click(ref=3), board, board, "click on the link 'Board'") == ""
+
+
+LEDGER = "http://127.0.0.1:8000/login"
+
+
+def submit(name: str, action: str) -> SnapshotElement:
+    return E(ref=2, role="button", name=name, href=action, doc="d1")
+
+
+def test_a_click_on_the_submit_button_the_step_names_that_sent_its_form_to_its_action_proves_the_step():
+    # Ledger login-forgot-password (8f9c5ea): "Send reset link" sent the form to reset-sent.html
+    # with the email in the query; the step's check (the button exists) held before it acted.
+    before = page(submit("Send reset link", f"{LEDGER}/reset-sent.html"), url=f"{LEDGER}/forgot.html")
+    after = page(url=f"{LEDGER}/reset-sent.html?email=ada%40example.com")
+    moved = target_state(Click(ref=2), before, after, "click on the 'Send reset link' button")
+    assert moved == f'button "Send reset link" sent its form to its address "{LEDGER}/reset-sent.html"'
+
+
+def test_a_form_sent_to_the_page_it_is_on_or_that_landed_elsewhere_proves_nothing():
+    # A search form on its own results page: the query changed, the document did not.
+    search = "http://127.0.0.1:8000/shop/search.html"
+    again = target_state(Click(ref=2), page(submit("Search", search), url=f"{search}?q=boots"), page(url=f"{search}?q=tea"), "Search for tea")
+    # A script sent the tab to a sign-in page instead of the form's action.
+    elsewhere = target_state(Click(ref=2), page(submit("Send reset link", f"{LEDGER}/reset-sent.html"), url=f"{LEDGER}/forgot.html"),
+                             page(url=f"{LEDGER}/index.html"), "click Send reset link")
+    assert (again, elsewhere) == ("", "")
+
+
+def test_a_button_with_no_form_to_send_proves_nothing_by_where_the_tab_went():
+    help_button = E(ref=2, role="button", name="Help", doc="d1")
+    assert target_state(Click(ref=2), page(help_button, url=f"{LEDGER}/index.html"), page(url=f"{LEDGER}/help.html"), "click Help") == ""
