@@ -23,7 +23,7 @@ from waymark.host.agent.guards import Finding, GuardContext, action_key
 from waymark.host.agent.own_typing import typed_only
 from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.agent.session import BrowserSession
-from waymark.host.agent.target_state import target_state
+from waymark.host.agent.target_state import PROVEN_BY_STATE, target_state
 from waymark.host.agent.verifier import (
     Expectation,
     PredicateError,
@@ -60,7 +60,7 @@ Finish = Callable[..., None]
 
 def by_state(moved: str, latest: Snapshot, finish: Finish) -> Attempted:
     """A step whose target went to the state its action sets: proven by what the page says of it."""
-    finish("passed", "the element it acted on changed as the action sets", target_state=moved)
+    finish("passed", PROVEN_BY_STATE, target_state=moved)
     return StepOutcome(verdict="passed", proved_by="state"), latest, None
 
 

@@ -22,6 +22,9 @@ from waymark.host.core.actions import ActionModel, Check, Click, Select, Uncheck
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 from waymark.host.core.targets import normalise
 
+#: The reason a step passed by its element's state, as runs and workflow replays record it.
+PROVEN_BY_STATE = "the element it acted on changed as the action sets"
+
 #: States a click turns on when it lands on a control that has them.
 _ON = ("checked", "selected", "expanded", "pressed")
 

@@ -247,8 +247,8 @@ def names_start_page(result: CheckResult, held_at_start: set[str]) -> bool:
 
 def unreachable_by_link(predicates: list[Predicate], snapshot: Snapshot) -> list[Predicate]:
     """URL checks that nothing on this page leads to: neither the page's URL nor any link on it
-    (nor any form's action: an element's `href`) meets them. Only decided on a page seen whole (no further snapshot page): elsewhere a link
-    beyond the text budget might. A form or script may still navigate anywhere, so this is a
+    (nor any form's action: an element's `href`) meets them. Only decided on a page seen whole (no
+    further snapshot page): elsewhere a link beyond the text budget might. A form or script may still navigate anywhere, so this is a
     reason to re-plan after an attempt failed, never to refuse a plan outright."""
     if snapshot.next_offset is not None:
         return []

@@ -43,7 +43,7 @@ from waymark.host.agent.redaction import (
 )
 from waymark.host.agent.run_record import Emit, RunRecord
 from waymark.host.agent.session import BrowserSession
-from waymark.host.agent.target_state import target_state
+from waymark.host.agent.target_state import PROVEN_BY_STATE, target_state
 from waymark.host.agent.trace import RunSummary, new_run_id
 from waymark.host.agent.verifier import (
     Expectation,
@@ -413,7 +413,7 @@ class Replay:
         # Where the checks cannot tell, the page's word on the element acted on can, as in a run.
         moved = target_state(action, snap, settled, step.intent) if not judged else ""
         if moved:
-            finish("passed", "the element it acted on changed as the action sets", target_state=moved)
+            finish("passed", PROVEN_BY_STATE, target_state=moved)
             return _Attempt(ok=True, proven=True, snapshot=settled, action=action, before=safe, line=record["action_line"])
         if not predicates:
             finish("passed", "the action succeeded (the step has no checks)")
