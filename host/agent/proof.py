@@ -106,7 +106,7 @@ class Proof:
         # the page proved): else they describe whatever the run did, not what was asked.
         held = before | (set() if steps_verified or self.earlier_plan_proven else self.held_when_written)
         conclusion = Conclusion(**vars(self.context), final_text=await self.page_text(), criteria=results, held_before=held,
-                                held_at_start=before >= {key(r.predicate) for r in results}, held_on_start_page=before, steps_verified=steps_verified,
+                                held_on_start_page=before, steps_verified=steps_verified,
                                 steps_unproven=steps_unproven, plan_proven=self.plan_proven())
         refused, findings = guards.conclude(conclusion, None, snap)
         if findings:

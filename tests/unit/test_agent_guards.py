@@ -365,8 +365,18 @@ def test_own_typing_is_quiet_once_the_message_shows_in_the_chat_log_outside_the_
 
 def test_nothing_proves_a_task_whose_criteria_all_held_when_the_run_began():
     criterion = {"title_contains": "Ledger"}
-    outcome, findings = judge(page(title="Ledger"), criteria=[_result(criterion)], held_before={key(criterion)}, steps_verified=1)
-    assert outcome == "unproven" and findings[0].message.startswith("nothing proves the task was done: every success criterion already held")
+    outcome, findings = judge(page(title="Ledger"), criteria=[_result(criterion)], held_before={key(criterion)},
+                              held_on_start_page={key(criterion)}, steps_verified=1)
+    assert outcome == "unproven" and findings[0].message == ("nothing proves the task was done: every success criterion already "
+                                                             "held when the run began (1 step(s) verified)")
+
+
+def test_nothing_proves_says_a_criterion_held_when_its_plan_was_made_if_it_did_not_hold_at_the_start():
+    # A replan read "Saved" off the page it was on; the page the run began on did not show it.
+    criterion = {"text_present": "Saved"}
+    outcome, findings = judge(page(title="Settings"), criteria=[_result(criterion)], held_before={key(criterion)}, steps_verified=1)
+    assert outcome == "unproven" and findings[0].message == ("nothing proves the task was done: every success criterion already "
+                                                             "held when the plan that named it was made (1 step(s) verified)")
 
 
 def test_nothing_proves_is_quiet_when_every_required_step_of_the_plan_was_proven_by_a_change_on_the_page():

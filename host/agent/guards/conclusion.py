@@ -38,8 +38,6 @@ class Conclusion(GuardContext):
     criteria: list[CheckResult] = field(default_factory=list)
     #: Keys of criteria that held before the run acted, or (with no step proven) when written.
     held_before: set[str] = field(default_factory=set)
-    #: Whether every criterion in `held_before` held when the run began (else: when its plan was made).
-    held_at_start: bool = True
     #: Keys of the criteria that held on the page the run began on.
     held_on_start_page: set[str] = field(default_factory=set)
     steps_verified: int = 0
@@ -49,6 +47,12 @@ class Conclusion(GuardContext):
     plan_proven: bool = False
     #: Keys of criteria that prove the task, as the guards before found them (filled in as they run).
     proving: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def held_at_start(self) -> bool:
+        """Whether every criterion held on the page the run began on (else some held only when the
+        plan that named them was made)."""
+        return self.held_on_start_page >= {key(r.predicate) for r in self.criteria}
 
 
 class ConclusionGuard(Guard):
