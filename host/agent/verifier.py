@@ -238,18 +238,19 @@ def failures_line(failed: list[CheckResult]) -> str:
 PAGE_IDENTITY = ("title_contains", "url_contains", "url_matches")
 
 
-def names_start_page(result: CheckResult, held_at_start: set[str]) -> bool:
+def names_start_page(result: CheckResult, held_on_start_page: set[str]) -> bool:
     """A failing criterion on which page the tab is on (its title or URL) that held on the page
     the run began on: it named that page, and its failing says only that the run left it, which
     a task that goes anywhere does. It is no reason to call the task failed."""
-    return not result.ok and list(result.predicate)[0] in PAGE_IDENTITY and key(result.predicate) in held_at_start
+    return not result.ok and list(result.predicate)[0] in PAGE_IDENTITY and key(result.predicate) in held_on_start_page
 
 
 def unreachable_by_link(predicates: list[Predicate], snapshot: Snapshot) -> list[Predicate]:
     """URL checks that nothing on this page leads to: neither the page's URL nor any link on it
     (nor any form's action: an element's `href`) meets them. Only decided on a page seen whole (no
-    further snapshot page): elsewhere a link beyond the text budget might. A form or script may still navigate anywhere, so this is a
-    reason to re-plan after an attempt failed, never to refuse a plan outright."""
+    further snapshot page): elsewhere a link beyond the text budget might. A form or script may
+    still navigate anywhere, so this is a reason to re-plan after an attempt failed, never to
+    refuse a plan outright."""
     if snapshot.next_offset is not None:
         return []
     urls = [snapshot.url, *(e.href for e in snapshot.elements if e.href)]
