@@ -42,10 +42,9 @@ Use only predicates you expect to hold right after the step and NOT before it: a
 holds on the page you were given proves nothing (a step whose checks all held beforehand is not verified).
 "success_criteria" says what must be true when the whole task is done (for example the page a sign-in
 leads to, or a confirmation text); a claimed success is accepted only if they hold, so make them the
-outcome the user asked for, not something already on the page. Nor the label of a button or link the task
-has you press, nor the title of a page you only pass through: those show before the task is done.
-For url checks, use paths you have seen in a link or the task; never guess a URL. Name exact elements
-only when they are in the snapshot you were given; for pages you have not seen yet, prefer url_contains, title_contains or text_present
+outcome the user asked for, not something already on the page. For url checks, use paths you have seen in
+a link or the task; never guess a URL. Name exact elements only when they are in the
+snapshot you were given; for pages you have not seen yet, prefer url_contains, title_contains or text_present
 with words you are sure of. Mark a step "required": false when the task
 can succeed without it (closing an optional popup). When a dialog covers the page, the snapshot shows only
 the dialog: plan its answer first (the choice the task asks for, else close it) and the steps you expect
