@@ -56,7 +56,7 @@ class Planning:
     async def plan(self, snap: Snapshot, evidence: dict[str, Any] | None, steps_verified: int) -> Plan:
         """A plan for the task from this page (`evidence`: why the last one ended, for a replan)."""
         plan = await self._plan(snap, evidence, steps_verified)
-        self.proof.planned(plan)
+        await self.proof.planned(plan, snap)
         return plan
 
     async def _plan(self, snap: Snapshot, evidence: dict[str, Any] | None, steps_verified: int) -> Plan:

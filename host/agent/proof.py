@@ -47,12 +47,19 @@ class Proof:
         self.proven: dict[int, bool] = {}
         #: Whether a plan before the latest one had every required step proven (`plan_proven`).
         self.earlier_plan_proven = False
+        #: When every step of the latest plan is optional: the criteria that held on the page it
+        #: was made on (None otherwise, and when an overlay hid part of that page).
+        self.held_at_optional_plan: set[str] | None = None
 
-    def planned(self, plan: Plan) -> None:
-        """A new plan: its steps are yet to be proven."""
+    async def planned(self, plan: Plan, snap: Snapshot) -> None:
+        """A new plan, made on `snap`: its steps are yet to be proven. When every step of it is
+        optional, what of the criteria holds on `snap` is noted (guards: optional_steps_only),
+        unless an overlay hid part of the page: a criterion may hold behind it unseen."""
         self.earlier_plan_proven = self.earlier_plan_proven or self.plan_proven()
         self.required = {i for i, step in enumerate(plan.steps) if step.required}
         self.proven = {}
+        optional_only = bool(plan.steps) and not self.required and bool(self.criteria) and not snap.stats.get("occluded")
+        self.held_at_optional_plan = self.held_on(snap, await self.page_text()) if optional_only else None
 
     def stepped(self, index: int, outcome: StepOutcome) -> None:
         """Step `index` of the latest plan ended with `outcome`."""
@@ -104,10 +111,15 @@ class Proof:
         # Criteria a replan read off the page it was on count only beside work the run proved on
         # the way there (a step proven by a check that changed, or a plan whose every required step
         # the page proved): else they describe whatever the run did, not what was asked.
-        held = before | (set() if steps_verified or self.earlier_plan_proven else self.held_when_written)
+        proven_on_the_way = bool(steps_verified) or self.earlier_plan_proven
+        held = before | (set() if proven_on_the_way else self.held_when_written)
+        # What came to hold while a plan of optional steps only ran counts only beside work proven
+        # on the way, as what a replan read off its page does.
+        optional = self.held_at_optional_plan
+        by_optional = set() if proven_on_the_way or optional is None else {key(r.predicate) for r in results if r.ok} - optional
         conclusion = Conclusion(**vars(self.context), final_text=await self.page_text(), criteria=results, held_before=held,
                                 held_on_start_page=before, steps_verified=steps_verified,
-                                steps_unproven=steps_unproven, plan_proven=self.plan_proven())
+                                steps_unproven=steps_unproven, plan_proven=self.plan_proven(), held_since_optional_plan=by_optional)
         refused, findings = guards.conclude(conclusion, None, snap)
         if findings:
             record: dict[str, Any] = {}

@@ -599,6 +599,51 @@ async def test_criteria_a_replan_read_off_the_page_stay_unproven_after_a_plan_th
     assert trace_events(summary["trace_dir"], "step")[0]["target_state"].startswith('link "Cart (0)" went to its address')
 
 
+SHOES_TASK = "Find the Trail Runner 3 running shoes in the shop and add them to the cart."
+
+
+async def test_shop_add_to_cart_criteria_a_plan_of_one_optional_step_brought_about_prove_nothing(sw, serve):
+    # The real model's shop-add-to-cart run (d5740c7): the search step failed on the results page,
+    # the replan gave one optional step and no criteria, and the executor's click on the product's
+    # link made the first plan's guessed criteria hold (the product page's title, the label of its
+    # Add to cart button): the run ended `done` with the cart empty.
+    find = {"intent": "Find the Trail Runner 3 running shoes in the shop", "verify": [{"title_contains": "Trail Runner 3"}],
+            "actions": [{"type": "fill", "target": {"role": "searchbox", "name": "Search products"}, "text": "Trail Runner 3"},
+                        {"type": "click", "target": {"role": "button", "name": "Search"}}]}
+    again = {"intent": "fill [3] searchbox 'Search products' text='Trail Runner 3'",
+             "action": {"type": "click", "target": {"role": "link", "name": "Trail Runner 3 running shoes"}}}
+    first = json.dumps({"steps": [{"intent": find["intent"], "verify": find["verify"]},
+                                  {"intent": "Add them to the cart", "verify": [{"text_present": "Add to Cart"}]}],
+                        "success_criteria": [{"title_contains": "Trail Runner 3"}, {"text_present": "Add to Cart"}]})
+    optional = json.dumps({"steps": [{"intent": again["intent"], "verify": [], "required": False}], "success_criteria": []})
+    model = await serve([find, again], plan_text=[first, optional])
+    with SiteServer() as sites:
+        summary = await _run(sw, model, SHOES_TASK, f"{sites.site}/shop/index.html", policy={"destructive": "allow"},
+                             budgets={"retries_per_step": 1})
+    assert (summary["success"], summary["outcome"], summary["replans"]) == (False, "unproven", 1), summary
+    assert summary["reason"] == ("nothing proves the task was done: the success criteria came to hold only while the last plan ran, "
+                                 "and every step of it was optional, one the task can succeed without")
+    assert trace_events(summary["trace_dir"], "criteria")[0]["ok"] is True
+
+
+async def test_a_plan_of_one_optional_step_made_while_the_offer_covered_the_page_leaves_the_cart_link_to_prove_the_task(sw, serve):
+    # Another shape: Add to cart was clicked (its guessed check failed), and the replan, made while
+    # the protection offer covered the page, only closed the offer. The cart link said "Cart (1)"
+    # behind the offer all along: the optional step did not bring it about.
+    add = {"intent": "Add the shoes to the cart", "action": {"type": "click", "target": {"role": "button", "name": "Add to cart"}},
+           "verify": [{"text_present": "Item added"}]}
+    close = {"intent": "Close the protection offer", "action": {"type": "click", "target": {"role": "button", "name": "No thanks"}}}
+    first = json.dumps({"steps": [{"intent": add["intent"], "verify": add["verify"]}],
+                        "success_criteria": [{"exists": {"role": "link", "name": "Cart (1)"}}]})
+    optional = json.dumps({"steps": [{"intent": close["intent"], "verify": [], "required": False}]})
+    model = await serve([add, close], plan_text=[first, optional])
+    with SiteServer() as sites:
+        summary = await _run(sw, model, "Add the Trail Runner 3 running shoes to the cart.", f"{sites.site}/shop/product.html?id=trail-runner-3",
+                             policy={"destructive": "allow"}, budgets={"retries_per_step": 0})
+    assert (summary["success"], summary["outcome"], summary["replans"]) == (True, "done", 1), summary
+    assert [s["verdict"] for s in trace_events(summary["trace_dir"], "step")] == ["retry", "passed"]
+
+
 async def test_a_click_on_a_link_the_step_does_not_name_proves_nothing_and_the_boards_title_still_cannot_prove_the_task(sw, serve):
     # The same run with the step asking for Settings while Help is clicked: the tab moved, but not
     # by the link the step named, so nothing the page says proves the step or the task.

@@ -402,6 +402,30 @@ def test_nothing_proves_is_quiet_for_a_criterion_that_changed():
     assert judge(page(title="Dashboard"), criteria=[_result({"title_contains": "Dashboard"})]) == (None, [])
 
 
+SHOE_PAGE = {"title_contains": "Trail Runner 3"}
+ADD_LABEL = {"text_present": "Add to Cart"}
+
+
+def test_optional_steps_only_refuses_the_shop_add_to_cart_criteria_a_plan_of_one_optional_step_brought_about():
+    # The real model's shop-add-to-cart run (d5740c7): the search step failed, the replan gave one
+    # optional step, and its click on the product's link made both guessed criteria hold (the
+    # product page's title, the label of its never-pressed button): a false success, the cart empty.
+    outcome, findings = judge(page(title="Trail Runner 3 running shoes · Waymark Demo Shop"),
+                              criteria=[_result(SHOE_PAGE), _result(ADD_LABEL)], held_since_optional_plan={key(SHOE_PAGE), key(ADD_LABEL)})
+    assert outcome == "unproven" and [f.guard for f in findings] == ["optional_steps_only"]
+    assert findings[0].message == ("nothing proves the task was done: the success criteria came to hold only while the last plan ran, "
+                                   "and every step of it was optional, one the task can succeed without")
+
+
+def test_optional_steps_only_is_quiet_when_a_proving_criterion_held_before_the_plan_of_optional_steps():
+    # The cart link said "Cart (1)" once Add to cart was clicked; the optional step after it only
+    # closed the offer, which showed the product's title again.
+    cart = {"exists": {"role": "link", "name": "Cart (1)"}}
+    outcome, findings = judge(page(title="Trail Runner 3 running shoes · Waymark Demo Shop"),
+                              criteria=[_result(cart), _result(SHOE_PAGE)], held_since_optional_plan={key(SHOE_PAGE)})
+    assert (outcome, findings) == (None, [])
+
+
 def test_parts_unnamed_tells_of_a_dark_theme_the_site_calls_night_mode_and_never_withholds_the_success():
     outcome, findings = judge(page(title="Settings saved"), task="Choose the dark theme and save the settings",
                               criteria=[_result({"checked": {"target": {"role": "switch", "name": "Night mode"}}})])

@@ -45,6 +45,9 @@ class Conclusion(GuardContext):
     #: Every required step of the final plan was proven by a change on the page, one at least by
     #: evidence the run's typing cannot produce.
     plan_proven: bool = False
+    #: Keys of criteria that came to hold only while the final plan, every step of it optional,
+    #: ran, where no step was verified and no earlier plan proven (host.agent.proof).
+    held_since_optional_plan: set[str] = field(default_factory=set)
     #: Keys of criteria that prove the task, as the guards before found them (filled in as they run).
     proving: list[dict[str, Any]] = field(default_factory=list)
 
@@ -139,6 +142,21 @@ class OwnTyping(ConclusionGuard):
                             "not the outcome: " + "; ".join(str(p) for p in typed))
 
 
+class OptionalStepsOnly(ConclusionGuard):
+    """A step its plan marks optional is one the task can succeed without, so success criteria
+    that came to hold only while a plan of optional steps ran show what those steps did, not that
+    the task was done: with no step verified and no earlier plan proven, they prove nothing."""
+
+    name = "optional_steps_only"
+    strength = "refusal"
+
+    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
+        if not context.proving or any(key(p) not in context.held_since_optional_plan for p in context.proving):
+            return None
+        return self.finding("unproven", "nothing proves the task was done: the success criteria came to hold only while the last "
+                                        "plan ran, and every step of it was optional, one the task can succeed without")
+
+
 class NothingProves(ConclusionGuard):
     """A success needs evidence the run made: a success criterion that changed and was not made by
     the run's typing; where the criteria held from the start, every required step of the plan
@@ -180,7 +198,8 @@ class PartsUnnamed(ConclusionGuard):
         return self.finding("parts_unnamed", "no success criterion speaks of these parts of the task: " + "; ".join(unnamed))
 
 
-CONCLUSION: tuple[ConclusionGuard, ...] = (MissingValue(), LeftStartPage(), CriteriaFail(), OwnTyping(), NothingProves(), PartsUnnamed())
+CONCLUSION: tuple[ConclusionGuard, ...] = (MissingValue(), LeftStartPage(), CriteriaFail(), OwnTyping(), OptionalStepsOnly(), NothingProves(),
+                                           PartsUnnamed())
 
 
 def conclude(context: Conclusion, action: Any, snapshot: Snapshot) -> tuple[ConclusionGuard | None, list[Finding]]:
