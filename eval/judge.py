@@ -5,7 +5,10 @@ The snapshot lists elements, not every paragraph: a confirmation in plain text (
 Ada!") was never found in it. `text_present` reads the text the browser laid out in every frame
 of the tab (shadow roots, closed ones included, and cross-origin frames), through the Chrome
 DevTools Protocol that Playwright drives the eval's Chromium with. Predicates about elements
-(exists, value_equals, ...) still read the extension's snapshot, which names them.
+(exists, value_equals, ...) still read the extension's snapshot, which names them, but with its
+occlusion filter off: the agent is shown only what it can act on, while the judge asks what the
+page holds, and the cart link still says "Cart (1)" behind the upsell drawer a shop opens after
+every add.
 
 A task's result may open in a new tab: the judge checks the task's own tab and every tab opened
 while the task ran, and passes the task when one of them meets all its predicates.
@@ -74,7 +77,7 @@ async def tab_id_of(controller: Any, url: str) -> int:
 async def _snapshot(controller: Any, tab_id: int) -> Any:
     from waymark.host.core.snapshot import Snapshot
 
-    data = await controller.call("browser.request", {"method": "snapshot", "params": {"tab_id": tab_id}})
+    data = await controller.call("browser.request", {"method": "snapshot", "params": {"tab_id": tab_id, "occlusion": False}})
     return Snapshot.model_validate(data["data"])
 
 

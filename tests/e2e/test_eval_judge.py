@@ -96,3 +96,18 @@ async def test_a_result_that_opened_in_a_new_tab_is_judged_in_that_tab(controlle
         assert details["tab"] == "a tab opened during the task"
         passed, _, details = await judge_site_task(controller, task, start, await tab_id_of(controller, start.url), [], f"{site}/login/index.html")
         assert not passed and details["tab"] == "the task's tab"
+
+
+async def test_the_cart_link_behind_the_upsell_drawer_counts_for_the_task_that_only_adds_to_the_cart(controller, servers):
+    # The real model's shop-add-to-cart run on 4536afd: Add to cart clicked on the right product,
+    # the upsell drawer opened over the page as it does after every add, and the judge, reading
+    # the elements as the agent's snapshot does (without what a modal's backdrop covers), found
+    # no "Cart (1)" and failed a task that was done.
+    task = next(t for t in load_suite("sites") if t.id == "sites/shop-add-to-cart")
+    site = servers.sites.site
+    async with _tab(controller) as tab:
+        await tab.goto(f"{site}/shop/product.html?id=trail-runner-3")
+        await tab.click("#add")
+        await tab.wait_for_selector("#upsell:not([hidden])")
+        passed, reason, _ = await judge_site_task(controller, task, tab, await tab_id_of(controller, tab.url), [], f"{site}/shop/index.html")
+        assert passed, reason
