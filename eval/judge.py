@@ -10,12 +10,16 @@ occlusion filter off: the agent is shown only what it can act on, while the judg
 page holds, and the cart link still says "Cart (1)" behind the upsell drawer a shop opens after
 every add.
 
+A task may also name app state the page keeps in Web Storage (`Task.state`): what a shop's cart
+holds, not only how many items its link counts. The judge reads it from the page itself.
+
 A task's result may open in a new tab: the judge checks the task's own tab and every tab opened
 while the task ran, and passes the task when one of them meets all its predicates.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -81,6 +85,21 @@ async def _snapshot(controller: Any, tab_id: int) -> Any:
     return Snapshot.model_validate(data["data"])
 
 
+async def _state_failures(task: Task, page: Any) -> list[str]:
+    """The task's app-state checks that fail on `page`, described."""
+    failures = []
+    for check in task.state:
+        raw = await page.evaluate("([area, key]) => (area === 'local' ? localStorage : sessionStorage).getItem(key)",
+                                  [check.area, check.key])
+        try:
+            value = None if raw is None else json.loads(raw)
+        except ValueError:
+            value = raw
+        if value != check.equals:
+            failures.append(f"{check.area}Storage[{check.key!r}] is {raw}, expected {json.dumps(check.equals)}")
+    return failures
+
+
 async def _judge_tab(controller: Any, task: Task, page: Any, tab_id: int | None, start_url: str) -> tuple[bool, str, dict[str, Any]]:
     """All of the task's predicates on one tab, allowing a moment for a late navigation."""
     from waymark.host.agent.verifier import Expectation, VerifyContext, parse_predicates
@@ -90,10 +109,10 @@ async def _judge_tab(controller: Any, task: Task, page: Any, tab_id: int | None,
     expectation = Expectation(parse_predicates(task.success), VerifyContext(url_before=start_url), page_text=lambda: page_text(page))
     first = await _snapshot(controller, tab_id)
     verdict = await expectation.eventually(first, lambda: _snapshot(controller, tab_id), timeout=3.0, max_tries=4)
-    failed = verdict.failed()
-    reason = "all predicates hold" if not failed else "; ".join(f"{list(r.predicate)[0]} failed: {r.detail}" for r in failed)
+    failed = [f"{list(r.predicate)[0]} failed: {r.detail}" for r in verdict.failed()] + await _state_failures(task, page)
+    reason = "all predicates hold" if not failed else "; ".join(failed)
     final_url = verdict.snapshot.url if verdict.snapshot else page.url
-    return verdict.ok, reason, {"checks": [r.model_dump() for r in verdict.results], "final_url": final_url}
+    return not failed, reason, {"checks": [r.model_dump() for r in verdict.results], "final_url": final_url}
 
 
 async def judge_site_task(controller: Any, task: Task, page: Any, tab_id: int, opened: list[Any],

@@ -76,6 +76,19 @@ class MiniwobSpec(BaseModel):
     episode_ms: int = Field(default=600_000, ge=1000)
 
 
+class StorageCheck(BaseModel):
+    """What a page's own script keeps in Web Storage, judged on the final state only: the app's
+    state behind what the page shows (the cart's products behind its count). The agent never
+    sees these checks, nor can it write one."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    area: Literal["session", "local"] = "session"
+    key: str = Field(min_length=1)
+    #: The value stored under `key`, parsed as JSON (null: nothing is stored).
+    equals: Any
+
+
 class Task(BaseModel):
     """One eval task. `id` and `suite` come from the file's place under eval/suites/."""
 
@@ -94,6 +107,8 @@ class Task(BaseModel):
     expect: ExpectedCall | None = None
     #: e2e on a fixture site: verifier predicates that must all hold on the final state.
     success: list[dict[str, Any]] = Field(default_factory=list)
+    #: e2e on a fixture site: app state that must also hold on the final state (the judge's alone).
+    state: list[StorageCheck] = Field(default_factory=list)
     #: e2e extraction: the JSON Schema the run's answer must match (given to the agent as its output schema).
     output_schema: dict[str, Any] | None = None
     #: e2e extraction: the answer's data, judged by exact match (and every required value grounded).

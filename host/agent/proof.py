@@ -50,16 +50,18 @@ class Proof:
         #: When every step of the latest plan is optional: the criteria that held on the page it
         #: was made on (None otherwise, and when an overlay hid part of that page).
         self.held_at_optional_plan: set[str] | None = None
+        #: The page the latest criteria were named on (`held_when_written` is judged on it).
+        self.named_on: Snapshot | None = None
 
-    async def planned(self, plan: Plan, snap: Snapshot) -> None:
+    async def planned(self, plan: Plan, snap: Snapshot, overlaid: bool) -> None:
         """A new plan, made on `snap`: its steps are yet to be proven. When every step of it is
         optional, what of the criteria holds on `snap` is noted (guards: optional_steps_only),
-        unless an overlay hid part of the page: a criterion may hold behind it unseen."""
+        unless an overlay hid part of the page (`overlaid`): a criterion may hold behind it unseen."""
         self.earlier_plan_proven = self.earlier_plan_proven or self.plan_proven()
         self.required = {i for i, step in enumerate(plan.steps) if step.required}
         self.proven = {}
-        optional_only = bool(plan.steps) and not self.required and bool(self.criteria) and not snap.stats.get("occluded")
-        self.held_at_optional_plan = self.held_on(snap, await self.page_text()) if optional_only else None
+        optional_only = bool(plan.steps) and not self.required and bool(self.criteria) and not overlaid
+        self.held_at_optional_plan = await self._held_at(snap) if optional_only else None
 
     def stepped(self, index: int, outcome: StepOutcome) -> None:
         """Step `index` of the latest plan ended with `outcome`."""
@@ -76,7 +78,18 @@ class Proof:
         self.criteria = parse_predicates(criteria)
         start = self.context.start
         self.held_on_start_page = self.held_on(start, self.context.start_text) if start is not None else set()
-        self.held_when_written = self.held_on_start_page if snap is start else self.held_on(snap, await self.page_text())
+        self.named_on = None
+        self.held_when_written = await self._held_at(snap)
+        self.named_on = snap
+
+    async def _held_at(self, snap: Snapshot) -> set[str]:
+        """The criteria that hold on `snap`, read once per page: the start page's text was read
+        when the run began, and the page the criteria were named on was judged then."""
+        if snap is self.context.start:
+            return self.held_on_start_page
+        if snap is self.named_on:
+            return self.held_when_written
+        return self.held_on(snap, await self.page_text())
 
     def expectation(self) -> Expectation:
         """The criteria, `url_changed` counted from the page the run started on."""

@@ -111,3 +111,18 @@ async def test_the_cart_link_behind_the_upsell_drawer_counts_for_the_task_that_o
         await tab.wait_for_selector("#upsell:not([hidden])")
         passed, reason, _ = await judge_site_task(controller, task, tab, await tab_id_of(controller, tab.url), [], f"{site}/shop/index.html")
         assert passed, reason
+
+
+async def test_a_cart_holding_another_product_fails_the_task_that_adds_the_trail_runner_3(controller, servers):
+    # Sites shop-add-to-cart judged only by its "Cart (1)" link: a run that added the Trail socks
+    # instead (as the real model did on 4536afd) would have passed had it claimed success.
+    task = next(t for t in load_suite("sites") if t.id == "sites/shop-add-to-cart")
+    site = servers.sites.site
+    async with _tab(controller) as tab:
+        await tab.goto(f"{site}/shop/product.html?id=trail-socks")
+        await tab.click("#add")
+        await tab.click("#no-thanks")
+        await tab.wait_for_selector("#upsell[hidden]", state="attached")
+        passed, reason, _ = await judge_site_task(controller, task, tab, await tab_id_of(controller, tab.url), [], f"{site}/shop/index.html")
+        assert not passed
+        assert reason == """sessionStorage['demo-cart'] is ["trail-socks"], expected ["trail-runner-3"]"""
