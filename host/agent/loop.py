@@ -174,7 +174,7 @@ class AgentRun:
                                    secret_fills=self.secret_fills)
         #: The current step's checks, as they stood before it acted.
         self.judge = StepJudge(self.session, self._page_text, self._found, self.guards, self.history)
-        self.proof = Proof(self.guards, self._page_text, self.session.snapshot, self.emit, self._found)
+        self.proof = Proof(self.guards, self._page_text, lambda: self.session.snapshot(occlusion=False), self.emit, self._found)
         self.planning = Planning(self.planner, options.task, options.plan, self.answers, self.budget, self.proof, self.history, self.emit,
                                  self._take_tokens, self._safe, self._page, lambda: self._timeout(options.planner_call))
         self.host = HostActions(self.proof, self.answers, human, self.history, self.session, self.task_tabs, self.visited, options.policy)
@@ -259,6 +259,7 @@ class AgentRun:
             self.task_tabs.add(self.session.tab_id)
         # The page as it was before anything was done: success criteria that already held here prove nothing.
         self.guards.start, self.guards.start_text = snap, await self._page_text()
+        await self.proof.began(snap)
         self.visited.add(snap.url)
 
         plan = await self.planning.plan(snap, None, self.steps_verified)

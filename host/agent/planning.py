@@ -57,7 +57,7 @@ class Planning:
         """A plan for the task from this page (`evidence`: why the last one ended, for a replan)."""
         self.hid = int(snap.stats.get("occluded") or 0)
         plan = await self._plan(snap, evidence, steps_verified)
-        await self.proof.planned(plan, snap, overlaid=bool(self.hid))
+        await self.proof.planned(plan, snap)
         return plan
 
     async def _plan(self, snap: Snapshot, evidence: dict[str, Any] | None, steps_verified: int) -> Plan:

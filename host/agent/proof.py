@@ -1,6 +1,12 @@
 """The task's success criteria over a run, and the judgement of a claimed success by the
 conclusion guards (host.agent.guards.conclusion): the criteria must hold on the final page, and
-evidence the run's own input cannot produce must show the agent did the task."""
+evidence the run's own input cannot produce must show the agent did the task.
+
+A criterion states what the page holds (a cart's count, a field's value), so it is read on every
+element the page has, an overlay's covered ones included: what covers an element decides whether
+it can be acted on, not whether it is there, and a page that covers itself when done (a
+confirmation over the form it answers) still holds its result. The judge of the eval reads the page
+the same way (waymark.eval.judge)."""
 
 from __future__ import annotations
 
@@ -33,6 +39,7 @@ class Proof:
                  emit: Callable[..., Any], found: Callable[[dict[str, Any], list[Finding]], None]) -> None:
         self.context = context
         self.page_text = page_text
+        #: A new snapshot of the page with every element, covered or not.
         self.fresh = fresh
         self.emit = emit
         self.found = found
@@ -48,19 +55,28 @@ class Proof:
         #: Whether a plan before the latest one had every required step proven (`plan_proven`).
         self.earlier_plan_proven = False
         #: When every step of the latest plan is optional: the criteria that held on the page it
-        #: was made on (None otherwise, and when an overlay hid part of that page).
+        #: was made on (None otherwise).
         self.held_at_optional_plan: set[str] | None = None
+        #: The page the run began on, as the criteria read it (`state_of`).
+        self.start_state: Snapshot | None = None
         #: The page the latest criteria were named on (`held_when_written` is judged on it).
         self.named_on: Snapshot | None = None
 
-    async def planned(self, plan: Plan, snap: Snapshot, overlaid: bool) -> None:
+    async def began(self, snap: Snapshot) -> None:
+        """The run began on `snap`: what of any criteria holds there proves nothing."""
+        self.start_state = await self.state_of(snap)
+
+    async def state_of(self, snap: Snapshot) -> Snapshot:
+        """`snap` as the criteria read it: the same page with the elements an overlay covers."""
+        return await self.fresh() if snap.stats.get("occluded") else snap
+
+    async def planned(self, plan: Plan, snap: Snapshot) -> None:
         """A new plan, made on `snap`: its steps are yet to be proven. When every step of it is
-        optional, what of the criteria holds on `snap` is noted (guards: optional_steps_only),
-        unless an overlay hid part of the page (`overlaid`): a criterion may hold behind it unseen."""
+        optional, what of the criteria holds on `snap` is noted (guards: optional_steps_only)."""
         self.earlier_plan_proven = self.earlier_plan_proven or self.plan_proven()
         self.required = {i for i, step in enumerate(plan.steps) if step.required}
         self.proven = {}
-        optional_only = bool(plan.steps) and not self.required and bool(self.criteria) and not overlaid
+        optional_only = bool(plan.steps) and not self.required and bool(self.criteria)
         self.held_at_optional_plan = await self._held_at(snap) if optional_only else None
 
     def stepped(self, index: int, outcome: StepOutcome) -> None:
@@ -76,7 +92,7 @@ class Proof:
     async def named(self, criteria: list[dict[str, Any]], snap: Snapshot) -> None:
         """A plan made on `snap` named these criteria (the start page's read text is reused: a first plan is made on it)."""
         self.criteria = parse_predicates(criteria)
-        start = self.context.start
+        start = self.start_state
         self.held_on_start_page = self.held_on(start, self.context.start_text) if start is not None else set()
         self.named_on = None
         self.held_when_written = await self._held_at(snap)
@@ -89,7 +105,7 @@ class Proof:
             return self.held_on_start_page
         if snap is self.named_on:
             return self.held_when_written
-        return self.held_on(snap, await self.page_text())
+        return self.held_on(await self.state_of(snap), await self.page_text())
 
     def expectation(self) -> Expectation:
         """The criteria, `url_changed` counted from the page the run started on."""
@@ -102,7 +118,7 @@ class Proof:
         that named the page the run began on is not counted (host.agent.verifier.names_start_page)."""
         if not self.criteria:
             return ""
-        verdict = await self.expectation().judge(snap)
+        verdict = await self.expectation().judge(await self.state_of(snap))
         return failures_line([r for r in verdict.failed() if not names_start_page(r, self.held_on_start_page)])
 
     def held_on(self, snap: Snapshot, page_text: str) -> set[str]:
@@ -115,9 +131,10 @@ class Proof:
         """Judge a claimed success (a `done`, or the plan's last step passed) on the final page."""
         results: list[Any] = []
         before: set[str] = set()
+        state = await self.state_of(snap)
         if self.criteria:
-            verdict = await self.expectation().eventually(snap, self.fresh, timeout=2.0, max_tries=3)
-            results = verdict.results
+            verdict = await self.expectation().eventually(state, self.fresh, timeout=2.0, max_tries=3)
+            results, state = verdict.results, verdict.snapshot or state
             before = self.held_on_start_page
             self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in results], held_at_start=sorted(before),
                       held_when_written=sorted(self.held_when_written))
@@ -133,7 +150,7 @@ class Proof:
         conclusion = Conclusion(**vars(self.context), final_text=await self.page_text(), criteria=results, held_before=held,
                                 held_on_start_page=before, steps_verified=steps_verified,
                                 steps_unproven=steps_unproven, plan_proven=self.plan_proven(), held_since_optional_plan=by_optional)
-        refused, findings = guards.conclude(conclusion, None, snap)
+        refused, findings = guards.conclude(conclusion, None, state)
         if findings:
             record: dict[str, Any] = {}
             self.found(record, findings)

@@ -26,9 +26,10 @@ class BrowserSession:
         #: The ref generation of the last snapshot the run saw, which its refs come from.
         self.ref_generation: int | None = None
 
-    def options(self, screenshot: bool = False) -> SnapshotOptions:
+    def options(self, screenshot: bool = False, occlusion: bool = True) -> SnapshotOptions:
         # A screenshot always comes with its thumbnail for the panel's timeline, made by the extension.
-        return SnapshotOptions(tab_id=self.tab_id, max_chars=self.max_chars, screenshot=screenshot, thumbnail=screenshot)
+        return SnapshotOptions(tab_id=self.tab_id, max_chars=self.max_chars, screenshot=screenshot, thumbnail=screenshot,
+                               occlusion=occlusion)
 
     async def open(self, url: str) -> int:
         """Open `url` in a new active tab, wait for it to load, and continue there."""
@@ -41,8 +42,10 @@ class BrowserSession:
         self.tab_id = int(data["tab_id"])
         return self.tab_id
 
-    async def snapshot(self, screenshot: bool = False) -> Snapshot:
-        snap = await snapshot(self.bridge, self.options(screenshot))
+    async def snapshot(self, screenshot: bool = False, occlusion: bool = True) -> Snapshot:
+        """The tab's page (`occlusion` False: with the elements an overlay covers, which the
+        model is not shown since it cannot act on them)."""
+        snap = await snapshot(self.bridge, self.options(screenshot, occlusion))
         if snap.tab_id is not None:
             self.tab_id = snap.tab_id
         self.ref_generation = snap.ref_generation

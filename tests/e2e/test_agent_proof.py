@@ -15,6 +15,7 @@ import pytest
 from tests.agent_calls import start_run, trace_events
 from tests.reliability.fake_model import FakeModel
 from waymark.eval.sites.serve import SiteServer
+from waymark.host.agent.verifier import key
 
 LOGIN_TASK = "Sign in to Ledger with the username ada and the password lovelace."
 COOKIE_TASK = "Subscribe ada@example.com to The Daily Loop newsletter, allowing only essential cookies."
@@ -667,3 +668,30 @@ async def test_criteria_that_speak_of_one_part_of_a_task_are_an_advisory_and_nev
     assert conclusion["findings"][0]["message"] == ("no success criterion speaks of these parts of the task: set the display name to "
                                                     "Ada L.; choose the dark theme; turn on the daily digest")
 
+
+
+GREEN = [{"checked": {"target": {"role": "checkbox", "name": "Green"}}}]
+
+
+async def test_a_form_its_page_covered_once_sent_is_proven_by_the_boxes_checked_beneath_the_cover(sw, site_url, serve):
+    # MiniWoB++ covers its page with START the moment an episode ends: the agent, shown only what
+    # it can act on, found no checkbox on the final page and called a completed task unproven.
+    check = {"intent": "Check Green", "action": {"type": "check", "target": {"role": "checkbox", "name": "Green"}}, "verify": GREEN}
+    submit = {"intent": "Submit", "action": {"type": "click", "target": {"role": "button", "name": "Submit"}}, "verify": []}
+    model = await serve([check, submit], success_criteria=GREEN)
+    summary = await _run(sw, model, "Select Green and submit.", f"{site_url}/agent/covered.html", policy={"destructive": "allow"})
+    assert (summary["success"], summary["outcome"]) == (True, "done"), summary
+    criteria = trace_events(summary["trace_dir"], "criteria")[0]
+    assert (criteria["ok"], criteria["held_at_start"]) == (True, [])
+
+
+async def test_a_box_a_cookie_wall_covered_when_the_run_began_was_checked_then_and_proves_nothing(sw, site_url, serve):
+    # Another shape, where reading beneath an overlay must not make a proof: Green was checked
+    # before the run, under the wall; accepting the wall, with nothing to show for it, only
+    # uncovered it (read as the model is shown the page, the box came to be checked).
+    accept = {"intent": "Accept the cookies", "action": {"type": "click", "target": {"role": "button", "name": "Accept"}}, "verify": []}
+    model = await serve([accept], success_criteria=GREEN)
+    summary = await _run(sw, model, "Select Green.", f"{site_url}/agent/covered.html?wall", policy={"destructive": "allow"})
+    assert (summary["success"], summary["outcome"]) == (False, "unproven"), summary
+    assert trace_events(summary["trace_dir"], "criteria")[0]["held_at_start"] == [key(GREEN[0])]
+    assert summary["reason"].startswith("nothing proves the task was done: every success criterion already held when the run began")

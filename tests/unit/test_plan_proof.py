@@ -1,7 +1,8 @@
 """host.agent.proof.Proof: where the success criteria prove nothing, a plan proves the task only
 when every required step of it was proven by a change on the page, one at least by evidence the
 run's typing cannot produce; criteria that came to hold only while a plan of optional steps ran
-prove nothing without work proven on the way."""
+prove nothing without work proven on the way; criteria read what the page holds, an overlay's
+covered elements included."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from waymark.host.agent.guards import GuardContext
 from waymark.host.agent.planner import Plan, PlanStep
 from waymark.host.agent.proof import Proof
 from waymark.host.agent.step_judge import StepOutcome
-from waymark.host.core.snapshot import Snapshot
+from waymark.host.agent.verifier import key
+from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
 HOME = Snapshot(url="https://shop.example/", title="Home · Shop", text="")
 RESULTS = Snapshot(url="https://shop.example/results?q=shoes", title="Search results · Shop", text="")
@@ -22,10 +24,18 @@ async def _no_text() -> str:
     return ""
 
 
-async def proof_of(*steps: PlanStep) -> Proof:
-    proof = Proof(GuardContext(task="t", start=HOME), _no_text, lambda: None, lambda *a, **k: None,  # type: ignore[arg-type]
+def _page(*, covered: Snapshot | None) -> Any:
+    """The page as a snapshot with every element reads it (the one a covered snapshot stands for)."""
+    async def fresh() -> Snapshot | None:
+        return covered
+    return fresh
+
+
+async def proof_of(*steps: PlanStep, start: Snapshot = HOME, uncovered: Snapshot | None = None) -> Proof:
+    proof = Proof(GuardContext(task="t", start=start), _no_text, _page(covered=uncovered), lambda *a, **k: None,
                   lambda record, found: None)
-    await proof.planned(Plan(steps=list(steps)), HOME, overlaid=False)
+    await proof.began(start)
+    await proof.planned(Plan(steps=list(steps)), start)
     return proof
 
 
@@ -67,7 +77,7 @@ async def test_a_done_answered_before_the_plans_last_required_step_leaves_the_pl
 
 async def test_a_new_plan_starts_unproven():
     proof = _steps(await proof_of(step("Select A")), PROVEN)
-    await proof.planned(Plan(steps=[step("Save")]), HOME, overlaid=False)
+    await proof.planned(Plan(steps=[step("Save")]), HOME)
     assert not proof.plan_proven()
 
 
@@ -78,12 +88,12 @@ async def test_a_plan_with_no_steps_proves_nothing():
 SHOE_PAGE = [{"title_contains": "Trail Runner 3"}]
 
 
-async def _after_optional_replan(made_on: Snapshot, overlaid: bool = False) -> Proof:
+async def _after_optional_replan(made_on: Snapshot, uncovered: Snapshot | None = None) -> Proof:
     """The shop run: a first plan named the product page's title and its search step failed; the
     replan, made on `made_on`, gave one optional step, which passed with no checks."""
-    proof = await proof_of(step("Find the shoes"), step("Add them to the cart"))
+    proof = await proof_of(step("Find the shoes"), step("Add them to the cart"), uncovered=uncovered)
     await proof.named(SHOE_PAGE, HOME)
-    await proof.planned(Plan(steps=[step("Search again", required=False)]), made_on, overlaid)
+    await proof.planned(Plan(steps=[step("Search again", required=False)]), made_on)
     proof.stepped(0, StepOutcome(verdict="passed"))
     return proof
 
@@ -106,6 +116,45 @@ async def test_criteria_that_came_to_hold_under_optional_steps_count_beside_a_st
     assert (await proof.conclude(PRODUCT, "every step passed its checks", steps_verified=1, steps_unproven=0))[:2] == (True, "done")
 
 
-async def test_a_plan_of_optional_steps_made_while_an_overlay_hid_part_of_the_page_notes_nothing():
-    proof = await _after_optional_replan(RESULTS, overlaid=True)
-    assert proof.held_at_optional_plan is None
+async def test_a_criterion_an_overlay_covered_when_the_plan_of_optional_steps_was_made_held_there():
+    # Sites shop-add-to-cart: Add to cart clicked, the upsell drawer opened over the page and
+    # covered the cart link; the replan of one optional step (close the drawer) was made then.
+    cart = [{"exists": {"role": "link", "name": "Cart (1)"}}]
+    product = PRODUCT.model_copy(update={"elements": [CART_LINK]})
+    proof = await proof_of(step("Add to cart"), uncovered=product)
+    await proof.named(cart, HOME)
+    await proof.planned(Plan(steps=[step("Close the offer", required=False)]), PRODUCT.model_copy(update={"stats": {"occluded": 3}}))
+    assert proof.held_at_optional_plan == keys(cart)
+
+
+def keys(criteria: list[dict[str, Any]]) -> set[str]:
+    return {key(c) for c in criteria}
+
+
+CART_LINK = SnapshotElement(ref=1, role="link", name="Cart (1)")
+CONFIRMED = [{"value_equals": {"target": {"name": "Name"}, "value": "Ada"}}]
+FILLED = Snapshot(url="https://forms.example/", title="Form", text="", elements=[SnapshotElement(ref=2, role="textbox", name="Name", value="Ada")])
+#: MiniWoB++ at an episode's end: its START cover over the whole task, the form answered beneath.
+COVERED = Snapshot(url="https://forms.example/", title="Form", text="", stats={"occluded": 2},
+                   elements=[SnapshotElement(ref=9, role="button", name="START")])
+EMPTY = Snapshot(url="https://forms.example/", title="Form", text="", elements=[SnapshotElement(ref=2, role="textbox", name="Name")])
+
+
+async def test_criteria_an_overlay_covers_on_the_final_page_still_prove_the_task():
+    proof = await proof_of(step("Type Ada"), step("Submit"), start=EMPTY, uncovered=FILLED)
+    await proof.named(CONFIRMED, EMPTY)
+    assert (await proof.conclude(COVERED, "every step passed its checks", steps_verified=2, steps_unproven=0))[:2] == (True, "done")
+
+
+async def test_a_criterion_covered_on_the_page_the_run_began_on_held_there_and_proves_nothing():
+    # A cookie wall over a form its page had filled in already: lifting the wall is not the task.
+    proof = await proof_of(step("Type Ada"), start=COVERED, uncovered=FILLED)
+    await proof.named(CONFIRMED, COVERED)
+    assert proof.held_on_start_page == keys(CONFIRMED)
+    assert (await proof.unmet(COVERED)) == ""
+
+
+async def test_an_uncovered_page_is_read_as_it_was_given():
+    proof = await proof_of(step("Type Ada"), start=EMPTY, uncovered=COVERED)
+    await proof.named(CONFIRMED, EMPTY)
+    assert (await proof.unmet(FILLED)) == ""
