@@ -91,6 +91,22 @@ async ({seed, episodeMs}) => {
     await new Promise(r => setTimeout(r, 10));
   }
   core.EPISODE_MAX_TIME = episodeMs;
+  // The episode's outcome is its first end, as MiniWoB++'s own environment takes it: a click on
+  // the START cover the page shows then begins an unseeded episode and clears the globals.
+  window.__waymarkEnd = null;
+  if (!core.__waymarkLatched) {
+    const end = core.endEpisode;
+    core.endEpisode = function (...args) {
+      const rewarded = core.EP_TIMER !== null && window.__waymarkEnd === null;
+      const result = end.apply(this, args);
+      if (rewarded) {
+        window.__waymarkEnd = {done: !!WOB_DONE_GLOBAL, raw: Number(WOB_RAW_REWARD_GLOBAL), reward: Number(WOB_REWARD_GLOBAL),
+                               reason: WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON)};
+      }
+      return result;
+    };
+    core.__waymarkLatched = true;
+  }
   Math.seedrandom(seed);
   core.startEpisodeReal();
   for (let i = 0; i < 200 && !WOB_TASK_READY; i++) await new Promise(r => setTimeout(r, 10));
@@ -116,7 +132,7 @@ async ({seed, episodeMs}) => {
 """
 
 _REWARD_JS = """
-() => ({done: !!WOB_DONE_GLOBAL, raw: Number(WOB_RAW_REWARD_GLOBAL), reward: Number(WOB_REWARD_GLOBAL),
+() => window.__waymarkEnd || ({done: !!WOB_DONE_GLOBAL, raw: Number(WOB_RAW_REWARD_GLOBAL), reward: Number(WOB_REWARD_GLOBAL),
         reason: WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON)})
 """
 
@@ -131,5 +147,5 @@ async def start_episode(page: Any, spec: MiniwobSpec) -> str:
 
 
 async def read_reward(page: Any) -> Reward:
-    """The episode's outcome from the page's own globals."""
+    """The episode's outcome from the page's own globals, as they were when it first ended."""
     return Reward.model_validate(await page.evaluate(_REWARD_JS))

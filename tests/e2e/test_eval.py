@@ -140,6 +140,20 @@ async def test_a_miniwob_episode_is_seeded_and_its_reward_read_from_the_page(pag
     assert reward.done and reward.raw == 1.0 and reward.passed(1.0)
 
 
+async def test_a_miniwob_episode_is_judged_by_its_first_end_though_start_was_clicked_after_it(page, miniwob_site):
+    # The page covers itself with START when an episode ends; a click there begins an unseeded
+    # episode and clears the reward the finished one earned.
+    await page.goto(miniwob.page_url(miniwob_site, "enter-text"))
+    await miniwob.start_episode(page, MiniwobSpec(env="enter-text", seed=1))
+    await page.fill("#tt", "Bernardine")
+    await page.click("#subbtn")
+    await page.click("#sync-task-cover")
+    await page.fill("#tt", "Someone else")
+    await page.click("#subbtn")
+    reward = await miniwob.read_reward(page)
+    assert reward.done and reward.raw == 1.0 and reward.passed(1.0)
+
+
 async def test_a_natural_language_miniwob_task_gives_its_instruction_as_text(page, miniwob_site):
     await page.goto(miniwob.page_url(miniwob_site, "email-inbox-nl-turk"))
     goal = await miniwob.start_episode(page, MiniwobSpec(env="email-inbox-nl-turk", seed=1))
