@@ -346,11 +346,13 @@
         }
         const role = firstRole(el);
         if (tag === "svg") {
-          // An icon with a role of its own (role=img) is named only by itself. A bare one is named
-          // by the sprite symbol it draws only when nothing else names the element: Chrome reads
-          // "Sign up now" for a link of that text and an arrow icon, "search" for a lone search icon.
+          // An icon with a role of its own (role=img) is named only by itself. A bare one adds the
+          // title of the sprite symbol it draws to a name, as Chrome 156.0.8078.108 reads it ("Sign
+          // up now arrow-right" for a link of that text and an arrow icon; 156.0.8078.73 read
+          // "Sign up now"); other text takes it only when it has nothing else.
           const own = el.getAttribute("aria-label") || el.querySelector("title")?.textContent;
           if (own) add(` ${own} `);
+          else if (!role && opts.naming) add(` ${usedTitles(el)} `);
           else if (!role) drawn += ` ${usedTitles(el)}`;
           add(" ");
           continue;
