@@ -94,18 +94,16 @@ async ({seed, episodeMs}) => {
   // The episode's outcome is its first end, as MiniWoB++'s own environment takes it: a click on
   // the START cover the page shows then begins an unseeded episode and clears the globals.
   window.__waymarkEnd = null;
-  if (!core.__waymarkLatched) {
+  if (!core.__waymarkOutcome) {
+    core.__waymarkOutcome = () => ({done: !!WOB_DONE_GLOBAL, raw: Number(WOB_RAW_REWARD_GLOBAL), reward: Number(WOB_REWARD_GLOBAL),
+                                    reason: WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON)});
     const end = core.endEpisode;
     core.endEpisode = function (...args) {
       const rewarded = core.EP_TIMER !== null && window.__waymarkEnd === null;
       const result = end.apply(this, args);
-      if (rewarded) {
-        window.__waymarkEnd = {done: !!WOB_DONE_GLOBAL, raw: Number(WOB_RAW_REWARD_GLOBAL), reward: Number(WOB_REWARD_GLOBAL),
-                               reason: WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON)};
-      }
+      if (rewarded) window.__waymarkEnd = core.__waymarkOutcome();
       return result;
     };
-    core.__waymarkLatched = true;
   }
   Math.seedrandom(seed);
   core.startEpisodeReal();
@@ -132,8 +130,7 @@ async ({seed, episodeMs}) => {
 """
 
 _REWARD_JS = """
-() => window.__waymarkEnd || ({done: !!WOB_DONE_GLOBAL, raw: Number(WOB_RAW_REWARD_GLOBAL), reward: Number(WOB_REWARD_GLOBAL),
-        reason: WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON)})
+() => window.__waymarkEnd || core.__waymarkOutcome()
 """
 
 
@@ -147,5 +144,6 @@ async def start_episode(page: Any, spec: MiniwobSpec) -> str:
 
 
 async def read_reward(page: Any) -> Reward:
-    """The episode's outcome from the page's own globals, as they were when it first ended."""
+    """The episode's outcome from the page's own globals, as they were when it first ended (an
+    episode `start_episode` began)."""
     return Reward.model_validate(await page.evaluate(_REWARD_JS))
