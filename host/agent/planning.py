@@ -55,7 +55,6 @@ class Planning:
 
     async def plan(self, snap: Snapshot, evidence: dict[str, Any] | None, steps_verified: int) -> Plan:
         """A plan for the task from this page (`evidence`: why the last one ended, for a replan)."""
-        self.hid = int(snap.stats.get("occluded") or 0)
         plan = await self._plan(snap, evidence, steps_verified)
         await self.proof.planned(plan, snap)
         return plan
@@ -69,6 +68,7 @@ class Planning:
                       fallback=True, reason="planning is off for this run", evidence=evidence)
             return plan
         safe = self.safe(snap)
+        self.hid = int(snap.stats.get("occluded") or 0)
         self.verified_before = steps_verified
         try:
             result = await self.planner.plan(

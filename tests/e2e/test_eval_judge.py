@@ -98,31 +98,35 @@ async def test_a_result_that_opened_in_a_new_tab_is_judged_in_that_tab(controlle
         assert not passed and details["tab"] == "the task's tab"
 
 
+async def _judge_add_to_cart(controller, servers, tab) -> tuple[bool, str]:
+    """The sites judge's verdict on `tab` for shop-add-to-cart, and its reason."""
+    task = next(t for t in load_suite("sites") if t.id == "sites/shop-add-to-cart")
+    passed, reason, _ = await judge_site_task(controller, task, tab, await tab_id_of(controller, tab.url), [],
+                                              f"{servers.sites.site}/shop/index.html")
+    return passed, reason
+
+
 async def test_the_cart_link_behind_the_upsell_drawer_counts_for_the_task_that_only_adds_to_the_cart(controller, servers):
     # The real model's shop-add-to-cart run on 4536afd: Add to cart clicked on the right product,
     # the upsell drawer opened over the page as it does after every add, and the judge, reading
     # the elements as the agent's snapshot does (without what a modal's backdrop covers), found
     # no "Cart (1)" and failed a task that was done.
-    task = next(t for t in load_suite("sites") if t.id == "sites/shop-add-to-cart")
-    site = servers.sites.site
     async with _tab(controller) as tab:
-        await tab.goto(f"{site}/shop/product.html?id=trail-runner-3")
+        await tab.goto(f"{servers.sites.site}/shop/product.html?id=trail-runner-3")
         await tab.click("#add")
         await tab.wait_for_selector("#upsell:not([hidden])")
-        passed, reason, _ = await judge_site_task(controller, task, tab, await tab_id_of(controller, tab.url), [], f"{site}/shop/index.html")
+        passed, reason = await _judge_add_to_cart(controller, servers, tab)
         assert passed, reason
 
 
 async def test_a_cart_holding_another_product_fails_the_task_that_adds_the_trail_runner_3(controller, servers):
     # Sites shop-add-to-cart judged only by its "Cart (1)" link: a run that added the Trail socks
     # instead (as the real model did on 4536afd) would have passed had it claimed success.
-    task = next(t for t in load_suite("sites") if t.id == "sites/shop-add-to-cart")
-    site = servers.sites.site
     async with _tab(controller) as tab:
-        await tab.goto(f"{site}/shop/product.html?id=trail-socks")
+        await tab.goto(f"{servers.sites.site}/shop/product.html?id=trail-socks")
         await tab.click("#add")
         await tab.click("#no-thanks")
         await tab.wait_for_selector("#upsell[hidden]", state="attached")
-        passed, reason, _ = await judge_site_task(controller, task, tab, await tab_id_of(controller, tab.url), [], f"{site}/shop/index.html")
+        passed, reason = await _judge_add_to_cart(controller, servers, tab)
         assert not passed
         assert reason == """sessionStorage['demo-cart'] is ["trail-socks"], expected ["trail-runner-3"]"""

@@ -24,15 +24,15 @@ async def _no_text() -> str:
     return ""
 
 
-def _page(*, covered: Snapshot | None) -> Any:
-    """The page as a snapshot with every element reads it (the one a covered snapshot stands for)."""
+def _read_uncovered(page: Snapshot | None) -> Any:
+    """A source of `page`: the page a covered snapshot stands for, read with every element."""
     async def fresh() -> Snapshot | None:
-        return covered
+        return page
     return fresh
 
 
 async def proof_of(*steps: PlanStep, start: Snapshot = HOME, uncovered: Snapshot | None = None) -> Proof:
-    proof = Proof(GuardContext(task="t", start=start), _no_text, _page(covered=uncovered), lambda *a, **k: None,
+    proof = Proof(GuardContext(task="t", start=start), _no_text, _read_uncovered(uncovered), lambda *a, **k: None,
                   lambda record, found: None)
     await proof.began(start)
     await proof.planned(Plan(steps=list(steps)), start)
@@ -86,6 +86,11 @@ async def test_a_plan_with_no_steps_proves_nothing():
 
 
 SHOE_PAGE = [{"title_contains": "Trail Runner 3"}]
+CART_LINK = SnapshotElement(ref=1, role="link", name="Cart (1)")
+
+
+def keys(criteria: list[dict[str, Any]]) -> set[str]:
+    return {key(c) for c in criteria}
 
 
 async def _after_optional_replan(made_on: Snapshot, uncovered: Snapshot | None = None) -> Proof:
@@ -127,11 +132,6 @@ async def test_a_criterion_an_overlay_covered_when_the_plan_of_optional_steps_wa
     assert proof.held_at_optional_plan == keys(cart)
 
 
-def keys(criteria: list[dict[str, Any]]) -> set[str]:
-    return {key(c) for c in criteria}
-
-
-CART_LINK = SnapshotElement(ref=1, role="link", name="Cart (1)")
 CONFIRMED = [{"value_equals": {"target": {"name": "Name"}, "value": "Ada"}}]
 FILLED = Snapshot(url="https://forms.example/", title="Form", text="", elements=[SnapshotElement(ref=2, role="textbox", name="Name", value="Ada")])
 #: MiniWoB++ at an episode's end: its START cover over the whole task, the form answered beneath.
