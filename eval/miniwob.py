@@ -107,6 +107,12 @@ async ({seed, episodeMs}) => {
   }
   Math.seedrandom(seed);
   core.startEpisodeReal();
+  // MiniWoB++'s own environment shows its agents the task area alone: its DOM observation skips
+  // the reward display and the canvas of click marks beside it, and its screenshot is cropped to
+  // the task. Left on the page, they would give the agent the judge's reward as page text.
+  core.hideDisplay();
+  const marks = document.getElementById('click-canvas');
+  if (marks) marks.style.display = 'none';
   for (let i = 0; i < 200 && !WOB_TASK_READY; i++) await new Promise(r => setTimeout(r, 10));
   // The task's markup fetches images as it renders (icons drawn with CSS content:url()), and an
   // icon not yet loaded has no size, so no one could see or click it: the episode is ready for

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.dispatch_helpers import act, tab_id_of
 from waymark.eval import miniwob
 from waymark.eval.html import render
 from waymark.eval.report import read_rows
@@ -152,6 +153,19 @@ async def test_a_miniwob_episode_is_judged_by_its_first_end_though_start_was_cli
     await page.click("#subbtn")
     reward = await miniwob.read_reward(page)
     assert reward.done and reward.raw == 1.0 and reward.passed(1.0)
+
+
+async def test_a_finished_miniwob_episode_shows_the_agent_no_reward_as_miniwobs_own_environment_does(sw, page, miniwob_site):
+    # The harness had left MiniWoB++'s reward display beside the task: once click-dialog was
+    # answered, the page text the agent's criteria read said "Last reward: 1.00", the judge's own
+    # verdict. MiniWoB++ shows its agents the task area alone.
+    await page.goto(miniwob.page_url(miniwob_site, "click-dialog"))
+    await miniwob.start_episode(page, MiniwobSpec(env="click-dialog", seed=1))
+    await page.click(".ui-dialog-titlebar-close")
+    assert (await miniwob.read_reward(page)).passed(1.0)
+    read = await act(sw, await tab_id_of(sw, page), {"type": "extract"})
+    assert read.ok and "START" in read.text
+    assert "reward" not in read.text.lower() and "Episodes done" not in read.text
 
 
 async def test_a_natural_language_miniwob_task_gives_its_instruction_as_text(page, miniwob_site):
