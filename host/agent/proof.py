@@ -25,7 +25,7 @@ from waymark.host.agent.verifier import (
     VerifyContext,
     failures_line,
     key,
-    names_start_page,
+    names_page_left,
     parse_predicates,
 )
 from waymark.host.core.snapshot import Snapshot
@@ -115,11 +115,11 @@ class Proof:
 
     async def unmet(self, snap: Snapshot) -> str:
         """The criteria that fail on this page, described ("" when all hold or there are none); one
-        that named the page the run began on is not counted (host.agent.verifier.names_start_page)."""
+        that named the page the run began on is not counted (host.agent.verifier.names_page_left)."""
         if not self.criteria:
             return ""
         verdict = await self.expectation().judge(await self.state_of(snap))
-        return failures_line([r for r in verdict.failed() if not names_start_page(r, self.held_on_start_page)])
+        return failures_line([r for r in verdict.failed() if not names_page_left(r, self.held_on_start_page)])
 
     def held_on(self, snap: Snapshot, page_text: str) -> set[str]:
         """The criteria that hold on `snap` with its `page_text`."""
@@ -148,7 +148,7 @@ class Proof:
         optional = self.held_at_optional_plan
         by_optional = set() if proven_on_the_way or optional is None else {key(r.predicate) for r in results if r.ok} - optional
         conclusion = Conclusion(**vars(self.context), final_text=await self.page_text(), criteria=results, held_before=held,
-                                held_on_start_page=before, steps_verified=steps_verified,
+                                held_on_start_page=before, held_when_written=self.held_when_written, steps_verified=steps_verified,
                                 steps_unproven=steps_unproven, plan_proven=self.plan_proven(), held_since_optional_plan=by_optional)
         refused, findings = guards.conclude(conclusion, None, state)
         if findings:

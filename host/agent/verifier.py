@@ -238,11 +238,12 @@ def failures_line(failed: list[CheckResult]) -> str:
 PAGE_IDENTITY = ("title_contains", "url_contains", "url_matches")
 
 
-def names_start_page(result: CheckResult, held_on_start_page: set[str]) -> bool:
-    """A failing criterion on which page the tab is on (its title or URL) that held on the page
-    the run began on: it named that page, and its failing says only that the run left it, which
-    a task that goes anywhere does. It is no reason to call the task failed."""
-    return not result.ok and list(result.predicate)[0] in PAGE_IDENTITY and key(result.predicate) in held_on_start_page
+def names_page_left(result: CheckResult, held_there: set[str]) -> bool:
+    """A failing criterion on which page the tab is on (its title or URL) that held on a page
+    (`held_there`: the keys of the criteria that held on it): it named that page, and its failing
+    says only that the run left it. Left, the page the run began on is no reason to call the task
+    failed, since a task that goes anywhere leaves it."""
+    return not result.ok and list(result.predicate)[0] in PAGE_IDENTITY and key(result.predicate) in held_there
 
 
 def unreachable_by_link(predicates: list[Predicate], snapshot: Snapshot) -> list[Predicate]:

@@ -51,7 +51,7 @@ from waymark.host.agent.verifier import (
     VerifyContext,
     failures_line,
     key,
-    names_start_page,
+    names_page_left,
     parse_predicate,
     parse_predicates,
 )
@@ -249,7 +249,7 @@ class Replay:
                                                                                                  timeout=2.0, max_tries=3)
             changed = [key(r.predicate) for r in verdict.results if key(r.predicate) not in held_at_start]
             self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in verdict.results], held_at_start=sorted(held_at_start))
-            failed = [r for r in verdict.failed() if not names_start_page(r, held_at_start)]
+            failed = [r for r in verdict.failed() if not names_page_left(r, held_at_start)]
             if failed:
                 return False, "failed", "every step was replayed but the task's success criteria fail: " + failures_line(failed)
         healed_answer = await self._answer(self.workflow.answer, snap) if self.workflow.answer is not None else None

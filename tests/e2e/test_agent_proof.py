@@ -567,6 +567,48 @@ async def test_a_reset_form_sent_to_its_action_by_the_button_the_step_names_is_a
     assert steps[1]["target_state"].endswith('/login/reset-sent.html"')
 
 
+async def test_login_forgot_password_a_title_the_replan_read_off_the_reset_form_leaves_the_sent_form_unproven_not_failed(sw, serve):
+    # The real model's Ledger login-forgot-password run (ff549a0): its first plan failed on the
+    # reset form, the replan made there named the form's own title, the form was sent to
+    # reset-sent.html, and the run the judge passed ended `failed` by that title.
+    email = {"role": "textbox", "name": "Email"}
+    forgot = {"intent": "Open the 'Forgot password?' page", "action": {"type": "click", "target": {"role": "link", "name": "Forgot password?"}},
+              "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Username"}, "value": "ada@example.com"}}]}
+    fill = {"intent": "Enter ada@example.com in Email", "action": {"type": "fill", "target": email, "text": "ada@example.com"},
+            "verify": [{"value_equals": {"target": email, "value": "ada@example.com"}}]}
+    send = {"intent": "click on the 'Send reset link' button", "action": {"type": "click", "target": {"role": "button", "name": "Send reset link"}},
+            "verify": [{"exists": {"role": "button", "name": "Send reset link"}}]}
+    first = json.dumps({"steps": [{"intent": forgot["intent"], "verify": forgot["verify"]}]})
+    replan = json.dumps({"steps": [{"intent": s["intent"], "verify": s["verify"]} for s in (fill, send)],
+                         "success_criteria": [{"title_contains": "Reset password · Ledger"}]})
+    model = await serve([forgot, fill, send], plan_text=[first, replan])
+    with SiteServer() as sites:
+        summary = await _run(sw, model, "Ask Ledger for a password reset link for ada@example.com.", f"{sites.site}/login/index.html",
+                             policy={"destructive": "allow"}, budgets={"retries_per_step": 0})
+    assert (summary["success"], summary["outcome"], summary["replans"]) == (False, "unproven", 1), summary
+    assert summary["reason"].startswith("nothing proves the task was done, nor that it failed")
+    assert trace_events(summary["trace_dir"], "step")[-1]["target_state"].endswith('/login/reset-sent.html"')
+    criteria = trace_events(summary["trace_dir"], "criteria")[0]
+    assert criteria["held_when_written"] == ['{"title_contains": "Reset password · Ledger"}'] and criteria["held_at_start"] == []
+
+
+async def test_a_replan_made_on_the_help_page_the_task_asks_for_that_then_left_it_is_never_a_success(sw, serve):
+    # Another shape, where a title read off the replan's page named the goal: the replan made on
+    # Help named Help's title and went back to the board by a link its step names (a proven step);
+    # planned again there, it found nothing left to do.
+    help_link = {"intent": "Open the Help page", "action": {"type": "click", "target": {"role": "link", "name": "Help"}},
+                 "verify": [{"text_present": "Keyboard shortcuts"}]}
+    board = {"intent": "Go back to the Board", "action": {"type": "click", "target": {"role": "link", "name": "Board"}}, "verify": []}
+    first = json.dumps({"steps": [{"intent": help_link["intent"], "verify": help_link["verify"]}]})
+    replan = json.dumps({"steps": [{"intent": board["intent"], "verify": []}], "success_criteria": [{"title_contains": "Help · Kanbanish"}]})
+    model = await serve([help_link, board], plan_text=[first, replan, json.dumps({"steps": []})])
+    with SiteServer() as sites:
+        summary = await _run(sw, model, "Open the Help page of Kanbanish.", f"{sites.site}/spa/index.html", budgets={"retries_per_step": 0})
+    assert (summary["success"], summary["outcome"], summary["replans"]) == (False, "unproven", 2), summary
+    assert trace_events(summary["trace_dir"], "step")[-1]["target_state"].startswith('link "Board" went to its address')
+    assert [f["guard"] for f in trace_events(summary["trace_dir"], "conclusion")[0]["findings"]] == ["left_named_page"]
+
+
 CONTACT = {"intent": "Open the Contact us page", "action": {"type": "click", "target": {"role": "link", "name": "Contact us"}},
            "verify": [{"url_contains": "/contactus"}]}
 

@@ -326,6 +326,37 @@ def test_criteria_fail_still_fails_a_start_page_title_where_nothing_proves_the_t
     assert outcome == "unproven" and findings[-1].guard == "nothing_proves"
 
 
+def test_left_named_page_leaves_unproven_a_run_whose_failing_title_named_the_page_its_replan_was_made_on():
+    # Ledger login-forgot-password (ff549a0): the replan made on the reset form named the form's
+    # own title; the form sent, the tab at reset-sent.html; the run the judge passed was `failed`.
+    form = {"title_contains": "Reset password · Ledger"}
+    outcome, findings = judge(page("https://ledger.example/reset-sent.html", title="Reset link sent · Ledger"),
+                              criteria=[_result(form, ok=False)], held_before={key(form)}, held_when_written={key(form)}, plan_proven=True)
+    assert outcome == "unproven"
+    assert [(f.guard, f.strength) for f in findings] == [("left_named_page", "refusal")]
+    assert findings[0].message.startswith("nothing proves the task was done, nor that it failed") and "title_contains" in findings[0].message
+
+
+def test_left_named_page_never_makes_a_success_of_a_run_that_left_the_page_the_task_asked_for():
+    # Another shape: the replan was made on the Help page the task asked for, named its title, and
+    # its proven step went back to the board. The criterion cannot tell the goal from a page passed
+    # through, so the run is not failed by it, and never a success.
+    help_page = {"title_contains": "Help · Kanbanish"}
+    outcome, findings = judge(page("https://kanban.example/#/board", title="Board · Kanbanish"), criteria=[_result(help_page, ok=False)],
+                              held_before={key(help_page)}, held_when_written={key(help_page)}, plan_proven=True, steps_verified=1)
+    assert outcome == "unproven" and findings[-1].guard == "left_named_page"
+
+
+def test_left_named_page_is_quiet_where_another_criterion_fails_the_task():
+    form = {"title_contains": "Reset password · Ledger"}
+    sent = {"text_present": "Check your inbox"}
+    outcome, findings = judge(page("https://ledger.example/reset-sent.html", title="Reset link sent · Ledger"),
+                              criteria=[_result(form, ok=False), _result(sent, ok=False)], held_before={key(form)},
+                              held_when_written={key(form)}, plan_proven=True)
+    assert outcome == "failed" and [f.guard for f in findings] == ["criteria_fail"]
+    assert "text_present" in findings[0].message and "title_contains" not in findings[0].message
+
+
 def test_criteria_fail_counts_a_state_that_held_at_the_start_and_a_title_that_did_not():
     # Another shape: a box the task keeps ticked, unticked by the run; a title guessed for the
     # page reached (Orbit longpage-contact: "Contact us" on a page titled "Contact · Orbit").

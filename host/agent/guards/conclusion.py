@@ -21,7 +21,7 @@ from waymark.host.agent.verifier import (
     CheckResult,
     failures_line,
     key,
-    names_start_page,
+    names_page_left,
     shown_text,
 )
 from waymark.host.core.snapshot import Snapshot
@@ -40,6 +40,8 @@ class Conclusion(GuardContext):
     held_before: set[str] = field(default_factory=set)
     #: Keys of the criteria that held on the page the run began on.
     held_on_start_page: set[str] = field(default_factory=set)
+    #: Keys of the criteria that held on the page the plan naming them was made on.
+    held_when_written: set[str] = field(default_factory=set)
     steps_verified: int = 0
     steps_unproven: int = 0
     #: Every required step of the final plan was proven by a change on the page, one at least by
@@ -95,14 +97,16 @@ class MissingValue(ConclusionGuard):
 
 class CriteriaFail(ConclusionGuard):
     """The task's success criteria must hold on the final page, except one that named the page
-    the run began on (its title or URL held there): that one fails wherever the task leads."""
+    the run began on (its title or URL held there), which fails wherever the task leads, and one
+    that named the page its plan was made on (left_named_page, below)."""
 
     name = "criteria_fail"
     strength = "refusal"
     outcome = "failed"
 
     def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
-        failed = [r for r in context.criteria if not r.ok and not names_start_page(r, context.held_on_start_page)]
+        failed = [r for r in context.criteria if not r.ok and not names_page_left(r, context.held_on_start_page)
+                  and not names_page_left(r, context.held_when_written)]
         if not failed:
             return None
         return self.finding("criteria_fail", "success was claimed but the task's success criteria fail: " + failures_line(failed))
@@ -116,11 +120,30 @@ class LeftStartPage(ConclusionGuard):
     strength = "advisory"
 
     def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
-        left = [r for r in context.criteria if names_start_page(r, context.held_on_start_page)]
+        left = [r for r in context.criteria if names_page_left(r, context.held_on_start_page)]
         if not left:
             return None
         return self.finding("left_start_page", "these success criteria named the page the run began on, which it left, and are not "
                             "counted: " + failures_line(left))
+
+
+class LeftNamedPage(ConclusionGuard):
+    """A criterion on the page's title or URL that held on the page its plan was made on named
+    that page, and its failing says only that the run left it: a plan made on a page the task
+    passes through names where the run is, one made on the page the task leads to names the goal,
+    and the criterion cannot tell which. It neither fails the task nor proves it."""
+
+    name = "left_named_page"
+    strength = "refusal"
+
+    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
+        left = [r for r in context.criteria if names_page_left(r, context.held_when_written)
+                and not names_page_left(r, context.held_on_start_page)]
+        if not left:
+            return None
+        return self.finding("unproven", "nothing proves the task was done, nor that it failed: these success criteria named the page "
+                            "their plan was made on (they held there), which the run left, so they cannot tell whether that page was "
+                            "the task's goal: " + failures_line(left))
 
 
 class OwnTyping(ConclusionGuard):
@@ -198,7 +221,7 @@ class PartsUnnamed(ConclusionGuard):
         return self.finding("parts_unnamed", "no success criterion speaks of these parts of the task: " + "; ".join(unnamed))
 
 
-CONCLUSION: tuple[ConclusionGuard, ...] = (MissingValue(), LeftStartPage(), CriteriaFail(), OwnTyping(), OptionalStepsOnly(), NothingProves(),
+CONCLUSION: tuple[ConclusionGuard, ...] = (MissingValue(), LeftStartPage(), CriteriaFail(), LeftNamedPage(), OwnTyping(), OptionalStepsOnly(), NothingProves(),
                                            PartsUnnamed())
 
 
