@@ -221,8 +221,8 @@ class PartsUnnamed(ConclusionGuard):
         return self.finding("parts_unnamed", "no success criterion speaks of these parts of the task: " + "; ".join(unnamed))
 
 
-CONCLUSION: tuple[ConclusionGuard, ...] = (MissingValue(), LeftStartPage(), CriteriaFail(), LeftNamedPage(), OwnTyping(), OptionalStepsOnly(), NothingProves(),
-                                           PartsUnnamed())
+CONCLUSION: tuple[ConclusionGuard, ...] = (MissingValue(), LeftStartPage(), CriteriaFail(), LeftNamedPage(), OwnTyping(),
+                                           OptionalStepsOnly(), NothingProves(), PartsUnnamed())
 
 
 def conclude(context: Conclusion, action: Any, snapshot: Snapshot) -> tuple[ConclusionGuard | None, list[Finding]]:
