@@ -7,6 +7,7 @@ import asyncio
 import functools
 import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any, AsyncIterator, Iterator
 
@@ -65,6 +66,22 @@ def site_url(site: tuple[str, str]) -> str:
 def other_origin(site: tuple[str, str]) -> str:
     """Base URL of tests/fixtures on a second origin (for cross-origin iframes)."""
     return site[1]
+
+
+WIDGETS = Path(__file__).resolve().parent / "widgets"
+
+
+@pytest.fixture(scope="session")
+def widgets() -> str:
+    """Base URL serving tests/widgets: the npm packages of widget libraries real sites use, installed
+    exactly as the lockfile says when missing, so their own dist files are what pages load
+    (`{widgets}/node_modules/jquery-ui/dist/jquery-ui.min.js`). Pages of a test go beside them in
+    tests/widgets/pages/."""
+    if not (WIDGETS / "node_modules" / ".package-lock.json").exists():
+        npm = shutil.which("npm")
+        assert npm, "npm is needed for the widget-library tests (install Node.js)"
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=WIDGETS, check=True, capture_output=True, timeout=600)
+    return _serve(str(WIDGETS))[0]
 
 
 # ------------------------------------------------------------------ browser
