@@ -46,6 +46,7 @@ from waymark.host.core.page_in_view import page_in_view
 from waymark.host.core.phases import timed
 from waymark.host.core.snapshot import Snapshot
 from waymark.host.core.targets import Target, find_elements
+from waymark.host.core.validation import problems
 from waymark.providers import errors
 from waymark.providers.base import (
     Capabilities,
@@ -123,7 +124,9 @@ def load_script(script: dict[str, Any] | str | Path) -> Script:
         if isinstance(script, (str, Path)):
             script = json.loads(Path(script).read_text(encoding="utf-8"))
         return Script.model_validate(script)
-    except (OSError, ValueError, ValidationError) as exc:
+    except ValidationError as exc:
+        raise errors.BadRequest(f"invalid script: {problems(exc)}", provider="scripted") from None
+    except (OSError, ValueError) as exc:
         raise errors.BadRequest(f"invalid script: {exc}", provider="scripted") from None
 
 

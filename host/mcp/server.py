@@ -13,6 +13,7 @@ from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
 
 from waymark.host.core import __version__
+from waymark.host.core.validation import problems
 from waymark.host.mcp.errors import Refused, ToolError
 from waymark.host.mcp.link import Link
 from waymark.host.mcp.registry import Structured, Tool, ToolCall, text
@@ -45,10 +46,6 @@ def all_tools() -> dict[str, Tool]:
     return {t.name: t for t in [*page_tools(), *action_tools(), *task_tools(), *workflow_tools()]}
 
 
-def _errors(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:5])
-
-
 def build_server(session: McpSession, models: dict[str, Any]) -> Server[Any]:
     """The low-level MCP server with Waymark's tools bound to one session."""
 
@@ -62,7 +59,7 @@ def build_server(session: McpSession, models: dict[str, Any]) -> Server[Any]:
         try:
             arguments = tool.params.model_validate(params.arguments or {})
         except ValidationError as exc:
-            return _failed(f"bad_arguments: {_errors(exc)}")
+            return _failed(f"bad_arguments: {problems(exc, whole='arguments')}")
 
         async def confirm(line: str, reason: str) -> bool:
             if session.attached:

@@ -14,12 +14,9 @@ from pydantic import ValidationError
 from waymark.host.browser import act as browser_act
 from waymark.host.core.actions import BROWSER_ACTIONS, UPLOAD_ACTIONS, parse_action
 from waymark.host.core.browser_api import ActRequest
+from waymark.host.core.validation import problems
 from waymark.host.methods import CallContext, MethodError, method
 from waymark.host.settings import load_settings
-
-
-def _errors(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in exc.errors()[:5])
 
 
 @method("act")
@@ -28,11 +25,11 @@ async def act(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     try:
         request = ActRequest.model_validate(params)
     except ValidationError as exc:
-        raise MethodError("bad_params", f"not an act request: {_errors(exc)}") from None
+        raise MethodError("bad_params", f"not an act request: {problems(exc)}") from None
     try:
         action = parse_action(request.action)
     except ValidationError as exc:
-        raise MethodError("bad_action", f"not a valid action: {_errors(exc)}") from None
+        raise MethodError("bad_action", f"not a valid action: {problems(exc)}") from None
     kind = action.type
     if kind not in BROWSER_ACTIONS:
         raise MethodError("bad_action", f"{kind!r} is handled by the agent loop, not the browser")

@@ -13,11 +13,8 @@ from pydantic import ValidationError
 
 from waymark.host.browser import snapshot as browser_snapshot
 from waymark.host.core.browser_api import SnapshotOptions
+from waymark.host.core.validation import problems
 from waymark.host.methods import CallContext, MethodError, method
-
-
-def _errors(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in exc.errors()[:5])
 
 
 @method("snapshot")
@@ -26,7 +23,7 @@ async def snapshot(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     try:
         options = SnapshotOptions.model_validate(params)
     except ValidationError as exc:
-        raise MethodError("bad_params", f"not snapshot options: {_errors(exc)}") from None
+        raise MethodError("bad_params", f"not snapshot options: {problems(exc)}") from None
     # A page with many frames or a screenshot takes longer than a plain request.
     result = await browser_snapshot(ctx.browser, options, timeout=60.0)
     return result.model_dump(mode="json")
