@@ -23,12 +23,13 @@ class CallRunner:
         self._bridge = bridge
         self._tasks: dict[str, asyncio.Task[None]] = {}
 
-    def start(self, call: Call, send: Send) -> None:
-        """Run `call` in the background; its reply and notifications go to `send`."""
+    def start(self, call: Call, send: Send, client_id: int | None = None) -> None:
+        """Run `call` in the background; its reply and notifications go to `send`. `client_id`:
+        the attached MCP client's connection that called (CallContext.client_id)."""
         if call.id in self._tasks:
             send(Reply(id=call.id, ok=False, error=ErrorInfo(code="duplicate_id", message=f"call {call.id} is already running")))
             return
-        task = asyncio.get_running_loop().create_task(self._run(call, send), name=f"call {call.method} {call.id}")
+        task = asyncio.get_running_loop().create_task(self._run(call, send, client_id), name=f"call {call.method} {call.id}")
         self._tasks[call.id] = task
         task.add_done_callback(lambda _t: self._tasks.pop(call.id, None))
 
@@ -50,7 +51,7 @@ class CallRunner:
         if self._tasks:
             await asyncio.gather(*self._tasks.values(), return_exceptions=True)
 
-    async def _run(self, call: Call, send: Send) -> None:
+    async def _run(self, call: Call, send: Send, client_id: int | None) -> None:
         def reply(**fields: Any) -> None:
             try:
                 send(Reply(id=call.id, **fields))
@@ -66,7 +67,7 @@ class CallRunner:
             send(Notify(id=call.id, name=name, data=data))
 
         try:
-            data = await fn(call.params, CallContext(call_id=call.id, browser=self._bridge, notify=notify))
+            data = await fn(call.params, CallContext(call_id=call.id, browser=self._bridge, notify=notify, client_id=client_id))
         except asyncio.CancelledError:
             reply(ok=False, error=ErrorInfo(code="cancelled", message=f"{call.method} was cancelled"))
             return

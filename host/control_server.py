@@ -46,6 +46,7 @@ from waymark.host.framing import MAX_INBOUND_BYTES, write_stream_frame
 from waymark.host.mcp_access import ACCESS, ClientConnection, ConsentDenied
 from waymark.host.mcp_scope import opened_tabs, refusal, visible_reply
 from waymark.host.mcp_waiting import WaitingBadge
+from waymark.host.peer import peer_of
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +145,7 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
         send(ErrorReply(code="stopped", message="the user stopped MCP clients in the side panel"))
         writer.close()
 
-    client = ClientConnection(close=cut_off) if gated else None
+    client = ClientConnection(close=cut_off, peer=peer_of(writer.get_extra_info("socket"))) if gated else None
     if client is not None:
         ACCESS.opened(client)
     started: list[str] = []
@@ -175,7 +176,7 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
             refuse(message.id, out.code, out.message)
         else:
             started.append(message.id)
-            server.calls.start(message, _scoped(send, client, message))
+            server.calls.start(message, _scoped(send, client, message), client.id)
 
     try:
         ended = await serve_frames(stream_frames(reader), parse_inbound, handle, lambda exc: send(bad_frame_reply(exc)))

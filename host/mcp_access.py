@@ -1,6 +1,8 @@
 """The host's authority over MCP clients attached through its control socket: the user allows
-each client by name in the side panel (for this browser session, i.e. this host process), sees
-which clients are in control, and cuts them all off with Stop.
+each connection in the side panel (for as long as it stays open), sees which clients are in
+control, and cuts them all off with Stop. Consent belongs to the connection, not to the name a
+client gives itself: any program can claim "Claude Desktop", so every new connection is asked
+about, showing the process the kernel says is at the other end (host.peer).
 
 `waymark mcp` asks with `mcp.connect {client}` as the first call on its connection; until the
 user allows it, every other call on that connection is refused (`consent_required`). An allowed
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from waymark.host.methods import MethodError
+from waymark.host.peer import Peer
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +51,8 @@ class ClientConnection:
     id: int = field(default_factory=lambda: next(_connection_ids))
     client: str = ""
     allowed: bool = False
+    #: The process at the other end, from the socket's credentials (never from what it claims).
+    peer: Peer = field(default_factory=Peer)
     #: Tabs this connection opened: its own to act in (host.mcp_scope).
     tabs: set[int] = field(default_factory=set)
 
@@ -59,7 +64,6 @@ class Access:
     """Grants, pending requests and connected clients of one host process."""
 
     def __init__(self) -> None:
-        self.grants: set[str] = set()
         self.connections: dict[int, ClientConnection] = {}
         #: Questions waiting for the user: request id -> what the panel shows, and the answer to come
         #: (yes or no; words for a question of an agent run).
@@ -101,13 +105,13 @@ class Access:
             self._changed()
 
     async def admit(self, connection: ClientConnection, client: str, timeout: float = CONSENT_TIMEOUT_S) -> None:
-        """Let the connection act once its client is allowed: at once when the user allowed that
-        name earlier in this browser session, else after they answer in the side panel."""
+        """Let the connection act once the user allowed it in the side panel, which shows the name
+        it claims and the process it is. Each connection is asked about: an earlier allowance of
+        the same name is no allowance of this one."""
         connection.client = client
-        if client not in self.grants:
-            if await self._ask({"kind": "connect", "client": client}, timeout) is not True:
-                raise ConsentDenied("consent_denied", f"the user did not allow {client!r} in the side panel")
-            self.grants.add(client)
+        question = {"kind": "connect", "client": client, "peer": connection.peer.describe()}
+        if await self._ask(question, timeout) is not True:
+            raise ConsentDenied("consent_denied", "the user did not allow this client in the side panel")
         connection.allowed = True
         log.info("MCP client %r is in control", client)
         self._changed()
@@ -165,8 +169,7 @@ class Access:
 
     def stop(self) -> int:
         """Cut every MCP client off at once (their running calls are cancelled) and forget the
-        grants and shared tabs: a client must be allowed again. Returns how many connections were closed."""
-        self.grants.clear()
+        shared tabs: a client must be allowed again. Returns how many connections were closed."""
         self.shared.clear()
         for _, future in self.pending.values():
             if not future.done():

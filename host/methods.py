@@ -30,6 +30,9 @@ class CallContext:
     call_id: str
     browser: "BrowserBridge"
     notify: Callable[[str, dict[str, Any]], None]
+    #: The connection of the attached MCP client that called (host.mcp_access), None when the
+    #: side panel or the terminal that launched this browser did: a client may set less.
+    client_id: int | None = None
 
 
 Method = Callable[[dict[str, Any], CallContext], Awaitable[dict[str, Any]]]

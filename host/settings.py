@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from waymark.host.agent.confirm import Policy, narrowed
 from waymark.host.core.paths import config_dir, private_dir
 from waymark.providers.base import LLMProvider
 from waymark.providers.errors import ProviderNotConfigured
@@ -145,6 +146,24 @@ def save_settings(settings: Settings) -> None:
         fh.write(settings.model_dump_json(indent=2))
     os.chmod(tmp, 0o600)
     os.replace(tmp, folder / FILE_NAME)
+
+
+def saved_policy(settings: Settings | None = None) -> Policy:
+    """The policy the user saved in Settings: the floor under every run, whoever starts it."""
+    saved = settings or load_settings()
+    return Policy(destructive=saved.confirm_policy, allow_domains=saved.allow_domains, block_domains=saved.block_domains)
+
+
+def run_policy(caller: Policy, trusted: bool) -> Policy:
+    """The policy a run gets: the caller's, narrowed by the saved one (host.agent.confirm.narrowed).
+
+    A `trusted` caller (the side panel, or the terminal that launched this browser) is the user:
+    its answer to destructive actions (`waymark run --confirm approve`) stands, as the user's own
+    choice made at the time; its domain lists still only narrow the saved ones."""
+    floor = saved_policy()
+    if trusted:
+        floor = floor.model_copy(update={"destructive": "allow"})
+    return narrowed(floor, caller)
 
 
 def effective_role(settings: Settings, role: Role) -> RoleSettings:

@@ -40,6 +40,21 @@ def isolated_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             os.environ[key] = value
 
 
+@pytest.fixture
+def saved_settings() -> Iterator[Any]:
+    """Save settings as the user would in the side panel (`saved_settings({...})`, any subset);
+    the settings of before come back at the test's end. The host reads them at each run."""
+    from waymark.host.settings import settings_path, update_settings
+
+    path = settings_path()
+    before = path.read_bytes() if path.exists() else None
+    yield update_settings
+    if before is None:
+        path.unlink(missing_ok=True)
+    else:
+        path.write_bytes(before)
+
+
 # ------------------------------------------------------------------ fixture pages
 
 

@@ -13,7 +13,7 @@ import { stepEntry } from "./agent.js";
 /**
  * A question waiting for the user: a client asking to connect, an allowed client asking before
  * a destructive action, or a question of an agent run a client started.
- * @typedef {{request_id: string, kind: "connect"|"confirm"|"ask", client: string, action_line?: string, reason?: string, question?: string}} McpQuestion
+ * @typedef {{request_id: string, kind: "connect"|"confirm"|"ask", client: string, peer?: string, action_line?: string, reason?: string, question?: string}} McpQuestion
  * An action a client carried out, as the host noted it: a `step` event as agent mode's timeline
  * shows it (`intent` is the client's name).
  * @typedef {{step: number, intent: string, action_line: string, verdict: "passed"|"failed", reason: string, timing: Record<string, number>, at: number}} McpActivity
@@ -69,6 +69,8 @@ export class McpView {
   connection(request) {
     return h("div", { class: "mcp-request", role: "alertdialog", "aria-label": `MCP client ${request.client}` },
       h("p", {}, h("strong", { text: request.client }), " wants to control this browser through MCP. It can act only in tabs it opens; destructive actions still ask you."),
+      // The name is the client's own claim; the process is what the host's socket says it is.
+      h("p", { class: "muted mcp-peer", text: `It is ${request.peer || "a process the system did not name"}. Allowing it lasts while this connection stays open.` }),
       this.buttons(request, "Deny", "Allow for this session"));
   }
 

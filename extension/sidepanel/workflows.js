@@ -12,7 +12,8 @@ import { byId, h } from "./dom.js";
 /** @typedef {import("./agent_types.js").RunSummary} RunSummary */
 /**
  * A saved workflow as `workflow.list` lists it (or the reason its file does not load).
- * @typedef {{name: string, task?: string, description?: string, steps?: number, error?: string,
+ * `reviewed: false`: an MCP client saved it; it runs only once the user has reviewed it here.
+ * @typedef {{name: string, task?: string, description?: string, steps?: number, error?: string, reviewed?: boolean,
  *   parameters?: Array<{name: string, description?: string, default?: string|null}>}} WorkflowRow
  */
 
@@ -51,6 +52,7 @@ export class WorkflowsView {
   item(row) {
     if (row.error) return h("li", { class: "workflow bad", dataset: { name: row.name } }, h("strong", { text: row.name }), h("p", { class: "reason", text: row.error }));
     const inputs = (row.parameters || []).map((p) => h("input", { type: "text", "aria-label": p.name, placeholder: p.name, value: p.default ?? "", dataset: { param: p.name } }));
+    if (row.reviewed === false) return this.review(row);
     const run = h("button", { type: "button", class: "small run", onclick: () => {
       /** @type {Record<string, string>} */
       const values = {};
@@ -61,6 +63,28 @@ export class WorkflowsView {
       h("div", { class: "row" }, h("strong", { text: row.name }), h("span", { class: "muted", text: ` · ${row.steps} steps` }), h("span", { class: "spacer" }), run),
       h("p", { class: "muted", text: row.description || row.task || "" }),
       inputs.length ? h("div", { class: "params" }, inputs) : null);
+  }
+
+  /**
+   * A workflow an MCP client saved: what it does, and the user's review before it may run or be
+   * offered to MCP clients as a tool (workflow.review, a method clients may not call).
+   * @param {WorkflowRow} row
+   */
+  review(row) {
+    const approve = h("button", { type: "button", class: "small review", onclick: async () => {
+      try {
+        await this.client.call("workflow.review", { name: row.name });
+        await this.refresh();
+      } catch (e) {
+        this.note.textContent = `Could not mark ${row.name} reviewed: ${errorMessage(e)}`;
+      }
+    } }, "I reviewed it: let it run");
+    return h("li", { class: "workflow unreviewed", dataset: { name: row.name } },
+      h("div", { class: "row" }, h("strong", { text: row.name }), h("span", { class: "muted", text: ` · ${row.steps} steps · saved by an MCP client` }),
+        h("span", { class: "spacer" }), approve),
+      h("p", { class: "muted", text: `Task: ${row.task || ""}` }),
+      h("p", { class: "muted", text: `Its description: ${row.description || "(none)"}` }),
+      h("p", { class: "muted", text: `Read its steps first: waymark workflow show ${row.name}` }));
   }
 
   /**

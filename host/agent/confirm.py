@@ -54,6 +54,29 @@ class Policy(BaseModel):
     dismiss_occluders: bool = True
 
 
+#: The confirmation policies from the most to the least permissive.
+_STRICTNESS = ("allow", "ask", "block")
+
+
+def narrowed(saved: Policy, caller: Policy) -> Policy:
+    """The policy a run gets: the user's saved one is the floor, the caller can only narrow it.
+
+    Block lists are unioned and allow lists intersected (an empty list allows any domain, so it
+    narrows nothing); destructive actions and overlay dismissal take the stricter of the two.
+    The caller's confirmation timeout stands: a nobody-answered question is declined either way."""
+    if saved.allow_domains and caller.allow_domains:
+        allow = [d for d in caller.allow_domains if _in(d.lower().lstrip("."), saved.allow_domains)]
+        allow += [d for d in saved.allow_domains if _in(d.lower().lstrip("."), caller.allow_domains) and d not in allow]
+        # Disjoint lists leave nothing allowed: a domain that matches no real host says so.
+        allow = allow or ["nothing.invalid"]
+    else:
+        allow = list(saved.allow_domains or caller.allow_domains)
+    block = list(dict.fromkeys([*saved.block_domains, *caller.block_domains]))
+    destructive = max(saved.destructive, caller.destructive, key=_STRICTNESS.index)
+    return caller.model_copy(update={"allow_domains": allow, "block_domains": block, "destructive": destructive,
+                                     "dismiss_occluders": saved.dismiss_occluders and caller.dismiss_occluders})
+
+
 def destructive_reason(action: ActionModel, snapshot: Snapshot | None) -> str | None:
     """Why `action` on `snapshot` is destructive, or None when it is not."""
     rule = action.traits.confirm

@@ -24,7 +24,7 @@ class SaveParams(BaseModel):
 
     run_id: str = Field(min_length=1, description="the run to save (the id its summary gave, or `latest`); it must have succeeded")
     name: str = Field(min_length=1, description="the workflow's name: lowercase letters, digits, - and _")
-    description: str = Field(default="", description="what the workflow does, in words (the tool's description)")
+    description: str = Field(default="", description="what the workflow does, in words (shown to the user, who reviews it)")
 
 
 async def save_workflow(params: Any, call: ToolCall) -> list[Content]:
@@ -32,15 +32,18 @@ async def save_workflow(params: Any, call: ToolCall) -> list[Content]:
     saved = await call.session.call("workflow.save", {"run_id": params.run_id, "name": params.name, "description": params.description})
     workflow = saved["workflow"]
     names = ", ".join(p["name"] for p in workflow.get("parameters", [])) or "none"
-    return [text(f"saved workflow {workflow['name']} ({len(workflow['steps'])} steps, parameters: {names}) as the tool "
-                 f"{PREFIX}{workflow['name']}; file: {saved['path']}")]
+    tool = (f"the tool {PREFIX}{workflow['name']}" if workflow.get("reviewed", True)
+            else f"the tool {PREFIX}{workflow['name']} once the user has reviewed it in Waymark's side panel")
+    return [text(f"saved workflow {workflow['name']} ({len(workflow['steps'])} steps, parameters: {names}) as {tool}; file: {saved['path']}")]
 
 
 def params_model(workflow: Workflow) -> type[BaseModel]:
-    """The tool's arguments: one string per parameter (required when it has no default), and start_url."""
-    fields: dict[str, Any] = {p.name: (str, Field(default=p.default, description=p.description or p.name) if p.default is not None
-                                       else Field(description=p.description or p.name)) for p in workflow.parameters}
-    fields["start_url"] = (str | None, Field(default=None, description=f"start here instead of {workflow.start_url} (a staging copy)"))
+    """The tool's arguments: one string per parameter (required when it has no default), and start_url.
+    Their descriptions are fixed words and the parameter's name: whoever saved the workflow (an MCP
+    client, maybe) does not write text another client's model reads as its tool's instructions."""
+    fields: dict[str, Any] = {p.name: (str, Field(default=p.default, description=f"the value of {p.name}") if p.default is not None
+                                       else Field(description=f"the value of {p.name}")) for p in workflow.parameters}
+    fields["start_url"] = (str | None, Field(default=None, description="start here instead of the recorded address (a staging copy)"))
     return create_model(f"Workflow_{workflow.name.replace('-', '_')}", __config__=ConfigDict(extra="forbid"), **fields)
 
 
@@ -59,8 +62,10 @@ def workflow_tool(workflow: Workflow) -> Tool:
         answer = summary_content(summary)
         return [*answer, figures] if isinstance(answer, list) else answer
 
-    description = (f"Replay the saved workflow {workflow.name!r}: {workflow.description or workflow.task} "
-                   f"({len(workflow.steps)} steps, each proven by its recorded checks; no model while they match).")
+    # A fixed template and the name (NAME_PATTERN: letters, digits, - and _): the description and
+    # task are words whoever saved the workflow wrote, never a tool's instructions.
+    description = (f"Replay the saved workflow {workflow.name}: {len(workflow.steps)} steps, each proven by its recorded "
+                   "checks; no model while they match. What it does is in its file (waymark workflow show).")
     return Tool(f"{PREFIX}{workflow.name}", description, params_model(workflow), run)
 
 
@@ -71,7 +76,9 @@ def workflow_tools() -> list[Tool]:
                   changes_tools=True)]
     for name in store.names():
         try:
-            tools.append(workflow_tool(store.load(name)))
+            workflow = store.load(name)
         except (store.WorkflowNotFound, WorkflowInvalid):
             continue  # a broken file is no tool; `waymark workflow list` says what is wrong with it
+        if workflow.reviewed:  # one an MCP client saved is a tool once the user reviewed it in the side panel
+            tools.append(workflow_tool(workflow))
     return tools

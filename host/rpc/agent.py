@@ -41,9 +41,11 @@ from waymark.host.agent.confirm import Policy
 from waymark.host.agent.human import Human
 from waymark.host.agent.loop import AgentRun, CallSettings, RunOptions
 from waymark.host.agent.trace import new_run_id
+from waymark.host.core.validation import problems
 from waymark.host.methods import CallContext, MethodError, method
+from waymark.host.rpc.clients import human_for, refuse_user_only
 from waymark.host.rpc.diagnostics import MeasuredProvider
-from waymark.host.settings import load_settings, role_spec
+from waymark.host.settings import load_settings, role_spec, run_policy
 from waymark.providers import registry
 from waymark.providers.base import LLMProvider
 from waymark.providers.errors import ProviderError, error_code
@@ -141,8 +143,10 @@ def _measured(planner: LLMProvider, executor: LLMProvider) -> tuple[LLMProvider,
 class _Run:
     """A running agent: its pending questions, answered through `agent.answer`."""
 
-    def __init__(self, run_id: str) -> None:
+    def __init__(self, run_id: str, owner: int | None = None) -> None:
         self.run_id = run_id
+        #: The MCP client connection that started it (CallContext.client_id); None: the user did.
+        self.owner = owner
         self.pending: dict[str, asyncio.Future[Any]] = {}
 
 
@@ -179,11 +183,11 @@ class StreamedHuman(Human):
 @method("agent.run")
 async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     """Run one agent task to its summary, streaming its events."""
+    refuse_user_only(params, ctx)
     try:
         run_params = RunParams.model_validate(params)
     except ValidationError as exc:
-        err = exc.errors(include_input=False, include_url=False)[0]
-        raise MethodError("bad_params", f"{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+        raise MethodError("bad_params", problems(exc, limit=1)) from None
     try:
         specs = None if run_params.script is not None else role_specs(run_params)
         planner, executor = await build_providers(run_params, specs)
@@ -191,18 +195,18 @@ async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         code = error_code(exc)
         raise MethodError(code if code == "provider_not_configured" else "provider_unavailable", str(exc)) from None
     run_id = new_run_id()
-    state = _Run(run_id)
+    state = _Run(run_id, ctx.client_id)
     _RUNS[run_id] = state
     options = RunOptions(
         task=run_params.task, start_url=run_params.start_url, tab_id=run_params.tab_id, budgets=run_params.budgets,
-        policy=run_params.policy, screenshots=run_params.screenshots, plan=run_params.plan, coordinates=run_params.coordinates,
+        policy=run_policy(run_params.policy, trusted=ctx.client_id is None), screenshots=run_params.screenshots, plan=run_params.plan, coordinates=run_params.coordinates,
         output_schema=run_params.output_schema,
         upload_dir=run_params.upload_dir or load_settings().upload_dir,
         max_chars=snapshot_chars(executor.capabilities().context_tokens),
         planner_call=_call(specs[0] if specs else None), executor_call=_call(specs[1] if specs else None),
     )
     try:
-        run = AgentRun(options, ctx.browser, planner, executor, StreamedHuman(state, ctx), emit=ctx.notify, run_id=run_id)
+        run = AgentRun(options, ctx.browser, planner, executor, human_for(StreamedHuman(state, ctx), ctx), emit=ctx.notify, run_id=run_id)
         summary = await run.run()
         return summary.model_dump()
     finally:
@@ -216,9 +220,10 @@ async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
 
 @method("agent.answer")
 async def agent_answer(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    """Answer a run's `confirm` (true/false) or `ask_user` (text) request."""
+    """Answer a run's `confirm` (true/false) or `ask_user` (text) request. An MCP client answers
+    only the runs it started: another's run is, to it, no run at all."""
     run = _RUNS.get(str(params.get("run_id", "")))
-    if run is None:
+    if run is None or (ctx.client_id is not None and run.owner != ctx.client_id):
         raise MethodError("no_such_run", "no run with that id is waiting for an answer")
     future = run.pending.get(str(params.get("request_id", "")))
     if future is None or future.done():

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from waymark.host.agent.budgets import snapshot_chars
 from waymark.host.agent.trace import TraceNotFound, find_run, new_run_id
+from waymark.host.core.validation import problems
 from waymark.host.methods import CallContext, MethodError, method
 from waymark.host.rpc.agent import (
     _RUNS,
@@ -26,7 +27,9 @@ from waymark.host.rpc.agent import (
     _Run,
     role_specs,
 )
+from waymark.host.rpc.clients import USER_ONLY_SAVE, human_for, refuse_user_only
 from waymark.host.rpc.diagnostics import MeasuredProvider
+from waymark.host.settings import run_policy
 from waymark.host.workflows import store
 from waymark.host.workflows.model import ParamMissing, WorkflowInvalid, bind
 from waymark.host.workflows.replay import Replay, ReplayOptions
@@ -39,8 +42,7 @@ def _params(model: type[BaseModel], params: dict[str, Any]) -> Any:
     try:
         return model.model_validate(params)
     except ValidationError as exc:
-        err = exc.errors(include_input=False, include_url=False)[0]
-        raise MethodError("bad_params", f"{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+        raise MethodError("bad_params", problems(exc, limit=1)) from None
 
 
 class SaveParams(BaseModel):
@@ -57,11 +59,13 @@ class SaveParams(BaseModel):
     replace: bool = False
 
 
-def save_run(params: SaveParams) -> dict[str, Any]:
-    """Save a run as a workflow; the reply is the workflow and its file."""
+def save_run(params: SaveParams, reviewed: bool = True) -> dict[str, Any]:
+    """Save a run as a workflow; the reply is the workflow and its file. Not `reviewed`: an MCP
+    client saved it, and it waits for the user's review (`workflow.review`)."""
     try:
         folder = find_run(params.run_id)
         workflow = workflow_from(recorded(folder), params.name, params.description)
+        workflow.reviewed = reviewed
         if params.approve:
             workflow.approved = [i for i, s in enumerate(workflow.steps, 1) if s.destructive]
         path = store.write(workflow, replace=params.replace)
@@ -78,8 +82,20 @@ def save_run(params: SaveParams) -> dict[str, Any]:
 
 @method("workflow.save")
 async def workflow_save(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    """Save a successful run as a workflow."""
-    return save_run(_params(SaveParams, params))
+    """Save a successful run as a workflow; one an MCP client saves waits for the user's review."""
+    refuse_user_only(params, ctx, USER_ONLY_SAVE)
+    return save_run(_params(SaveParams, params), reviewed=ctx.client_id is None)
+
+
+@method("workflow.review")
+async def workflow_review(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """The user reviewed a workflow an MCP client saved (in the side panel): it may be replayed
+    and offered as a tool from now on. Not a method MCP clients may call (host.control_server)."""
+    workflow = _load(params.get("name"))
+    workflow.reviewed = True
+    workflow.updated = store.now()
+    path = store.write(workflow, replace=True)
+    return {"workflow": workflow.model_dump(mode="json", exclude_none=True), "path": str(path)}
 
 
 @method("workflow.list")
@@ -140,8 +156,12 @@ def _heal_source(params: ReplayParams) -> Any:
 @method("workflow.run")
 async def workflow_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     """Replay a saved workflow to its summary, streaming its events."""
+    refuse_user_only(params, ctx)
     replay_params: ReplayParams = _params(ReplayParams, params)
     workflow = _load(replay_params.name)
+    if not workflow.reviewed:
+        raise MethodError("workflow_not_reviewed", f"an MCP client saved the workflow {workflow.name}: "
+                          "review it in Waymark's side panel before it runs")
     try:
         values = bind(workflow, replay_params.params)
     except ParamMissing as exc:
@@ -149,12 +169,13 @@ async def workflow_run(params: dict[str, Any], ctx: CallContext) -> dict[str, An
     executor_call = None
     if replay_params.script is None and (replay_params.provider or replay_params.executor or replay_params.model):
         executor_call = _call(role_specs(replay_params)[1])
-    options = ReplayOptions(values=values, start_url=replay_params.start_url, policy=replay_params.policy,
+    options = ReplayOptions(values=values, start_url=replay_params.start_url,
+                            policy=run_policy(replay_params.policy, trusted=ctx.client_id is None),
                             screenshots=replay_params.screenshots, heal=replay_params.heal, max_chars=snapshot_chars(32_000),
                             **({"executor_call": executor_call} if executor_call else {}))
     run_id = new_run_id()
-    state = _Run(run_id)
-    replay = Replay(workflow, options, ctx.browser, StreamedHuman(state, ctx), executor_source=_heal_source(replay_params),
+    state = _Run(run_id, ctx.client_id)
+    replay = Replay(workflow, options, ctx.browser, human_for(StreamedHuman(state, ctx), ctx), executor_source=_heal_source(replay_params),
                     emit=ctx.notify, run_id=run_id)
     _RUNS[run_id] = state
     try:

@@ -115,6 +115,10 @@ class Workflow(BaseModel):
     answer: Answer | None = None
     #: Steps (1-based) whose destructive action the user approved for this workflow: never asked again.
     approved: list[int] = Field(default_factory=list)
+    #: False: an MCP client saved it and the user has not yet reviewed it in the side panel, so it
+    #: is neither replayed nor offered to MCP clients as a tool (a client must not write the
+    #: steps, or the tool description, another client or the user then runs).
+    reviewed: bool = True
     source_run: str = ""
     created: str = ""
     updated: str = ""

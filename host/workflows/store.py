@@ -92,7 +92,8 @@ def listing() -> list[dict[str, object]]:
             out.append({"name": name, "error": str(exc)})
             continue
         out.append({"name": wf.name, "description": wf.description, "task": wf.task, "start_url": wf.start_url,
-                    "steps": len(wf.steps), "parameters": [p.model_dump() for p in wf.parameters], "updated": wf.updated})
+                    "steps": len(wf.steps), "parameters": [p.model_dump() for p in wf.parameters], "updated": wf.updated,
+                    "reviewed": wf.reviewed})
     return out
 
 

@@ -30,14 +30,25 @@ async def control_socket(timeout: float = 15.0) -> Path:
     return browsers[0].socket
 
 
-async def allowed_connection(name: str) -> Any:
-    """A raw control connection (no `waymark mcp` between) admitted under a client name the user
-    already allowed in this browser session."""
+async def raw_connection() -> Any:
+    """A raw control connection to the session browser's host (no `waymark mcp` between)."""
     from waymark.host.control_client import ControlConnection
 
     reader, writer = await asyncio.open_unix_connection(str(await control_socket()))
-    connection = await ControlConnection.handshake(reader, writer, 10)
-    await connection.call("mcp.connect", {"client": name}, timeout=10)
+    return await ControlConnection.handshake(reader, writer, 10)
+
+
+async def allowed_connection(browser: Any, name: str) -> Any:
+    """A raw control connection admitted under `name`, the user allowing it in a side panel
+    (every connection is asked about, whatever its name)."""
+    connection = await raw_connection()
+    connecting = asyncio.ensure_future(connection.call("mcp.connect", {"client": name}, timeout=30))
+    panel = await SidePanel.open(browser)
+    try:
+        await panel.answer(name, allow=True)
+        await connecting
+    finally:
+        await panel.close()
     return connection
 
 

@@ -65,3 +65,15 @@ def test_run_with_a_provider_but_no_model_is_a_usage_error():
     done = waymark("run", "Do something", "--start-url", "http://127.0.0.1:9/", "--provider", "openai")
     assert done.returncode == 2
     assert "provider openai needs a model" in done.stderr
+
+
+def test_run_refuses_a_start_url_on_a_domain_the_saved_settings_block(tmp_path, site_url, saved_settings):
+    saved_settings({"block_domains": ["127.0.0.1"]})
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"steps": [{"intent": "Open the panel", "action": {"type": "click", "target": {"name": "Open panel"}},
+                                             "verify": [{"text_present": "Opened the first panel"}]}]}))
+    done = waymark("run", "Open the panel", "--start-url", f"{site_url}/agent/menu.html", "--script", str(script), "--json")
+    assert done.returncode == 1, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["outcome"] == "blocked"
+    assert summary["reason"] == "the start URL is not allowed: 127.0.0.1 is on the block list"

@@ -63,7 +63,7 @@ async def test_the_host_itself_refuses_a_program_on_the_control_socket_a_tab_it_
     users_tab = await browser.context.new_page()
     await users_tab.goto(f"{site_url}/agent/menu.html")
     tab = await tab_id_of(browser.service_worker, users_tab)
-    connection = await allowed_connection("attach-tests")  # the name the user allowed for the module's client
+    connection = await allowed_connection(browser, "raw program")
     try:
         for method, params in [("snapshot", {"tab_id": tab}), ("act", {"tab_id": tab, "action": {"type": "scroll", "direction": "down"}}),
                                ("agent.run", {"task": "read it", "tab_id": tab})]:
@@ -79,8 +79,8 @@ async def test_the_host_itself_refuses_a_program_on_the_control_socket_a_tab_it_
         await users_tab.close()
 
 
-async def test_the_host_lets_a_program_on_the_control_socket_act_in_the_tab_it_opened(client, site_url):
-    connection = await allowed_connection("attach-tests")
+async def test_the_host_lets_a_program_on_the_control_socket_act_in_the_tab_it_opened(client, browser, site_url):
+    connection = await allowed_connection(browser, "raw program")
     try:
         opened = await connection.call("browser.request", {"method": "tabs.open", "params": {"url": f"{site_url}/agent/menu.html"}}, timeout=30)
         tab = opened["data"]["tab_id"]
@@ -93,10 +93,12 @@ async def test_the_host_lets_a_program_on_the_control_socket_act_in_the_tab_it_o
         connection.close()
 
 
-async def test_a_new_attached_client_works_in_no_tab_until_it_opens_one(client):
-    # The same name as the module's client, which the user allowed: no second question.
-    async with McpClient(name="attach-tests") as fresh:
+async def test_a_new_attached_client_works_in_no_tab_until_it_opens_one(client, browser):
+    panel = await SidePanel.open(browser)
+    async with McpClient(name="fresh-tests") as fresh:
+        await admitted(fresh, panel)
         result = await fresh.call("browser_snapshot")
+    await panel.close()
     assert result.is_error
     assert text_of(result).startswith("not_shared: the user's current tab was not opened by this client")
 

@@ -86,7 +86,7 @@ async def test_a_client_the_user_denies_can_do_nothing(panel):
         await panel.answer("Nosy client", allow=False)
         result = await asyncio.wait_for(first, 30)
     assert result.is_error
-    assert text_of(result) == "consent_denied: the user did not allow 'Nosy client' in the side panel"
+    assert text_of(result) == "consent_denied: the user did not allow this client in the side panel"
 
 
 async def test_stop_in_the_side_panel_cuts_off_a_call_in_flight(panel, site_url):
@@ -179,10 +179,14 @@ async def test_the_side_panel_lists_what_an_attached_client_did_without_the_text
         await expect(log).not_to_contain_text("typed words stay private")
 
 
-async def test_a_question_of_an_attached_clients_task_is_asked_in_the_side_panel_when_the_client_cannot_ask(panel, tmp_path, site_url):
+async def test_a_question_of_an_attached_clients_task_is_asked_in_the_side_panel_when_the_client_cannot_ask(
+        panel, tmp_path, site_url, saved_settings):
     script = tmp_path / "ask.json"
     script.write_text(json.dumps(ASK_FIRST))
-    async with McpClient("--script", str(script), name="Curious client") as client:  # no elicitation
+    # The user's own model choice: an attached client may not choose what runs its task.
+    saved_settings({"planner": {"provider": "scripted", "options": {"script": str(script)}},
+                    "executor": {"provider": "scripted", "options": {"script": str(script)}}})
+    async with McpClient(name="Curious client") as client:  # no elicitation
         await admitted(client, panel)
         running = asyncio.ensure_future(client.call("browser_run_task", {"task": "Open a panel", "start_url": f"{site_url}/agent/menu.html"}))
         question = panel.page.get_by_role("alertdialog", name="Question for Curious client")
