@@ -21,10 +21,36 @@ import { acquireKeepalive } from "./keepalive.js";
  *   | {kind: "reply", id: string, ok: false, error: import("../shared/protocol_types.js").ErrorInfo, data: Record<string, unknown>|null}} PanelMessage
  */
 
+/** The extension's own pages that may speak for the user: the side panel (also when opened as a tab) and the offscreen document. */
+const OWN_PAGES = ["/sidepanel/sidepanel.html", "/offscreen/keepalive.html"];
+
+/**
+ * Whether a port comes from one of this extension's own pages. Judged by `sender`, which the
+ * browser fills in, never by what the port says: a content script shares the extension's id but
+ * its `sender.url` is the web page it runs in, and a compromised renderer can run one.
+ * @param {chrome.runtime.MessageSender|undefined} sender
+ * @param {string} ownBase  this extension's base URL, chrome.runtime.getURL("")
+ */
+export function isOwnPage(sender, ownBase) {
+  if (!sender?.url || sender.id !== new URL(ownBase).host) return false;
+  let url;
+  try {
+    url = new URL(sender.url);
+  } catch {
+    return false;
+  }
+  return url.origin === new URL(ownBase).origin && OWN_PAGES.includes(url.pathname);
+}
+
 /** @param {import("./native.js").NativeChannel} channel */
 export function registerPanelRelay(channel) {
   chrome.runtime.onConnect.addListener((port) => {
     if (port.name !== "panel") return;
+    if (!isOwnPage(port.sender, chrome.runtime.getURL(""))) {
+      console.warn("Waymark: refused a panel connection from", port.sender?.url ? new URL(port.sender.url).origin : "an unknown sender");
+      port.disconnect();
+      return;
+    }
     /** @type {Map<string, AbortController>} */
     const running = new Map();
     let open = true;
