@@ -95,7 +95,7 @@ class Settings(BaseModel):
             rule = entry.strip().lower().removeprefix("*.")
             if not rule:
                 continue
-            if not _DOMAIN.match(rule):
+            if not _DOMAIN.fullmatch(rule):
                 raise ValueError(f"{entry[:80]!r} is not a domain (write example.com; it covers its subdomains)")
             if rule not in cleaned:
                 cleaned.append(rule)

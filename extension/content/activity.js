@@ -28,8 +28,7 @@
   const MOTION_FRAMES = "__waymark_motion_frames";
   const MOTION_TIMERS = "__waymark_motion_timers";
   const g = /** @type {typeof globalThis & Record<string, unknown>} */ (globalThis);
-  if (g[HERE]) return;
-  Object.defineProperty(g, HERE, { value: true });
+  // No mark on the page's global (a page would see Waymark there): the manifest runs this once per document.
 
   /** Timers longer than this are schedules, not an action's effect. */
   const SHORT_TIMER_MS = 1000;

@@ -15,9 +15,8 @@
 (() => {
   const QUERY = "__waymark_listens";
   const QUERY_ANY = "__waymark_listens_any";
-  const g = /** @type {typeof globalThis & Record<string, unknown>} */ (globalThis);
-  if (g[QUERY]) return;
-  Object.defineProperty(g, QUERY, { value: true });
+  // No mark on the page's global (a page would see Waymark there): the manifest runs this once
+  // per document, and the service worker injects only the isolated-world files again.
 
   const POINTER = new Set(["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"]);
   /** A `drop` listener makes an HTML5 drop zone: a place to drag to, not a control, asked about apart. */

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import platformdirs
 
 APP = "waymark"
+log = logging.getLogger(__name__)
 
 
 def state_dir() -> Path:
@@ -38,9 +40,26 @@ def runs_dir() -> Path:
 
 
 def private_dir(path: Path) -> Path:
-    """Create a folder readable by the user only (0700) and return it."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(path, 0o700)
+    """Create a folder readable by the user only (0700), and each missing folder above it, and
+    return it.
+
+    A folder that exists already keeps its mode: it may be one the user named (the folder of
+    $WAYMARK_CONTROL_SOCKET, say /tmp), not Waymark's to change; one that others can open is
+    logged as a warning."""
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
+    if not missing:
+        if not path.is_dir():
+            raise NotADirectoryError(f"{path} is not a folder")
+        if path.stat().st_mode & 0o077:
+            log.warning("%s is open to other users (mode %o): Waymark leaves it as it is", path, path.stat().st_mode & 0o777)
+        return path
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(folder, 0o700)  # mkdir's mode is masked by the umask
     return path
 
 

@@ -68,7 +68,7 @@ def _write(values: dict[str, str]) -> None:
 
 def validate_name(name: object) -> str:
     """Return `name` if it is a valid secret name, else raise SecretError."""
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):  # `$` alone lets "NAME\n" through
         raise SecretError("bad_secret_name", "a secret name is 1-64 letters, digits, '_', '.' or '-', starting with a letter or '_'")
     return name
 

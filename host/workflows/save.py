@@ -133,7 +133,7 @@ def workflow_from(recording: Recording, name: str, description: str = "") -> Wor
     """The workflow of a successful run. A value typed into a secret field becomes
     `{{secret:NAME}}`; a typed value the task's own words give becomes `{{param:NAME}}` wherever it
     stands (action, checks, criteria, task), its recorded value the default."""
-    if not re.match(NAME_PATTERN, name):
+    if not re.fullmatch(NAME_PATTERN, name):  # `$` alone would let a trailing newline through
         raise NotSaveable(f"{name!r} is not a workflow name (lowercase letters, digits, - and _, up to 63)")
     if not recording.success:
         raise NotSaveable(f"run {recording.run_id} ended {recording.outcome or 'without success'}: only a run that succeeded can be saved")

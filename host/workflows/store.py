@@ -34,7 +34,7 @@ def workflows_dir() -> Path:
 
 def path_of(name: str) -> Path:
     """The file a workflow of this name lives in (the name is checked: no path may escape the folder)."""
-    if not re.match(NAME_PATTERN, name):
+    if not re.fullmatch(NAME_PATTERN, name):  # `$` alone would let a trailing newline through
         raise WorkflowInvalid(f"field name: {name!r} is not a workflow name (lowercase letters, digits, - and _, up to 63)")
     return workflows_dir() / f"{name}{SUFFIX}"
 

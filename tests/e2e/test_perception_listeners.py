@@ -30,6 +30,11 @@ async def test_the_page_sees_addEventListener_unchanged(page, site_url):
     assert await page.evaluate("() => EventTarget.prototype.addEventListener.toString()") == "function addEventListener() { [native code] }"
 
 
+async def test_the_page_sees_no_global_of_waymarks(page, site_url):
+    await page.goto(f"{site_url}/perception/listeners.html")
+    assert await page.evaluate("() => Object.getOwnPropertyNames(globalThis).filter((n) => /waymark/i.test(n))") == []
+
+
 async def test_a_listened_card_around_its_own_link_is_listed_once_as_the_link(snap):
     """The listicle incident: every item's card, made clickable by a script around the item's
     link, was listed beside the link (precision 77% on the listicle page)."""

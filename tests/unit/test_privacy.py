@@ -127,3 +127,28 @@ def test_urls_lose_credentials_and_secret_parameters_before_a_trace_sees_them(ur
     from waymark.host.agent.redaction import redact_url
 
     assert redact_url(url) == safe
+
+
+def test_a_folder_that_exists_already_keeps_its_mode_and_is_reported_when_others_can_open_it(
+        private_env: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from waymark.host.core.paths import private_dir
+
+    shared = private_env / "shared"
+    shared.mkdir(mode=0o755)
+    os.chmod(shared, 0o755)
+    with caplog.at_level("WARNING"):
+        assert private_dir(shared) == shared
+    assert mode(shared) == 0o755
+    assert f"{shared} is open to other users (mode 755)" in caplog.text
+
+
+def test_every_folder_private_dir_creates_is_user_only_even_under_umask_0(private_env: Path) -> None:
+    from waymark.host.core.paths import private_dir
+
+    deep = private_dir(private_env / "a" / "b" / "c")
+    assert [mode(f) for f in (deep, deep.parent, deep.parent.parent)] == [0o700, 0o700, 0o700]
+
+
+def test_a_secret_name_with_a_trailing_newline_is_refused(private_env: Path) -> None:
+    with pytest.raises(secrets_store.SecretError):
+        secrets_store.set_secret("BANK\n", "hunter2")

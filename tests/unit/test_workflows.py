@@ -272,3 +272,11 @@ def test_start_url_moves_recorded_addresses_of_the_recorded_origin_only():
     assert rebase("http://127.0.0.1:1/shop/cart.html?x=1", "http://127.0.0.1:1/shop/", "http://localhost:9/shop/") == \
         "http://localhost:9/shop/cart.html?x=1"
     assert rebase("https://example.org/a", "http://127.0.0.1:1/shop/", "http://localhost:9/shop/") == "https://example.org/a"
+
+
+def test_a_workflow_name_with_a_trailing_newline_is_refused():
+    from waymark.host.workflows import store
+    from waymark.host.workflows.model import WorkflowInvalid
+
+    with pytest.raises(WorkflowInvalid):
+        store.path_of("shop\n")
