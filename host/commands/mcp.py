@@ -51,6 +51,11 @@ def _mcp(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"waymark mcp: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if not args.launch and set(models) - {"plan"}:
+        # Attached to the user's browser, the host refuses a client's model choice (param_not_allowed): say so at once.
+        print("waymark mcp: --script and the model options go with --launch; attached, tasks run with the models "
+              "saved in Waymark's settings", file=sys.stderr)
+        return EXIT_USAGE
     # stdout is the MCP channel from here on: everything else goes to mcp.log.
     configure_logging(file_name="mcp.log")
     settings = load_settings()

@@ -8,8 +8,11 @@ host/agent/answers)}. Without provider, planner/executor or script, each role ru
 provider, model and options saved in the settings (settings.py), so planner and executor may
 differ. Each role's temperature and per-call timeout come from its spec (local servers: 0 and
 a longer timeout), and the snapshot is sized to the executor's context window.
-Every model call is counted in the diagnostics under its provider and role. It streams
-notifications while it runs:
+Every model call is counted in the diagnostics under its provider and role. The policy is
+narrowed by the one saved in Settings (settings.run_policy). An attached MCP client's call sets
+no script, provider, model, planner, executor, provider_options or upload_dir, and its run's
+confirmations are asked in the side panel (host/rpc/clients.py). It streams notifications while
+it runs:
 
 - `run` {run_id, trace_dir, task, ...} first, so the caller knows which run to answer;
 - `plan` / `replan` {steps, success_criteria, fallback?}, `step` {step, plan_index, attempt, intent,

@@ -57,7 +57,9 @@ async def test_a_saved_run_is_a_tool_whose_schema_is_its_parameters_and_replays_
     tools = {t.name: t for t in (await client.session.list_tools()).tools}
     schema = tools["workflow_mcp-sign-in"].input_schema
     assert schema["properties"]["username"]["default"] == "ada" and "start_url" in schema["properties"]
-    assert "Sign in to Ledger" in (tools["workflow_mcp-sign-in"].description or "")
+    # Words whoever saved it wrote are no tool's instructions: a fixed template and the name.
+    assert tools["workflow_mcp-sign-in"].description.startswith("Replay the saved workflow mcp-sign-in: 3 steps")
+    assert "Sign in to Ledger" not in (tools["workflow_mcp-sign-in"].description or "")
 
     replayed = await client.text("workflow_mcp-sign-in", {})
     assert "SUCCESS: 3/3 steps verified" in replayed and "replay: unchanged, 0 model call(s), 0 tokens" in replayed
