@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from tests.e2e.mcp_helpers import (
     SidePanel,
     admitted,
     control_socket,
+    raw_connection,
     ref_of,
     text_of,
 )
@@ -197,3 +199,18 @@ async def test_a_question_of_an_attached_clients_task_is_asked_in_the_side_panel
     summary = text_of(result)
     assert not result.is_error, summary
     assert "2/2 steps verified" in summary
+
+
+async def test_the_side_panel_names_the_process_behind_a_connection_not_only_the_name_it_claims(panel):
+    connection = await raw_connection()
+    try:
+        connecting = asyncio.ensure_future(connection.call("mcp.connect", {"client": "Claude Desktop"}, timeout=30))
+        # The kernel's word for who connected: this test's own process.
+        exe = os.path.realpath(f"/proc/{os.getpid()}/exe")
+        await expect(panel.request("Claude Desktop")).to_contain_text(f"It is process {os.getpid()} ({exe}), started by {os.getppid()}")
+        await panel.answer("Claude Desktop", allow=False)
+        with pytest.raises(HostCallError) as denied:
+            await connecting
+        assert denied.value.code == "consent_denied"
+    finally:
+        connection.close()

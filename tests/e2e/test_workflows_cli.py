@@ -197,3 +197,11 @@ def test_a_replay_that_leaves_the_start_page_as_its_run_did_is_not_failed_by_the
         assert _save(str(json.loads(done.stdout)["run_id"]), "open-help").returncode == 0
         summary = _replay("open-help")
     assert (summary["success"], summary["outcome"]) == (True, "done"), summary
+
+
+def test_a_replay_refuses_a_start_url_on_a_domain_the_saved_settings_block(saved_run, saved_settings):
+    _save(saved_run, "sign-in-blocked")
+    saved_settings({"block_domains": ["127.0.0.1"]})
+    summary = _replay("sign-in-blocked")
+    assert not summary["success"] and summary["outcome"] == "blocked"
+    assert "127.0.0.1 is on the block list" in summary["reason"]
