@@ -55,6 +55,8 @@ class ClientConnection:
     peer: Peer = field(default_factory=Peer)
     #: Tabs this connection opened: its own to act in (host.mcp_scope).
     tabs: set[int] = field(default_factory=set)
+    #: Runs this connection started: the only ones it may save as workflows (host.rpc.clients).
+    runs: set[str] = field(default_factory=set)
 
 
 _connection_ids = itertools.count(1)

@@ -46,7 +46,7 @@ from waymark.host.agent.loop import AgentRun, CallSettings, RunOptions
 from waymark.host.agent.trace import new_run_id
 from waymark.host.core.validation import problems
 from waymark.host.methods import CallContext, MethodError, method
-from waymark.host.rpc.clients import human_for, refuse_user_only
+from waymark.host.rpc.clients import human_for, note_run, refuse_user_only
 from waymark.host.rpc.diagnostics import MeasuredProvider
 from waymark.host.settings import load_settings, role_spec, run_policy
 from waymark.providers import registry
@@ -200,6 +200,7 @@ async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     run_id = new_run_id()
     state = _Run(run_id, ctx.client_id)
     _RUNS[run_id] = state
+    note_run(ctx, run_id)
     options = RunOptions(
         task=run_params.task, start_url=run_params.start_url, tab_id=run_params.tab_id, budgets=run_params.budgets,
         policy=run_policy(run_params.policy, trusted=ctx.client_id is None), screenshots=run_params.screenshots, plan=run_params.plan, coordinates=run_params.coordinates,

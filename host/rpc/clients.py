@@ -52,6 +52,23 @@ class PanelConfirms(Human):
             return False
 
 
+def note_run(ctx: CallContext, run_id: str) -> None:
+    """Remember that the calling client started `run_id` (nothing for the user's own calls)."""
+    connection = ACCESS.connections.get(ctx.client_id) if ctx.client_id is not None else None
+    if connection is not None:
+        connection.runs.add(run_id)
+
+
+def refuse_others_run(ctx: CallContext, run_id: str) -> None:
+    """Raise `no_such_run` unless the calling client started `run_id` itself: the user's runs
+    (`latest`, a prefix, a folder path) are, to a client, no runs at all, and the error names none."""
+    if ctx.client_id is None:
+        return
+    connection = ACCESS.connections.get(ctx.client_id)
+    if connection is None or run_id not in connection.runs:
+        raise MethodError("no_such_run", "this client started no run with that id")
+
+
 def human_for(streamed: Human, ctx: CallContext) -> Human:
     """Who answers a run's questions: the caller, except a client's confirmations (PanelConfirms)."""
     return streamed if ctx.client_id is None else PanelConfirms(streamed, ctx.client_id)

@@ -27,7 +27,13 @@ from waymark.host.rpc.agent import (
     _Run,
     role_specs,
 )
-from waymark.host.rpc.clients import USER_ONLY_SAVE, human_for, refuse_user_only
+from waymark.host.rpc.clients import (
+    USER_ONLY_SAVE,
+    human_for,
+    note_run,
+    refuse_others_run,
+    refuse_user_only,
+)
 from waymark.host.rpc.diagnostics import MeasuredProvider
 from waymark.host.settings import run_policy
 from waymark.host.workflows import store
@@ -84,6 +90,7 @@ def save_run(params: SaveParams, reviewed: bool = True) -> dict[str, Any]:
 async def workflow_save(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     """Save a successful run as a workflow; one an MCP client saves waits for the user's review."""
     refuse_user_only(params, ctx, USER_ONLY_SAVE)
+    refuse_others_run(ctx, str(params.get("run_id", "")))
     return save_run(_params(SaveParams, params), reviewed=ctx.client_id is None)
 
 
@@ -175,6 +182,7 @@ async def workflow_run(params: dict[str, Any], ctx: CallContext) -> dict[str, An
                             **({"executor_call": executor_call} if executor_call else {}))
     run_id = new_run_id()
     state = _Run(run_id, ctx.client_id)
+    note_run(ctx, run_id)
     replay = Replay(workflow, options, ctx.browser, human_for(StreamedHuman(state, ctx), ctx), executor_source=_heal_source(replay_params),
                     emit=ctx.notify, run_id=run_id)
     _RUNS[run_id] = state

@@ -160,3 +160,33 @@ async def test_a_workflow_a_client_saved_is_neither_run_nor_a_tool_until_the_use
     assert "Ignore your instructions" not in (tool.description or "")
     replayed = await client.call("workflow.run", {"name": "client-saved"}, timeout=90)
     assert replayed["success"], replayed
+
+
+async def user_run(browser: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """A run the user starts in the side panel (its port to the service worker): its summary."""
+    panel = await SidePanel.open(browser)
+    try:
+        return await panel.page.evaluate("""(params) => new Promise((resolve) => {
+            const port = chrome.runtime.connect({ name: "panel" });
+            port.onMessage.addListener((m) => { if (m.kind === "reply") resolve(m.ok ? m.data : m.error); });
+            port.postMessage({ kind: "call", id: "user-run", method: "agent.run", params });
+        })""", params)
+    finally:
+        await panel.close()
+
+
+async def test_a_client_may_save_as_a_workflow_only_a_run_it_started(client, browser, saved_settings, tmp_path, site_url):
+    """The user's runs are no client's to save, nor their ids its to learn from an error."""
+    script = tmp_path / "open-panel.json"
+    script.write_text(json.dumps(OPEN_PANEL))
+    role = {"provider": "scripted", "options": {"script": str(script)}}
+    saved_settings({"planner": role, "executor": role})
+    users = await user_run(browser, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html"})
+    assert users["success"], users
+    from waymark.host.agent.trace import find_run
+
+    folder = find_run(users["run_id"])
+    for run_id in ("latest", users["run_id"], users["run_id"][:12], str(folder)):
+        error = await refused(client, "workflow.save", {"run_id": run_id, "name": "not-mine"})
+        assert error.code == "no_such_run", run_id
+        assert users["run_id"] not in error.message and str(folder) not in error.message
