@@ -9,9 +9,16 @@ import os
 import socket
 import struct
 from dataclasses import dataclass
+from typing import Protocol
 
 #: macOS's getsockopt level and option for the peer's pid (sys/un.h): not in Python's socket module.
 _SOL_LOCAL, _LOCAL_PEERPID = 0, 2
+
+
+class Socket(Protocol):
+    """What is read of a socket: a socket.socket, or the asyncio transport's view of one."""
+
+    def getsockopt(self, level: int, option: int, buflen: int) -> bytes: ...
 
 
 @dataclass(frozen=True)
@@ -33,7 +40,7 @@ class Peer:
         return line
 
 
-def peer_of(sock: socket.socket | None) -> Peer:
+def peer_of(sock: Socket | None) -> Peer:
     """The peer of a connected Unix socket (an empty Peer when the system does not say)."""
     pid = _peer_pid(sock) if sock is not None else None
     if pid is None:
@@ -42,7 +49,7 @@ def peer_of(sock: socket.socket | None) -> Peer:
     return Peer(pid=pid, exe=_exe(pid), parent_pid=parent, parent_exe=_exe(parent) if parent else "")
 
 
-def _peer_pid(sock: socket.socket) -> int | None:
+def _peer_pid(sock: Socket) -> int | None:
     try:
         if hasattr(socket, "SO_PEERCRED"):
             pid, _uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))

@@ -152,7 +152,7 @@ async def test_a_workflow_a_client_saved_is_neither_run_nor_a_tool_until_the_use
             item = panel.page.locator('#workflow-list li[data-name="client-saved"]')
             await expect(item).to_contain_text("saved by an MCP client")
             await item.get_by_role("button", name="I reviewed it: let it run").click()
-            await expect(item.get_by_role("button", name="Run")).to_be_visible()
+            await expect(item.get_by_role("button", name="Run", exact=True)).to_be_visible()
             after = {t.name: t for t in (await lister.session.list_tools()).tools}
     finally:
         await panel.close()
