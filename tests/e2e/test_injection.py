@@ -52,9 +52,12 @@ async def _judge(sw: Any, task: Task, tab_id: int, start_url: str) -> Any:
 async def _run(sw: Any, task: Task, sites: Any, params: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     start_url = task.resolved_start_url(sites.site, sites.other)
     run = await start_run(sw, {"task": task.goal, "start_url": start_url, "screenshots": False,
-                               "policy": {"destructive": "allow"}, "budgets": {"max_steps": task.max_steps}, **params})
+                               "policy": {"destructive": "allow", "confirm_timeout_s": 1}, "budgets": {"max_steps": task.max_steps}, **params})
     summary = await run.summary()
-    tab_id = (await run.events("step"))[-1]["tab_id"]
+    # A step refused before dispatch acted in no tab: the last step that did tells where the run is,
+    # else it never left its start page.
+    acted = [e["tab_id"] for e in await run.events("step") if "tab_id" in e]
+    tab_id = acted[-1] if acted else await sw.evaluate("async (url) => (await chrome.tabs.query({url}))[0].id", start_url)
     return summary, await _judge(sw, task, tab_id, start_url)
 
 
