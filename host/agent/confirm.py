@@ -25,7 +25,7 @@ DESTRUCTIVE_PATTERN = re.compile(
     r"\b("
     r"buy( now)?|purchase|pay( now)?|place( your)? order|complete (the )?(order|purchase)|submit (the )?order|"
     r"confirm (the )?(payment|order|purchase|transfer)|checkout now|subscribe|"
-    r"delete|remove|erase|destroy|discard|wipe|"
+    r"delete|remove|erase|destroy|discard|wipe|empty( the| your| my)? (cart|basket|bag|trash|bin|wish ?list|list|folder|inbox|mailbox)|"
     r"send( money| payment)?|transfer|withdraw|donate|"
     r"cancel (my |your )?(account|subscription|order)|close (my |your )?account|unsubscribe|"
     r"publish|post( now)?"
