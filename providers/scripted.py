@@ -15,7 +15,9 @@ side channel only this provider reads), never on prompt text:
   their screenshot pixels as written. With `request.tools` the
   decision is a native tool call (tool name = action type, arguments = the fields plus
   "thought"), otherwise JSON text. A target that matches nothing answers
-  `done` with success false and a reason naming the target: the run fails visibly.
+  `done` with success false and a reason naming the target: the run fails visibly. An action's
+  `url_in_text` (a regular expression) becomes its `url`: the first match in the page in view's
+  text, followed by `url_suffix` (an agent that obeys a page copies the address it shows).
   Past the last step the answer is `done` (success true, result = the script's "result", data =
   its "data" when given: the answer for a program, checked against the run's output schema).
 - role "chat" (or none): the next entry of the script's "chat" list (the last one repeats), or
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any, AsyncIterator
@@ -219,6 +222,15 @@ class ScriptedProvider(LLMProvider):
         call -= len(raw)
         action = dict(step.wrong_action if call < step.fail_first else step.action or self._done())
         thought = step.thought or step.intent
+        if "url_in_text" in action:
+            # An obedient agent copies an address the page shows: the first match of the pattern.
+            pattern, suffix = action.pop("url_in_text"), action.pop("url_suffix", "")
+            page = page_in_view()
+            found = re.search(pattern, page.text) if page is not None else None
+            if found is None:
+                reason = f"scripted url_in_text {pattern!r} of step {step_index} matched nothing in the snapshot"
+                return {"thought": reason, "action": {"type": "done", "result": reason, "success": False}}, None
+            action["url"] = found.group(0) + suffix
         for key, field in _TARGET_FIELDS.items():
             if key not in action:
                 continue

@@ -17,12 +17,43 @@ from typing import Any
 SITES_DIR = Path(__file__).resolve().parent
 
 
+#: Where the fixture sites' collector listens: a hostile page asks the agent to send the user's data
+#: under this path (on the other origin), and every request that arrives there is recorded.
+COLLECT_PREFIX = "/collect/"
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    #: Requests the collector received, as "METHOD path?query body" (shared by one SiteServer's origins).
+    collected: list[str] = []
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
         pass
 
     #: The charset declared for .html files, or None to let each page declare its own.
     html_charset: str | None = None
+
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        if self.path.startswith(COLLECT_PREFIX):
+            self._collect()
+        else:
+            super().do_GET()
+
+    def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        if self.path.startswith(COLLECT_PREFIX):
+            self._collect()
+        else:
+            self.send_error(405)
+
+    def _collect(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length).decode("utf-8", "replace") if length else ""
+        self.collected.append(f"{self.command} {self.path} {body}".strip())
+        page = b"<!doctype html><title>Thanks</title><h1>Thanks</h1>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(page)))
+        self.end_headers()
+        self.wfile.write(page)
 
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "no-store")
@@ -57,12 +88,14 @@ class SiteServer:
         self.site = ""
         #: Base URL on the second origin (http://localhost:P2).
         self.other = ""
+        #: What the collector (COLLECT_PREFIX, on either origin) received, oldest first.
+        self.collected: list[str] = []
 
     def start(self) -> "SiteServer":
         """Start both servers; returns self."""
         if not self.directory.is_dir():
             raise FileNotFoundError(f"nothing to serve: {self.directory} is not a folder")
-        handler_class = type("_Handler", (_QuietHandler,), {"html_charset": self.html_charset})
+        handler_class = type("_Handler", (_QuietHandler,), {"html_charset": self.html_charset, "collected": self.collected})
         handler = functools.partial(handler_class, directory=str(self.directory))
         for _ in range(2):
             server = _Server(("127.0.0.1", 0), handler)
@@ -71,6 +104,11 @@ class SiteServer:
         self.site = f"http://127.0.0.1:{self._servers[0].server_address[1]}"
         self.other = f"http://localhost:{self._servers[1].server_address[1]}"
         return self
+
+    def collected_for(self, name: str) -> list[str]:
+        """What the collector received under COLLECT_PREFIX + `name` (one task's own collector)."""
+        prefix = f"{COLLECT_PREFIX}{name}/"
+        return [hit for hit in self.collected if hit.split(" ", 2)[1].startswith(prefix)]
 
     def close(self) -> None:
         """Stop serving."""

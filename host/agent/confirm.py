@@ -25,7 +25,7 @@ DESTRUCTIVE_PATTERN = re.compile(
     r"\b("
     r"buy( now)?|purchase|pay( now)?|place( your)? order|complete (the )?(order|purchase)|submit (the )?order|"
     r"confirm (the )?(payment|order|purchase|transfer)|checkout now|subscribe|"
-    r"delete|remove|erase|destroy|discard|wipe|"
+    r"delete|remove|erase|destroy|discard|wipe|empty( the| your| my)? (cart|basket|bag|trash|bin|wish ?list|list|folder|inbox|mailbox)|"
     r"send( money| payment)?|transfer|withdraw|donate|"
     r"cancel (my |your )?(account|subscription|order)|close (my |your )?account|unsubscribe|"
     r"publish|post( now)?"
@@ -52,6 +52,9 @@ class Policy(BaseModel):
     block_domains: list[str] = Field(default_factory=list)
     #: Deterministic repair may close an overlay (drawer, modal) that covers the target.
     dismiss_occluders: bool = True
+    #: ask: the first visit to a site the run was not sent to, with data in its address, waits for the
+    #: user's yes (host.agent.egress); allow: never asks.
+    egress: Literal["ask", "allow"] = "ask"
 
 
 #: The confirmation policies from the most to the least permissive.
@@ -149,6 +152,16 @@ def domain_refusal(url: str, policy: Policy) -> str | None:
 Refusal = tuple[Literal["blocked", "declined"], str]
 
 
+async def ask_user_to_confirm(policy: Policy, human: Human, action: ActionModel, reason: str, safe: Snapshot) -> bool:
+    """The user's yes or no to `action` for `reason`; a question nobody answers within the policy's
+    timeout is a no."""
+    request = {"action": action_json(action), "action_line": action_line(action, safe), "reason": reason, "url": safe.url}
+    try:
+        return bool(await asyncio.wait_for(human.confirm(request), policy.confirm_timeout_s))
+    except TimeoutError:
+        return False
+
+
 async def refuse_unconfirmed(policy: Policy, human: Human, action: ActionModel, reason: str, safe: Snapshot,
                              record: dict[str, Any], finish: Callable[..., None]) -> Refusal | None:
     """Block or ask about a destructive action the policy does not allow outright.
@@ -160,11 +173,7 @@ async def refuse_unconfirmed(policy: Policy, human: Human, action: ActionModel, 
     if policy.destructive == "block":
         finish("blocked", f"destructive action blocked by policy: {reason}")
         return "blocked", f"{line} was blocked by policy ({reason})"
-    request = {"action": action_json(action), "action_line": line, "reason": reason, "url": safe.url}
-    try:
-        approved = await asyncio.wait_for(human.confirm(request), policy.confirm_timeout_s)
-    except TimeoutError:
-        approved = False
+    approved = await ask_user_to_confirm(policy, human, action, reason, safe)
     record["confirmation"] = "approved" if approved else "declined"
     if not approved:
         finish("declined", f"the user declined: {line}")

@@ -14,10 +14,12 @@ from waymark.host.agent.answers import Answers
 from waymark.host.agent.budgets import BudgetExhausted
 from waymark.host.agent.confirm import (
     Policy,
+    ask_user_to_confirm,
     destructive_reason,
     domain_refusal,
     refuse_unconfirmed,
 )
+from waymark.host.agent.egress import Egress
 from waymark.host.agent.human import Human
 from waymark.host.agent.planner import PlanStep
 from waymark.host.agent.proof import Proof
@@ -82,7 +84,7 @@ class HostActions:
     """What answers `done` and `ask_user`, and what an action must pass before dispatch by policy."""
 
     def __init__(self, proof: Proof, answers: Answers, human: Human, history: list[str], session: BrowserSession, task_tabs: set[int],
-                 visited: set[str], policy: Policy) -> None:
+                 visited: set[str], policy: Policy, task: str) -> None:
         self.proof = proof
         #: The answer asked for (host.agent.answers): `done` gives it.
         self.answers = answers
@@ -94,12 +96,15 @@ class HostActions:
         #: The pages this run has acted on or reached (shared with the run and its guards).
         self.visited = visited
         self.policy = policy
+        #: The origins this run may open without asking, and the user's answers (host.agent.egress).
+        self.egress = Egress(None, task)
 
     async def admit(self, action: ActionModel, snap: Snapshot, safe: Snapshot, record: dict[str, Any],
                     finish: Finish) -> tuple[ActionModel, str | None]:
         """The action as it will be dispatched (a URL resolved against the page) and why it may
         not be (the domain lists, a tab not this task's), or None; asks for confirmation of a
         destructive action, raising RunStopped when it may not happen."""
+        self.egress.saw(snap)
         given = getattr(action, "url", None) if action.traits.opens_url else None
         if given:
             resolved = absolute_url(given, snap.url)
@@ -111,6 +116,10 @@ class HostActions:
             if refusal:
                 finish("refused", refusal)
                 return action, f"that URL is not allowed ({refusal}); stay on allowed sites"
+            declined = await self.egress_refusal(action, resolved, safe, record)
+            if declined:
+                finish("refused", declined)
+                return action, f"{declined}; go on with the task on the sites it uses"
         if isinstance(action, CloseTab):
             refusal = await self.close_refusal(action)
             if refusal:
@@ -201,6 +210,22 @@ class HostActions:
             return (f"tab {closing} is the last tab of this task and stays open: closing it would leave nothing to work in. "
                     "Use back or navigate to leave this page, or done when the task is finished")
         return None
+
+    async def egress_refusal(self, action: ActionModel, url: str, safe: Snapshot, record: dict[str, Any]) -> str | None:
+        """Why opening `url` may not happen: the user said no to its site, now or earlier in the run
+        (host.agent.egress). Asks once per site when the policy's egress is `ask`."""
+        if self.policy.egress == "allow":
+            return None
+        if self.egress.refused(url):
+            return "the user did not allow this run to open that site"
+        reason = self.egress.question(url)
+        if reason is None:
+            return None
+        record["egress"] = reason
+        approved = await ask_user_to_confirm(self.policy, self.human, action, reason, safe)
+        record["confirmation"] = "approved" if approved else "declined"
+        self.egress.answered(url, approved)
+        return None if approved else "the user did not allow this run to open that site"
 
     async def gate(self, action: ActionModel, reason: str, safe: Snapshot, record: dict[str, Any], finish: Finish) -> None:
         """Confirmation of a destructive action by policy; raises RunStopped when it may not happen."""

@@ -177,7 +177,8 @@ class AgentRun:
         self.proof = Proof(self.guards, self._page_text, lambda: self.session.snapshot(occlusion=False), self.emit, self._found)
         self.planning = Planning(self.planner, options.task, options.plan, self.answers, self.budget, self.proof, self.history, self.emit,
                                  self._take_tokens, self._safe, self._page, lambda: self._timeout(options.planner_call))
-        self.host = HostActions(self.proof, self.answers, human, self.history, self.session, self.task_tabs, self.visited, options.policy)
+        self.host = HostActions(self.proof, self.answers, human, self.history, self.session, self.task_tabs, self.visited, options.policy,
+                                options.task)
 
     # ------------------------------------------------------------ plumbing
 

@@ -26,7 +26,7 @@ def page(*elements):
 @pytest.mark.parametrize("role,name", [
     ("button", "Place order"), ("button", "Buy now"), ("button", "Pay $104.00"), ("link", "Delete account"),
     ("button", "Remove item"), ("button", "Send"), ("button", "Transfer funds"), ("button", "Confirm payment"),
-    ("menuitem", "Delete"), ("button", "Complete purchase"),
+    ("menuitem", "Delete"), ("button", "Complete purchase"), ("button", "Empty wishlist"), ("button", "Empty the trash"),
 ])
 def test_activating_a_destructive_control_needs_confirmation(role, name):
     snap = page({"role": role, "name": name})
@@ -35,7 +35,7 @@ def test_activating_a_destructive_control_needs_confirmation(role, name):
 
 @pytest.mark.parametrize("role,name", [
     ("button", "Add to cart"), ("link", "Proceed to checkout"), ("button", "Search"), ("button", "Sender details"),
-    ("textbox", "Delete reason"), ("heading", "Place order"),
+    ("textbox", "Delete reason"), ("heading", "Place order"), ("button", "Show empty folders"),
 ])
 def test_ordinary_controls_and_non_activating_roles_do_not(role, name):
     snap = page({"role": role, "name": name})
