@@ -158,11 +158,11 @@ def run_policy(caller: Policy, trusted: bool) -> Policy:
     """The policy a run gets: the caller's, narrowed by the saved one (host.agent.confirm.narrowed).
 
     A `trusted` caller (the side panel, or the terminal that launched this browser) is the user:
-    its answer to destructive actions (`waymark run --confirm approve`) stands, as the user's own
-    choice made at the time; its domain lists still only narrow the saved ones."""
+    its answer to destructive actions (`waymark run --confirm approve`) and to the egress question
+    stands, as the user's own choice made at the time; its domain lists still only narrow the saved ones."""
     floor = saved_policy()
     if trusted:
-        floor = floor.model_copy(update={"destructive": "allow"})
+        floor = floor.model_copy(update={"destructive": "allow", "egress": "allow"})
     return narrowed(floor, caller)
 
 

@@ -76,8 +76,9 @@ def narrowed(saved: Policy, caller: Policy) -> Policy:
         allow = list(saved.allow_domains or caller.allow_domains)
     block = list(dict.fromkeys([*saved.block_domains, *caller.block_domains]))
     destructive = max(saved.destructive, caller.destructive, key=_STRICTNESS.index)
+    egress = "ask" if "ask" in (saved.egress, caller.egress) else "allow"
     return caller.model_copy(update={"allow_domains": allow, "block_domains": block, "destructive": destructive,
-                                     "dismiss_occluders": saved.dismiss_occluders and caller.dismiss_occluders})
+                                     "dismiss_occluders": saved.dismiss_occluders and caller.dismiss_occluders, "egress": egress})
 
 
 def destructive_reason(action: ActionModel, snapshot: Snapshot | None) -> str | None:

@@ -40,3 +40,8 @@ def test_disjoint_allow_lists_allow_no_domain():
 def test_overlay_dismissal_is_off_when_either_side_turns_it_off():
     assert not narrowed(Policy(dismiss_occluders=False), Policy()).dismiss_occluders
     assert not narrowed(Policy(), Policy(dismiss_occluders=False)).dismiss_occluders
+
+
+def test_a_caller_cannot_turn_off_the_egress_question_the_user_keeps():
+    assert narrowed(Policy(egress="ask"), Policy(egress="allow")).egress == "ask"
+    assert narrowed(Policy(egress="allow"), Policy(egress="ask")).egress == "ask"
