@@ -7,17 +7,22 @@
  */
 import { errorCode, errorMessage } from "../shared/errors.js";
 import { WaymarkError } from "./native.js";
+import { ownPageDialogs, record } from "./dialogs.js";
 
 const PROTOCOL_VERSION = "1.3";
 /** Detach after this long without an action, so a finished run does not keep the tab instrumented. */
-const IDLE_DETACH_MS = 30_000;
+let idleDetachMs = 30_000;
+
+/** How long the debugger stays attached without an action (tests shorten it). @param {number} ms */
+export function setIdleDetachMs(ms) {
+  idleDetachMs = ms;
+}
 
 /** CDP modifier bits. */
 const MODIFIER_BITS = { Alt: 1, Control: 2, Meta: 4, Shift: 8 };
 
 /**
- * @typedef {{type: string, message: string, url: string, handled: "accept"|"dismiss", at: number}} DialogRecord
- * @typedef {{ready: Promise<void>, policy: "accept"|"dismiss", dialogs: DialogRecord[], idle: ReturnType<typeof setTimeout>|null, autoAttach?: Promise<void>}} Session
+ * @typedef {{ready: Promise<void>, policy: "accept"|"dismiss", idle: ReturnType<typeof setTimeout>|null, autoAttach?: Promise<void>}} Session
  */
 
 /** @type {Map<number, Session>} */
@@ -64,7 +69,7 @@ export async function attach(tabId) {
   if (wedged.has(tabId)) throw new WaymarkError("debugger_unavailable", `Chrome stopped delivering trusted input to this page of tab ${tabId} (input was interrupted by a navigation): input is synthetic until the page changes`);
   let session = sessions.get(tabId);
   if (!session) {
-    const created = /** @type {Session} */ ({ ready: Promise.resolve(), policy: "accept", dialogs: [], idle: null });
+    const created = /** @type {Session} */ ({ ready: Promise.resolve(), policy: "accept", idle: null });
     created.ready = (async () => {
       try {
         await chrome.debugger.attach({ tabId }, PROTOCOL_VERSION);
@@ -72,6 +77,8 @@ export async function attach(tabId) {
         throw new WaymarkError("debugger_unavailable", `the debugger cannot attach to tab ${tabId}: ${errorMessage(e)}`);
       }
       await chrome.debugger.sendCommand({ tabId }, "Page.enable");
+      // From here the debugger answers the tab's dialogs, not the page-world script.
+      await ownPageDialogs(tabId, true);
     })();
     sessions.set(tabId, created);
     session = created;
@@ -96,7 +103,7 @@ function touch(tabId) {
   const session = sessions.get(tabId);
   if (!session) return;
   if (session.idle) clearTimeout(session.idle);
-  session.idle = setTimeout(() => void detach(tabId), IDLE_DETACH_MS);
+  session.idle = setTimeout(() => void detach(tabId), idleDetachMs);
 }
 
 /**
@@ -112,6 +119,8 @@ export async function detach(tabId) {
   const done = (async () => {
     try {
       await session.ready;
+      // Handed back before the debugger goes: a dialog opened after this is answered in the page.
+      await ownPageDialogs(tabId, false);
       await chrome.debugger.detach({ tabId });
     } catch {
       // Already detached (tab closed, user cancelled the infobar): nothing to undo.
@@ -128,22 +137,12 @@ export async function detachAll() {
 }
 
 /**
- * How dialogs the page opens are answered from now on, and take the ones seen so far.
+ * How dialogs the page opens are answered from now on.
  * @param {number} tabId @param {"accept"|"dismiss"} policy
  */
 export function setDialogPolicy(tabId, policy) {
   const session = sessions.get(tabId);
   if (session) session.policy = policy;
-}
-
-/**
- * The dialogs handled in this tab since the last call (they are reported once).
- * @param {number} tabId @returns {DialogRecord[]}
- */
-export function takeDialogs(tabId) {
-  const session = sessions.get(tabId);
-  if (!session) return [];
-  return session.dialogs.splice(0, session.dialogs.length);
 }
 
 /**
@@ -589,7 +588,8 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   const policy = session?.policy ?? "accept";
   // An alert has one button: "dismiss" and "accept" both just close it.
   const accept = policy === "accept" || p.type === "alert";
-  session?.dialogs.push({ type: p.type, message: String(p.message || "").slice(0, 500), url: String(p.url || ""), handled: accept ? "accept" : "dismiss", at: Date.now() });
+  record(tabId, { type: p.type, message: String(p.message || "").slice(0, 500), url: String(p.url || ""), handled: accept ? "accept" : "dismiss", by: "debugger", at: Date.now(),
+    ...(p.type === "prompt" ? { default_prompt: String(p.defaultPrompt || "").slice(0, 500) } : {}) });
   // Answered in the session that reported it (a cross-origin frame's own, once its Page domain is on).
   chrome.debugger.sendCommand(source.sessionId ? { tabId, sessionId: source.sessionId } : { tabId }, "Page.handleJavaScriptDialog", { accept, promptText: accept ? String(p.defaultPrompt || "") : undefined }).catch(() => {
     // Another client (DevTools, a test driver) answered first: the page is unblocked either way.
@@ -598,6 +598,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
 
 chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId === undefined) return;
+  if (sessions.has(source.tabId)) void ownPageDialogs(source.tabId, false);
   if (reason === "canceled_by_user" && sessions.has(source.tabId)) refused.add(source.tabId);
   children.delete(source.tabId);
   const session = sessions.get(source.tabId);
@@ -608,6 +609,8 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 // A new document in the tab takes input again.
 chrome.webNavigation.onCommitted.addListener((details) => {
   if (details.frameId === 0) answering.delete(details.tabId);
+  // A new document's page-world script answers its dialogs itself until told the debugger does.
+  if (sessions.has(details.tabId)) void ownPageDialogs(details.tabId, true, [details.frameId]);
   const since = wedged.get(details.tabId);
   if (details.frameId === 0 && since !== undefined && details.timeStamp > since) wedged.delete(details.tabId);
 });

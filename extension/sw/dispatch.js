@@ -20,6 +20,7 @@ import { requireTab } from "./tabs.js";
 import { BROWSER_ACTIONS, ELEMENT_ACTIONS, KIND, SETTLING_ACTIONS } from "../shared/actions.js";
 import * as forms from "./forms.js";
 import * as pointerActions from "./pointer.js";
+import { collectPageDialogs, forgetRecent, takeForResult } from "./dialogs.js";
 
 /**
  * @typedef {import("./refs.js").RefTarget} RefTarget
@@ -101,6 +102,8 @@ export async function act(req) {
     if (action.ref !== undefined && action.ref !== null && fromEarlierGeneration(tabId, req.ref_generation)) {
       throw new WaymarkError("stale_ref", `ref ${action.ref} is from an earlier page of this tab: take its refs from the current snapshot`);
     }
+    await collectPageDialogs(tabId); // answered in the page before this action: shown already, reported now
+    forgetRecent(tabId);
     watcher = new TabWatcher(tabId);
     /** @type {"accept"|"dismiss"} */
     const policy = req.dialogs === "dismiss" ? "dismiss" : "accept";
@@ -146,7 +149,8 @@ export async function act(req) {
     watcher?.stop();
   }
   if (tabId >= 0) {
-    result.dialogs = cdp.takeDialogs(tabId);
+    await collectPageDialogs(tabId);
+    result.dialogs = takeForResult(tabId);
     const continued = await chrome.tabs.get(result.tab_id ?? tabId).catch(() => null);
     const own = continued?.id === tabId ? continued : await chrome.tabs.get(tabId).catch(() => null);
     // url_after is where the agent is now (the tab it continues in); `navigated` is about the tab it acted in.
