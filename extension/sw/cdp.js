@@ -7,7 +7,7 @@
  */
 import { errorCode, errorMessage } from "../shared/errors.js";
 import { WaymarkError } from "./native.js";
-import { ownPageDialogs, record } from "./dialogs.js";
+import { heldDialog, hold, ownPageDialogs, record, release, untilHeld } from "./dialogs.js";
 
 const PROTOCOL_VERSION = "1.3";
 /** Detach after this long without an action, so a finished run does not keep the tab instrumented. */
@@ -22,7 +22,8 @@ export function setIdleDetachMs(ms) {
 const MODIFIER_BITS = { Alt: 1, Control: 2, Meta: 4, Shift: 8 };
 
 /**
- * @typedef {{ready: Promise<void>, policy: "accept"|"dismiss", idle: ReturnType<typeof setTimeout>|null, autoAttach?: Promise<void>}} Session
+ * @typedef {"accept"|"dismiss"|"ask"} DialogPolicy  ask: hold a confirm or prompt open for answer_dialog
+ * @typedef {{ready: Promise<void>, policy: DialogPolicy, idle: ReturnType<typeof setTimeout>|null, autoAttach?: Promise<void>}} Session
  */
 
 /** @type {Map<number, Session>} */
@@ -103,7 +104,8 @@ function touch(tabId) {
   const session = sessions.get(tabId);
   if (!session) return;
   if (session.idle) clearTimeout(session.idle);
-  session.idle = setTimeout(() => void detach(tabId), idleDetachMs);
+  // A dialog held for an answer keeps the debugger: detached, nobody could answer it.
+  session.idle = setTimeout(() => (heldDialog(tabId) ? touch(tabId) : void detach(tabId)), idleDetachMs);
 }
 
 /**
@@ -119,6 +121,7 @@ export async function detach(tabId) {
   const done = (async () => {
     try {
       await session.ready;
+      if (heldDialog(tabId)) await answerDialog(tabId, false).catch(() => {});
       // Handed back before the debugger goes: a dialog opened after this is answered in the page.
       await ownPageDialogs(tabId, false);
       await chrome.debugger.detach({ tabId });
@@ -138,11 +141,35 @@ export async function detachAll() {
 
 /**
  * How dialogs the page opens are answered from now on.
- * @param {number} tabId @param {"accept"|"dismiss"} policy
+ * @param {number} tabId @param {DialogPolicy} policy
  */
 export function setDialogPolicy(tabId, policy) {
   const session = sessions.get(tabId);
   if (session) session.policy = policy;
+}
+
+/**
+ * Answer the dialog the tab's page waits on (OK or Cancel; a prompt's text, else its default).
+ * @param {number} tabId @param {boolean} accept @param {string|null=} text
+ * @returns {Promise<import("./dialogs.js").DialogRecord>} the dialog, as answered
+ */
+export async function answerDialog(tabId, accept, text) {
+  const open = heldDialog(tabId);
+  if (!open) throw new WaymarkError("no_dialog", "no JavaScript dialog is open in this tab: take a snapshot and act on the page");
+  const { record: asked, sessionId } = open;
+  const promptText = accept && asked.type === "prompt" ? (text ?? asked.default_prompt ?? "") : undefined;
+  try {
+    await chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, "Page.handleJavaScriptDialog", { accept, promptText });
+  } catch (e) {
+    // Closed by someone else (the page navigated away, DevTools): there is nothing left to answer.
+    if (!/no dialog is showing/i.test(errorMessage(e))) throw new WaymarkError("debugger_unavailable", `the dialog could not be answered: ${errorMessage(e)}`);
+  } finally {
+    release(tabId);
+  }
+  const answered = { ...asked, handled: accept ? /** @type {const} */ ("accept") : /** @type {const} */ ("dismiss"), at: Date.now(),
+    ...(promptText !== undefined ? { text: promptText } : {}) };
+  record(tabId, answered);
+  return answered;
 }
 
 /**
@@ -208,7 +235,8 @@ export async function send(tabId, method, params) {
   await attach(tabId);
   const session = sessions.get(tabId);
   try {
-    return await chrome.debugger.sendCommand({ tabId }, method, params);
+    const command = chrome.debugger.sendCommand({ tabId }, method, params);
+    return await (method.startsWith("Input.") ? untilHeld(tabId, command) : command);
   } catch (e) {
     const message = errorMessage(e);
     // Chrome gave up on an input command the page never answered: the page is not taking input.
@@ -578,18 +606,27 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   }
 });
 
-// Dialogs: answered at once by the tab's policy, so a page never stays blocked on one.
+// Dialogs: answered at once by the tab's policy, so a page never stays blocked on one, or (ask)
+// a confirm or prompt held open for the executor's answer_dialog (see dispatch.js).
 chrome.debugger.onEvent.addListener((source, method, params) => {
   if (method !== "Page.javascriptDialogOpening" || source.tabId === undefined) return;
   const tabId = source.tabId;
   const session = sessions.get(tabId);
   // Page.javascriptDialogOpening's parameters, as the protocol defines them.
-  const p = /** @type {{type: string, message: string, url: string, defaultPrompt?: string}} */ (params || {});
+  const p = /** @type {{type: "alert"|"confirm"|"prompt"|"beforeunload", message: string, url: string, defaultPrompt?: string}} */ (params || {});
   const policy = session?.policy ?? "accept";
-  // An alert has one button: "dismiss" and "accept" both just close it.
-  const accept = policy === "accept" || p.type === "alert";
-  record(tabId, { type: p.type, message: String(p.message || "").slice(0, 500), url: String(p.url || ""), handled: accept ? "accept" : "dismiss", by: "debugger", at: Date.now(),
-    ...(p.type === "prompt" ? { default_prompt: String(p.defaultPrompt || "").slice(0, 500) } : {}) });
+  const seen = { type: p.type, message: String(p.message || "").slice(0, 500), url: String(p.url || ""), by: /** @type {const} */ ("debugger"), at: Date.now(),
+    ...(p.type === "prompt" ? { default_prompt: String(p.defaultPrompt || "").slice(0, 500) } : {}) };
+  if (policy === "ask" && (p.type === "confirm" || p.type === "prompt")) {
+    const open = { ...seen, handled: /** @type {const} */ ("pending") };
+    record(tabId, open);
+    hold(tabId, open, source.sessionId);
+    return;
+  }
+  // An alert has one button: "dismiss" and "accept" both just close it. Asked, a leave-page
+  // prompt is accepted: leaving is what the action that raised it asked for.
+  const accept = policy !== "dismiss" || p.type === "alert";
+  record(tabId, { ...seen, handled: accept ? "accept" : "dismiss" });
   // Answered in the session that reported it (a cross-origin frame's own, once its Page domain is on).
   chrome.debugger.sendCommand(source.sessionId ? { tabId, sessionId: source.sessionId } : { tabId }, "Page.handleJavaScriptDialog", { accept, promptText: accept ? String(p.defaultPrompt || "") : undefined }).catch(() => {
     // Another client (DevTools, a test driver) answered first: the page is unblocked either way.
@@ -599,6 +636,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
 chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId === undefined) return;
   if (sessions.has(source.tabId)) void ownPageDialogs(source.tabId, false);
+  release(source.tabId); // nobody can answer it now
   if (reason === "canceled_by_user" && sessions.has(source.tabId)) refused.add(source.tabId);
   children.delete(source.tabId);
   const session = sessions.get(source.tabId);

@@ -7,8 +7,11 @@
  * between two actions, for its checks and for the executor's prompt: each shows it).
  */
 
+import { refGeneration } from "./refs.js";
+import { oneLine, sanitizeUrl } from "./snapshot_text.js";
+
 /**
- * @typedef {{type: string, message: string, url: string, handled: "accept"|"dismiss"|"pending", by: "debugger"|"page", at: number, default_prompt?: string, text?: string}} DialogRecord
+ * @typedef {{type: "alert"|"confirm"|"prompt"|"beforeunload", message: string, url: string, handled: "accept"|"dismiss"|"pending", by: "debugger"|"page", at: number, default_prompt?: string, text?: string}} DialogRecord
  */
 
 /** How long a frame may take to answer a question about its dialogs (a blocked one never does). */
@@ -17,6 +20,50 @@ const SHIM_FILE = "content/dialogs.js";
 
 /** @type {Map<number, {result: DialogRecord[], recent: DialogRecord[]}>} */
 const byTab = new Map();
+/**
+ * The dialog each tab's page waits on, held open by the debugger for `answer_dialog`, with the
+ * protocol session that reported it (a cross-origin frame's own) and who waits for it to open.
+ * @type {Map<number, {record: DialogRecord, sessionId?: string}>}
+ */
+const held = new Map();
+/** @type {Map<number, Set<() => void>>} */
+const holdWaiters = new Map();
+
+/** A dialog opened and is held for an answer. @param {number} tabId @param {DialogRecord} open @param {string=} sessionId */
+export function hold(tabId, open, sessionId) {
+  held.set(tabId, { record: open, sessionId });
+  for (const wake of holdWaiters.get(tabId) || []) wake();
+}
+
+/** The dialog the tab's page waits on, if any. @param {number} tabId */
+export function heldDialog(tabId) {
+  return held.get(tabId) ?? null;
+}
+
+/** The held dialog was answered (or can no longer be). @param {number} tabId */
+export function release(tabId) {
+  held.delete(tabId);
+}
+
+/**
+ * A command to the page that a dialog it opens ends: the page answers nothing while the dialog
+ * is open, so an input command that opened one resolves (to undefined) when it is held.
+ * @template T
+ * @param {number} tabId @param {Promise<T>} command @returns {Promise<T|undefined>}
+ */
+export async function untilHeld(tabId, command) {
+  /** @type {() => void} */
+  let wake = () => {};
+  const opened = new Promise((resolve) => { wake = () => resolve(undefined); });
+  const waiters = holdWaiters.get(tabId) || new Set();
+  holdWaiters.set(tabId, waiters.add(wake));
+  command.catch(() => {}); // settled after the dialog is answered, with nobody reading it
+  try {
+    return await Promise.race([command, opened]);
+  } finally {
+    waiters.delete(wake);
+  }
+}
 
 /** @param {number} tabId */
 function queues(tabId) {
@@ -88,6 +135,7 @@ export async function ownPageDialogs(tabId, owned, frameIds) {
 
 /** Collect the dialogs the page-world script answered in every frame of the tab. @param {number} tabId */
 export async function collectPageDialogs(tabId) {
+  if (held.has(tabId)) return; // the page is blocked: its frames answer nothing until the dialog is
   const taken = await inEveryFrame(tabId, () => {
     const handle = /** @type {{take?: () => unknown[]}|undefined} */ (/** @type {any} */ (globalThis)[Symbol.for("waymark.dialogs")]);
     return handle?.take?.() || [];
@@ -106,7 +154,7 @@ function asRecord(raw) {
   const r = /** @type {Record<string, unknown>} */ (raw);
   if (!r || typeof r !== "object" || !["alert", "confirm", "prompt"].includes(String(r.type))) return null;
   /** @type {DialogRecord} */
-  const out = { type: String(r.type), message: String(r.message ?? "").slice(0, 500), url: String(r.url ?? ""),
+  const out = { type: /** @type {"alert"|"confirm"|"prompt"} */ (r.type), message: String(r.message ?? "").slice(0, 500), url: String(r.url ?? ""),
     handled: r.handled === "accept" ? "accept" : "dismiss", by: "page", at: Number(r.at) || Date.now() };
   if (r.type === "prompt") out.default_prompt = String(r.default_prompt ?? "").slice(0, 500);
   return out;
@@ -128,4 +176,34 @@ export function dialogLines(records) {
   });
 }
 
-chrome.tabs.onRemoved.addListener((tabId) => byTab.delete(tabId));
+/**
+ * The snapshot of a page that waits on a dialog: its frames answer nothing, so it lists no
+ * element, only the dialogs (the open one last) for the model to answer.
+ * @param {chrome.tabs.Tab} tab @param {DialogRecord} open
+ * @returns {import("../shared/actions.js").Snapshot}
+ */
+export function dialogSnapshot(tab, open) {
+  const tabId = /** @type {number} */ (tab.id);
+  const text = [...dialogLines(recentDialogs(tabId)), "the page is blocked until this dialog is answered: answer_dialog with accept true (OK) or false (Cancel), and text for a prompt"].join("\n");
+  return {
+    url: sanitizeUrl(tab.url || open.url),
+    title: oneLine(tab.title || "", 200),
+    viewport: { width: tab.width || 0, height: tab.height || 0, scroll_x: 0, scroll_y: 0, page_width: 0, page_height: 0, dpr: 1 },
+    elements: [],
+    text,
+    next_offset: null,
+    page_overflow: false,
+    stats: { elements_total: 0, chars: text.length, ms: 0 },
+    tab_id: tabId,
+    ref_generation: refGeneration(tabId),
+    screenshot_b64: null,
+    dialog: { type: open.type, message: open.message, default_prompt: open.default_prompt ?? null },
+    dialogs: recentDialogs(tabId),
+  };
+}
+
+chrome.tabs.onRemoved.addListener((tabId) => {
+  byTab.delete(tabId);
+  held.delete(tabId);
+  holdWaiters.delete(tabId);
+});

@@ -22,7 +22,7 @@ import { overlayScreenshot } from "./overlay.js";
 import { thumbnail } from "./thumbnail.js";
 import { errorPageSnapshot, loadError } from "./load_errors.js";
 import { KIND } from "../shared/actions.js";
-import { collectPageDialogs, dialogLines, recentDialogs } from "./dialogs.js";
+import { collectPageDialogs, dialogLines, dialogSnapshot, heldDialog, recentDialogs } from "./dialogs.js";
 
 /** @typedef {import("./snapshot_text.js").Item} Item */
 /** @typedef {import("./snapshot_text.js").ElementItem} ElementItem */
@@ -271,6 +271,8 @@ export async function takeSnapshot(tabId, options = {}) {
   const id = /** @type {number} */ (tab.id);
   const failure = await loadError(tab);
   if (failure) return errorPageSnapshot(tab, failure);
+  const open = heldDialog(id);
+  if (open) return dialogSnapshot(tab, open.record);
   await collectPageDialogs(id);
   const asked = performance.now();
   const answers = await askAllFrames(id, { kind: KIND.SNAPSHOT, occlusion: opts.occlusion });
@@ -334,6 +336,7 @@ export async function takeSnapshot(tabId, options = {}) {
     ref_generation: refGeneration(id),
     screenshot_b64: null,
     thumbnail_b64: null,
+    dialogs: recentDialogs(id),
   };
   if (opts.screenshot) {
     const shot = await overlayScreenshot(tab, page.elements.filter((e) => e.in_viewport), vp.width);
