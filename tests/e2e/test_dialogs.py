@@ -58,7 +58,7 @@ async def test_an_alert_while_the_page_loads_without_the_debugger_never_blocks_i
 async def test_an_alert_long_after_the_last_action_when_the_debugger_has_detached_never_blocks_the_page(sw, page, site_url):
     await sw.evaluate("() => globalThis.waymark.setIdleDetachMs(300)")
     try:
-        tab, snap = await open_page(sw, page, f"{site_url}/dialogs/gift_card.html")
+        tab, snap = await open_page(sw, page, f"{site_url}/dialogs/reminder.html")
         assert (await act(sw, tab, {"type": "click", "ref": ref(snap, "Remind me later")}, snapshot=None)).ok
         await page.wait_for_function("() => window.remindLater")
         while tab in await sw.evaluate("() => globalThis.waymark.debuggerTabs()"):
