@@ -29,20 +29,6 @@ async def test_a_launched_browser_leaves_a_confirm_to_the_extension_so_it_gets_t
     assert answers == ["true"] * 10
 
 
-async def test_a_leave_page_prompt_in_a_launched_browser_is_answered_and_the_navigation_completes(sw, page, site_url):
-    # Without a listener of its own, Playwright dismissed the "Leave site?" prompt: the page stayed.
-    await wait_connected(sw)
-    await page.goto(f"{site_url}/dispatch/buttons.html?guard")
-    tab = await tab_id_of(sw, page)
-    snap = await snapshot(sw, tab)
-    assert (await act(sw, tab, {"type": "click", "ref": ref(snap, "Count")}, snapshot=None)).ok  # the page now has a user's interaction
-    result = await act(sw, tab, {"type": "navigate", "url": f"{site_url}/dispatch/target.html"}, snapshot=None)
-    assert result.ok, result.error
-    assert [d["type"] for d in result.dialogs] == ["beforeunload"]
-    assert result.url_after.endswith("/dispatch/target.html")
-    assert page.url.endswith("/dispatch/target.html")
-
-
 async def test_an_alert_while_the_page_loads_without_the_debugger_never_blocks_it_and_the_next_snapshot_shows_its_message(sw, page, site_url):
     # In a user's own Chrome the debugger attaches at the first action: an alert before it
     # blocked the page, and the run's first snapshot failed as frame_unreachable.
@@ -73,10 +59,13 @@ async def test_an_alert_long_after_the_last_action_when_the_debugger_has_detache
 
 async def test_a_prompt_held_for_the_executor_is_answered_with_a_value_the_page_then_shows(sw, page, site_url):
     tab, snap = await open_page(sw, page, f"{site_url}/dialogs/categories.html")
+    chrome_saw: list[Any] = []
+    page.on("dialog", lambda dialog: chrome_saw.append(dialog))  # Chrome's own report of the dialog, through Playwright's connection; it answers nothing
     opened = await act(sw, tab, {"type": "click", "ref": ref(snap, "Rename")}, dialogs="ask", snapshot={})
     assert opened.ok, opened.error
     assert opened.snapshot is not None and opened.snapshot.dialog is not None
     assert (opened.snapshot.dialog.type, opened.snapshot.dialog.default_prompt) == ("prompt", "Shoes")
+    assert [(d.type, d.message, d.default_value) for d in chrome_saw] == [("prompt", opened.snapshot.dialog.message, "Shoes")]
     assert 'dialog prompt "New name for the category:" default "Shoes" (open: the page waits for answer_dialog)' in opened.snapshot.text
     answered = await act(sw, tab, {"type": "answer_dialog", "accept": True, "text": "Boots"}, dialogs="ask", snapshot={})
     assert answered.ok, answered.error
