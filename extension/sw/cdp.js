@@ -161,8 +161,10 @@ export async function answerDialog(tabId, accept, text) {
   try {
     await chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, "Page.handleJavaScriptDialog", { accept, promptText });
   } catch (e) {
-    // Closed by someone else (the page navigated away, DevTools): there is nothing left to answer.
-    if (!/no dialog is showing/i.test(errorMessage(e))) throw new WaymarkError("debugger_unavailable", `the dialog could not be answered: ${errorMessage(e)}`);
+    // Closed by someone else (another debugger client, the page navigating away): this answer
+    // was not the one the page got, so it is not recorded as if it were.
+    if (/no dialog is showing/i.test(errorMessage(e))) throw new WaymarkError("no_dialog", "the dialog was closed before this answer reached it (by another debugger client or the page leaving): take a snapshot to see what the page did");
+    throw new WaymarkError("debugger_unavailable", `the dialog could not be answered: ${errorMessage(e)}`);
   } finally {
     release(tabId);
   }

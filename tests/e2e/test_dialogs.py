@@ -29,6 +29,19 @@ async def test_a_launched_browser_leaves_a_confirm_to_the_extension_so_it_gets_t
     assert answers == ["true"] * 10
 
 
+async def test_a_launched_browser_leaves_a_held_confirm_to_the_executors_answer_every_time(sw, page, site_url):
+    tab, snap = await open_page(sw, page, f"{site_url}/dialogs/categories.html")
+    statuses = []
+    for _ in range(10):
+        opened = await act(sw, tab, {"type": "click", "ref": ref(snap, "Archive")}, dialogs="ask", snapshot=None)
+        assert opened.ok, opened.error
+        answered = await act(sw, tab, {"type": "answer_dialog", "accept": True}, dialogs="ask", snapshot=None)
+        assert answered.ok, answered.error
+        statuses.append(await page.text_content("#status"))
+        await page.evaluate("document.getElementById('status').textContent = ''")
+    assert statuses == ["Archived"] * 10
+
+
 async def test_an_alert_while_the_page_loads_without_the_debugger_never_blocks_it_and_the_next_snapshot_shows_its_message(sw, page, site_url):
     # In a user's own Chrome the debugger attaches at the first action: an alert before it
     # blocked the page, and the run's first snapshot failed as frame_unreachable.
