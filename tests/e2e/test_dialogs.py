@@ -197,3 +197,19 @@ async def test_ok_on_a_destructive_confirm_asks_the_user_and_declined_the_pages_
     assert "Delete the category Shoes and all its 12 products" in asked[1]["reason"]
     assert summary["outcome"] == "declined"
     assert await page.text_content("#products") == "12"
+
+
+async def test_a_confirm_in_a_cross_origin_frame_is_held_and_answered_like_the_pages_own(sw, page, site_url, other_origin):
+    url = f"{site_url}/dialogs/framed.html?src={other_origin}/dialogs/categories.html"
+    await wait_connected(sw)
+    await page.goto(url)
+    frame = page.frame_locator("#frame")
+    await frame.locator("#delete").wait_for()
+    tab = await tab_id_of(sw, page)
+    snap = await snapshot(sw, tab)
+    opened = await act(sw, tab, {"type": "click", "ref": ref(snap, "Delete")}, dialogs="ask", snapshot={})
+    assert opened.ok, opened.error
+    assert opened.snapshot is not None and opened.snapshot.dialog is not None and opened.snapshot.dialog.type == "confirm"
+    answered = await act(sw, tab, {"type": "answer_dialog", "accept": False}, dialogs="ask", snapshot=None)
+    assert answered.ok, answered.error
+    assert await frame.locator("#status").text_content() == "Category deleted, products kept"
