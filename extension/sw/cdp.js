@@ -649,8 +649,6 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 // A new document in the tab takes input again.
 chrome.webNavigation.onCommitted.addListener((details) => {
   if (details.frameId === 0) answering.delete(details.tabId);
-  // A new document's page-world script answers its dialogs itself until told the debugger does.
-  if (sessions.has(details.tabId)) void ownPageDialogs(details.tabId, true, [details.frameId]);
   const since = wedged.get(details.tabId);
   if (details.frameId === 0 && since !== undefined && details.timeStamp > since) wedged.delete(details.tabId);
 });

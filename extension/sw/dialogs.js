@@ -98,11 +98,11 @@ export function forgetRecent(tabId) {
  * A call into the page-world script of every frame (injected first where the document predates
  * the extension), bounded: a frame blocked by a native dialog gives nothing.
  * @template T
- * @param {number} tabId @param {(on: boolean) => T} func @param {boolean} arg @param {number[]=} frameIds
+ * @param {number} tabId @param {(on: boolean) => T} func @param {boolean} arg
  * @returns {Promise<T[]>}
  */
-async function inEveryFrame(tabId, func, arg, frameIds) {
-  const target = frameIds ? { tabId, frameIds } : { tabId, allFrames: true };
+async function inEveryFrame(tabId, func, arg) {
+  const target = { tabId, allFrames: true };
   const call = (async () => {
     await chrome.scripting.executeScript({ target, files: [SHIM_FILE], world: "MAIN", injectImmediately: true });
     const answers = await chrome.scripting.executeScript({ target, func, args: [arg], world: "MAIN", injectImmediately: true });
@@ -123,14 +123,14 @@ async function inEveryFrame(tabId, func, arg, frameIds) {
 /**
  * Tell the tab's frames whether the debugger answers their dialogs (it is attached) or they
  * answer them themselves.
- * @param {number} tabId @param {boolean} owned @param {number[]=} frameIds  only these frames
+ * @param {number} tabId @param {boolean} owned
  */
-export async function ownPageDialogs(tabId, owned, frameIds) {
+export async function ownPageDialogs(tabId, owned) {
   await inEveryFrame(tabId, (on) => {
     const handle = /** @type {{own?: (on: boolean) => void}|undefined} */ (/** @type {any} */ (globalThis)[Symbol.for("waymark.dialogs")]);
     handle?.own?.(on);
     return null;
-  }, owned, frameIds);
+  }, owned);
 }
 
 /** Collect the dialogs the page-world script answered in every frame of the tab. @param {number} tabId */

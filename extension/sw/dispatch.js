@@ -20,7 +20,7 @@ import { requireTab } from "./tabs.js";
 import { BROWSER_ACTIONS, ELEMENT_ACTIONS, KIND, SETTLING_ACTIONS } from "../shared/actions.js";
 import * as forms from "./forms.js";
 import * as pointerActions from "./pointer.js";
-import { collectPageDialogs, forgetRecent, heldDialog, takeForResult } from "./dialogs.js";
+import { collectPageDialogs, forgetRecent, heldDialog, ownPageDialogs, takeForResult } from "./dialogs.js";
 
 /**
  * @typedef {import("./refs.js").RefTarget} RefTarget
@@ -109,6 +109,10 @@ export async function act(req) {
     }
     await collectPageDialogs(tabId); // answered in the page before this action: shown already, reported now
     forgetRecent(tabId);
+    // A document the tab loaded since the debugger attached answers its own dialogs until its first
+    // action (so a dialog while it loads is answered Cancel every time, never by a race with
+    // this message); from here the debugger answers them.
+    if (cdp.isAttached(tabId)) await ownPageDialogs(tabId, true);
     watcher = new TabWatcher(tabId);
     /** @type {cdp.DialogPolicy} */
     const policy = req.dialogs === "dismiss" || req.dialogs === "ask" ? req.dialogs : "accept";

@@ -213,3 +213,15 @@ async def test_a_confirm_in_a_cross_origin_frame_is_held_and_answered_like_the_p
     answered = await act(sw, tab, {"type": "answer_dialog", "accept": False}, dialogs="ask", snapshot=None)
     assert answered.ok, answered.error
     assert await frame.locator("#status").text_content() == "Category deleted, products kept"
+
+
+async def test_a_confirm_while_a_page_the_agent_opened_loads_is_answered_cancel_in_the_page_and_shown(sw, page, site_url):
+    # The debugger takes a document's dialogs over at its first action, never by a race with its
+    # first scripts: a question asked while the page loads is answered Cancel every time.
+    tab, _ = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
+    for _ in range(3):
+        result = await act(sw, tab, {"type": "navigate", "url": f"{site_url}/dialogs/confirm_on_load.html"}, dialogs="ask", snapshot={})
+        assert result.ok, result.error
+        assert [(d["type"], d["handled"], d["by"]) for d in result.dialogs] == [("confirm", "dismiss", "page")]
+        assert result.snapshot is not None and 'dialog confirm "Accept all cookies?" (answered Cancel)' in result.snapshot.text
+        assert await page.text_content("#answer") == "cookies refused"
