@@ -129,7 +129,6 @@ export async function act(req) {
     if (result.path === "synthetic") dispatchStats.synthetic++;
     // A dialog the action opened and that waits for its answer blocks the page: nothing settles.
     const blocked = heldDialog(tabId) !== null;
-    if (blocked) result.path = result.path || "cdp";
     if (SETTLING_ACTIONS.has(result.action) && !blocked) {
       const settled = await watcher.settle({
         startedAt: acted,
