@@ -8,7 +8,7 @@
 import { channel } from "./main.js";
 import { keepaliveState } from "./keepalive.js";
 import { dispatchStats } from "./dispatch.js";
-import { attachedTabs } from "./cdp.js";
+import { attachedTabs, setIdleDetachMs } from "./cdp.js";
 import { snapshotDiagnostics } from "./snapshot.js";
 
 const api = {
@@ -19,6 +19,8 @@ const api = {
   ping: () => channel.ping(),
   dispatch: dispatchStats,
   debuggerTabs: () => attachedTabs(),
+  /** @param {number} ms */
+  setIdleDetachMs: (ms) => setIdleDetachMs(ms),
   reconnect: () => channel.disconnect(),
   snapshot: snapshotDiagnostics,
   keepalive: () => keepaliveState(),

@@ -82,9 +82,16 @@ async def launch_browser(
         ignore_default_args=["--disable-extensions"],
         args=[f"--disable-extensions-except={ext}", f"--load-extension={ext}", *BASE_FLAGS, *(extra_args or [])],
     )
+    # Playwright dismisses a dialog itself unless someone listens for it, racing the extension's
+    # answer; a listener that does nothing leaves every dialog to its one owner, the extension.
+    context.on("dialog", _leave_to_extension)
     ext_id = extension_id()
     worker = await find_service_worker(context, ext_id)
     return LaunchedBrowser(context=context, service_worker=worker, profile_dir=profile_dir, extension_id=ext_id)
+
+
+def _leave_to_extension(dialog: Any) -> None:
+    """Playwright's dialog listener: the extension answers (docs/dispatch.md, JavaScript dialogs)."""
 
 
 async def find_service_worker(context: Any, ext_id: str, timeout_ms: float = 15000) -> Any:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 _START = """(p) => {
   const g = globalThis;
@@ -78,3 +78,62 @@ def trace_events(trace_dir: str | Path, kind: str | None = None) -> list[dict[st
     lines = (Path(trace_dir) / "trace.jsonl").read_text(encoding="utf-8").splitlines()
     events = [json.loads(line) for line in lines if line.strip()]
     return [e for e in events if kind is None or e["event"] == kind]
+
+
+class RecordingModel:
+    """An OpenAI-compatible chat endpoint on loopback that records every request body and answers
+    like a model would: `respond(system, user)` gives the assistant message for the request whose
+    system prompt and last user message these are (a plan's JSON for the planner, one tool call
+    per executor turn). A run uses it with `provider_options()`."""
+
+    def __init__(self, respond: Callable[[str, str], dict[str, Any]]) -> None:
+        import http.server
+        import threading
+
+        self.bodies: list[bytes] = []
+        self.respond = respond
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                outer.bodies.append(body)
+                reply = json.dumps(outer.answer(json.loads(body))).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def provider_options(self) -> dict[str, Any]:
+        """The `agent.run` parameters that send its model calls here."""
+        return {"provider": "openai_compat", "model": "recorder", "provider_options": {"base_url": self.url, "api_key": "test-key"}}
+
+    @staticmethod
+    def text(message: dict[str, Any]) -> str:
+        """A chat message's text, whether its content is a string or parts."""
+        content = message.get("content") or ""
+        return content if isinstance(content, str) else "".join(p.get("text", "") for p in content if isinstance(p, dict))
+
+    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
+        message = self.respond(self.text(body["messages"][0]), self.text(body["messages"][-1]))
+        finish = "tool_calls" if message.get("tool_calls") else "stop"
+        return {"id": "x", "object": "chat.completion", "model": body.get("model", "m"),
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": None, **message}, "finish_reason": finish}],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def tool_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """An assistant message calling one tool, as RecordingModel's `respond` returns it."""
+    return {"tool_calls": [{"id": "c1", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}]}

@@ -7,17 +7,23 @@
  */
 import { errorCode, errorMessage } from "../shared/errors.js";
 import { WaymarkError } from "./native.js";
+import { heldDialog, hold, ownPageDialogs, record, release, untilHeld } from "./dialogs.js";
 
 const PROTOCOL_VERSION = "1.3";
 /** Detach after this long without an action, so a finished run does not keep the tab instrumented. */
-const IDLE_DETACH_MS = 30_000;
+let idleDetachMs = 30_000;
+
+/** How long the debugger stays attached without an action (tests shorten it). @param {number} ms */
+export function setIdleDetachMs(ms) {
+  idleDetachMs = ms;
+}
 
 /** CDP modifier bits. */
 const MODIFIER_BITS = { Alt: 1, Control: 2, Meta: 4, Shift: 8 };
 
 /**
- * @typedef {{type: string, message: string, url: string, handled: "accept"|"dismiss", at: number}} DialogRecord
- * @typedef {{ready: Promise<void>, policy: "accept"|"dismiss", dialogs: DialogRecord[], idle: ReturnType<typeof setTimeout>|null, autoAttach?: Promise<void>}} Session
+ * @typedef {"accept"|"dismiss"|"ask"} DialogPolicy  ask: hold a confirm or prompt open for answer_dialog
+ * @typedef {{ready: Promise<void>, policy: DialogPolicy, idle: ReturnType<typeof setTimeout>|null, autoAttach?: Promise<void>}} Session
  */
 
 /** @type {Map<number, Session>} */
@@ -64,7 +70,7 @@ export async function attach(tabId) {
   if (wedged.has(tabId)) throw new WaymarkError("debugger_unavailable", `Chrome stopped delivering trusted input to this page of tab ${tabId} (input was interrupted by a navigation): input is synthetic until the page changes`);
   let session = sessions.get(tabId);
   if (!session) {
-    const created = /** @type {Session} */ ({ ready: Promise.resolve(), policy: "accept", dialogs: [], idle: null });
+    const created = /** @type {Session} */ ({ ready: Promise.resolve(), policy: "accept", idle: null });
     created.ready = (async () => {
       try {
         await chrome.debugger.attach({ tabId }, PROTOCOL_VERSION);
@@ -72,6 +78,8 @@ export async function attach(tabId) {
         throw new WaymarkError("debugger_unavailable", `the debugger cannot attach to tab ${tabId}: ${errorMessage(e)}`);
       }
       await chrome.debugger.sendCommand({ tabId }, "Page.enable");
+      // From here the debugger answers the tab's dialogs, not the page-world script.
+      await ownPageDialogs(tabId, true);
     })();
     sessions.set(tabId, created);
     session = created;
@@ -96,7 +104,8 @@ function touch(tabId) {
   const session = sessions.get(tabId);
   if (!session) return;
   if (session.idle) clearTimeout(session.idle);
-  session.idle = setTimeout(() => void detach(tabId), IDLE_DETACH_MS);
+  // A dialog held for an answer keeps the debugger: detached, nobody could answer it.
+  session.idle = setTimeout(() => (heldDialog(tabId) ? touch(tabId) : void detach(tabId)), idleDetachMs);
 }
 
 /**
@@ -112,6 +121,9 @@ export async function detach(tabId) {
   const done = (async () => {
     try {
       await session.ready;
+      if (heldDialog(tabId)) await answerDialog(tabId, false).catch(() => {});
+      // Handed back before the debugger goes: a dialog opened after this is answered in the page.
+      await ownPageDialogs(tabId, false);
       await chrome.debugger.detach({ tabId });
     } catch {
       // Already detached (tab closed, user cancelled the infobar): nothing to undo.
@@ -128,8 +140,8 @@ export async function detachAll() {
 }
 
 /**
- * How dialogs the page opens are answered from now on, and take the ones seen so far.
- * @param {number} tabId @param {"accept"|"dismiss"} policy
+ * How dialogs the page opens are answered from now on.
+ * @param {number} tabId @param {DialogPolicy} policy
  */
 export function setDialogPolicy(tabId, policy) {
   const session = sessions.get(tabId);
@@ -137,13 +149,29 @@ export function setDialogPolicy(tabId, policy) {
 }
 
 /**
- * The dialogs handled in this tab since the last call (they are reported once).
- * @param {number} tabId @returns {DialogRecord[]}
+ * Answer the dialog the tab's page waits on (OK or Cancel; a prompt's text, else its default).
+ * @param {number} tabId @param {boolean} accept @param {string|null=} text
+ * @returns {Promise<import("./dialogs.js").DialogRecord>} the dialog, as answered
  */
-export function takeDialogs(tabId) {
-  const session = sessions.get(tabId);
-  if (!session) return [];
-  return session.dialogs.splice(0, session.dialogs.length);
+export async function answerDialog(tabId, accept, text) {
+  const open = heldDialog(tabId);
+  if (!open) throw new WaymarkError("no_dialog", "no JavaScript dialog is open in this tab: take a snapshot and act on the page");
+  const { record: asked, sessionId } = open;
+  const promptText = accept && asked.type === "prompt" ? (text ?? asked.default_prompt ?? "") : undefined;
+  try {
+    await chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, "Page.handleJavaScriptDialog", { accept, promptText });
+  } catch (e) {
+    // Closed by someone else (another debugger client, the page navigating away): this answer
+    // was not the one the page got, so it is not recorded as if it were.
+    if (/no dialog is showing/i.test(errorMessage(e))) throw new WaymarkError("no_dialog", "the dialog was closed before this answer reached it (by another debugger client or the page leaving): take a snapshot to see what the page did");
+    throw new WaymarkError("debugger_unavailable", `the dialog could not be answered: ${errorMessage(e)}`);
+  } finally {
+    release(tabId);
+  }
+  const answered = { ...asked, handled: accept ? /** @type {const} */ ("accept") : /** @type {const} */ ("dismiss"), at: Date.now(),
+    ...(promptText !== undefined ? { text: promptText } : {}) };
+  record(tabId, answered);
+  return answered;
 }
 
 /**
@@ -209,7 +237,8 @@ export async function send(tabId, method, params) {
   await attach(tabId);
   const session = sessions.get(tabId);
   try {
-    return await chrome.debugger.sendCommand({ tabId }, method, params);
+    const command = chrome.debugger.sendCommand({ tabId }, method, params);
+    return await (method.startsWith("Input.") ? untilHeld(tabId, command) : command);
   } catch (e) {
     const message = errorMessage(e);
     // Chrome gave up on an input command the page never answered: the page is not taking input.
@@ -579,17 +608,27 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   }
 });
 
-// Dialogs: answered at once by the tab's policy, so a page never stays blocked on one.
+// Dialogs: answered at once by the tab's policy, so a page never stays blocked on one, or (ask)
+// a confirm or prompt held open for the executor's answer_dialog (see dispatch.js).
 chrome.debugger.onEvent.addListener((source, method, params) => {
   if (method !== "Page.javascriptDialogOpening" || source.tabId === undefined) return;
   const tabId = source.tabId;
   const session = sessions.get(tabId);
   // Page.javascriptDialogOpening's parameters, as the protocol defines them.
-  const p = /** @type {{type: string, message: string, url: string, defaultPrompt?: string}} */ (params || {});
+  const p = /** @type {{type: "alert"|"confirm"|"prompt"|"beforeunload", message: string, url: string, defaultPrompt?: string}} */ (params || {});
   const policy = session?.policy ?? "accept";
-  // An alert has one button: "dismiss" and "accept" both just close it.
-  const accept = policy === "accept" || p.type === "alert";
-  session?.dialogs.push({ type: p.type, message: String(p.message || "").slice(0, 500), url: String(p.url || ""), handled: accept ? "accept" : "dismiss", at: Date.now() });
+  const seen = { type: p.type, message: String(p.message || "").slice(0, 500), url: String(p.url || ""), by: /** @type {const} */ ("debugger"), at: Date.now(),
+    ...(p.type === "prompt" ? { default_prompt: String(p.defaultPrompt || "").slice(0, 500) } : {}) };
+  if (policy === "ask" && (p.type === "confirm" || p.type === "prompt")) {
+    const open = { ...seen, handled: /** @type {const} */ ("pending") };
+    record(tabId, open);
+    hold(tabId, open, source.sessionId);
+    return;
+  }
+  // An alert has one button: "dismiss" and "accept" both just close it. Asked, a leave-page
+  // prompt is accepted: leaving is what the action that raised it asked for.
+  const accept = policy !== "dismiss" || p.type === "alert";
+  record(tabId, { ...seen, handled: accept ? "accept" : "dismiss" });
   // Answered in the session that reported it (a cross-origin frame's own, once its Page domain is on).
   chrome.debugger.sendCommand(source.sessionId ? { tabId, sessionId: source.sessionId } : { tabId }, "Page.handleJavaScriptDialog", { accept, promptText: accept ? String(p.defaultPrompt || "") : undefined }).catch(() => {
     // Another client (DevTools, a test driver) answered first: the page is unblocked either way.
@@ -598,6 +637,8 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
 
 chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId === undefined) return;
+  if (sessions.has(source.tabId)) void ownPageDialogs(source.tabId, false);
+  release(source.tabId); // nobody can answer it now
   if (reason === "canceled_by_user" && sessions.has(source.tabId)) refused.add(source.tabId);
   children.delete(source.tabId);
   const session = sessions.get(source.tabId);

@@ -20,6 +20,7 @@ import { requireTab } from "./tabs.js";
 import { BROWSER_ACTIONS, ELEMENT_ACTIONS, KIND, SETTLING_ACTIONS } from "../shared/actions.js";
 import * as forms from "./forms.js";
 import * as pointerActions from "./pointer.js";
+import { collectPageDialogs, forgetRecent, heldDialog, ownPageDialogs, takeForResult } from "./dialogs.js";
 
 /**
  * @typedef {import("./refs.js").RefTarget} RefTarget
@@ -48,6 +49,7 @@ import * as pointerActions from "./pointer.js";
  * @typedef {import("../shared/actions.js").CloseTab} CloseTab
  * @typedef {import("../shared/actions.js").UploadFile} UploadFile
  * @typedef {import("../shared/actions.js").SelectText} SelectText
+ * @typedef {import("../shared/actions.js").AnswerDialog} AnswerDialog
  */
 
 /** How long a synthetic action may take before the page is considered blocked (by a dialog). */
@@ -101,9 +103,19 @@ export async function act(req) {
     if (action.ref !== undefined && action.ref !== null && fromEarlierGeneration(tabId, req.ref_generation)) {
       throw new WaymarkError("stale_ref", `ref ${action.ref} is from an earlier page of this tab: take its refs from the current snapshot`);
     }
+    const open = heldDialog(tabId);
+    if (open && result.action !== "answer_dialog") {
+      throw new WaymarkError("dialog_open", `a ${open.record.type} dialog is open and the page waits for its answer: answer it with answer_dialog first`);
+    }
+    await collectPageDialogs(tabId); // answered in the page before this action: shown already, reported now
+    forgetRecent(tabId);
+    // A document the tab loaded since the debugger attached answers its own dialogs until its first
+    // action (so a dialog while it loads is answered Cancel every time, never by a race with
+    // this message); from here the debugger answers them.
+    if (cdp.isAttached(tabId)) await ownPageDialogs(tabId, true);
     watcher = new TabWatcher(tabId);
-    /** @type {"accept"|"dismiss"} */
-    const policy = req.dialogs === "dismiss" ? "dismiss" : "accept";
+    /** @type {cdp.DialogPolicy} */
+    const policy = req.dialogs === "dismiss" || req.dialogs === "ask" ? req.dialogs : "accept";
     if (cdp.isAttached(tabId)) cdp.setDialogPolicy(tabId, policy);
     /** @type {Ctx} */
     ctx = { tabId, req, result, policy, preparedAt: 0, watcher, guarded: null };
@@ -115,7 +127,9 @@ export async function act(req) {
     dispatchStats.acts++;
     if (result.path === "cdp") dispatchStats.cdp++;
     if (result.path === "synthetic") dispatchStats.synthetic++;
-    if (SETTLING_ACTIONS.has(result.action)) {
+    // A dialog the action opened and that waits for its answer blocks the page: nothing settles.
+    const blocked = heldDialog(tabId) !== null;
+    if (SETTLING_ACTIONS.has(result.action) && !blocked) {
       const settled = await watcher.settle({
         startedAt: acted,
         beganAt: ctx.preparedAt || started,
@@ -134,7 +148,7 @@ export async function act(req) {
       }
     }
     // Settle asked another tab or document: the guard's verdict is asked for on its own.
-    await readGuard(ctx);
+    if (!blocked) await readGuard(ctx);
     result.ok = true;
   } catch (e) {
     result.ok = false;
@@ -142,11 +156,12 @@ export async function act(req) {
     if (result.error.code === "stale_ref") dispatchStats.stale++;
   } finally {
     // An action that failed between arming the guard and the press must not leave it armed.
-    if (ctx?.guarded) await toFrame(ctx, ctx.guarded, { kind: KIND.ACT_GUARD_RESULT }).catch(() => null);
+    if (ctx?.guarded && !heldDialog(tabId)) await toFrame(ctx, ctx.guarded, { kind: KIND.ACT_GUARD_RESULT }).catch(() => null);
     watcher?.stop();
   }
   if (tabId >= 0) {
-    result.dialogs = cdp.takeDialogs(tabId);
+    await collectPageDialogs(tabId);
+    result.dialogs = takeForResult(tabId);
     const continued = await chrome.tabs.get(result.tab_id ?? tabId).catch(() => null);
     const own = continued?.id === tabId ? continued : await chrome.tabs.get(tabId).catch(() => null);
     // url_after is where the agent is now (the tab it continues in); `navigated` is about the tab it acted in.
@@ -196,7 +211,7 @@ async function targetTab(tabId) {
 }
 
 /**
- * @typedef {{tabId: number, req: ActRequest, result: ActionResult, policy: "accept"|"dismiss", frameId?: number, preparedAt: number, watcher: TabWatcher, guarded: RefTarget|null, probed?: boolean, pressed?: boolean}} Ctx
+ * @typedef {{tabId: number, req: ActRequest, result: ActionResult, policy: cdp.DialogPolicy, frameId?: number, preparedAt: number, watcher: TabWatcher, guarded: RefTarget|null, probed?: boolean, pressed?: boolean}} Ctx
  *   guarded: the target whose frame holds an armed press guard whose verdict is not read yet;
  *   probed: trusted() moved the pointer to the action's point to probe the page;
  *   pressed: guardedClick sent the guarded target its trusted press, so the verdict must say it arrived
@@ -547,6 +562,15 @@ async function wait(a) {
 }
 
 /**
+ * Answer the dialog the page waits on; its effect (a deletion, a rename) then settles as a click's.
+ * @param {Ctx} ctx @param {AnswerDialog} a
+ */
+async function answerDialog(ctx, a) {
+  ctx.result.path = "cdp";
+  await cdp.answerDialog(ctx.tabId, a.accept === true, a.text ?? null);
+}
+
+/**
  * Tab-level actions carried out through the tabs API.
  * @param {Ctx} ctx @param {Navigate|Back|Forward|Reload|NewTab|SwitchTab|CloseTab} a
  */
@@ -655,4 +679,5 @@ const HANDLERS = {
   click_at: (ctx, a) => pointerActions.atPoint(ctx, DISPATCH, a), double_click_at: (ctx, a) => pointerActions.atPoint(ctx, DISPATCH, a),
   move_to: (ctx, a) => pointerActions.atPoint(ctx, DISPATCH, a), scroll_at: (ctx, a) => pointerActions.atPoint(ctx, DISPATCH, a),
   drag_at: (ctx, a) => pointerActions.dragAt(ctx, DISPATCH, a),
+  answer_dialog: answerDialog,
 };

@@ -22,6 +22,7 @@ import { overlayScreenshot } from "./overlay.js";
 import { thumbnail } from "./thumbnail.js";
 import { errorPageSnapshot, loadError } from "./load_errors.js";
 import { KIND } from "../shared/actions.js";
+import { collectPageDialogs, dialogLines, dialogSnapshot, heldDialog, recentDialogs } from "./dialogs.js";
 
 /** @typedef {import("./snapshot_text.js").Item} Item */
 /** @typedef {import("./snapshot_text.js").ElementItem} ElementItem */
@@ -270,6 +271,9 @@ export async function takeSnapshot(tabId, options = {}) {
   const id = /** @type {number} */ (tab.id);
   const failure = await loadError(tab);
   if (failure) return errorPageSnapshot(tab, failure);
+  const open = heldDialog(id);
+  if (open) return dialogSnapshot(tab, open.record);
+  await collectPageDialogs(id);
   const asked = performance.now();
   const answers = await askAllFrames(id, { kind: KIND.SNAPSHOT, occlusion: opts.occlusion });
   const answered = performance.now();
@@ -293,6 +297,7 @@ export async function takeSnapshot(tabId, options = {}) {
   const header = [
     `viewport ${vp.width}x${vp.height} scroll=${vp.scroll_x},${vp.scroll_y} page=${vp.page_width}x${vp.page_height}` +
       (stats.occluded ? ` occluded=${stats.occluded}` : ""),
+    ...dialogLines(recentDialogs(id)),
   ];
   let pageOrigin = "";
   try {
@@ -331,6 +336,7 @@ export async function takeSnapshot(tabId, options = {}) {
     ref_generation: refGeneration(id),
     screenshot_b64: null,
     thumbnail_b64: null,
+    dialogs: recentDialogs(id),
   };
   if (opts.screenshot) {
     const shot = await overlayScreenshot(tab, page.elements.filter((e) => e.in_viewport), vp.width);

@@ -37,9 +37,11 @@ def action_line(action: ActionModel, snapshot: Snapshot | None) -> str:
         parts.append("to " + _at(field("to_x"), field("to_y")))
     if field("dx") is not None or field("dy") is not None:
         parts.append(f"by ({field('dx') or 0:g}, {field('dy') or 0:g}) px")
-    for field in ("text", "key", "value", "files", "url", "direction", "question", "result", "ms"):
+    for field in ("accept", "text", "key", "value", "files", "url", "direction", "question", "result", "ms"):
         value = getattr(action, field, None)
-        if value not in (None, ""):
+        if isinstance(value, bool):
+            parts.append(f"{field}={str(value).lower()}")
+        elif value not in (None, ""):
             parts.append(f"{field}={str(value)[:80]!r}")
     return " ".join(parts)
 

@@ -95,6 +95,10 @@ def destructive_reason(action: ActionModel, snapshot: Snapshot | None) -> str | 
         return _element_reason(element)
     if rule == "enter" and str(getattr(action, "key", "")).lower() in ("enter", "numpadenter") and snapshot is not None:
         return _form_reason(element, snapshot)
+    if rule == "dialog" and getattr(action, "accept", False) and snapshot is not None and snapshot.dialog is not None:
+        # OK on "Delete the category…?" is the deletion, as a click on a Delete button is; Cancel never is.
+        match = DESTRUCTIVE_PATTERN.search(snapshot.dialog.message)
+        return f'OK on the {snapshot.dialog.type} "{snapshot.dialog.message[:120]}" looks destructive ({match.group(0).lower()})' if match else None
     return None
 
 

@@ -21,6 +21,8 @@ from waymark.host.agent.guards.before_dispatch import scroll_directions
 from waymark.host.core.actions import (
     ACT_TOOL,
     ACTION_TYPES,
+    BROWSER_ACTIONS,
+    DIALOG_ACTIONS,
     ELEMENT_ACTIONS,
     Check,
     Decision,
@@ -124,8 +126,11 @@ def _plain(schema: dict[str, Any]) -> dict[str, Any]:
 
 def offered_on(snapshot: Snapshot, allowed: tuple[str, ...]) -> tuple[str, ...]:
     """The actions of `allowed` this page can take: none on an element when it lists none (a ref
-    offered there could only be one of another page)."""
-    return allowed if snapshot.elements else tuple(a for a in allowed if a not in ELEMENT_ACTIONS)
+    offered there could only be one of another page); while a JavaScript dialog is open, only its
+    answer among the browser's actions (the page does nothing else until then), and never otherwise."""
+    if snapshot.dialog is not None:
+        return tuple(a for a in allowed if a in DIALOG_ACTIONS or a not in BROWSER_ACTIONS)
+    return tuple(a for a in allowed if a not in DIALOG_ACTIONS and (snapshot.elements or a not in ELEMENT_ACTIONS))
 
 
 def constrained_decision_schema(snapshot: Snapshot, allowed: tuple[str, ...] = ACTION_TYPES,

@@ -82,7 +82,7 @@ from waymark.host.core.actions import (
 )
 from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.phases import timed
-from waymark.host.core.snapshot import Snapshot
+from waymark.host.core.snapshot import DialogSeen, Snapshot
 from waymark.host.core.targets import places_of
 from waymark.host.core.uploads import upload_summary
 from waymark.providers.base import LLMProvider
@@ -390,6 +390,9 @@ class AgentRun:
         safe = self._safe(snap)
         self.answers.saw_snapshot(safe)
         record["snapshot"] = {"digest": digest(safe.text), "chars": len(safe.text), "elements": len(safe.elements), "url": safe.url}
+        if safe.dialogs:
+            # The JavaScript dialogs the executor was shown with this page (redacted as the page is).
+            record["dialogs_seen"] = [d.model_dump(exclude_none=True) for d in safe.dialogs]
         t0 = time.perf_counter()
         turn: Turn = await self.executor.decide(
             task=self.options.task, intent=step.intent, verify=step.verify, history=self.history, feedback=feedback,
@@ -438,6 +441,8 @@ class AgentRun:
         result = await self.session.act(dispatched, screenshot=self.options.screenshots)
         timing["dispatch_ms"] = (time.perf_counter() - t0) * 1000
         record.update(path=result.path, settle_ms=result.settle_ms, navigated=result.navigated, tab_id=self.session.tab_id)
+        if result.dialogs:
+            record["dialogs"] = self.redactor.obj([DialogSeen.model_validate(d).model_dump(exclude_none=True) for d in result.dialogs])
         self.host.arrived(action, result, snap, safe, record, finish)
         read = ""
         if result.text is not None and isinstance(action, Extract):
@@ -469,5 +474,11 @@ class AgentRun:
         settled = result.snapshot or await self.session.snapshot(screenshot=self.options.screenshots)
         if settled.screenshot_b64:
             record["screenshot"] = self.trace.artifact_b64(f"step-{self.step_counter:03d}.jpg", settled.screenshot_b64)
+        if settled.dialog is not None:
+            # The action opened a dialog the page waits on: its answer is part of this step, and
+            # no check can read a page that answers nothing until then.
+            self.history.append(f"{did} -> opened a {settled.dialog.type} dialog")
+            finish("retry", f"the page opened a {settled.dialog.type} dialog and waits for its answer")
+            return None, settled, f"the page shows a {settled.dialog.type} dialog: answer it with answer_dialog as the task needs"
         return await self.judge.after(action, settled, safe, self._safe(settled), did, timing, finish, record,
                                       open_ended=step is self.planning.open_step)

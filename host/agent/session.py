@@ -53,8 +53,9 @@ class BrowserSession:
 
     async def act(self, action: ActionModel, *, screenshot: bool = False, snapshot_after: bool = True) -> ActionResult:
         """Dispatch one action; the result's tab becomes the session's tab."""
+        # A confirm or prompt waits for the executor's answer_dialog (ask), as a person reads it first.
         request = ActRequest(tab_id=self.tab_id, action=action_json(action), ref_generation=self.ref_generation,
-                             snapshot=self.options(screenshot) if snapshot_after else None)
+                             snapshot=self.options(screenshot) if snapshot_after else None, dialogs="ask")
         result = await act(self.bridge, request, upload_dir=self.upload_dir)
         if result.tab_id is not None:
             self.tab_id = result.tab_id

@@ -31,9 +31,9 @@ class Traits:
     mutating: bool = False
     #: The extension waits for the page to settle after it.
     settles: bool = False
-    #: What can make it need the user's confirmation: activating a destructive element, or
-    #: pressing Enter in a form whose buttons are destructive.
-    confirm: Literal["activation", "enter"] | None = None
+    #: What can make it need the user's confirmation: activating a destructive element,
+    #: pressing Enter in a form whose buttons are destructive, or accepting a destructive dialog.
+    confirm: Literal["activation", "enter", "dialog"] | None = None
     #: Carried out by the extension, or by the host itself (it never reaches the browser).
     runs_in: Literal["browser", "host"] = "browser"
     #: Means something only when the task has more than one tab; offered to the model only then
@@ -49,6 +49,9 @@ class Traits:
     #: Takes a point of the screenshot the model was shown (vision mode): offered to the model
     #: only when it works in coordinates, so the default executor's tool does not grow.
     coordinates: bool = False
+    #: Answers the JavaScript dialog the page waits on: offered only while one is open, and then
+    #: it is the only browser action (the page runs nothing else until it is answered).
+    answers_dialog: bool = False
 
 
 class _Action(BaseModel):
@@ -344,6 +347,16 @@ class AskUser(_Action):
     question: str = Field(min_length=1)
 
 
+class AnswerDialog(_Action):
+    """Answer the JavaScript dialog (confirm, prompt) the page waits on: accept is OK, false is Cancel; `text` is what a prompt is answered with (default: its own default)."""
+
+    type: Literal["answer_dialog"] = "answer_dialog"
+    traits: ClassVar[Traits] = Traits(mutating=True, settles=True, confirm="dialog", answers_dialog=True,
+                                    example={"type": "answer_dialog", "accept": False})
+    accept: bool = Field(strict=True)
+    text: str | None = Field(default=None, max_length=2000)
+
+
 class Done(_Action):
     """The task is finished (or cannot be finished: success false); `result` is the answer for the user, `data` the answer as JSON when the task asks for one."""
 
@@ -361,7 +374,7 @@ Action = Annotated[
         Click, DoubleClick, Hover, Type, Fill, Press, Select, Check, Uncheck,
         UploadFile, SelectText,
         Scroll,
-        Navigate, Back, Forward, Reload, NewTab, SwitchTab, CloseTab, Wait, Extract, AskUser, Done,
+        Navigate, Back, Forward, Reload, NewTab, SwitchTab, CloseTab, Wait, Extract, AskUser, Done, AnswerDialog,
         Drag, RightClick, ClickAt, DoubleClickAt, MoveTo, DragAt, ScrollAt,
     ],
     Field(discriminator="type"),
@@ -452,6 +465,7 @@ BROWSER_ACTIONS: frozenset[str] = _where(runs_in="browser")
 ELEMENT_ACTIONS: frozenset[str] = _where(targets_element=True)
 SETTLING_ACTIONS: frozenset[str] = _where(settles=True)
 URL_ACTIONS: frozenset[str] = _where(opens_url=True)
+DIALOG_ACTIONS: frozenset[str] = _where(answers_dialog=True)
 
 
 class Decision(BaseModel):

@@ -37,6 +37,8 @@ class ActionError(BaseModel):
         "stale_ref", "not_found", "not_visible", "disabled", "readonly", "occluded", "not_editable",
         "navigation_timeout", "restricted_page", "no_such_tab", "debugger_unavailable", "timeout",
         "bad_action", "no_such_option", "dialog_blocked",
+        # answer_dialog with no dialog open; another action while one is open
+        "no_dialog", "dialog_open",
         # `select` on a custom widget: the option was pressed and the widget showed no sign of taking it
         "not_selected",
         # upload_file (host.core.uploads) and select_text / clipboard presses
@@ -87,8 +89,10 @@ class ActRequest(BaseModel):
     commit_timeout_ms: int = Field(default=NAVIGATION_COMMIT_MS, ge=0)
     #: Attach the settled snapshot to the result (and always to a stale_ref error).
     snapshot: SnapshotOptions | None = Field(default_factory=SnapshotOptions)
-    #: Policy for JavaScript dialogs the action opens: accept or dismiss them.
-    dialogs: Literal["accept", "dismiss"] = "accept"
+    #: Policy for JavaScript dialogs the action opens: accept or dismiss them, or (ask) hold a
+    #: confirm or prompt open for an `answer_dialog` action; alerts and leave-page prompts are
+    #: accepted under ask.
+    dialogs: Literal["accept", "dismiss", "ask"] = "accept"
     #: Scroll the element into view before the checks (off only to measure what it buys).
     scroll_into_view: bool = True
     #: upload_file's files as absolute paths, resolved by host.browser.act from the user's upload

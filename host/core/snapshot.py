@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -43,6 +43,25 @@ class SnapshotElement(BaseModel):
     form: int | None = None
 
 
+class OpenDialog(BaseModel):
+    """The JavaScript dialog a page waits on (its text is the page's, untrusted)."""
+
+    type: Literal["alert", "confirm", "prompt", "beforeunload"]
+    message: str = ""
+    #: A prompt's default answer.
+    default_prompt: str | None = None
+
+
+class DialogSeen(OpenDialog):
+    """A JavaScript dialog since the last action, and how it was answered (pending: still open)."""
+
+    handled: Literal["accept", "dismiss", "pending"]
+    #: Who answered it: the debugger, or the page-world script while no debugger was attached.
+    by: Literal["debugger", "page"] = "debugger"
+    #: What a prompt was answered with.
+    text: str | None = None
+
+
 class Snapshot(BaseModel):
     """A page snapshot; `text` is the compact form the model reads (one line per element)."""
 
@@ -67,6 +86,11 @@ class Snapshot(BaseModel):
     screenshot_scale: float | None = None
     #: Base64 JPEG thumbnail of that screenshot, when asked for (`SnapshotOptions.thumbnail`).
     thumbnail_b64: str | None = None
+    #: The JavaScript dialog the page waits on: while one is open the page answers nothing else,
+    #: so the snapshot lists no element and `answer_dialog` is the only browser action.
+    dialog: OpenDialog | None = None
+    #: Every JavaScript dialog since the last action (also the first lines of `text`).
+    dialogs: list[DialogSeen] = Field(default_factory=list)
 
     def find(self, ref: int) -> SnapshotElement | None:
         """The element with this ref, if the snapshot has it."""

@@ -200,5 +200,5 @@ class McpSession:
     async def _dispatch(self, action: ActionModel, *, snapshot: bool = True, max_chars: int = DEFAULT_MAX_CHARS,
                         ref_generation: int | None = None) -> ActionResult:
         request = ActRequest(tab_id=self.tab_id, action=action_json(action), ref_generation=ref_generation,
-                             snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None)
+                             snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None, dialogs="ask")
         return ActionResult.model_validate(await self.call("act", request.model_dump(mode="json"), timeout=request.reply_deadline_s() + 5))

@@ -36,6 +36,7 @@ ACTION_TOOLS: dict[str, type[BaseModel]] = {
     "browser_reload": grammar.Reload,
     "browser_tab_select": grammar.SwitchTab,
     "browser_tab_close": grammar.CloseTab,
+    "browser_handle_dialog": grammar.AnswerDialog,
 }
 
 

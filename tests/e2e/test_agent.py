@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.agent_calls import start_run, trace_events
+from tests.agent_calls import RecordingModel, start_run, tool_call, trace_events
 from waymark.eval.sites.serve import SiteServer
 from waymark.host.core import secrets_store
 from waymark.host.core.paths import state_dir
@@ -216,78 +216,31 @@ async def test_cancelling_a_run_stops_it_during_the_model_call(sw, site_url):
 # ------------------------------------------------------------------ secrets never reach a prompt
 
 
-class _RecordingModelServer:
-    """An OpenAI-compatible chat endpoint on loopback that records every request body and
-    answers like a model would: a plan for the planner, one tool call per executor turn."""
+_TOKEN_PLAN = {"steps": [
+    {"intent": "Paste the API token", "verify": [], "required": True},
+    {"intent": "Save it", "verify": [{"text_present": "Saved a token of"}], "required": True},
+]}
 
-    PLAN = {"steps": [
-        {"intent": "Paste the API token", "verify": [], "required": True},
-        {"intent": "Save it", "verify": [{"text_present": "Saved a token of"}], "required": True},
-    ]}
 
-    def __init__(self) -> None:
-        import http.server
-        import threading
+def _token_model(system: str, user: str) -> dict[str, Any]:
+    """A model for the token page: the plan, then the fill, then the click."""
+    import re
 
-        self.bodies: list[bytes] = []
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                outer.bodies.append(body)
-                reply = json.dumps(outer.answer(json.loads(body))).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(reply)))
-                self.end_headers()
-                self.wfile.write(reply)
-
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    @staticmethod
-    def _text(message: dict[str, Any]) -> str:
-        content = message.get("content") or ""
-        return content if isinstance(content, str) else "".join(p.get("text", "") for p in content if isinstance(p, dict))
-
-    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
-        import re
-
-        system = self._text(body["messages"][0])
-        user = self._text(body["messages"][-1])
-        message: dict[str, Any] = {"role": "assistant", "content": None}
-        if "planner" in system:
-            message["content"] = json.dumps(self.PLAN)
-        elif "Current step: Paste the API token" in user:
-            ref = int(re.search(r'\[(\d+)\] textbox "API token"', user).group(1))
-            message["tool_calls"] = [{"id": "c1", "type": "function", "function": {
-                "name": "fill", "arguments": json.dumps({"ref": ref, "text": "{{secret:API_TOKEN}}"})}}]
-        else:
-            ref = int(re.search(r'\[(\d+)\] button "Save token"', user).group(1))
-            message["tool_calls"] = [{"id": "c2", "type": "function", "function": {"name": "click", "arguments": json.dumps({"ref": ref})}}]
-        finish = "tool_calls" if message.get("tool_calls") else "stop"
-        return {"id": "x", "object": "chat.completion", "model": body.get("model", "m"),
-                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    if "planner" in system:
+        return {"content": json.dumps(_TOKEN_PLAN)}
+    if "Current step: Paste the API token" in user:
+        ref = int(re.search(r'\[(\d+)\] textbox "API token"', user).group(1))
+        return tool_call("fill", {"ref": ref, "text": "{{secret:API_TOKEN}}"})
+    return tool_call("click", {"ref": int(re.search(r'\[(\d+)\] button "Save token"', user).group(1))})
 
 
 async def test_a_secret_value_never_reaches_a_model_prompt(sw, site_url):
     token = "tok-77c0ffee91ab"
     secrets_store.set_secret("API_TOKEN", token)
-    model = _RecordingModelServer()
+    model = RecordingModel(_token_model)
     try:
         run = await start_run(sw, {
-            "task": "Save my API token {{secret:API_TOKEN}}", "start_url": f"{site_url}/agent/token.html",
-            "provider": "openai_compat", "model": "recorder", "provider_options": {"base_url": model.url, "api_key": "test-key"},
+            "task": "Save my API token {{secret:API_TOKEN}}", "start_url": f"{site_url}/agent/token.html", **model.provider_options(),
         })
         summary = await run.summary()
     finally:

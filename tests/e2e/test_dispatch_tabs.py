@@ -169,14 +169,14 @@ async def test_a_client_side_route_counts_as_navigation(sw, page, site_url):
 async def test_a_leave_page_prompt_is_answered_so_navigation_proceeds(sw, page, site_url):
     await wait_connected(sw)
     await page.goto(f"{site_url}/dispatch/buttons.html?guard")
-    page.on("dialog", lambda dialog: None)
-    tab = await tab_id_of(sw, page)
+    tab = await tab_id_of(sw, page)  # no listener of the test's own: the page is as a launched browser leaves it
     snap = await snapshot(sw, tab)
     assert (await act(sw, tab, {"type": "click", "ref": ref(snap, "Count")}, snapshot=None)).ok  # the page now has a user's interaction
     result = await act(sw, tab, {"type": "navigate", "url": f"{site_url}/dispatch/target.html"}, snapshot=None)
     assert result.ok, result.error
     assert [d["type"] for d in result.dialogs] == ["beforeunload"]
     assert result.url_after.endswith("/dispatch/target.html")
+    assert page.url.endswith("/dispatch/target.html")
 
 
 async def test_scroll_with_a_ref_inside_a_list_scrolls_the_list_not_the_page(sw, page, site_url):

@@ -9,7 +9,7 @@ import pytest
 
 from waymark.host.agent.executor import Executor
 from waymark.host.agent.grammar import constrained_decision_schema
-from waymark.host.core.actions import ACTION_TYPES, EXAMPLES
+from waymark.host.core.actions import ACTION_TYPES, DIALOG_ACTIONS, EXAMPLES
 from waymark.host.core.snapshot import Snapshot
 from waymark.providers.base import (
     Capabilities,
@@ -21,6 +21,9 @@ from waymark.providers.base import (
 REFS = sorted({e["ref"] for e in EXAMPLES.values() if "ref" in e} | {3})
 PAGE = Snapshot(url="http://shop.test/", title="Shop", text="\n".join(f'[{r}] button "B{r}"' for r in REFS),
                 elements=[{"ref": r, "role": "button", "name": f"B{r}"} for r in REFS])
+#: A page that waits on a confirm: it lists no element and answers nothing else.
+DIALOG_PAGE = Snapshot(url="http://shop.test/", title="Shop", text='dialog confirm "Empty the basket?" (open: the page waits for answer_dialog)',
+                       dialog={"type": "confirm", "message": "Empty the basket?"})
 
 
 class SchemaModel(LLMProvider):
@@ -44,7 +47,16 @@ class SchemaModel(LLMProvider):
 
 @pytest.mark.parametrize("kind", ACTION_TYPES)
 def test_every_valid_action_fits_the_constraint(kind):
-    jsonschema.validate({"thought": "why", "action": EXAMPLES[kind]}, constrained_decision_schema(PAGE))
+    page = DIALOG_PAGE if kind in DIALOG_ACTIONS else PAGE
+    jsonschema.validate({"thought": "why", "action": EXAMPLES[kind]}, constrained_decision_schema(page))
+
+
+def test_a_dialogs_answer_is_admitted_only_while_a_dialog_is_open_and_then_no_other_browser_action_is():
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"thought": "t", "action": {"type": "answer_dialog", "accept": True}}, constrained_decision_schema(PAGE))
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"thought": "t", "action": {"type": "scroll", "direction": "down"}}, constrained_decision_schema(DIALOG_PAGE))
+    jsonschema.validate({"thought": "t", "action": {"type": "done", "result": "", "success": False}}, constrained_decision_schema(DIALOG_PAGE))
 
 
 def test_the_constraint_allows_only_this_snapshots_refs_and_the_grammars_action_types():
