@@ -109,9 +109,10 @@ TARGETED_PREDICATES = frozenset(name for name, spec in PREDICATES.items() if spe
 
 
 def predicate_schema() -> dict[str, Any]:
-    """The JSON schema of one predicate object, for a planner that is given a schema: exactly one
-    key, one of the registry's, with its argument's shape. The models' shared definitions come
-    under `$defs`, to be placed at the root of the schema that holds this one."""
+    """The JSON schema of one predicate object, for a planner that is given a schema: one of the
+    registry's, each an object of exactly that one key with its argument's shape (`anyOf`, which
+    grammar-constrained decoders and Gemini take, where a count of keys is not kept). The models'
+    shared definitions come under `$defs`, to be placed at the root of the schema that holds this one."""
     defs: dict[str, Any] = {}
     properties: dict[str, Any] = {}
     for name, spec in PREDICATES.items():
@@ -124,5 +125,5 @@ def predicate_schema() -> dict[str, Any]:
             schema = spec.argument.model_json_schema(ref_template="#/$defs/{model}")
             defs.update(schema.pop("$defs", {}))
             properties[name] = schema
-    return {"type": "object", "minProperties": 1, "maxProperties": 1, "properties": properties,
-            "additionalProperties": False, "$defs": defs}
+    return {"anyOf": [{"type": "object", "properties": {name: argument}, "required": [name], "additionalProperties": False}
+                      for name, argument in properties.items()], "$defs": defs}
