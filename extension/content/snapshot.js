@@ -654,8 +654,9 @@
       value = rangeNow(el, tag);
       const words = clean(el.getAttribute("aria-valuetext"), VALUE_CAP);
       if (words && words !== value) states.valuetext = words;
-    } else if (role === "combobox") {
-      // A combobox that is not a field (Select2, a select-only combobox) shows its value as its text.
+    } else if (role === "combobox" && !el.querySelector(HELD_BY_COMBOBOX)) {
+      // A combobox that is not a field (Select2, a select-only combobox) shows its value as its
+      // text; one around its own field or popup (ARIA 1.1's pattern) says it there instead.
       value = textOf(el, VALUE_CAP);
     }
     if (el.getAttribute("aria-multiline") === "true") states.multiline = true;
@@ -694,6 +695,9 @@
     if (tag === "progress" && el.hasAttribute("value")) return String(/** @type {HTMLProgressElement} */ (el).value);
     return null;
   }
+
+  /** What a combobox may hold that says its value itself: its text field, or its open popup. */
+  const HELD_BY_COMBOBOX = "input, select, textarea, [contenteditable], [role=listbox], [role=tree], [role=grid]";
 
   /** The popups aria-haspopup names; "true" means a menu (WAI-ARIA). */
   const POPUPS = new Set(["menu", "listbox", "tree", "grid", "dialog"]);
