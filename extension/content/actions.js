@@ -556,15 +556,16 @@
   }
 
   /**
-   * The text of an element, or of this frame's document: its main content in a top document,
+   * The text of an element, or of this frame's document: its main content in a top document
+   * (its whole body when `whole`: a toast or a flash message stands outside the main content),
    * its whole body in a child frame (a payment form's "Coupon applied"). Says where the frame
    * sits in its parent and whether it has any size, so the service worker can stitch the
    * frames' texts in order and skip invisible ones.
-   * @param {{localRef?: number, max_chars: number}} msg
+   * @param {{localRef?: number, max_chars: number, whole?: boolean}} msg
    */
   function extract(msg) {
     const top = window.parent === window;
-    const main = top ? document.querySelector("main, [role=main]") || document.querySelector("article") : null;
+    const main = top && !msg.whole ? document.querySelector("main, [role=main]") || document.querySelector("article") : null;
     const el = msg.localRef ? resolve(msg.localRef) : main || document.body;
     let text = "";
     if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) text = el.type === "password" ? "" : el.value;

@@ -27,6 +27,8 @@
     "menuitemradio", "option", "radio", "scrollbar", "searchbox", "slider", "spinbutton", "switch",
     "tab", "textbox", "treeitem",
   ]);
+  /** Range roles a person reads but does not operate: listed for their value (an upload's progress). */
+  const READOUT_ROLES = new Set(["progressbar", "meter"]);
   /** Subtrees that never render anything a person could use. */
   const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title", "base"]);
   const INPUT_ROLES = /** @type {Record<string, string>} */ ({
@@ -113,8 +115,37 @@
    */
   function generated(el, which) {
     const content = getComputedStyle(el, which).content;
-    if (!content || content === "none" || content === "normal" || content[0] !== '"') return "";
-    return content.slice(1, -1).replace(/\\(.)/g, "$1");
+    if (!content || content === "none" || content === "normal") return "";
+    return contentText(content);
+  }
+
+  /** The tokens of a computed `content` value: quoted strings (escapes kept), a `/`, or anything else. */
+  const CONTENT_TOKENS = /"((?:[^"\\]|\\.)*)"|(\/)|[^\s"/]+/g;
+
+  /** A CSS hex escape's character: U+FFFD for zero or past the last code point, as CSS Syntax says. @param {number} n */
+  function codePoint(n) {
+    return n === 0 || n > 0x10ffff ? "\ufffd" : String.fromCodePoint(n);
+  }
+
+  /**
+   * The text a computed `content` value adds to a name: its alternative text when it has one
+   * (`content: "\f007" / ""`, as Font Awesome 7 writes its icons: Chrome reads the alternative,
+   * an empty one included), else its strings. Counters, images and the like add nothing.
+   * @param {string} content
+   */
+  function contentText(content) {
+    let text = "";
+    /** @type {string|null} */
+    let alt = null;
+    for (const [, str, slash] of content.matchAll(CONTENT_TOKENS)) {
+      if (slash) alt = "";
+      else if (str !== undefined) {
+        const unescaped = str.replace(/\\([0-9a-fA-F]{1,6}) ?|\\(.)/g, (_m, hex, ch) => (hex ? codePoint(parseInt(hex, 16)) : ch));
+        if (alt === null) text += unescaped;
+        else alt += unescaped;
+      }
+    }
+    return alt ?? text;
   }
 
   /**
@@ -299,21 +330,26 @@
     };
     // An explicit stack, not recursion: a page may nest thousands of levels deep. Strings on it
     // are ::after content, written once the element's children are done.
-    /** @type {(Node|string|null)[]} */
-    const stack = [node.firstChild];
+    // `{only}` is a node a slot shows: read without its siblings, which the slot may not show.
+    // An element is read in the flat tree, as Chrome reads it: a web component's own shadow tree
+    // (with what its slots show), not its light children as they stand in the document.
+    const root = node.nodeType === 1 ? shadowOf(/** @type {Element} */ (node)) || node : node;
+    /** @type {(Node|string|null|{only: Node})[]} */
+    const stack = [root.firstChild];
     if (opts.naming && node.nodeType === 1) {
       add(generated(/** @type {Element} */ (node), "::before"));
       stack.unshift(generated(/** @type {Element} */ (node), "::after"));
     }
     // Past the cap (a trailing space aside) the rest is cut, and clean() says so with an ellipsis.
     while (stack.length && out.length <= cap + 1) {
-      const c = stack.pop();
-      if (c === null || c === undefined) continue;
-      if (typeof c === "string") {
-        add(c);
+      const popped = stack.pop();
+      if (popped === null || popped === undefined) continue;
+      if (typeof popped === "string") {
+        add(popped);
         continue;
       }
-      stack.push(c.nextSibling);
+      const c = "only" in popped ? popped.only : popped;
+      if (c === popped) stack.push(c.nextSibling);
       if (c.nodeType === 3) {
         const data = /** @type {Text} */ (c).data;
         // A space after nothing or after a space adds nothing: only the others are worth asking about.
@@ -375,7 +411,13 @@
           if (pseudo) add(generated(el, "::before"));
           stack.push((pseudo ? generated(el, "::after") : "") + (block ? " " : ""));
         }
-        stack.push((shadowOf(el) || el).firstChild);
+        // A slot reads as what it shows: the host's children assigned to it (a web component's
+        // label, as Chrome names Shoelace's <sl-checkbox>Select all</sl-checkbox>), else its own.
+        const shown = tag === "slot" ? /** @type {HTMLSlotElement} */ (el).assignedNodes({ flatten: true }) : [];
+        // Those children are outside the element's own tree: their changes are not watched as its own.
+        if (shown.length) readOutside = true;
+        for (let i = shown.length - 1; i >= 0; i--) stack.push({ only: shown[i] });
+        if (!shown.length) stack.push((shadowOf(el) || el).firstChild);
       }
     }
     return clean(out, cap) || clean(drawn, cap);
@@ -437,6 +479,12 @@
     return name;
   }
 
+  /**
+   * Roles Chrome never names from their content (ARIA's name from author only): what a div
+   * combobox shows is its value, not its name, and a slider's text is its value text.
+   */
+  const NAMED_BY_AUTHOR = new Set(["textbox", "searchbox", "combobox", "listbox", "slider", "spinbutton", "scrollbar", "progressbar", "meter"]);
+
   /** @param {Element} el @param {string} role */
   function computeName(el, role) {
     const n = labelledBy(el) || cleanLabel(el.getAttribute("aria-label"), NAME_CAP);
@@ -461,7 +509,7 @@
     if (tag === "img") return clean(el.getAttribute("alt"), NAME_CAP) || title();
     // A dialog is named by its label, never by what it says (Chrome's name from author only).
     if (DIALOG_ROLES.has(role)) return title();
-    const content = role !== "textbox" ? textOf(el, NAME_CAP, { naming: true }) : "";
+    const content = NAMED_BY_AUTHOR.has(role) ? "" : textOf(el, NAME_CAP, { naming: true });
     return content || title();
   }
 
@@ -488,8 +536,16 @@
    */
   function interactiveRole(el, tag) {
     const explicit = firstRole(el);
-    if (WIDGET_ROLES.has(explicit)) return explicit;
+    if (WIDGET_ROLES.has(explicit) || READOUT_ROLES.has(explicit)) return explicit;
     switch (tag) {
+      case "progress":
+        return "progressbar";
+      case "meter":
+        return "meter";
+      case "td":
+        // A cell of a grid with a roving tabindex (a date grid's days): each is operated, not only the focused one.
+        if (el.hasAttribute("tabindex") && !explicit && el.closest("[role=grid], [role=treegrid]")) return "gridcell";
+        break;
       case "a":
       case "area":
         if (el.hasAttribute("href")) return "link";
@@ -592,6 +648,16 @@
       if (select.multiple) states.multiple = true;
     } else if (role === "textbox" && /** @type {HTMLElement} */ (el).isContentEditable) {
       value = textOf(el, VALUE_CAP);
+    } else if (RANGE_ROLES.has(role)) {
+      // A range widget's value now, as Chrome's tree gives it (a number); its words, when the
+      // page gives others ("25 degrees"), beside it.
+      value = rangeNow(el, tag);
+      const words = clean(el.getAttribute("aria-valuetext"), VALUE_CAP);
+      if (words && words !== value) states.valuetext = words;
+    } else if (role === "combobox" && !el.querySelector(HELD_BY_COMBOBOX)) {
+      // A combobox that is not a field (Select2, a select-only combobox) shows its value as its
+      // text; one around its own field or popup (ARIA 1.1's pattern) says it there instead.
+      value = textOf(el, VALUE_CAP);
     }
     if (el.getAttribute("aria-multiline") === "true") states.multiline = true;
     const ariaChecked = el.getAttribute("aria-checked");
@@ -611,7 +677,113 @@
     if (el.getAttribute("aria-invalid") === "true" || (given && field.willValidate === true && field.validity?.valid === false)) states.invalid = true;
     if ((props.readOnly === true && isField(el)) || el.getAttribute("aria-readonly") === "true") states.readonly = true;
     if (el === active) states.focused = true;
+    ariaStates(el, role, states);
+    placeOf(el, states);
     return { value, states, options };
+  }
+
+  /**
+   * The value now of a range widget (slider, spinbutton, progressbar, meter, scrollbar) that is
+   * not a text field: aria-valuenow as a number, or a <progress> or <meter>'s own; null when it
+   * has none (an indeterminate progress bar).
+   * @param {Element} el @param {string} tag
+   */
+  function rangeNow(el, tag) {
+    const now = el.getAttribute("aria-valuenow");
+    if (now !== null && now.trim() !== "" && Number.isFinite(Number(now))) return String(Number(now));
+    if (tag === "meter") return String(/** @type {HTMLMeterElement} */ (el).value);
+    if (tag === "progress" && el.hasAttribute("value")) return String(/** @type {HTMLProgressElement} */ (el).value);
+    return null;
+  }
+
+  /** What a combobox may hold that says its value itself: its text field, or its open popup. */
+  const HELD_BY_COMBOBOX = "input, select, textarea, [contenteditable], [role=listbox], [role=tree], [role=grid]";
+
+  /** The popups aria-haspopup names; "true" means a menu (WAI-ARIA). */
+  const POPUPS = new Set(["menu", "listbox", "tree", "grid", "dialog"]);
+  /** The aria-sort values that say an order. */
+  const SORTS = new Set(["ascending", "descending", "other"]);
+
+  /**
+   * The ARIA states a role has beside value and checked (Chrome's tree has them all): a tree
+   * item's level, the popup a control opens, aria-current, and the sort order of the column
+   * header holding the element (a sort button inside a <th aria-sort>).
+   * @param {Element} el @param {string} role @param {Record<string, string|number|boolean>} states
+   */
+  function ariaStates(el, role, states) {
+    if (role === "treeitem") states.level = treeLevel(el);
+    const popup = (el.getAttribute("aria-haspopup") || "").trim().toLowerCase();
+    if (popup === "true" || POPUPS.has(popup)) states.haspopup = popup === "true" ? "menu" : popup;
+    const current = (el.getAttribute("aria-current") || "").trim().toLowerCase();
+    if (current && current !== "false") states.current = current === "true" ? true : current;
+    const header = el.closest("[aria-sort]");
+    const sort = header && (header === el || header.localName === "th" || firstRole(header) === "columnheader") ? header.getAttribute("aria-sort") : null;
+    if (sort && SORTS.has(sort)) states.sort = sort;
+  }
+
+  /** A tree item's level: aria-level, else one more than the tree items around it (as Chrome counts). @param {Element} el */
+  function treeLevel(el) {
+    const given = Number(el.getAttribute("aria-level"));
+    if (Number.isInteger(given) && given > 0) return given;
+    let level = 1;
+    for (let up = el.parentElement?.closest("[role=treeitem]"); up; up = up.parentElement?.closest("[role=treeitem]")) level++;
+    return level;
+  }
+
+  /** The context keys that tell repeated controls apart: kept only where a name repeats. */
+  const REPEAT_CONTEXT = ["row", "article"];
+
+  /**
+   * Drop the row and article of elements whose role and name no other element of the frame has:
+   * a link unique on its page needs no row to be told apart, and a data table of links would
+   * otherwise say each link's row twice (measured on the corpus: Wikipedia's tables).
+   * @param {WalkItem[]} items
+   */
+  function onlyWhereRepeated(items) {
+    /** @type {Map<string, number>} */
+    const counts = new Map();
+    const keyOf = (/** @type {WalkElement} */ e) => `${e.role}\n${e.name}`;
+    for (const item of items) if (item.t === "e") counts.set(keyOf(item), (counts.get(keyOf(item)) || 0) + 1);
+    for (const item of items) {
+      if (item.t !== "e" || !item.states || (counts.get(keyOf(item)) || 0) > 1) continue;
+      for (const key of REPEAT_CONTEXT) delete item.states[key];
+      if (!Object.keys(item.states).length) delete item.states;
+    }
+  }
+
+  /** Cells of a table or grid row (HTML-AAM's and ARIA's). */
+  const CELLS = "td, th, [role=cell], [role=gridcell], [role=rowheader], [role=columnheader]";
+  const CONTEXT_CAP = 40;
+
+  /**
+   * Where a repeated control stands, so "Edit" five times says which: the row of a table or grid
+   * that holds it (`row`: its row header, else its first cell, as Chrome names those cells), the
+   * article of a feed (`article`), and the named grid around it (`grid`: a date grid's month).
+   * @param {Element} el @param {Record<string, string|number|boolean>} states
+   */
+  function placeOf(el, states) {
+    const row = el.closest("tr, [role=row]");
+    if (row) {
+      const cells = Array.from(row.children).filter((c) => c.matches(CELLS));
+      const header = cells.find((c) => c.getAttribute("scope") === "row" || firstRole(c) === "rowheader");
+      const label = header || cells[0];
+      const heads = cells.every((c) => c.localName === "th" || firstRole(c) === "columnheader");
+      if (label && !label.contains(el) && !heads && cells.length > 1) {
+        const text = textOf(label, CONTEXT_CAP, { naming: true });
+        if (text) states.row = text;
+      }
+    }
+    const article = el.closest("article, [role=article]");
+    if (article && article.parentElement && firstRole(article.parentElement) === "feed") {
+      const heading = article.querySelector("h1, h2, h3, h4, h5, h6, [role=heading]");
+      const name = labelledBy(article) || clean(article.getAttribute("aria-label"), CONTEXT_CAP) || (heading ? textOf(heading, CONTEXT_CAP) : "");
+      if (name) states.article = clean(name, CONTEXT_CAP);
+    }
+    const grid = el.closest("[role=grid], [role=treegrid]");
+    if (grid) {
+      const name = labelledBy(grid) || clean(grid.getAttribute("aria-label"), CONTEXT_CAP);
+      if (name) states.grid = clean(name, CONTEXT_CAP);
+    }
   }
 
   /** @param {{x: number, y: number, width: number, height: number}} r @returns {[number, number, number, number]} */
@@ -943,6 +1115,8 @@
     // A frame drawn at no size (a tracking pixel, a display:none ad slot) shows nothing: not walked.
     const drawn = window === window.top || (vw > 0 && vh > 0);
     if (document.documentElement && drawn) walk(document);
+
+    onlyWhereRepeated(items);
 
     /** @type {WalkItem[]} */
     const layers = [];

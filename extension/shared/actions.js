@@ -68,7 +68,7 @@ export const KIND = Object.freeze({
  * @typedef {{type: "double_click_at", x: number, y: number}} DoubleClickAt
  * @typedef {{type: "drag", ref: number, to_ref?: number|null, dx?: number|null, dy?: number|null}} Drag
  * @typedef {{type: "drag_at", x: number, y: number, to_x: number, to_y: number}} DragAt
- * @typedef {{type: "extract", ref?: number|null, max_chars?: number}} Extract
+ * @typedef {{type: "extract", ref?: number|null, max_chars?: number, whole?: boolean}} Extract
  * @typedef {{type: "fill", ref: number, text: string}} Fill
  * @typedef {{type: "forward"}} Forward
  * @typedef {{type: "hover", ref: number}} Hover

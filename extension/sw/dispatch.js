@@ -550,7 +550,7 @@ async function extract(ctx, a) {
   const t = a.ref ? target(ctx.tabId, a.ref) : null;
   const message = { kind: KIND.ACT_EXTRACT, max_chars: a.max_chars ?? 4000 };
   // Without a ref, the whole tab: every readable frame's text, not only the top document's.
-  const read = t ? await toFrame(ctx, t, message) : await pageText(ctx.tabId, message.max_chars);
+  const read = t ? await toFrame(ctx, t, message) : await pageText(ctx.tabId, message.max_chars, Boolean(a.whole));
   ctx.result.text = read.text;
   ctx.result.truncated = read.truncated;
 }

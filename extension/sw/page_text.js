@@ -25,10 +25,11 @@ function extractOf(answer) {
 
 /**
  * @param {number} tabId @param {number} maxChars
+ * @param {boolean=} whole the top document's whole body, not only its main content (what checks read: a toast is outside it)
  * @returns {Promise<{text: string, truncated: boolean, frames: number}>}
  */
-export async function pageText(tabId, maxChars) {
-  const answers = await askAllFrames(tabId, { kind: KIND.ACT_EXTRACT, max_chars: maxChars });
+export async function pageText(tabId, maxChars, whole = false) {
+  const answers = await askAllFrames(tabId, { kind: KIND.ACT_EXTRACT, max_chars: maxChars, whole });
   const top = answers.find((a) => a.frameId === 0);
   if (!top || !top.result) throw new WaymarkError("frame_unreachable", `the page of tab ${tabId} did not answer: ${top?.error || "no top frame"}`);
   const children = childrenByParent(answers);

@@ -68,6 +68,7 @@ from waymark.host.agent.trace import (
 )
 from waymark.host.agent.verdicts import RunOutcome, StepVerdict
 from waymark.host.agent.verifier import (
+    PAGE_TEXT,
     Expectation,
 )
 from waymark.host.bridge import BrowserBridge, BrowserError
@@ -203,7 +204,7 @@ class AgentRun:
 
     async def _page_text(self) -> str:
         """The page's readable text, for text_present checks the element list cannot answer."""
-        result = await self.session.act(Extract(max_chars=20_000), snapshot_after=False)
+        result = await self.session.act(PAGE_TEXT, snapshot_after=False)
         text = result.text or "" if result.ok else ""
         self.answers.saw_text(result.url_after, "", self.redactor.text(text))
         return text

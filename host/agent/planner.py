@@ -18,13 +18,10 @@ from pydantic import (
 
 from waymark.host.agent import prompts
 from waymark.host.agent.parsing import ParseFailure, extract_json
-from waymark.host.agent.verifier import (
-    PREDICATE_NAMES,
-    PredicateError,
-    parse_predicates,
-)
+from waymark.host.agent.verifier import PredicateError, parse_predicates
 from waymark.host.agent.words import words
 from waymark.host.core.coercions import coerce_predicates
+from waymark.host.core.predicates import PREDICATE_NAMES, predicate_schema
 from waymark.host.core.snapshot import SnapshotElement
 from waymark.providers.base import CompletionRequest, LLMProvider, Message
 
@@ -207,7 +204,15 @@ def main_verb_required(plan: Plan, task: str) -> tuple[Plan, list[str]]:
 
 
 def plan_schema() -> dict[str, Any]:
-    return Plan.model_json_schema()
+    """The plan's JSON schema, its checks in the predicate registry's shapes (host/core/predicates.py)."""
+    schema = Plan.model_json_schema()
+    predicate = predicate_schema()
+    defs = {**schema.get("$defs", {}), **predicate.pop("$defs")}
+    for model in (schema, defs.get("PlanStep", {})):
+        for field in ("verify", "success_criteria"):
+            if field in model.get("properties", {}):
+                model["properties"][field]["items"] = predicate
+    return {**schema, "$defs": defs}
 
 
 class Planner:

@@ -10,14 +10,25 @@ import re
 from typing import Any
 
 from waymark.host.agent.task_parts import task_parts
-from waymark.host.agent.verifier import PREDICATE_NAMES
 from waymark.host.core.actions import ACTION_TYPES, text_form
 from waymark.host.core.phases import timed
+from waymark.host.core.predicates import PREDICATE_NAMES, PREDICATES
 from waymark.host.core.snapshot import SnapshotElement
 
 UNTRUSTED_TAG = "untrusted_page_content"
 #: History lines a model is shown: enough for the steps of a form, short enough for a small window.
 HISTORY_LINES = 12
+
+def _predicate_examples() -> str:
+    """The registry's example of each predicate, the short ones several to a line."""
+    lines, line = [], ""
+    for spec in PREDICATES.values():
+        if line and len(line) + len(spec.example) > 110:
+            lines.append(line)
+            line = ""
+        line = f"{line}  {spec.example}" if line else f"  {spec.example}"
+    return "\n".join([*lines, line])
+
 
 # The format shows placeholders, never real values: a concrete example is an answer a model may
 # copy into any plan; planner.py refuses a plan that still holds a placeholder the task and page do not.
@@ -31,12 +42,12 @@ Answer with exactly one JSON object and nothing else:
 Each intent is one sentence naming the action and the element it is done to, in this task's words.
 
 A predicate is an object with one key, one of: {", ".join(sorted(PREDICATE_NAMES))}.
-  {{"url_contains": "<part of a URL>"}}  {{"url_matches": "<regex>"}}  {{"url_changed": true}}  {{"title_contains": "<text>"}}
-  {{"exists": {{"role": "<role>", "name": "<name>"}}}}  {{"absent": {{"role": "dialog"}}}}  {{"text_present": "<text>"}}
-  {{"value_equals": {{"target": {{"role": "textbox", "name": "<name>"}}, "value": "<text>"}}}}
-  {{"checked": {{"target": {{"role": "checkbox", "name": "<name>"}}, "value": true}}}}
-  {{"count_at_least": {{"target": {{"role": "<role>", "name_contains": "<text>"}}, "n": 1}}}}
+{_predicate_examples()}
 Replace every <...> with this task's own words and the page's own names.
+state checks what a control holds as the snapshot shows it, with any of value (text), checked, selected,
+expanded, pressed (true, false or "mixed"), current (true or page, step...) and sort (ascending,
+descending): a slider's value, the option a listbox chose, an open tree folder, a sorted column.
+text_present reads the whole page, toasts and messages included.
 Targets match elements by role and accessible name (name, name_contains, text_contains), never by CSS.
 Use only predicates you expect to hold right after the step and NOT before it: a check that already
 holds on the page you were given proves nothing (a step whose checks all held beforehand is not verified).

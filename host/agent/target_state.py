@@ -4,7 +4,8 @@ checks.
 
 A step whose checks all held before it acted proves nothing by them. When the element it acted on
 is one the step names, and that element went to the state the action sets (a check made it
-checked, an uncheck unchecked, a select chose the option, a click turned it checked, selected,
+checked, an uncheck unchecked, a select chose the option (the select's value, or the option's own
+selected state in a listbox of ARIA options), a click turned it checked, selected,
 expanded or pressed; a click on a link or a form's submit button took the tab from elsewhere to
 the address the page gives it: the link's target, the form's action),
 the page changed as the step intended. A click that turned a state off, or an element the step
@@ -19,7 +20,7 @@ from urllib.parse import urlsplit
 
 from waymark.host.agent.element_changes import counterpart
 from waymark.host.core.actions import ActionModel, Check, Click, Select, Uncheck
-from waymark.host.core.snapshot import Snapshot, SnapshotElement
+from waymark.host.core.snapshot import Snapshot, SnapshotElement, box_inside
 from waymark.host.core.targets import normalise
 
 #: The reason a step passed by its element's state, as runs and workflow replays record it.
@@ -50,16 +51,32 @@ def target_state(action: ActionModel, before: Snapshot, after: Snapshot, intent:
     old, new = pair
     label = f'{new.role} "{new.name[:60]}"'
     if isinstance(action, Select):
-        if (old.value or "") == (new.value or "") or normalise(action.value) not in normalise(new.value or ""):
+        if not _named(new, intent, action.value):
             return ""
-        return f'{label} value "{(old.value or "")[:40]}" -> "{(new.value or "")[:40]}"' if _named(new, intent, action.value) else ""
+        if (old.value or "") != (new.value or "") and normalise(action.value) in normalise(new.value or ""):
+            return f'{label} value "{(old.value or "")[:40]}" -> "{(new.value or "")[:40]}"'
+        return _option_chosen(before, after, new, action.value)
     if not _named(new, intent):
         return ""
     states = ("checked",) if isinstance(action, (Check, Uncheck)) else _ON
     want = not isinstance(action, Uncheck)
     for state in states:
-        if bool(old.states.get(state)) != want and bool(new.states.get(state)) == want:
+        # Exactly on or off: a box gone partly checked ("mixed") is neither.
+        if old.states.get(state, False) != want and new.states.get(state, False) == want:
             return f"{label} {state} {str(not want).lower()} -> {str(want).lower()}"
+    return ""
+
+
+def _option_chosen(before: Snapshot, after: Snapshot, holder: SnapshotElement, value: str) -> str:
+    """The option named `value` within the box of the element a select acted on that turned
+    selected: a listbox built of ARIA options holds no value of its own, so the option's own
+    selected state says what was chosen, as it does when a click lands on that option."""
+    for option in after.elements:
+        if option.role != "option" or normalise(option.name) != normalise(value) or option.states.get("selected") is not True:
+            continue
+        was = before.find(option.ref)
+        if box_inside(option.bbox, holder.bbox) and (was is None or was.states.get("selected") is not True):
+            return f'option "{option.name[:60]}" selected false -> true'
     return ""
 
 

@@ -12,19 +12,27 @@ import re
 from typing import Any, Awaitable, Callable
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from waymark.host.agent.redaction import is_password_field
 from waymark.host.agent.secret_fills import SecretFills
+from waymark.host.core.actions import Extract
 from waymark.host.core.phases import timed
-from waymark.host.core.snapshot import Snapshot
+from waymark.host.core.predicates import (
+    PREDICATE_NAMES,
+    PREDICATES,
+    CheckedTarget,
+    CountTarget,
+    StateTarget,
+    ValueTarget,
+)
+from waymark.host.core.snapshot import Snapshot, SnapshotElement
 from waymark.host.core.targets import Target, find_elements, normalise
 
-#: Predicates about where the browser is; they get the shorter navigation timeout.
-NAVIGATION_PREDICATES = frozenset({"url_contains", "url_matches", "url_changed", "title_contains"})
-PREDICATE_NAMES = frozenset(
-    {*NAVIGATION_PREDICATES, "exists", "absent", "text_present", "value_equals", "checked", "count_at_least"}
-)
+#: What a text_present check reads when the snapshot alone does not meet it: the whole rendered
+#: page of every readable frame, not only its main content (a toast or a flash message stands
+#: outside it: "...has been added to your basket.").
+PAGE_TEXT = Extract(max_chars=20_000, whole=True)
 
 FIRST_RETRY_S = 0.5
 MAX_TRIES = 5
@@ -33,24 +41,6 @@ NAVIGATION_TIMEOUT_S = 3.0
 
 class PredicateError(ValueError):
     """A predicate that is not one of the verifier's shapes."""
-
-
-class _ValueTarget(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    target: Target
-    value: str
-
-
-class _CheckedTarget(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    target: Target
-    value: bool = True
-
-
-class _CountTarget(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    target: Target
-    n: int = Field(ge=0)
 
 
 class Predicate(BaseModel):
@@ -73,12 +63,7 @@ class Predicate(BaseModel):
 
     @property
     def is_navigation(self) -> bool:
-        return self.name in NAVIGATION_PREDICATES
-
-
-_ARG_MODELS: dict[str, Any] = {
-    "exists": Target, "absent": Target, "value_equals": _ValueTarget, "checked": _CheckedTarget, "count_at_least": _CountTarget,
-}
+        return PREDICATES[self.name].navigation
 
 
 def parse_predicate(raw: Any) -> Predicate:
@@ -88,14 +73,17 @@ def parse_predicate(raw: Any) -> Predicate:
     (name, arg), = raw.items()
     if name not in PREDICATE_NAMES:
         raise PredicateError(f"unknown predicate {name!r}; known: {', '.join(sorted(PREDICATE_NAMES))}")
+    argument = PREDICATES[name].argument
     try:
-        if name in _ARG_MODELS:
-            _ARG_MODELS[name].model_validate(arg)
-        elif name == "url_changed":
+        if argument == "bool":
             if not isinstance(arg, bool):
-                raise PredicateError("url_changed takes true or false")
-        elif not isinstance(arg, str) or not arg:
-            raise PredicateError(f"{name} takes a non-empty string")
+                raise PredicateError(f"{name} takes true or false")
+        elif argument == "string":
+            if not isinstance(arg, str) or not arg:
+                raise PredicateError(f"{name} takes a non-empty string")
+        else:
+            assert isinstance(argument, type)
+            argument.model_validate(arg)
         if name == "url_matches":
             re.compile(arg)
     except ValidationError as exc:
@@ -197,11 +185,11 @@ def _evaluate(name: str, arg: Any, snap: Snapshot, ctx: VerifyContext) -> tuple[
         summary = f"{len(found)} element(s) with {_describe(target)}"
         return (bool(found) if name == "exists" else not found), summary
     if name == "count_at_least":
-        spec = _CountTarget.model_validate(arg)
+        spec = CountTarget.model_validate(arg)
         found = find_elements(snap, spec.target)
         return len(found) >= spec.n, f"{len(found)} element(s) with {_describe(spec.target)}"
     if name == "value_equals":
-        spec = _ValueTarget.model_validate(arg)
+        spec = ValueTarget.model_validate(arg)
         found = find_elements(snap, spec.target)
         if not found:
             return False, f"no element with {_describe(spec.target)}"
@@ -215,13 +203,48 @@ def _evaluate(name: str, arg: Any, snap: Snapshot, ctx: VerifyContext) -> tuple[
         value = element.value or ""
         return value == spec.value, f"value of [{element.ref}] is {value!r}"
     if name == "checked":
-        spec = _CheckedTarget.model_validate(arg)
+        spec = CheckedTarget.model_validate(arg)
         found = find_elements(snap, spec.target)
         if not found:
             return False, f"no element with {_describe(spec.target)}"
-        state = bool(found[0].states.get("checked"))
-        return state == spec.value, f"[{found[0].ref}] is {'checked' if state else 'not checked'}"
+        held = _held_state(found[0], "checked")
+        # A partly checked box ("mixed") is neither checked nor unchecked.
+        said = "partly checked (mixed)" if held == "mixed" else "checked" if held is True else "not checked"
+        return held == spec.value and held != "mixed", f"[{found[0].ref}] is {said}"
+    if name == "state":
+        return _state_holds(StateTarget.model_validate(arg), snap)
     raise PredicateError(f"unknown predicate {name!r}")
+
+
+def _held_state(element: SnapshotElement, key: str) -> Any:
+    """What the element holds of one state, as the snapshot says it: a state it does not list is
+    false (not selected, not expanded), and a column it does not sort is `none`."""
+    if key == "value":
+        return element.value or ""
+    return element.states.get(key, "none" if key == "sort" else False)
+
+
+def _state_matches(element: SnapshotElement, key: str, want: Any) -> bool:
+    held = _held_state(element, key)
+    if key == "value":
+        # A range widget's value is met by its number or by its words (aria-valuetext).
+        return normalise(want) in (normalise(held), normalise(str(element.states.get("valuetext", ""))))
+    if key == "current" and want is True:
+        return held is not False
+    return bool(held == want)
+
+
+def _state_holds(spec: StateTarget, snap: Snapshot) -> tuple[bool, str]:
+    """`state`: the first element fitting the target holds every state the check asserts."""
+    found = find_elements(snap, spec.target)
+    if not found:
+        return False, f"no element with {_describe(spec.target)}"
+    element = found[0]
+    asserted = spec.asserted()
+    if "value" in asserted and is_password_field(element):
+        return False, f"[{element.ref}] is a password field: its value is never read (use value_equals)"
+    held = ", ".join(f"{k}={_held_state(element, k)!r}" for k in asserted)
+    return all(_state_matches(element, k, v) for k, v in asserted.items()), f"[{element.ref}] holds {held}"
 
 
 def key(predicate: dict[str, Any]) -> str:

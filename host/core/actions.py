@@ -331,12 +331,13 @@ class Wait(_Action):
 
 
 class Extract(_Action):
-    """Read the text of the element with this ref, or the page's main content, within `max_chars`."""
+    """Read the text of the element with this ref, or the page's main content (`whole`: all of the page, its toasts and banners too), within `max_chars`."""
 
     type: Literal["extract"] = "extract"
     traits: ClassVar[Traits] = Traits(example={"type": "extract", "ref": 15})
     ref: int | None = Field(default=None, ge=1, strict=True)
     max_chars: int = Field(default=4000, ge=1, le=100_000)
+    whole: bool = False
 
 
 class AskUser(_Action):

@@ -41,6 +41,7 @@ import re
 from typing import Any, Collection
 
 from waymark.host.core.actions import ACTION_TYPES
+from waymark.host.core.predicates import TARGETED_PREDICATES
 from waymark.host.core.targets import Target
 
 #: Names models give actions, mapped to the grammar's action types.
@@ -181,8 +182,6 @@ def _checked_meant(item: Any, notes: list[str]) -> Any:
     return {"checked": arg}
 
 
-#: Predicates whose argument holds a `target` beside other fields.
-_TARGETED = frozenset({"value_equals", "checked", "count_at_least"})
 
 
 def _wrapped_target(item: Any, notes: list[str]) -> Any:
@@ -190,7 +189,7 @@ def _wrapped_target(item: Any, notes: list[str]) -> Any:
     if not (isinstance(item, dict) and len(item) == 1):
         return item
     (name, arg), = item.items()
-    if name not in _TARGETED or not isinstance(arg, dict) or "target" in arg or not set(arg) & set(Target.model_fields):
+    if name not in TARGETED_PREDICATES or not isinstance(arg, dict) or "target" in arg or not set(arg) & set(Target.model_fields):
         return item
     wrapped = {"target": {k: v for k, v in arg.items() if k in Target.model_fields},
                **{k: v for k, v in arg.items() if k not in Target.model_fields}}

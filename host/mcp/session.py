@@ -16,6 +16,7 @@ from waymark.host.agent.redaction import (
     resolve_action,
 )
 from waymark.host.agent.verifier import (
+    PAGE_TEXT,
     Expectation,
     Predicate,
     Verification,
@@ -23,7 +24,7 @@ from waymark.host.agent.verifier import (
 )
 from waymark.host.control_client import HostCallError, HostNotConnected, Notification
 from waymark.host.control_server import MCP_ASK, MCP_CONFIRM
-from waymark.host.core.actions import ActionModel, Extract, absolute_url, action_json
+from waymark.host.core.actions import ActionModel, absolute_url, action_json
 from waymark.host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
 from waymark.host.core.snapshot import Snapshot
 from waymark.host.mcp.errors import NoBrowser, Refused, ToolError
@@ -131,7 +132,7 @@ class McpSession:
 
     async def page_text(self) -> str:
         """The readable text of every frame of the current tab (for text_present and extract)."""
-        result = await self._dispatch(Extract(max_chars=20_000), snapshot=False)
+        result = await self._dispatch(PAGE_TEXT, snapshot=False)
         return result.text or "" if result.ok else ""
 
     async def verify(self, predicates: list[Predicate], timeout_s: float | None) -> Verification:

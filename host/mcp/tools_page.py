@@ -10,12 +10,9 @@ import mcp_types as types
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 
-from waymark.host.agent.verifier import (
-    PREDICATE_NAMES,
-    PredicateError,
-    parse_predicates,
-)
+from waymark.host.agent.verifier import PredicateError, parse_predicates
 from waymark.host.core.browser_api import SnapshotOptions
+from waymark.host.core.predicates import PREDICATE_NAMES
 from waymark.host.mcp.errors import ToolError
 from waymark.host.mcp.registry import Content, Tool, ToolCall, text
 

@@ -46,6 +46,7 @@ from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.target_state import PROVEN_BY_STATE, target_state
 from waymark.host.agent.trace import RunSummary, new_run_id
 from waymark.host.agent.verifier import (
+    PAGE_TEXT,
     Expectation,
     PredicateError,
     VerifyContext,
@@ -181,7 +182,7 @@ class Replay:
         return self.redactor.snapshot(snapshot.model_copy(update={"screenshot_b64": None, "thumbnail_b64": None}))
 
     async def _page_text(self) -> str:
-        result = await self.session.act(Extract(max_chars=20_000), snapshot_after=False)
+        result = await self.session.act(PAGE_TEXT, snapshot_after=False)
         return result.text or "" if result.ok else ""
 
     # ------------------------------------------------------------ the replay

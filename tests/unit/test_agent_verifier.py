@@ -223,3 +223,48 @@ def test_a_page_seen_only_in_part_decides_no_url_check_unreachable():
 
     snap = Snapshot(url="http://127.0.0.1/contact.html", next_offset=40)
     assert unreachable_by_link(parse_predicates([{"url_matches": "/contact-us"}]), snap) == []
+
+
+WIDGETS = snap(elements=[
+    {"role": "slider", "name": "Temperature", "value": "25", "states": {"valuetext": "25 degrees"}},
+    {"role": "checkbox", "name": "All toppings", "states": {"checked": "mixed"}},
+    {"role": "treeitem", "name": "Projects", "states": {"expanded": True, "level": 1}},
+    {"role": "tab", "name": "Security", "states": {"selected": True}},
+    {"role": "button", "name": "Bold", "states": {"pressed": True}},
+    {"role": "link", "name": "Address", "states": {"current": "step"}},
+    {"role": "button", "name": "Name", "states": {"sort": "ascending"}},
+    {"role": "button", "name": "Email"},
+])
+
+
+def test_state_reads_a_range_widgets_value_by_its_number_or_its_words():
+    assert holds({"state": {"target": {"role": "slider", "name": "Temperature"}, "value": "25"}}, WIDGETS)
+    assert holds({"state": {"target": {"role": "slider", "name": "Temperature"}, "value": "25 degrees"}}, WIDGETS)
+    assert not holds({"state": {"target": {"role": "slider", "name": "Temperature"}, "value": "26"}}, WIDGETS)
+
+
+def test_state_reads_expanded_selected_and_pressed_and_a_state_not_listed_is_false():
+    assert holds({"state": {"target": {"name": "Projects"}, "expanded": True}}, WIDGETS)
+    assert holds({"state": {"target": {"name": "Security"}, "selected": True}}, WIDGETS)
+    assert holds({"state": {"target": {"name": "Bold"}, "pressed": True}}, WIDGETS)
+    assert holds({"state": {"target": {"name": "Email"}, "pressed": False}}, WIDGETS)
+    assert not holds({"state": {"target": {"name": "Email"}, "pressed": True}}, WIDGETS)
+
+
+def test_state_reads_current_and_sort():
+    assert holds({"state": {"target": {"name": "Address"}, "current": True}}, WIDGETS)
+    assert holds({"state": {"target": {"name": "Address"}, "current": "step"}}, WIDGETS)
+    assert not holds({"state": {"target": {"name": "Address"}, "current": "page"}}, WIDGETS)
+    assert holds({"state": {"target": {"name": "Name"}, "sort": "ascending"}}, WIDGETS)
+    assert holds({"state": {"target": {"name": "Email"}, "sort": "none"}}, WIDGETS)
+
+
+def test_a_partly_checked_box_is_neither_checked_nor_unchecked():
+    assert not holds({"checked": {"target": {"name": "All toppings"}, "value": True}}, WIDGETS)
+    assert not holds({"checked": {"target": {"name": "All toppings"}, "value": False}}, WIDGETS)
+    assert holds({"state": {"target": {"name": "All toppings"}, "checked": "mixed"}}, WIDGETS)
+
+
+def test_a_state_check_that_asserts_nothing_is_refused_with_a_sentence():
+    with pytest.raises(PredicateError, match="state needs a value or one of"):
+        parse_predicate({"state": {"target": {"name": "Bold"}}})

@@ -143,3 +143,24 @@ def test_a_form_sent_to_the_page_it_is_on_or_that_landed_elsewhere_proves_nothin
 def test_a_button_with_no_form_to_send_proves_nothing_by_where_the_tab_went():
     help_button = E(ref=2, role="button", name="Help", doc="d1")
     assert target_state(Click(ref=2), page(help_button, url=f"{LEDGER}/index.html"), page(url=f"{LEDGER}/help.html"), "click Help") == ""
+
+
+def _listbox(chosen: str) -> Snapshot:
+    """An ARIA listbox of two options (no value of its own), `chosen` the selected one."""
+    return page(E(ref=5, role="listbox", name="Size", bbox=[0, 0, 200, 80], doc="d1"),
+                *(E(ref=6 + i, role="option", name=n, bbox=[0, 40 * i, 200, 40], states={"selected": True} if n == chosen else {}, doc="d1")
+                  for i, n in enumerate(("Small", "Large"))))
+
+
+def test_a_select_on_a_listbox_is_proven_by_the_option_it_made_selected():
+    moved = target_state(Select(ref=5, value="Large"), _listbox("Small"), _listbox("Large"), "Choose Large in Size")
+    assert moved == 'option "Large" selected false -> true'
+
+
+def test_a_select_on_a_listbox_whose_option_was_already_selected_proves_nothing():
+    assert target_state(Select(ref=5, value="Large"), _listbox("Large"), _listbox("Large"), "Choose Large in Size") == ""
+
+
+def test_a_click_that_made_a_box_partly_checked_proves_nothing():
+    before, after = box(False), box(False).model_copy(update={"states": {"checked": "mixed"}})
+    assert target_state(Click(ref=2), page(before), page(after), "Select C0ZWRz") == ""
