@@ -1,12 +1,16 @@
 // @ts-check
-/** Host requests for the agent's own tab: open a tab on its start URL and wait until it loaded. */
+/** Host requests for the agent's own tab: open a tab on its start URL and wait until its content is usable. */
 import { WaymarkError } from "./native.js";
 import { describeTab } from "./tabs.js";
 
 const LOAD_TIMEOUT_MS = 30000;
 
 /**
- * Resolve once the tab's status is "complete" (or the timeout passed: a slow page is still usable).
+ * Resolve once the tab's document is usable: its DOM parsed (DOMContentLoaded of the top frame)
+ * or the tab complete, whichever comes first. Not its load: a page that holds a request open (a
+ * long poll, a stream in a frame) never loads, and its content is there to act on long before;
+ * settle waits for what each action starts. After the timeout a document still being parsed
+ * (a stream that never ends) is returned as it is.
  * @param {number} tabId
  * @param {number} timeoutMs
  * @returns {Promise<chrome.tabs.Tab>}
@@ -15,9 +19,14 @@ function loaded(tabId, timeoutMs) {
   return new Promise((resolve, reject) => {
     /** @type {ReturnType<typeof setTimeout>} */
     let timer;
+    const ready = () => chrome.tabs.get(tabId).then(done, () => onRemoved(tabId));
     /** @param {number} id @param {chrome.tabs.OnUpdatedInfo} info @param {chrome.tabs.Tab} tab */
     const onUpdated = (id, info, tab) => {
       if (id === tabId && info.status === "complete") done(tab);
+    };
+    /** @param {chrome.webNavigation.WebNavigationFramedCallbackDetails} details */
+    const onParsed = (details) => {
+      if (details.tabId === tabId && details.frameId === 0) void ready();
     };
     /** @param {number} id */
     const onRemoved = (id) => {
@@ -28,6 +37,7 @@ function loaded(tabId, timeoutMs) {
     const cleanup = () => {
       clearTimeout(timer);
       chrome.tabs.onUpdated.removeListener(onUpdated);
+      chrome.webNavigation.onDOMContentLoaded.removeListener(onParsed);
       chrome.tabs.onRemoved.removeListener(onRemoved);
     };
     /** @param {chrome.tabs.Tab} tab */
@@ -35,12 +45,25 @@ function loaded(tabId, timeoutMs) {
       cleanup();
       resolve(tab);
     };
-    timer = setTimeout(() => chrome.tabs.get(tabId).then(done, () => onRemoved(tabId)), timeoutMs);
+    timer = setTimeout(() => void ready(), timeoutMs);
     chrome.tabs.onUpdated.addListener(onUpdated);
+    chrome.webNavigation.onDOMContentLoaded.addListener(onParsed);
     chrome.tabs.onRemoved.addListener(onRemoved);
-    // It may have finished before the listeners were added.
+    // It may have got there before the listeners were added.
     chrome.tabs.get(tabId).then((tab) => { if (tab.status === "complete" && tab.url && tab.url !== "about:blank") done(tab); }, () => {});
+    parsedAlready(tabId).then((parsed) => { if (parsed) void ready(); }, () => {});
   });
+}
+
+/**
+ * Whether the tab's top document, the one navigated to (not the blank one a new tab starts
+ * with), has finished parsing.
+ * @param {number} tabId @returns {Promise<boolean>}
+ */
+async function parsedAlready(tabId) {
+  const [frame] = await chrome.scripting.executeScript({ target: { tabId }, func: () => [location.href, document.readyState] });
+  const [href, state] = /** @type {[string, string]} */ (frame?.result || ["", "loading"]);
+  return href !== "about:blank" && state !== "loading";
 }
 
 /** @param {import("./native.js").NativeChannel} channel */

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.e2e.dispatch_helpers import act, hold_debugger, open_page, ref, release_debugger, snapshot
+from tests.e2e.dispatch_helpers import (
+    act,
+    hold_debugger,
+    open_page,
+    ref,
+    release_debugger,
+    snapshot,
+)
 
 KEY_EVENTS = "() => window.events.map(e => [e.field, e.type, e.key, e.code, e.keyCode, e.inputType, e.data])"
 
@@ -21,7 +28,7 @@ async def _events_of_playwright_typing(page: Any, url: str, selector: str, text:
 
 
 async def test_typing_fires_the_key_events_playwrights_keyboard_fires(sw, page, site_url):
-    url = f"{site_url}/typing/keys.html"
+    url = f"{site_url}/dispatch/keys.html"
     text = "Hi, Tex! 42 #a_b"
     expected = await _events_of_playwright_typing(page, url, "#line", text)
     tab, snap = await open_page(sw, page, url)
@@ -34,7 +41,7 @@ async def test_typing_fires_the_key_events_playwrights_keyboard_fires(sw, page, 
 
 
 async def test_typing_a_line_break_in_a_textarea_presses_enter_as_playwright_does(sw, page, site_url):
-    url = f"{site_url}/typing/keys.html"
+    url = f"{site_url}/dispatch/keys.html"
     text = "one\ntwo"
     expected = await _events_of_playwright_typing(page, url, "#notes", text)
     tab, snap = await open_page(sw, page, url)
@@ -46,7 +53,7 @@ async def test_typing_a_line_break_in_a_textarea_presses_enter_as_playwright_doe
 
 
 async def test_fill_clears_the_field_with_a_backspace_and_leaves_only_the_new_value(sw, page, site_url):
-    tab, snap = await open_page(sw, page, f"{site_url}/typing/keys.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/keys.html")
     await page.evaluate("() => { window.events.length = 0; }")
     result = await act(sw, tab, {"type": "fill", "ref": ref(snap, "Prefilled"), "text": "new"}, snapshot=None)
     assert result.ok, result.error
@@ -58,7 +65,7 @@ async def test_fill_clears_the_field_with_a_backspace_and_leaves_only_the_new_va
 
 
 async def test_emoji_and_letters_no_key_types_still_arrive_inserted(sw, page, site_url):
-    tab, snap = await open_page(sw, page, f"{site_url}/typing/keys.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/keys.html")
     await page.evaluate("() => { window.events.length = 0; }")
     text = "Café 👋🏽 ok"
     result = await act(sw, tab, {"type": "type", "ref": ref(snap, "Line"), "text": text}, snapshot=None)
@@ -80,7 +87,7 @@ async def test_jquery_ui_autocomplete_narrows_to_what_was_typed_and_arrow_down_e
 
 
 async def test_a_filter_box_that_filters_on_keyup_filters_what_was_typed(sw, page, site_url):
-    tab, snap = await open_page(sw, page, f"{site_url}/typing/filter.html")
+    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/filter.html")
     result = await act(sw, tab, {"type": "type", "ref": ref(snap, "Filter"), "text": "book"}, snapshot=None)
     assert result.ok, result.error
     shown = await page.locator("#available option").all_inner_texts()
@@ -90,7 +97,7 @@ async def test_a_filter_box_that_filters_on_keyup_filters_what_was_typed(sw, pag
 
 
 async def test_without_the_debugger_typing_still_fires_each_key_as_playwrights_keyboard_does(sw, page, site_url):
-    url = f"{site_url}/typing/keys.html"
+    url = f"{site_url}/dispatch/keys.html"
     text = "Tex, 42"
     expected = await _events_of_playwright_typing(page, url, "#line", text)
     tab, snap = await open_page(sw, page, url)
