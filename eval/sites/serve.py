@@ -47,8 +47,8 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
             super().do_GET()
 
     def hold(self) -> None:
-        """Answer as a long poll or a stream does: the headers and a first byte at once, then a
-        byte every HOLD_TICK_S, ending after `?seconds=N`, or without it only when the server
+        """Answer as a long poll or a stream does: the headers and the start of a document at once,
+        then a byte every HOLD_TICK_S, ending after `?seconds=N`, or without it only when the server
         closes or the browser goes away (a page that loads it in a frame never finishes loading)."""
         query = parse_qs(urlsplit(self.path).query)
         try:
@@ -62,7 +62,9 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         self.end_headers()
         ends = time.monotonic() + seconds
         try:
-            self.wfile.write(b" ")
+            # The start of a document, as a stream frame's first chunk is: a frame that got no
+            # element yet is one Chrome cannot inject scripts into at all.
+            self.wfile.write(b"<!doctype html><meta charset=utf-8><body>")
             self.wfile.flush()
             while time.monotonic() < ends and not closing.wait(min(HOLD_TICK_S, max(0.0, ends - time.monotonic()))):
                 self.wfile.write(b" ")
