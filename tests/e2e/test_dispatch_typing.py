@@ -1,6 +1,7 @@
 """Typing as a person's keyboard makes it: a key event per character through CDP, checked against
 Playwright's own `keyboard.type` in the same Chromium and against widgets that listen for keys
-(jQuery UI's autocomplete from its npm dist files, a keyup filter box)."""
+(jQuery UI's autocomplete from its npm dist files, Django admin's permission filter from the
+Django wheel)."""
 
 from __future__ import annotations
 
@@ -86,14 +87,15 @@ async def test_jquery_ui_autocomplete_narrows_to_what_was_typed_and_arrow_down_e
     assert await page.input_value("#state") == "Texas"
 
 
-async def test_a_filter_box_that_filters_on_keyup_filters_what_was_typed(sw, page, site_url):
-    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/filter.html")
-    result = await act(sw, tab, {"type": "type", "ref": ref(snap, "Filter"), "text": "book"}, snapshot=None)
+async def test_djangos_permission_filter_which_filters_on_keyup_filters_what_was_typed(sw, page, django_admin):
+    tab, snap = await open_page(sw, page, f"{django_admin}/pages/django_selectfilter.html")
+    result = await act(sw, tab, {"type": "type", "ref": ref(snap, "filter down the list of available permissions"), "text": "book"}, snapshot=None)
     assert result.ok, result.error
-    shown = await page.locator("#available option").all_inner_texts()
-    assert shown == ["Can add book", "Can change book", "Can delete book", "Can view book"]
-    assert (await act(sw, tab, {"type": "click", "ref": ref(await snapshot(sw, tab), "Choose all")}, snapshot=None)).ok
-    assert len(await page.locator("#chosen option").all_inner_texts()) == 4, "Choose all moved only the book permissions"
+    shown = await page.locator("#id_permissions_from option").all_inner_texts()
+    assert shown == [f"Library | book | Can {verb} book" for verb in ("add", "change", "delete", "view")]
+    choose_all = ref(await snapshot(sw, tab), "Choose all permissions")
+    assert (await act(sw, tab, {"type": "click", "ref": choose_all}, snapshot=None)).ok
+    assert len(await page.locator("#id_permissions_to option").all_inner_texts()) == 4, "Choose all moved only the book permissions"
 
 
 async def test_without_the_debugger_typing_still_fires_each_key_as_playwrights_keyboard_does(sw, page, site_url):
