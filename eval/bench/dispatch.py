@@ -378,8 +378,8 @@ def format_markdown(r: dict[str, Any]) -> str:
     for label, row in (r.get("pointer_actions") or {}).items():
         rows.append([f"pointer: {label}", pair(row, "_ms") + (f" ({row['failed']} failed)" if row.get("failed") else "")])
     for row in (r.get("typing") or {}).get("rows", []):
-        rows.append([f"typing {row['chars']} characters: key by key / inserted (input phase)",
-                     f"{pair(row['keys'], '_ms')} / {pair(row['inserted'], '_ms')}: {row['keys_ms_per_char']} ms per key ({row['keys_chars_per_s']}/s), {row['ratio']}x"])
+        rows.append([f"typing {row['chars']} characters (input phase)",
+                     f"by key {pair(row['keys'], '_ms')}, inserted {pair(row['inserted'], '_ms')}: {row['keys_ms_per_char']} ms per key ({row['keys_chars_per_s']}/s), {row['ratio']}x"])
     for label, row in (r.get("first_action_never_loading") or {}).items():
         rows.append([f"first action on a {label} page (open, snapshot, click)",
                      f"{pair(row['first_action'], '_ms')} (open {pair(row['open'], '_ms')}, snapshot {pair(row['snapshot'], '_ms')}; {row['landed']}/{row['rounds']} landed"
