@@ -122,8 +122,8 @@ export const KEYED_CHARS_MAX = 500;
 /**
  * The keystrokes that type `text`: a key press for each character of the layout, as Playwright's
  * `keyboard.type` does, and one insertion (as an IME commits) for each run of characters no key
- * of the layout types (emoji, accented letters, other scripts). A line break is the Enter key only
- * where it makes a new line (`multiline`): in a one-line field Enter would submit the form.
+ * of the layout types (emoji, accented letters, other scripts). A line break is the Enter key
+ * where it makes a new line (`multiline`) and a space in a one-line field.
  * @param {string} text @param {{multiline: boolean}} field
  * @returns {Stroke[]}
  */
@@ -136,8 +136,11 @@ export function keystrokes(text, field) {
     strokes.push({ insert: chars.slice(0, -1).join("") });
     chars.splice(0, chars.length - 1);
   }
-  for (const char of chars) {
-    const key = char === "\n" && !field.multiline ? null : LAYOUT.get(char);
+  for (const typed of chars) {
+    // A one-line field holds no line break: Chrome makes one a space when it inserts such text,
+    // and the Enter key (or a line break inserted alone) would submit the field's form.
+    const char = typed === "\n" && !field.multiline ? " " : typed;
+    const key = LAYOUT.get(char);
     const last = strokes[strokes.length - 1];
     if (key) strokes.push({ key: { key: key.key, code: key.code, keyCode: key.keyCode, text: key.text, location: key.location } });
     else if (last && "insert" in last) last.insert += char;

@@ -15,64 +15,86 @@ from tests.e2e.dispatch_helpers import (
     release_debugger,
     snapshot,
 )
+from waymark.host.core.browser_api import ActionResult
 
+KEYS_PAGE = "{}/dispatch/keys.html"
 KEY_EVENTS = "() => window.events.map(e => [e.field, e.type, e.key, e.code, e.keyCode, e.inputType, e.data])"
+CLEAR_EVENTS = "() => { window.events.length = 0; }"
 
 
 async def _events_of_playwright_typing(page: Any, url: str, selector: str, text: str) -> list[list[Any]]:
     """The events Playwright's `keyboard.type` fires on the page: the outside authority."""
     await page.goto(url)
     await page.focus(selector)
-    await page.evaluate("() => { window.events.length = 0; }")
+    await page.evaluate(CLEAR_EVENTS)
     await page.keyboard.type(text)
     return await page.evaluate(KEY_EVENTS)
 
 
-async def test_typing_fires_the_key_events_playwrights_keyboard_fires(sw, page, site_url):
-    url = f"{site_url}/dispatch/keys.html"
-    text = "Hi, Tex! 42 #a_b"
-    expected = await _events_of_playwright_typing(page, url, "#line", text)
+async def _events_of_our_typing(sw: Any, page: Any, url: str, field: str, action: dict[str, Any],
+                                synthetic: bool = False) -> tuple[ActionResult, list[list[Any]]]:
+    """The action on the field named `field`, through the host (`synthetic`: with the debugger
+    held by another, as the fallback meets it), and the events the page saw."""
     tab, snap = await open_page(sw, page, url)
-    await page.evaluate("() => { window.events.length = 0; }")
-    result = await act(sw, tab, {"type": "type", "ref": ref(snap, "Line"), "text": text}, snapshot=None)
+    await page.evaluate(CLEAR_EVENTS)
+    if synthetic:
+        await hold_debugger(sw, tab)
+    try:
+        result = await act(sw, tab, {**action, "ref": ref(snap, field)}, snapshot=None)
+    finally:
+        if synthetic:
+            await release_debugger(sw, tab)
     assert result.ok, result.error
-    assert await page.evaluate(KEY_EVENTS) == expected
+    return result, await page.evaluate(KEY_EVENTS)
+
+
+async def test_typing_fires_the_key_events_playwrights_keyboard_fires(sw, page, site_url):
+    text = "Hi, Tex! 42 #a_b"
+    expected = await _events_of_playwright_typing(page, KEYS_PAGE.format(site_url), "#line", text)
+    _, events = await _events_of_our_typing(sw, page, KEYS_PAGE.format(site_url), "Line", {"type": "type", "text": text})
+    assert events == expected
     assert await page.input_value("#line") == text
     assert [e[1] for e in expected].count("keydown") == len(text), "one keydown per character"
 
 
 async def test_typing_a_line_break_in_a_textarea_presses_enter_as_playwright_does(sw, page, site_url):
-    url = f"{site_url}/dispatch/keys.html"
     text = "one\ntwo"
-    expected = await _events_of_playwright_typing(page, url, "#notes", text)
-    tab, snap = await open_page(sw, page, url)
-    await page.evaluate("() => { window.events.length = 0; }")
-    result = await act(sw, tab, {"type": "type", "ref": ref(snap, "Notes"), "text": text}, snapshot=None)
-    assert result.ok, result.error
-    assert await page.evaluate(KEY_EVENTS) == expected
+    expected = await _events_of_playwright_typing(page, KEYS_PAGE.format(site_url), "#notes", text)
+    _, events = await _events_of_our_typing(sw, page, KEYS_PAGE.format(site_url), "Notes", {"type": "type", "text": text})
+    assert events == expected
     assert await page.input_value("#notes") == text
 
 
+async def test_a_line_break_typed_into_a_one_line_field_is_a_space_and_submits_nothing(sw, page, site_url):
+    url = KEYS_PAGE.format(site_url)
+    _, events = await _events_of_our_typing(sw, page, url, "Line", {"type": "type", "text": "ab\ncd"})
+    assert "Enter" not in [e[2] for e in events]
+    assert page.url == url, "the form around the field was not submitted"
+    assert await page.input_value("#line") == "ab cd", "what Chrome makes of the text inserted whole"
+
+
+async def test_a_text_past_the_keyed_length_is_inserted_but_for_its_last_key(sw, page, site_url):
+    text = "lorem ipsum " * 50 + "end."
+    result, events = await _events_of_our_typing(sw, page, KEYS_PAGE.format(site_url), "Notes", {"type": "type", "text": text})
+    assert await page.input_value("#notes") == text
+    assert [e[2] for e in events if e[1] == "keyup"] == ["."], "a page reading the value on a key still sees it once"
+    assert result.model_dump()["typed"] == {"keys": 1, "inserted": len(text) - 1}
+
+
 async def test_fill_clears_the_field_with_a_backspace_and_leaves_only_the_new_value(sw, page, site_url):
-    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/keys.html")
-    await page.evaluate("() => { window.events.length = 0; }")
-    result = await act(sw, tab, {"type": "fill", "ref": ref(snap, "Prefilled"), "text": "new"}, snapshot=None)
-    assert result.ok, result.error
+    _, seen = await _events_of_our_typing(sw, page, KEYS_PAGE.format(site_url), "Prefilled", {"type": "fill", "text": "new"})
     assert await page.input_value("#prefilled") == "new"
-    events = [e[1:3] + e[5:6] for e in await page.evaluate(KEY_EVENTS)]
+    events = [e[1:3] + e[5:6] for e in seen]
     assert events[:4] == [["keydown", "Backspace", None], ["beforeinput", None, "deleteContentBackward"],
                           ["input", None, "deleteContentBackward"], ["keyup", "Backspace", None]]
     assert [e[1] for e in events[4:] if e[0] == "keydown"] == ["n", "e", "w"]
 
 
 async def test_emoji_and_letters_no_key_types_still_arrive_inserted(sw, page, site_url):
-    tab, snap = await open_page(sw, page, f"{site_url}/dispatch/keys.html")
-    await page.evaluate("() => { window.events.length = 0; }")
     text = "Café 👋🏽 ok"
-    result = await act(sw, tab, {"type": "type", "ref": ref(snap, "Line"), "text": text}, snapshot=None)
-    assert result.ok, result.error
+    _, events = await _events_of_our_typing(sw, page, KEYS_PAGE.format(site_url), "Line", {"type": "type", "text": text})
     assert await page.input_value("#line") == text
-    keys = [e[2] for e in await page.evaluate(KEY_EVENTS) if e[1] == "keydown"]
+    keys = [e[2] for e in events if e[1] == "keydown"]
     assert keys == ["C", "a", "f", " ", " ", "o", "k"], "what the layout types goes by key, the rest is inserted"
 
 
@@ -99,16 +121,9 @@ async def test_djangos_permission_filter_which_filters_on_keyup_filters_what_was
 
 
 async def test_without_the_debugger_typing_still_fires_each_key_as_playwrights_keyboard_does(sw, page, site_url):
-    url = f"{site_url}/dispatch/keys.html"
     text = "Tex, 42"
-    expected = await _events_of_playwright_typing(page, url, "#line", text)
-    tab, snap = await open_page(sw, page, url)
-    await page.evaluate("() => { window.events.length = 0; }")
-    await hold_debugger(sw, tab)
-    try:
-        result = await act(sw, tab, {"type": "type", "ref": ref(snap, "Line"), "text": text}, snapshot=None)
-    finally:
-        await release_debugger(sw, tab)
-    assert result.ok and result.path == "synthetic", result
-    assert await page.evaluate(KEY_EVENTS) == expected
+    expected = await _events_of_playwright_typing(page, KEYS_PAGE.format(site_url), "#line", text)
+    result, events = await _events_of_our_typing(sw, page, KEYS_PAGE.format(site_url), "Line", {"type": "type", "text": text}, synthetic=True)
+    assert result.path == "synthetic", result
+    assert events == expected
     assert await page.input_value("#line") == text

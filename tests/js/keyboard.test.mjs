@@ -26,9 +26,9 @@ test("letters go by key and each run of characters no key types is one insertion
     ["a", { insert: "é👋🏽" }, "b"]);
 });
 
-test("a line break is the Enter key only where it makes a new line", () => {
-  assert.equal(keystrokes("a\nb", { multiline: true })[1].key?.key, "Enter");
-  assert.deepEqual(keystrokes("a\nb", { multiline: false })[1], { insert: "\n" });
+test("a line break is the Enter key where it makes a new line and a space in a one-line field", () => {
+  assert.equal(keystrokes("a\r\nb", { multiline: true })[1].key?.key, "Enter");
+  assert.deepEqual(keystrokes("a\nb", { multiline: false }).map((s) => s.key?.key), ["a", " ", "b"]);
 });
 
 test("a text past the keyed length is inserted but for its last character, which goes by key", () => {
