@@ -356,7 +356,7 @@
    * a fill first selects everything and clears it with a Backspace. Values are written with the
    * native setter, so React- and Vue-controlled inputs see them; change fires once at the end.
    * Date and time fields are set as a whole (their typed form depends on the locale).
-   * @param {Element} el @param {string} text @param {boolean} replace @param {Stroke[]=} strokes
+   * @param {Element} el @param {string} text  a date or time field's value @param {boolean} replace @param {Stroke[]=} strokes
    */
   function syntheticText(el, text, replace, strokes) {
     if (el instanceof HTMLElement) el.focus({ preventScroll: true });
@@ -367,10 +367,11 @@
       fireValueEvents(el, text, "insertReplacementText");
       return;
     }
+    const plan = typed(strokes);
     const field = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement ? el : null;
     if (!field) selectContents(el, replace);
     if (replace && (field ? field.value : el.textContent || "") !== "") syntheticKey(el, BACKSPACE, () => syntheticEdit(el, "", "deleteContentBackward"));
-    for (const stroke of strokes || [{ insert: text }]) {
+    for (const stroke of plan) {
       const key = stroke.key;
       if (!key) syntheticEdit(el, stroke.insert || "", "insertText");
       else if (!key.text) syntheticKey(el, key, null);
@@ -490,6 +491,12 @@
     check: (el) => clickCheckTarget(el),
     uncheck: (el) => clickCheckTarget(el),
   };
+
+  /** The keystrokes a type or fill came with (sw/keyboard.js plans them). @param {Stroke[]|undefined} strokes */
+  function typed(strokes) {
+    if (!strokes) throw new ActError("bad_action", "typing needs its keystrokes");
+    return strokes;
+  }
 
   /** A box's click lands on what a person would click: the box, or its label when the box is hidden. @param {Element} el */
   function clickCheckTarget(el) {
