@@ -4,13 +4,19 @@ import { WaymarkError } from "./native.js";
 import { describeTab } from "./tabs.js";
 
 const LOAD_TIMEOUT_MS = 30000;
+/**
+ * How long a page whose DOM is parsed may still take to load (its frames, its images) before it
+ * is acted on as it is: the settle bound of an action (ActRequest.settle_timeout_ms's default), so
+ * a start page is waited for as a page a run navigates to is.
+ */
+const LOAD_AFTER_PARSED_MS = 3000;
 
 /**
- * Resolve once the tab's document is usable: its DOM parsed (DOMContentLoaded of the top frame)
- * or the tab complete, whichever comes first. Not its load: a page that holds a request open (a
- * long poll, a stream in a frame) never loads, and its content is there to act on long before;
- * settle waits for what each action starts. After the timeout a document still being parsed
- * (a stream that never ends) is returned as it is.
+ * Resolve once the tab's document is usable: loaded (the tab complete), or its DOM parsed
+ * (DOMContentLoaded of the top frame) and LOAD_AFTER_PARSED_MS gone by without the load. A page
+ * that holds a request open (a long poll, a stream in a frame) never loads, and its content is
+ * there to act on long before; a page whose frames are still loading gets the time to show them.
+ * After `timeoutMs` a document still being parsed (a stream that never ends) is returned as it is.
  * @param {number} tabId
  * @param {number} timeoutMs
  * @returns {Promise<chrome.tabs.Tab>}
@@ -19,14 +25,17 @@ function loaded(tabId, timeoutMs) {
   return new Promise((resolve, reject) => {
     /** @type {ReturnType<typeof setTimeout>} */
     let timer;
+    /** @type {ReturnType<typeof setTimeout>|undefined} */
+    let grace;
     const ready = () => chrome.tabs.get(tabId).then(done, () => onRemoved(tabId));
+    const parsed = () => { grace ??= setTimeout(() => void ready(), LOAD_AFTER_PARSED_MS); };
     /** @param {number} id @param {chrome.tabs.OnUpdatedInfo} info @param {chrome.tabs.Tab} tab */
     const onUpdated = (id, info, tab) => {
       if (id === tabId && info.status === "complete") done(tab);
     };
     /** @param {chrome.webNavigation.WebNavigationFramedCallbackDetails} details */
     const onParsed = (details) => {
-      if (details.tabId === tabId && details.frameId === 0) void ready();
+      if (details.tabId === tabId && details.frameId === 0) parsed();
     };
     /** @param {number} id */
     const onRemoved = (id) => {
@@ -36,6 +45,7 @@ function loaded(tabId, timeoutMs) {
     };
     const cleanup = () => {
       clearTimeout(timer);
+      clearTimeout(grace);
       chrome.tabs.onUpdated.removeListener(onUpdated);
       chrome.webNavigation.onDOMContentLoaded.removeListener(onParsed);
       chrome.tabs.onRemoved.removeListener(onRemoved);
@@ -51,7 +61,7 @@ function loaded(tabId, timeoutMs) {
     chrome.tabs.onRemoved.addListener(onRemoved);
     // It may have got there before the listeners were added.
     chrome.tabs.get(tabId).then((tab) => { if (tab.status === "complete" && tab.url && tab.url !== "about:blank") done(tab); }, () => {});
-    parsedAlready(tabId).then((parsed) => { if (parsed) void ready(); }, () => {});
+    parsedAlready(tabId).then((yes) => { if (yes) parsed(); }, () => {});
   });
 }
 

@@ -449,7 +449,7 @@ async function text(ctx, a) {
     await cdp.press(ctx.tabId, cdp.parseCombo("Backspace"));
     notLeaving(ctx, "clearing the field");
   }
-  if (a.text) ctx.result.typed = await cdp.typeText(ctx.tabId, a.text, { multiline: Boolean(p.multiline), stop: () => notLeaving(ctx, "typing part of the text") });
+  if (a.text) ctx.result.typed = await cdp.typeText(ctx.tabId, a.text, { multiline: Boolean(p.multiline), stop: () => notLeaving(ctx, "a key of the text", "the rest of it was not typed") });
 }
 
 /**
@@ -457,11 +457,11 @@ async function text(ctx, a) {
  * document is being replaced can land in the next one, and Chrome can stop taking any trusted
  * input in that next document when an insertText races its commit (every later click on the tab
  * then hangs). The page's own navigation is the outcome the agent sees.
- * @param {Ctx} ctx @param {string} step
+ * @param {Ctx} ctx @param {string} step @param {string=} typed  what of the text was typed by then
  */
-function notLeaving(ctx, step) {
+function notLeaving(ctx, step, typed = "nothing was typed") {
   if (ctx.watcher.leaving()) {
-    throw new WaymarkError("navigated", `the page began to navigate away after ${step}: nothing was typed, so nothing lands on the next page`);
+    throw new WaymarkError("navigated", `the page began to navigate away after ${step}: ${typed}, so nothing lands on the next page`);
   }
 }
 
