@@ -99,6 +99,37 @@ def widgets() -> str:
     return _serve(str(WIDGETS))[0]
 
 
+#: Django's wheel, pinned by version and hash: its admin scripts are the authority for the admin's widgets.
+DJANGO_WHEEL = ("django==5.2.19", "5965d974a5218a2b68a11dd1276434707f23886525c23f0598eccedaf4f4ca00")
+DJANGO_ADMIN_JS = WIDGETS / "django" / "admin" / "js"
+
+
+@pytest.fixture(scope="session")
+def django_admin(widgets: str) -> str:
+    """Base URL of tests/widgets with Django admin's own scripts beside it
+    (`{widgets}/django/admin/js/SelectFilter2.js`), taken from the pinned Django wheel (fetched by
+    pip when missing, checked against its hash), so admin widget tests run Django's code."""
+    import hashlib
+    import sys
+    import tempfile
+    import zipfile
+
+    if not (DJANGO_ADMIN_JS / "SelectFilter2.js").exists():
+        spec, digest = DJANGO_WHEEL
+        with tempfile.TemporaryDirectory() as folder:
+            subprocess.run([sys.executable, "-m", "pip", "download", spec, "--no-deps", "--only-binary=:all:", "-q", "-d", folder],
+                           check=True, capture_output=True, timeout=600)
+            wheel = next(Path(folder).glob("*.whl"))
+            assert hashlib.sha256(wheel.read_bytes()).hexdigest() == digest, f"{wheel.name} is not the pinned Django wheel"
+            prefix = "django/contrib/admin/static/admin/js/"
+            with zipfile.ZipFile(wheel) as archive:
+                for name in archive.namelist():
+                    if name.startswith(prefix) and name.count("/") == prefix.count("/"):
+                        DJANGO_ADMIN_JS.mkdir(parents=True, exist_ok=True)
+                        (DJANGO_ADMIN_JS / name[len(prefix):]).write_bytes(archive.read(name))
+    return widgets
+
+
 # ------------------------------------------------------------------ browser
 
 

@@ -1,6 +1,7 @@
 """Dispatch: click to settled snapshot on a static page, the settle time distribution, and
 what each reliability piece buys, measured by turning it off (scroll-into-view, settle, the
-snapshot attached inline to a stale_ref error).
+snapshot attached inline to a stale_ref error); what typing costs per character, key by key
+beside inserted; and the time to the first action on a page that never finishes loading.
 
 Everything goes through the real host: the controller calls the host's `act` and `snapshot`
 methods exactly as the agent does, the extension acts in real Chromium.
@@ -23,6 +24,10 @@ PAGES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "dispatch"
 
 #: Effects the settle ablation waits for: the button's label and when its result appears.
 DELAYS = {"Show now": "synchronous", "Show after 30 ms": "30 ms timer", "Show after a fetch": "fetch", "Show after 120 ms": "120 ms timer"}
+
+
+#: Lengths of the texts the typing part types, key by key and inserted.
+TYPING_LENGTHS = (10, 100, 400)
 
 
 def stats(values: list[float]) -> dict[str, float]:
@@ -201,6 +206,69 @@ async def pointer_actions(b: Bench, rounds: int) -> dict[str, Any]:
     return out
 
 
+async def typing_cost(b: Bench, rounds: int) -> dict[str, Any]:
+    """What typing costs per character: the input phase of a fill of N letters into a textarea
+    (each a key: a keyDown and a keyUp) beside N characters no key types (one insertText), for
+    each length of TYPING_LENGTHS. Both include the same click to focus and Backspace to clear,
+    which the cost per key leaves out."""
+    page, tab = await b.open("keys.html")
+    ref = _ref(await b.snapshot(tab), "Notes")
+    await b.act(tab, {"type": "click", "ref": ref}, snapshot=None)  # attaches the debugger
+    rows = []
+    for n in TYPING_LENGTHS:
+        row: dict[str, Any] = {"chars": n}
+        for mode, text in (("keys", "a" * n), ("inserted", "é" * n)):
+            times = []
+            for _ in range(rounds):
+                result, _ms = await b.act(tab, {"type": "fill", "ref": ref, "text": text}, snapshot=None)
+                assert result["ok"], result["error"]
+                assert result["typed"] == ({"keys": n, "inserted": 0} if mode == "keys" else {"keys": 0, "inserted": n}), result["typed"]
+                times.append(result["timings_ms"]["input"])
+            row[mode] = stats(times)
+        # Per character beyond what both share (the click that focuses, the Backspace that clears).
+        row["keys_ms_per_char"] = round((row["keys"]["median_ms"] - row["inserted"]["median_ms"]) / n, 2)
+        row["keys_chars_per_s"] = round(1000 / row["keys_ms_per_char"]) if row["keys_ms_per_char"] else None
+        row["ratio"] = round(row["keys"]["median_ms"] / row["inserted"]["median_ms"], 1) if row["inserted"]["median_ms"] else None
+        rows.append(row)
+    await page.close()
+    return {"rows": rows}
+
+
+async def first_action_never_loading(b: Bench, rounds: int) -> dict[str, Any]:
+    """Time to the first action on a page that never finishes loading (a frame whose response
+    stays open, a fetch long poll beside it): open it as a run opens its start page (`tabs.open`),
+    snapshot, click; a static page the same way for scale."""
+    from waymark.host.control_client import HostCallError
+
+    out: dict[str, Any] = {}
+    for label, name, button in (("never loading", "never_loading.html", "Send a message"), ("static", "bench.html", "Add to cart")):
+        opened_ms, snapshot_ms, first_ms, landed, unopened = [], [], [], 0, []
+        for _ in range(rounds):
+            started = time.perf_counter()
+            try:
+                tab = (await b.controller.call("browser.request", {"method": "tabs.open", "params": {"url": f"{b.site}/{name}"}}))["data"]["tab_id"]
+            except HostCallError as exc:
+                # The open gave up waiting for the page (a version that waits for its load). Its
+                # tab goes too: the connections it holds open count against Chrome's six per host.
+                unopened.append({"code": exc.code, "after_ms": round((time.perf_counter() - started) * 1000)})
+                for page in [p for p in b.context.pages if p.url.endswith(f"/{name}")]:
+                    await page.close()
+                continue
+            opened = time.perf_counter()
+            ref = _ref(await b.snapshot(tab), button)
+            snapped = time.perf_counter()
+            result, _ms = await b.act(tab, {"type": "click", "ref": ref}, snapshot=None)
+            done = time.perf_counter()
+            landed += bool(result["ok"])
+            opened_ms.append((opened - started) * 1000)
+            snapshot_ms.append((snapped - opened) * 1000)
+            first_ms.append((done - started) * 1000)
+            await b.controller.call("browser.request", {"method": "tabs.close", "params": {"tab_id": tab}})
+        out[label] = {"open": stats(opened_ms), "snapshot": stats(snapshot_ms), "first_action": stats(first_ms), "landed": landed, "rounds": rounds,
+                      "not_opened": unopened}
+    return out
+
+
 async def run(options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Measure the dispatch path, part by part while the section's bound has time; returns the
     section's numbers (the parts measured)."""
@@ -219,6 +287,8 @@ async def run(options: dict[str, Any] | None = None) -> dict[str, Any]:
                 "settle": lambda: _settle_ablation(b, max(3, rounds // 4)),
                 "stale_ref_inline_snapshot": lambda: _stale_ablation(b, max(3, rounds // 4)),
                 "pointer_actions": lambda: pointer_actions(b, max(3, rounds // 2)),
+                "typing": lambda: typing_cost(b, max(3, rounds // 4)),
+                "first_action_never_loading": lambda: first_action_never_loading(b, 3),
             }
             for key in bound.each(parts, "parts"):
                 try:
@@ -271,6 +341,14 @@ def format_table(result: dict[str, Any]) -> str:
         for label, row in result["pointer_actions"].items():
             said = f"{row['median_ms']:>7.1f} / {row['p90_ms']:>7.1f}" if row.get("n") else "      -"
             lines.append(f"  {label:<42} {said}" + (f"   {row['failed']} failed" if row.get("failed") else ""))
+    if "typing" in result:
+        lines.append(f"  {'typing (fill, input phase; median ms)':<42} {'keys':>8} {'inserted':>9} {'ms/char':>8} {'ratio':>6}")
+        for row in result["typing"]["rows"]:
+            lines.append(f"  {str(row['chars']) + ' characters':<42} {row['keys']['median_ms']:>8.1f} {row['inserted']['median_ms']:>9.1f} {row['keys_ms_per_char']:>8.2f} {row['ratio']:>6}")
+    if "first_action_never_loading" in result:
+        for label, row in result["first_action_never_loading"].items():
+            lines.append(f"  first action, {label} page: {pair(row['first_action'], '_ms')} ms (open {pair(row['open'], '_ms')}, snapshot {pair(row['snapshot'], '_ms')};"
+                         f" {row['landed']}/{row['rounds']} landed, not opened: {row['not_opened']})")
     return "\n".join(lines)
 
 
@@ -299,4 +377,11 @@ def format_markdown(r: dict[str, Any]) -> str:
         rows.append(["stale ref, the new snapshot asked for (2 round trips)", pair(stale["without"], "_ms")])
     for label, row in (r.get("pointer_actions") or {}).items():
         rows.append([f"pointer: {label}", pair(row, "_ms") + (f" ({row['failed']} failed)" if row.get("failed") else "")])
+    for row in (r.get("typing") or {}).get("rows", []):
+        rows.append([f"typing {row['chars']} characters (input phase)",
+                     f"by key {pair(row['keys'], '_ms')}, inserted {pair(row['inserted'], '_ms')}: {row['keys_ms_per_char']} ms per key ({row['keys_chars_per_s']}/s), {row['ratio']}x"])
+    for label, row in (r.get("first_action_never_loading") or {}).items():
+        rows.append([f"first action on a {label} page (open, snapshot, click)",
+                     f"{pair(row['first_action'], '_ms')} (open {pair(row['open'], '_ms')}, snapshot {pair(row['snapshot'], '_ms')}; {row['landed']}/{row['rounds']} landed"
+                     + "".join(f"; not opened: {u['code']} after {u['after_ms']} ms" for u in row["not_opened"]) + ")"])
     return table(["dispatch through the real host and extension", "ms (median / p90) or count"], rows)

@@ -2,19 +2,27 @@
 
 `http://127.0.0.1:P1` and `http://localhost:P2` are different origins; both listen on
 127.0.0.1 only. Responses are never cached, so a page edited between runs is reloaded.
+`/_hold` (HOLD_PATH) is a response that stays open, for pages that never finish loading.
 """
 
 from __future__ import annotations
 
 import functools
 import http.server
+import math
 import socketserver
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 SITES_DIR = Path(__file__).resolve().parent
+#: A request for this path is held open, as a long poll or a stream is: see _QuietHandler.hold.
+HOLD_PATH = "/_hold"
+#: How often a held response sends a byte (a stream's keep-alive).
+HOLD_TICK_S = 0.25
 
 
 #: Where the fixture sites' collector listens: a hostile page asks the agent to send the user's data
@@ -63,10 +71,47 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         kind = super().guess_type(path)
         return f"{kind}; charset={self.html_charset}" if self.html_charset and kind == "text/html" else kind
 
+    def do_GET(self) -> None:
+        if urlsplit(self.path).path == HOLD_PATH:
+            self.hold()
+        else:
+            super().do_GET()
+
+    def hold(self) -> None:
+        """Answer as a long poll or a stream does: the headers and the start of a document at once,
+        then a byte every HOLD_TICK_S, ending after `?seconds=N`, or without it only when the server
+        closes or the browser goes away (a page that loads it in a frame never finishes loading)."""
+        query = parse_qs(urlsplit(self.path).query)
+        try:
+            seconds = float(query["seconds"][0]) if "seconds" in query else math.inf
+        except ValueError:
+            self.send_error(400, "seconds must be a number")
+            return
+        closing: threading.Event = self.server.closing
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.end_headers()
+        ends = time.monotonic() + seconds
+        try:
+            # The start of a document, as a stream frame's first chunk is: a frame that got no
+            # element yet is one Chrome cannot inject scripts into at all.
+            self.wfile.write(b"<!doctype html><meta charset=utf-8><body>")
+            self.wfile.flush()
+            while time.monotonic() < ends and not closing.wait(min(HOLD_TICK_S, max(0.0, ends - time.monotonic()))):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+        except ConnectionError:
+            return  # the page or its frame went away
+
 
 class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: Set when the server stops: held responses end (see _QuietHandler.hold).
+        self.closing = threading.Event()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A browser that closed its tab mid-transfer (a bench cutting a page at its bound) is no
@@ -113,6 +158,7 @@ class SiteServer:
     def close(self) -> None:
         """Stop serving."""
         for server in self._servers:
+            server.closing.set()
             server.shutdown()
             server.server_close()
         self._servers.clear()

@@ -294,7 +294,9 @@
         // not for a box already as wanted (nothing is pressed) nor a picker (set, not clicked).
         const guarded = Boolean(msg.guard) && !picker && !(msg.mode === "check" && checked === msg.want);
         if (guarded) armGuard(el);
-        return { x, y, box: [rect.x, rect.y, rect.width, rect.height], checked, picker, guarded, native };
+        // A line break typed into a one-line field is no Enter key (which would submit its form).
+        const multiline = msg.mode === "edit" ? !(target instanceof HTMLInputElement) : undefined;
+        return { x, y, box: [rect.x, rect.y, rect.width, rect.height], checked, picker, guarded, native, multiline };
       }
       firstHit = firstHit || hit;
     }
@@ -344,8 +346,19 @@
     if (clickCount === 2) el.dispatchEvent(new MouseEvent("dblclick", { ...base, button: 0, detail: 2 }));
   }
 
-  /** Put text into a field: replace (fill) or append (type), with the events frameworks need. */
-  function syntheticText(/** @type {Element} */ el, /** @type {string} */ text, /** @type {boolean} */ replace) {
+  /** The key a fill clears a field with, after selecting all of it. @type {PressKey} */
+  const BACKSPACE = { key: "Backspace", code: "Backspace", keyCode: 8 };
+
+  /**
+   * Type into a field with synthetic events, keystroke by keystroke of the service worker's plan
+   * (sw/keyboard.js: a key per character of the layout, an insertion for what no key types), each
+   * key firing keydown, keypress (keys that type), beforeinput, input and keyup as a browser does;
+   * a fill first selects everything and clears it with a Backspace. Values are written with the
+   * native setter, so React- and Vue-controlled inputs see them; change fires once at the end.
+   * Date and time fields are set as a whole (their typed form depends on the locale).
+   * @param {Element} el @param {string} text  a date or time field's value @param {boolean} replace @param {Stroke[]=} strokes
+   */
+  function syntheticText(el, text, replace, strokes) {
     if (el instanceof HTMLElement) el.focus({ preventScroll: true });
     if (el instanceof HTMLInputElement && PICKER_INPUT_TYPES.has(el.type)) {
       setNativeValue(el, text);
@@ -354,28 +367,76 @@
       fireValueEvents(el, text, "insertReplacementText");
       return;
     }
-    if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
-      setNativeValue(el, replace ? text : el.value + text);
-      fireValueEvents(el, text, "insertText");
-      return;
+    const plan = typed(strokes);
+    const field = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement ? el : null;
+    if (!field) selectContents(el, replace);
+    if (replace && (field ? field.value : el.textContent || "") !== "") syntheticKey(el, BACKSPACE, () => syntheticEdit(el, "", "deleteContentBackward"));
+    for (const stroke of plan) {
+      const key = stroke.key;
+      if (!key) syntheticEdit(el, stroke.insert || "", "insertText");
+      else if (!key.text) syntheticKey(el, key, null);
+      else if (key.text === "\r") syntheticKey(el, key, () => syntheticEdit(el, "\n", "insertLineBreak"));
+      else syntheticKey(el, key, () => syntheticEdit(el, /** @type {string} */ (key.text), "insertText"));
     }
-    // contenteditable: execCommand keeps the editor's own undo stack and input events.
+    if (field) el.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+
+  /** Select an editor's contents (to replace them) or put the caret at their end. @param {Element} el @param {boolean} all */
+  function selectContents(el, all) {
     const selection = /** @type {Selection} */ (getSelection());
     const range = document.createRange();
     range.selectNodeContents(el);
-    if (!replace) range.collapse(false);
+    if (!all) range.collapse(false);
     selection.removeAllRanges();
     selection.addRange(range);
-    if (!document.execCommand("insertText", false, text)) {
-      if (replace) el.textContent = text;
-      else el.append(text);
-      fireValueEvents(el, text, "insertText");
+  }
+
+  /**
+   * One edit as typing makes it: beforeinput (a page that cancels it keeps its text), the change,
+   * input. A field's text goes at its end (the caret typing leaves there); an editor's at the caret.
+   * @param {Element} el @param {string} data @param {"insertText"|"insertLineBreak"|"deleteContentBackward"} inputType
+   */
+  function syntheticEdit(el, data, inputType) {
+    const deleting = inputType === "deleteContentBackward";
+    const init = { bubbles: true, composed: true, inputType, data: deleting ? null : data };
+    if (!el.dispatchEvent(new InputEvent("beforeinput", { ...init, cancelable: true }))) return;
+    if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+      setNativeValue(el, deleting ? "" : el.value + data);
+      el.dispatchEvent(new InputEvent("input", init));
+      return;
     }
+    // contenteditable: execCommand keeps the editor's own undo stack and fires its input event.
+    const command = deleting ? "delete" : inputType === "insertLineBreak" ? "insertLineBreak" : "insertText";
+    if (document.execCommand(command, false, data)) return;
+    if (deleting) el.textContent = "";
+    else el.append(data);
+    el.dispatchEvent(new InputEvent("input", init));
+  }
+
+  /** A KeyboardEvent's init for a key and its modifier bits (Alt 1, Control 2, Meta 4, Shift 8). @param {PressKey} k */
+  function keyInit(k) {
+    const mods = k.modifiers || 0;
+    return { key: k.key, code: k.code, keyCode: k.keyCode, which: k.keyCode, bubbles: true, cancelable: true, composed: true, altKey: Boolean(mods & 1), ctrlKey: Boolean(mods & 2), metaKey: Boolean(mods & 4), shiftKey: Boolean(mods & 8) };
+  }
+
+  /**
+   * One key as a browser fires it: keydown, keypress for a key that types, its effect unless the
+   * page cancelled either, keyup.
+   * @param {Element} el @param {PressKey} k @param {(() => void)|null} effect
+   */
+  function syntheticKey(el, k, effect) {
+    const init = keyInit(k);
+    let proceed = el.dispatchEvent(new KeyboardEvent("keydown", init));
+    // A keypress carries the character's code where keydown carries the key's, as in a browser.
+    const charCode = k.text ? k.text.charCodeAt(0) : 0;
+    if (proceed && k.text) proceed = el.dispatchEvent(new KeyboardEvent("keypress", { ...init, keyCode: charCode, which: charCode, charCode }));
+    if (proceed && effect) effect();
+    el.dispatchEvent(new KeyboardEvent("keyup", init));
   }
 
   /** Key events for a combo; Enter in a form field submits it (the default action synthetic events lack). */
   function syntheticPress(/** @type {Element} */ el, /** @type {PressKey} */ k) {
-    const init = { key: k.key, code: k.code, keyCode: k.keyCode, which: k.keyCode, bubbles: true, cancelable: true, composed: true, altKey: Boolean(k.modifiers & 1), ctrlKey: Boolean(k.modifiers & 2), metaKey: Boolean(k.modifiers & 4), shiftKey: Boolean(k.modifiers & 8) };
+    const init = keyInit(k);
     const proceed = el.dispatchEvent(new KeyboardEvent("keydown", init));
     if (proceed && k.key.length === 1) el.dispatchEvent(new KeyboardEvent("keypress", init));
     el.dispatchEvent(new KeyboardEvent("keyup", init));
@@ -401,8 +462,9 @@
 
   /**
    * @typedef {{type: string, text?: string}} SyntheticAction
-   * @typedef {(el: Element, x: number, y: number, a: SyntheticAction, key: PressKey|undefined) => void} SyntheticForm
-   * @typedef {{key: string, code: string, keyCode: number, modifiers: number, text?: string}} PressKey
+   * @typedef {(el: Element, x: number, y: number, a: SyntheticAction, key: PressKey|undefined, strokes: Stroke[]|undefined) => void} SyntheticForm
+   * @typedef {{key: string, code: string, keyCode: number, modifiers?: number, text?: string}} PressKey
+   * @typedef {{key?: PressKey, insert?: string}} Stroke  one keystroke of the service worker's plan (sw/keyboard.js), or text no key types
    */
 
   /**
@@ -420,8 +482,8 @@
       el.dispatchEvent(new MouseEvent("mouseenter", { ...base, bubbles: false }));
       el.dispatchEvent(new MouseEvent("mousemove", base));
     },
-    type: (el, _x, _y, a) => syntheticText(el, a.text ?? "", false),
-    fill: (el, _x, _y, a) => syntheticText(el, a.text ?? "", true),
+    type: (el, _x, _y, a, _key, strokes) => syntheticText(el, a.text ?? "", false, strokes),
+    fill: (el, _x, _y, a, _key, strokes) => syntheticText(el, a.text ?? "", true, strokes),
     press: (el, _x, _y, _a, key) => {
       if (!key) throw new ActError("bad_action", "press needs a key");
       syntheticPress(el, key);
@@ -429,6 +491,12 @@
     check: (el) => clickCheckTarget(el),
     uncheck: (el) => clickCheckTarget(el),
   };
+
+  /** The keystrokes a type or fill came with (sw/keyboard.js plans them). @param {Stroke[]|undefined} strokes */
+  function typed(strokes) {
+    if (!strokes) throw new ActError("bad_action", "typing needs its keystrokes");
+    return strokes;
+  }
 
   /** A box's click lands on what a person would click: the box, or its label when the box is hidden. @param {Element} el */
   function clickCheckTarget(el) {
@@ -439,7 +507,7 @@
 
   /**
    * Carry out an action with synthetic DOM events (the fallback path).
-   * @param {{localRef?: number, action: SyntheticAction, x?: number, y?: number, key?: PressKey}} msg
+   * @param {{localRef?: number, action: SyntheticAction, x?: number, y?: number, key?: PressKey, strokes?: Stroke[]}} msg
    */
   function perform(msg) {
     disarmGuard(); // the trusted path was not taken: no trusted press is coming
@@ -448,7 +516,7 @@
     if (!form) throw new ActError("bad_action", `no synthetic form of ${a.type}`);
     const el = msg.localRef ? resolve(msg.localRef) : deepActiveElement();
     const rect = el.getBoundingClientRect();
-    form(el, msg.x ?? rect.x + rect.width / 2, msg.y ?? rect.y + rect.height / 2, a, msg.key);
+    form(el, msg.x ?? rect.x + rect.width / 2, msg.y ?? rect.y + rect.height / 2, a, msg.key, msg.strokes);
     return { checked: isCheckable(el) ? isChecked(el) : null };
   }
 
@@ -476,12 +544,7 @@
         return { needsEnd: true, empty: el.value === "" };
       }
     }
-    const selection = /** @type {Selection} */ (getSelection());
-    const range = document.createRange();
-    range.selectNodeContents(el);
-    if (!msg.replace) range.collapse(false);
-    selection.removeAllRanges();
-    selection.addRange(range);
+    selectContents(el, msg.replace);
     return { needsEnd: false, empty: (el.textContent || "") === "" };
   }
 

@@ -1,12 +1,22 @@
 // @ts-check
-/** Host requests for the agent's own tab: open a tab on its start URL and wait until it loaded. */
+/** Host requests for the agent's own tab: open a tab on its start URL and wait until its content is usable. */
 import { WaymarkError } from "./native.js";
 import { describeTab } from "./tabs.js";
 
 const LOAD_TIMEOUT_MS = 30000;
+/**
+ * How long a page whose DOM is parsed may still take to load (its frames, its images) before it
+ * is acted on as it is: the settle bound of an action (ActRequest.settle_timeout_ms's default), so
+ * a start page is waited for as a page a run navigates to is.
+ */
+const LOAD_AFTER_PARSED_MS = 3000;
 
 /**
- * Resolve once the tab's status is "complete" (or the timeout passed: a slow page is still usable).
+ * Resolve once the tab's document is usable: loaded (the tab complete), or its DOM parsed
+ * (DOMContentLoaded of the top frame) and LOAD_AFTER_PARSED_MS gone by without the load. A page
+ * that holds a request open (a long poll, a stream in a frame) never loads, and its content is
+ * there to act on long before; a page whose frames are still loading gets the time to show them.
+ * After `timeoutMs` a document still being parsed (a stream that never ends) is returned as it is.
  * @param {number} tabId
  * @param {number} timeoutMs
  * @returns {Promise<chrome.tabs.Tab>}
@@ -15,9 +25,17 @@ function loaded(tabId, timeoutMs) {
   return new Promise((resolve, reject) => {
     /** @type {ReturnType<typeof setTimeout>} */
     let timer;
+    /** @type {ReturnType<typeof setTimeout>|undefined} */
+    let grace;
+    const ready = () => chrome.tabs.get(tabId).then(done, () => onRemoved(tabId));
+    const parsed = () => { grace ??= setTimeout(() => void ready(), LOAD_AFTER_PARSED_MS); };
     /** @param {number} id @param {chrome.tabs.OnUpdatedInfo} info @param {chrome.tabs.Tab} tab */
     const onUpdated = (id, info, tab) => {
       if (id === tabId && info.status === "complete") done(tab);
+    };
+    /** @param {chrome.webNavigation.WebNavigationFramedCallbackDetails} details */
+    const onParsed = (details) => {
+      if (details.tabId === tabId && details.frameId === 0) parsed();
     };
     /** @param {number} id */
     const onRemoved = (id) => {
@@ -27,7 +45,9 @@ function loaded(tabId, timeoutMs) {
     };
     const cleanup = () => {
       clearTimeout(timer);
+      clearTimeout(grace);
       chrome.tabs.onUpdated.removeListener(onUpdated);
+      chrome.webNavigation.onDOMContentLoaded.removeListener(onParsed);
       chrome.tabs.onRemoved.removeListener(onRemoved);
     };
     /** @param {chrome.tabs.Tab} tab */
@@ -35,12 +55,25 @@ function loaded(tabId, timeoutMs) {
       cleanup();
       resolve(tab);
     };
-    timer = setTimeout(() => chrome.tabs.get(tabId).then(done, () => onRemoved(tabId)), timeoutMs);
+    timer = setTimeout(() => void ready(), timeoutMs);
     chrome.tabs.onUpdated.addListener(onUpdated);
+    chrome.webNavigation.onDOMContentLoaded.addListener(onParsed);
     chrome.tabs.onRemoved.addListener(onRemoved);
-    // It may have finished before the listeners were added.
+    // It may have got there before the listeners were added.
     chrome.tabs.get(tabId).then((tab) => { if (tab.status === "complete" && tab.url && tab.url !== "about:blank") done(tab); }, () => {});
+    parsedAlready(tabId).then((yes) => { if (yes) parsed(); }, () => {});
   });
+}
+
+/**
+ * Whether the tab's top document, the one navigated to (not the blank one a new tab starts
+ * with), has finished parsing.
+ * @param {number} tabId @returns {Promise<boolean>}
+ */
+async function parsedAlready(tabId) {
+  const [frame] = await chrome.scripting.executeScript({ target: { tabId }, func: () => [location.href, document.readyState] });
+  const [href, state] = /** @type {[string, string]} */ (frame?.result || ["", "loading"]);
+  return href !== "about:blank" && state !== "loading";
 }
 
 /** @param {import("./native.js").NativeChannel} channel */

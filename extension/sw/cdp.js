@@ -8,6 +8,7 @@
 import { errorCode, errorMessage } from "../shared/errors.js";
 import { WaymarkError } from "./native.js";
 import { heldDialog, hold, ownPageDialogs, record, release, untilHeld } from "./dialogs.js";
+import { keystrokes, layoutKey } from "./keyboard.js";
 
 const PROTOCOL_VERSION = "1.3";
 /** Detach after this long without an action, so a finished run does not keep the tab instrumented. */
@@ -20,6 +21,8 @@ export function setIdleDetachMs(ms) {
 
 /** CDP modifier bits. */
 const MODIFIER_BITS = { Alt: 1, Control: 2, Meta: 4, Shift: 8 };
+/** The `location` of a numeric keypad key (KeyboardEvent.DOM_KEY_LOCATION_NUMPAD). */
+const KEYPAD_LOCATION = 3;
 
 /**
  * @typedef {"accept"|"dismiss"|"ask"} DialogPolicy  ask: hold a confirm or prompt open for answer_dialog
@@ -441,33 +444,9 @@ function unlessNavigated(tabId, method, command) {
 }
 
 /**
- * @typedef {{key: string, code: string, keyCode: number, text?: string}} KeyDef
+ * @typedef {import("./keyboard.js").KeyDef} KeyDef
  * @typedef {{key: KeyDef, modifiers: number, modifierKeys: KeyDef[]}} KeyCombo
  */
-
-/** @type {Record<string, KeyDef>} */
-const NAMED_KEYS = {
-  Enter: { key: "Enter", code: "Enter", keyCode: 13, text: "\r" },
-  Tab: { key: "Tab", code: "Tab", keyCode: 9 },
-  Escape: { key: "Escape", code: "Escape", keyCode: 27 },
-  Backspace: { key: "Backspace", code: "Backspace", keyCode: 8 },
-  Delete: { key: "Delete", code: "Delete", keyCode: 46 },
-  Insert: { key: "Insert", code: "Insert", keyCode: 45 },
-  Space: { key: " ", code: "Space", keyCode: 32, text: " " },
-  ArrowUp: { key: "ArrowUp", code: "ArrowUp", keyCode: 38 },
-  ArrowDown: { key: "ArrowDown", code: "ArrowDown", keyCode: 40 },
-  ArrowLeft: { key: "ArrowLeft", code: "ArrowLeft", keyCode: 37 },
-  ArrowRight: { key: "ArrowRight", code: "ArrowRight", keyCode: 39 },
-  Home: { key: "Home", code: "Home", keyCode: 36 },
-  End: { key: "End", code: "End", keyCode: 35 },
-  PageUp: { key: "PageUp", code: "PageUp", keyCode: 33 },
-  PageDown: { key: "PageDown", code: "PageDown", keyCode: 34 },
-  Shift: { key: "Shift", code: "ShiftLeft", keyCode: 16 },
-  Control: { key: "Control", code: "ControlLeft", keyCode: 17 },
-  Alt: { key: "Alt", code: "AltLeft", keyCode: 18 },
-  Meta: { key: "Meta", code: "MetaLeft", keyCode: 91 },
-};
-for (let i = 1; i <= 12; i++) NAMED_KEYS[`F${i}`] = { key: `F${i}`, code: `F${i}`, keyCode: 111 + i };
 
 /** Spellings people (and models) use for the same key. */
 const ALIASES = {
@@ -479,24 +458,17 @@ const ALIASES = {
   controlormeta: /Mac/i.test(globalThis.navigator?.platform || "") ? "Meta" : "Control",
 };
 
-/** @type {Record<string, string>} */
-const PUNCTUATION_CODES = {
-  "-": "Minus", "=": "Equal", "[": "BracketLeft", "]": "BracketRight", "\\": "Backslash", ";": "Semicolon",
-  "'": "Quote", ",": "Comma", ".": "Period", "/": "Slash", "`": "Backquote",
-};
-
 /**
- * One key by name or character.
+ * One key by name or character: the US layout's (keyboard.js), or for a single character no key
+ * of it types, that character with no code.
  * @param {string} name @returns {KeyDef|null}
  */
 function keyDef(name) {
   const canonical = ALIASES[/** @type {keyof typeof ALIASES} */ (name.toLowerCase())] || name;
-  const named = NAMED_KEYS[canonical] || Object.values(NAMED_KEYS).find((k) => k.key.toLowerCase() === canonical.toLowerCase());
-  if (named) return named;
+  const known = layoutKey(canonical);
+  if (known) return { key: known.key, code: known.code, keyCode: known.keyCode, text: known.text, location: known.location };
   if ([...name].length !== 1) return null;
-  if (/^[a-z]$/i.test(name)) return { key: name, code: `Key${name.toUpperCase()}`, keyCode: name.toUpperCase().charCodeAt(0), text: name };
-  if (/^[0-9]$/.test(name)) return { key: name, code: `Digit${name}`, keyCode: name.charCodeAt(0), text: name };
-  return { key: name, code: PUNCTUATION_CODES[name] || "", keyCode: 0, text: name };
+  return { key: name, code: "", keyCode: 0, text: name };
 }
 
 /**
@@ -552,15 +524,46 @@ export async function press(tabId, combo) {
   }
 }
 
-/** @param {string} type @param {KeyDef} def @param {number} modifiers */
+/**
+ * One Input.dispatchKeyEvent's parameters, as Playwright's Chromium keyboard sends them.
+ * @param {string} type @param {KeyDef} def @param {number} modifiers
+ */
 function keyEvent(type, def, modifiers) {
   /** @type {Record<string, unknown>} */
-  const event = { type, key: def.key, code: def.code, windowsVirtualKeyCode: def.keyCode, nativeVirtualKeyCode: def.keyCode, modifiers };
+  const event = { type, key: def.key, code: def.code, windowsVirtualKeyCode: def.keyCode, modifiers, location: def.location || 0, isKeypad: def.location === KEYPAD_LOCATION };
   if (type === "keyDown" && def.text) {
     event.text = def.text;
     event.unmodifiedText = def.text;
   }
   return event;
+}
+
+/**
+ * Type text into the focused element as a person does, key by key (see keyboard.js keystrokes):
+ * each key is a trusted keyDown (with its text: keydown, keypress, beforeinput, input) and keyUp;
+ * what no key types is inserted as an IME commit. `stop` is asked before each keystroke and
+ * throws to end the typing (the page began to leave); a keystroke a navigation overtakes ends it
+ * as `navigated` (unlessNavigated), so the rest is never typed into the next page.
+ * @param {number} tabId @param {string} text @param {{multiline: boolean, stop: () => void}} field
+ * @returns {Promise<{keys: number, inserted: number}>} characters typed by key, and inserted
+ */
+export async function typeText(tabId, text, field) {
+  let keys = 0;
+  let inserted = 0;
+  for (const stroke of keystrokes(text, field)) {
+    field.stop();
+    if ("insert" in stroke) {
+      await insertText(tabId, stroke.insert);
+      inserted += [...stroke.insert].length;
+      continue;
+    }
+    const down = send(tabId, "Input.dispatchKeyEvent", keyEvent(stroke.key.text ? "keyDown" : "rawKeyDown", stroke.key, 0));
+    const up = send(tabId, "Input.dispatchKeyEvent", keyEvent("keyUp", stroke.key, 0));
+    // One session processes commands in order: a key's down and up go together, as a click's events do.
+    await unlessNavigated(tabId, "Input.dispatchKeyEvent", Promise.all([down, up]));
+    keys += 1;
+  }
+  return { keys, inserted };
 }
 
 /**

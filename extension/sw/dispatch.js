@@ -8,6 +8,7 @@
  * snapshot and is never re-dispatched to some other element.
  */
 import * as cdp from "./cdp.js";
+import { keystrokes } from "./keyboard.js";
 import { isInside, toFrameLocal, toTopLevel } from "../shared/coords.js";
 import { ensureInjected, isRestrictedUrl, sendToFrame } from "./inject.js";
 import { WaymarkError } from "./native.js";
@@ -447,7 +448,7 @@ async function text(ctx, a) {
     return;
   }
   if (!(await trusted(ctx, p, t))) {
-    await synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: a.type, text: a.text } });
+    await synthetic(ctx, t, { kind: KIND.ACT_PERFORM, action: { type: a.type, text: a.text }, strokes: keystrokes(a.text, { multiline: Boolean(p.multiline) }) });
     return;
   }
   // Click to focus as a person would (it also focuses the right frame), then place the caret.
@@ -457,8 +458,13 @@ async function text(ctx, a) {
   notLeaving(ctx, "focusing the field");
   if (caret.needsEnd) await cdp.press(ctx.tabId, cdp.parseCombo("End"));
   notLeaving(ctx, "placing the caret");
-  if (a.text) await cdp.insertText(ctx.tabId, a.text);
-  else if (a.type === "fill" && !caret.empty) await cdp.press(ctx.tabId, cdp.parseCombo("Delete"));
+  if (a.type === "fill" && !caret.empty) {
+    // Cleared as a person clears it: all of it selected (the caret step), then Backspace, so the
+    // page sees the key and the deletion before the new text's keys.
+    await cdp.press(ctx.tabId, cdp.parseCombo("Backspace"));
+    notLeaving(ctx, "clearing the field");
+  }
+  if (a.text) ctx.result.typed = await cdp.typeText(ctx.tabId, a.text, { multiline: Boolean(p.multiline), stop: () => notLeaving(ctx, "a key of the text", "the rest of it was not typed") });
 }
 
 /**
@@ -466,11 +472,11 @@ async function text(ctx, a) {
  * document is being replaced can land in the next one, and Chrome can stop taking any trusted
  * input in that next document when an insertText races its commit (every later click on the tab
  * then hangs). The page's own navigation is the outcome the agent sees.
- * @param {Ctx} ctx @param {string} step
+ * @param {Ctx} ctx @param {string} step @param {string=} typed  what of the text was typed by then
  */
-function notLeaving(ctx, step) {
+function notLeaving(ctx, step, typed = "nothing was typed") {
   if (ctx.watcher.leaving()) {
-    throw new WaymarkError("navigated", `the page began to navigate away after ${step}: nothing was typed, so nothing lands on the next page`);
+    throw new WaymarkError("navigated", `the page began to navigate away after ${step}: ${typed}, so nothing lands on the next page`);
   }
 }
 

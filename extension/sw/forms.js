@@ -179,8 +179,8 @@ export function clipboardOp(combo) {
 
 /**
  * Copy, cut or paste with the extension's clipboard. Copy takes the selection of the focused
- * frame (or of the ref's frame); paste inserts as typing does (trusted insertText: beforeinput
- * and input fire), into the focused field.
+ * frame (or of the ref's frame); paste inserts the text at once, as a person's paste does
+ * (trusted insertText: beforeinput and input fire, no keys), into the focused field.
  * @param {Ctx} ctx @param {Dispatch} d @param {"copy"|"cut"|"paste"} op @param {RefTarget|null} t
  */
 export async function pressClipboard(ctx, d, op, t) {
