@@ -43,6 +43,8 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
         if self.path.startswith(COLLECT_PREFIX):
             self._collect()
+        elif urlsplit(self.path).path == HOLD_PATH:
+            self.hold()
         else:
             super().do_GET()
 
@@ -70,12 +72,6 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def guess_type(self, path: Any) -> str:
         kind = super().guess_type(path)
         return f"{kind}; charset={self.html_charset}" if self.html_charset and kind == "text/html" else kind
-
-    def do_GET(self) -> None:
-        if urlsplit(self.path).path == HOLD_PATH:
-            self.hold()
-        else:
-            super().do_GET()
 
     def hold(self) -> None:
         """Answer as a long poll or a stream does: the headers and the start of a document at once,
