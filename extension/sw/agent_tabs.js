@@ -2,6 +2,8 @@
 /** Host requests for the agent's own tab: open a tab on its start URL and wait until it loaded. */
 import { WaymarkError } from "./native.js";
 import { describeTab } from "./tabs.js";
+import { admitUrl } from "./gate.js";
+import { applyGate } from "./net_gate.js";
 
 const LOAD_TIMEOUT_MS = 30000;
 
@@ -17,7 +19,8 @@ function loaded(tabId, timeoutMs) {
     let timer;
     /** @param {number} id @param {chrome.tabs.OnUpdatedInfo} info @param {chrome.tabs.Tab} tab */
     const onUpdated = (id, info, tab) => {
-      if (id === tabId && info.status === "complete") done(tab);
+      // The tab opens blank before its URL (agent_tabs' tabs.open): that first load is not the one awaited.
+      if (id === tabId && info.status === "complete" && tab.url !== "about:blank") done(tab);
     };
     /** @param {number} id */
     const onRemoved = (id) => {
@@ -46,12 +49,14 @@ function loaded(tabId, timeoutMs) {
 /** @param {import("./native.js").NativeChannel} channel */
 export function registerAgentTabHandlers(channel) {
   channel.handle("tabs.open", async (params) => {
-    const url = params.url;
-    if (typeof url !== "string" || !/^(https?|file):/i.test(url)) {
-      throw new WaymarkError("bad_params", "tabs.open needs an http(s) or file URL");
-    }
-    const tab = await chrome.tabs.create({ url, active: params.active !== false });
+    if (typeof params.url !== "string") throw new WaymarkError("bad_params", "tabs.open needs a URL");
+    const gate = /** @type {import("../shared/actions.js").Gate|undefined} */ (params.gate);
+    const url = admitUrl(gate, params.url);
+    // Opened blank, so that the gate's network rules hold in the tab before its first request.
+    const tab = await chrome.tabs.create({ url: "about:blank", active: params.active !== false });
     if (tab.id === undefined) throw new WaymarkError("no_such_tab", "the new tab has no id");
+    await applyGate(gate, tab.id);
+    await chrome.tabs.update(tab.id, { url });
     if (tab.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
     return describeTab(await loaded(tab.id, typeof params.timeout_ms === "number" ? params.timeout_ms : LOAD_TIMEOUT_MS));
   });

@@ -16,10 +16,12 @@ import { fromEarlierGeneration, globalRef, resolveRef, wasIssued } from "./refs.
 import { TabWatcher } from "./settle.js";
 import { pageText } from "./page_text.js";
 import { frameOffsets, takeSnapshot } from "./snapshot.js";
-import { requireTab } from "./tabs.js";
+import { navigateTab, requireTab } from "./tabs.js";
 import { BROWSER_ACTIONS, ELEMENT_ACTIONS, KIND, SETTLING_ACTIONS } from "../shared/actions.js";
 import * as forms from "./forms.js";
 import * as pointerActions from "./pointer.js";
+import { admitTab, admitUrl } from "./gate.js";
+import { applyGate, releaseTabs } from "./net_gate.js";
 
 /**
  * @typedef {import("./refs.js").RefTarget} RefTarget
@@ -64,8 +66,10 @@ export const dispatchStats = { acts: 0, cdp: 0, synthetic: 0, stale: 0 };
  */
 export function registerDispatch(channel) {
   channel.handle("act", async (params) => act(/** @type {ActRequest} */ (params)));
-  channel.handle("act.detach", async () => {
+  channel.handle("act.detach", async (params) => {
     await cdp.detachAll();
+    const tabs = Array.isArray(params.tabs) ? params.tabs.filter((t) => typeof t === "number") : undefined;
+    await releaseTabs(tabs);
     return { detached: true };
   });
 }
@@ -101,6 +105,8 @@ export async function act(req) {
     if (action.ref !== undefined && action.ref !== null && fromEarlierGeneration(tabId, req.ref_generation)) {
       throw new WaymarkError("stale_ref", `ref ${action.ref} is from an earlier page of this tab: take its refs from the current snapshot`);
     }
+    // The gate's domain lists hold on the network in the run's tabs before the action can send anything.
+    await applyGate(req.gate, tabId);
     watcher = new TabWatcher(tabId);
     /** @type {"accept"|"dismiss"} */
     const policy = req.dialogs === "dismiss" ? "dismiss" : "accept";
@@ -557,7 +563,7 @@ async function browserAction(ctx, a) {
   if (["navigate", "back", "forward", "reload", "close_tab"].includes(a.type)) await cdp.attach(tabId).then(() => cdp.setDialogPolicy(tabId, ctx.policy), () => {});
   switch (a.type) {
     case "navigate": {
-      const url = checkedUrl(a.url);
+      const url = admitUrl(ctx.req.gate, a.url);
       await chrome.tabs.update(tabId, { url });
       return;
     }
@@ -580,14 +586,18 @@ async function browserAction(ctx, a) {
     }
     case "reload": await chrome.tabs.reload(tabId); return;
     case "new_tab": {
-      const url = a.url ? checkedUrl(a.url) : "about:blank";
-      const tab = await chrome.tabs.create({ url, openerTabId: tabId, active: true });
+      const url = a.url ? admitUrl(ctx.req.gate, a.url) : "about:blank";
+      // Opened blank, so that the gate's network rules hold in the tab before its first request.
+      const tab = await chrome.tabs.create({ url: "about:blank", openerTabId: tabId, active: true });
       if (tab.id === undefined) throw new WaymarkError("no_such_tab", "Chrome did not open the tab");
-      result.new_tab = { tab_id: tab.id, url: tab.pendingUrl || tab.url || url };
+      await applyGate(ctx.req.gate, tab.id);
+      if (url !== "about:blank") await navigateTab(tab.id, url, ctx.req.commit_timeout_ms ?? 20_000);
+      result.new_tab = { tab_id: tab.id, url };
       result.tab_id = tab.id;
       return;
     }
     case "switch_tab": {
+      admitTab(ctx.req.gate, a.tab_id);
       const tab = await requireTab(a.tab_id);
       await chrome.tabs.update(a.tab_id, { active: true });
       await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
@@ -596,6 +606,7 @@ async function browserAction(ctx, a) {
     }
     case "close_tab": {
       const closing = a.tab_id ?? tabId;
+      if (closing !== tabId) admitTab(ctx.req.gate, closing);
       const tab = await requireTab(closing);
       await chrome.tabs.remove(closing);
       if (closing === tabId) {
@@ -608,25 +619,6 @@ async function browserAction(ctx, a) {
       return;
     }
   }
-}
-
-/** A URL the model may open: http(s), file, about:blank; never javascript: or data:. @param {unknown} url */
-function checkedUrl(url) {
-  let parsed;
-  try {
-    parsed = new URL(String(url));
-  } catch {
-    // The host resolves relative URLs against the page (host/core/actions.py absolute_url); one that
-    // arrives here unresolved is refused rather than guessed into a host name (`/a` -> https://a/).
-    if (/^[/.?#]/.test(String(url))) throw new WaymarkError("bad_action", `${JSON.stringify(String(url).slice(0, 100))} is a relative URL; send an absolute one`);
-    try {
-      parsed = new URL(`https://${String(url)}`);
-    } catch {
-      throw new WaymarkError("bad_action", `${JSON.stringify(String(url).slice(0, 100))} is not a URL`);
-    }
-  }
-  if (!["http:", "https:", "file:", "about:"].includes(parsed.protocol)) throw new WaymarkError("bad_action", `the agent does not open ${parsed.protocol} URLs`);
-  return parsed.href;
 }
 
 /**

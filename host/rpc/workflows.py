@@ -27,6 +27,7 @@ from waymark.host.rpc.agent import (
     role_specs,
 )
 from waymark.host.rpc.diagnostics import MeasuredProvider
+from waymark.host.settings import load_settings
 from waymark.host.workflows import store
 from waymark.host.workflows.model import ParamMissing, WorkflowInvalid, bind
 from waymark.host.workflows.replay import Replay, ReplayOptions
@@ -150,6 +151,7 @@ async def workflow_run(params: dict[str, Any], ctx: CallContext) -> dict[str, An
     if replay_params.script is None and (replay_params.provider or replay_params.executor or replay_params.model):
         executor_call = _call(role_specs(replay_params)[1])
     options = ReplayOptions(values=values, start_url=replay_params.start_url, policy=replay_params.policy,
+                            file_folders=load_settings().file_folders,
                             screenshots=replay_params.screenshots, heal=replay_params.heal, max_chars=snapshot_chars(32_000),
                             **({"executor_call": executor_call} if executor_call else {}))
     run_id = new_run_id()
