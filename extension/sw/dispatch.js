@@ -16,7 +16,7 @@ import { fromEarlierGeneration, globalRef, resolveRef, wasIssued } from "./refs.
 import { TabWatcher } from "./settle.js";
 import { pageText } from "./page_text.js";
 import { frameOffsets, takeSnapshot } from "./snapshot.js";
-import { navigateTab, requireTab } from "./tabs.js";
+import { requireTab } from "./tabs.js";
 import { BROWSER_ACTIONS, ELEMENT_ACTIONS, KIND, SETTLING_ACTIONS } from "../shared/actions.js";
 import * as forms from "./forms.js";
 import * as pointerActions from "./pointer.js";
@@ -587,12 +587,11 @@ async function browserAction(ctx, a) {
     case "reload": await chrome.tabs.reload(tabId); return;
     case "new_tab": {
       const url = a.url ? admitUrl(ctx.req.gate, a.url) : "about:blank";
-      // Opened blank, so that the gate's network rules hold in the tab before its first request.
-      const tab = await chrome.tabs.create({ url: "about:blank", openerTabId: tabId, active: true });
+      const tab = await chrome.tabs.create({ url, openerTabId: tabId, active: true });
       if (tab.id === undefined) throw new WaymarkError("no_such_tab", "Chrome did not open the tab");
+      // The URL itself was admitted above; the rules catch what it redirects to or loads.
       await applyGate(ctx.req.gate, tab.id);
-      if (url !== "about:blank") await navigateTab(tab.id, url, ctx.req.commit_timeout_ms ?? 20_000);
-      result.new_tab = { tab_id: tab.id, url };
+      result.new_tab = { tab_id: tab.id, url: tab.pendingUrl || tab.url || url };
       result.tab_id = tab.id;
       return;
     }

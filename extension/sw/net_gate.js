@@ -7,8 +7,10 @@
  * tab opens (a popup, a target=_blank link) inherits them; a closed tab's rules go, and the host
  * drops a run's at its end (`act.detach`).
  *
- * Known race: a popup's first request can start before `onCreatedNavigationTarget` has copied
- * the rules to its new tab; its main frame is judged again by the host when the run continues there.
+ * Known race: a new tab's first request (a popup's, or the admitted URL of new_tab / tabs.open)
+ * can start before its rules are set; what that first response redirects to can then slip
+ * through. The URL a request opens is admitted first (gate.js); a popup's page is judged again by
+ * the host when the run continues there.
  */
 import { canonicalDomain } from "./gate.js";
 

@@ -31,34 +31,3 @@ export function registerTabHandlers(channel) {
   });
 }
 
-/**
- * Load `url` in the tab and resolve once its top document committed (or failed, or `timeoutMs`
- * passed): what a snapshot of the tab then reads is that document, not the one before.
- * @param {number} tabId @param {string} url @param {number} timeoutMs
- * @returns {Promise<void>}
- */
-export function navigateTab(tabId, url, timeoutMs) {
-  return new Promise((resolve, reject) => {
-    /** @param {{tabId: number, frameId: number, url: string}} details */
-    const onEvent = (details) => {
-      // A tab just created blank may commit that blank page after this began: not the load asked for.
-      if (details.tabId === tabId && details.frameId === 0 && details.url !== "about:blank") finish();
-    };
-    const stop = () => {
-      clearTimeout(timer);
-      chrome.webNavigation.onCommitted.removeListener(onEvent);
-      chrome.webNavigation.onErrorOccurred.removeListener(onEvent);
-    };
-    const finish = () => {
-      stop();
-      resolve();
-    };
-    const timer = setTimeout(finish, timeoutMs);
-    chrome.webNavigation.onCommitted.addListener(onEvent);
-    chrome.webNavigation.onErrorOccurred.addListener(onEvent);
-    chrome.tabs.update(tabId, { url }).catch((e) => {
-      stop();
-      reject(e);
-    });
-  });
-}
