@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from waymark.host.agent.confirm import Policy, policy_gate
 from waymark.host.browser import act as browser_act
 from waymark.host.core.actions import BROWSER_ACTIONS, UPLOAD_ACTIONS, parse_action
 from waymark.host.core.browser_api import ActRequest
@@ -41,7 +42,8 @@ async def act(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     request = request.model_copy(update={"action": action.model_dump(mode="json", exclude_none=True)})
     settings = load_settings()
     # The caller's gate (its policy and its run's tabs) can only narrow the user's saved lists.
-    floor = Gate(allow_domains=settings.allow_domains, block_domains=settings.block_domains, file_folders=settings.file_folders)
+    saved = Policy(allow_domains=settings.allow_domains, block_domains=settings.block_domains)
+    floor = policy_gate(saved, [], settings.file_folders)
     request = request.model_copy(update={"gate": (request.gate or Gate()).within(floor)})
     upload_dir = settings.upload_dir if kind in UPLOAD_ACTIONS else None
     result = await browser_act(ctx.browser, request, upload_dir=upload_dir)
