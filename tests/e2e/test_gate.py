@@ -184,3 +184,37 @@ async def test_close_tab_of_a_tab_the_run_did_not_open_is_refused(sw, page, brow
     finally:
         await users.close()
 
+
+
+@pytest.fixture
+def files_folder(tmp_path) -> Iterator[Any]:
+    """A folder the user's settings list in file_folders, holding one page."""
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    (folder / "note.html").write_text("<!doctype html><title>Local note</title><p>note</p>", encoding="utf-8")
+    path = settings_path()
+    saved = path.read_text(encoding="utf-8") if path.exists() else None
+    save_settings(load_settings().model_copy(update={"file_folders": [str(folder)]}))
+    yield folder
+    if saved is None:
+        path.unlink(missing_ok=True)
+    else:
+        path.write_text(saved, encoding="utf-8")
+
+
+async def test_a_file_inside_a_folder_the_settings_list_opens(sw, page, allowed_site, files_folder):
+    tab = await start_on(sw, page, allowed_site)
+    url = (files_folder / "note.html").as_uri()
+    result = await act(sw, tab, {"type": "navigate", "url": url}, snapshot=None, gate={"file_folders": [str(files_folder)]})
+    assert result.ok, result.error
+    assert await current_url(sw, tab) == url
+
+
+@pytest.mark.parametrize("tail", ["../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "%2e%2e/%2e%2e/etc/passwd"])
+async def test_a_file_url_that_climbs_out_of_the_listed_folder_is_refused(sw, page, allowed_site, files_folder, tail):
+    tab = await start_on(sw, page, allowed_site)
+    result = await act(sw, tab, {"type": "navigate", "url": f"{files_folder.as_uri()}/{tail}"}, snapshot=None,
+                       gate={"file_folders": [str(files_folder)]})
+    assert result.error is not None and result.error.code == "url_refused"
+    assert result.error.message == "that local file is outside the folders the user allowed"
+    assert await current_url(sw, tab) == f"{allowed_site.url}/"
