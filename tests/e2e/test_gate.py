@@ -8,6 +8,7 @@ holds every request that reached it."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any, Iterator
 
 import pytest
@@ -20,17 +21,26 @@ from waymark.host.settings import load_settings, save_settings, settings_path
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
+@contextmanager
+def saved_settings(**update: Any) -> Iterator[None]:
+    """The user's saved settings with `update`, put back as they were afterwards."""
+    path = settings_path()
+    saved = path.read_text(encoding="utf-8") if path.exists() else None
+    save_settings(load_settings().model_copy(update=update))
+    try:
+        yield
+    finally:
+        if saved is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_text(saved, encoding="utf-8")
+
+
 @pytest.fixture
 def attacker_blocked() -> Iterator[None]:
     """The user's saved settings block attacker.test (the floor of every act request's gate)."""
-    path = settings_path()
-    saved = path.read_text(encoding="utf-8") if path.exists() else None
-    save_settings(load_settings().model_copy(update={"block_domains": ["attacker.test"]}))
-    yield
-    if saved is None:
-        path.unlink(missing_ok=True)
-    else:
-        path.write_text(saved, encoding="utf-8")
+    with saved_settings(block_domains=["attacker.test"]):
+        yield
 
 
 async def current_url(sw: Any, tab: int) -> str:
@@ -192,14 +202,8 @@ def files_folder(tmp_path) -> Iterator[Any]:
     folder = tmp_path / "shared"
     folder.mkdir()
     (folder / "note.html").write_text("<!doctype html><title>Local note</title><p>note</p>", encoding="utf-8")
-    path = settings_path()
-    saved = path.read_text(encoding="utf-8") if path.exists() else None
-    save_settings(load_settings().model_copy(update={"file_folders": [str(folder)]}))
-    yield folder
-    if saved is None:
-        path.unlink(missing_ok=True)
-    else:
-        path.write_text(saved, encoding="utf-8")
+    with saved_settings(file_folders=[str(folder)]):
+        yield folder
 
 
 async def test_a_file_inside_a_folder_the_settings_list_opens(sw, page, allowed_site, files_folder):
