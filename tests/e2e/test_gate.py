@@ -9,9 +9,10 @@ holds every request that reached it."""
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, AsyncIterator, Iterator
 
 import pytest
+import pytest_asyncio
 
 from tests.e2e.dispatch_helpers import act, open_page, ref, snapshot, tab_id_of
 from tests.logging_site import LoggingSite
@@ -169,32 +170,27 @@ async def test_a_popup_of_a_gated_tab_inherits_its_blocks(sw, page, browser, all
         await popup.close()
 
 
-async def test_switch_tab_into_a_tab_the_run_did_not_open_is_refused(sw, page, browser, allowed_site):
-    own = await start_on(sw, page, allowed_site)
+@pytest_asyncio.fixture(loop_scope="session")
+async def users_tab(sw, browser, allowed_site) -> AsyncIterator[tuple[Any, int]]:
+    """A tab of the user's own (their inbox), which no run opened: its page and its tab id."""
     users = await browser.context.new_page()
-    try:
-        await users.goto(f"{allowed_site.url}/inbox")
-        inbox = await tab_id_of(sw, users)
-        result = await act(sw, own, {"type": "switch_tab", "tab_id": inbox}, snapshot=None, gate={"tabs": [own]})
-        assert result.error is not None and result.error.code == "tab_refused"
-        assert result.tab_id == own
-    finally:
-        await users.close()
+    await users.goto(f"{allowed_site.url}/inbox")
+    yield users, await tab_id_of(sw, users)
+    await users.close()
 
 
-async def test_close_tab_of_a_tab_the_run_did_not_open_is_refused(sw, page, browser, allowed_site):
+async def test_switch_tab_into_a_tab_the_run_did_not_open_is_refused(sw, page, allowed_site, users_tab):
     own = await start_on(sw, page, allowed_site)
-    users = await browser.context.new_page()
-    try:
-        await users.goto(f"{allowed_site.url}/inbox")
-        inbox = await tab_id_of(sw, users)
-        result = await act(sw, own, {"type": "close_tab", "tab_id": inbox}, snapshot=None, gate={"tabs": [own]})
-        assert result.error is not None and result.error.code == "tab_refused"
-        assert not users.is_closed()
-    finally:
-        await users.close()
+    result = await act(sw, own, {"type": "switch_tab", "tab_id": users_tab[1]}, snapshot=None, gate={"tabs": [own]})
+    assert result.error is not None and result.error.code == "tab_refused"
+    assert result.tab_id == own
 
 
+async def test_close_tab_of_a_tab_the_run_did_not_open_is_refused(sw, page, allowed_site, users_tab):
+    own = await start_on(sw, page, allowed_site)
+    result = await act(sw, own, {"type": "close_tab", "tab_id": users_tab[1]}, snapshot=None, gate={"tabs": [own]})
+    assert result.error is not None and result.error.code == "tab_refused"
+    assert not users_tab[0].is_closed()
 
 @pytest.fixture
 def files_folder(tmp_path) -> Iterator[Any]:
