@@ -33,9 +33,13 @@ async def snapshot(bridge: BrowserBridge, options: SnapshotOptions | None = None
 @timed("decode")
 async def act(bridge: BrowserBridge, request: ActRequest, timeout: float | None = None, upload_dir: str | Path | None = None) -> ActionResult:
     """Ask the extension to carry out one action; failures come back as `ok: false` with a code.
-    An upload's file names are resolved here, in `upload_dir` only (a refused name fails the
-    action without reaching the browser)."""
+    A request without a gate (host.core.gate) is never sent: every driver builds one from its
+    policy, and one that forgot fails here as `no_gate`. An upload's file names are resolved
+    here, in `upload_dir` only (a refused name fails the action without reaching the browser)."""
     kind = str(request.action.get("type", ""))
+    if request.gate is None:
+        return ActionResult(ok=False, action=kind, tab_id=request.tab_id,
+                            error=ActionError(code="no_gate", message=f"the {kind or 'action'} request carries no gate, so it was not sent"))
     paths: list[str] | None = None
     if kind in UPLOAD_ACTIONS:
         try:
@@ -47,6 +51,7 @@ async def act(bridge: BrowserBridge, request: ActRequest, timeout: float | None 
     return ActionResult.model_validate(data)
 
 
-async def detach_debugger(bridge: BrowserBridge, timeout: float = 5.0) -> None:
-    """Release the extension's debugger attachments (the "is debugging" state) at the end of a run."""
-    await bridge.request("act.detach", {}, timeout=timeout)
+async def detach_debugger(bridge: BrowserBridge, timeout: float = 5.0, tabs: list[int] | None = None) -> None:
+    """Release the extension's debugger attachments (the "is debugging" state) at the end of a run,
+    and the network rules the gate set in the run's `tabs` (None: in every tab)."""
+    await bridge.request("act.detach", {} if tabs is None else {"tabs": tabs}, timeout=timeout)

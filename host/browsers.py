@@ -29,6 +29,8 @@ class RunningBrowser(BaseModel):
     browser: str
     profile: str = ""
     started: float = 0.0
+    #: The extension said it may read file: URLs (Load unpacked grants it; chrome://extensions turns it off).
+    file_access: bool = False
 
     def label(self) -> str:
         """How the user recognises it: the browser's program and its profile folder."""
@@ -90,11 +92,28 @@ def register(folder: Path | None = None) -> RunningBrowser:
     """This host's entry: its socket path, and its description written beside it."""
     folder = private_dir(folder or registry_dir())
     browser, profile = describe_browser()
-    entry = RunningBrowser(pid=os.getpid(), socket=folder / f"{os.getpid()}.sock", browser=browser, profile=profile, started=time.time())
+    entry = RunningBrowser(pid=os.getpid(), socket=folder / f"{os.getpid()}.sock", browser=browser, profile=profile, started=time.time(),
+                           file_access=_file_access)
     description = folder / f"{entry.pid}.json"
     description.write_text(entry.model_dump_json())
     os.chmod(description, 0o600)
     return entry
+
+
+#: What this host's extension said of its file access (its hello may come before or after register()).
+_file_access = False
+
+
+def note_file_access(allowed: bool, folder: Path | None = None) -> None:
+    """Record in this host's description whether its extension may read file: URLs (for `waymark doctor`)."""
+    global _file_access
+    _file_access = allowed
+    description = (folder or registry_dir()) / f"{os.getpid()}.json"
+    try:
+        entry = RunningBrowser.model_validate_json(description.read_text())
+    except (OSError, ValueError):
+        return  # no description (a host without a control socket): nothing to note it in
+    description.write_text(entry.model_copy(update={"file_access": allowed}).model_dump_json())
 
 
 def unregister(entry: RunningBrowser) -> None:

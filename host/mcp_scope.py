@@ -69,8 +69,10 @@ def opened_tabs(method: str, params: dict[str, Any], data: dict[str, Any]) -> se
         found.append((data.get("new_tab") or {}).get("tab_id"))
         if (params.get("action") or {}).get("type") == "new_tab":
             found.append(data.get("tab_id"))
-    elif method == "agent.run":
-        found.append(data.get("tab_id"))
+    elif method == "agent.run" and isinstance(data.get("run_tabs"), list):
+        # The run's own tabs (started in or opened), not the tab it is in: a run that switched
+        # into a tab of the user's does not hand that tab to the client.
+        found.extend(data["run_tabs"])
     return {tab for tab in found if isinstance(tab, int) and not isinstance(tab, bool)}
 
 

@@ -10,6 +10,7 @@ from typing import BinaryIO
 from pydantic import BaseModel
 
 from waymark.host.bridge import BrowserBridge
+from waymark.host.browsers import note_file_access
 from waymark.host.calls import CallRunner
 from waymark.host.channel import (
     BadFrame,
@@ -99,6 +100,9 @@ class HostServer:
             self.bridge.extension_version = message.extension_version
             self.bridge.capabilities = list(message.capabilities)
             log.info("hello from extension %s (protocol %s)", message.extension_version, message.protocol)
+            note_file_access("file_access" in message.capabilities)
+            if "file_access" in message.capabilities:
+                log.warning("the extension may read local files (file access is on in chrome://extensions)")
             self.send(HelloFromHost(id=message.id, host_version=__version__, protocol=PROTOCOL_VERSION))
             self._handshake_done.set()
         elif isinstance(message, Ping):

@@ -76,6 +76,20 @@ class Settings(BaseModel):
     diagnostics: bool = False
     #: The folder `upload_file` takes files from (by name, host.core.uploads); None: no uploads.
     upload_dir: str | None = None
+    #: Folders whose files the agent may open as file: URLs; empty (the default): no local file at all.
+    file_folders: list[str] = Field(default_factory=list)
+
+    @field_validator("file_folders")
+    @classmethod
+    def _file_folders(cls, value: list[str]) -> list[str]:
+        folders: list[str] = []
+        for entry in value:
+            folder = os.path.normpath(os.path.expanduser(entry.strip()))
+            if not os.path.isabs(folder) or folder == "/":
+                raise ValueError(f"a file folder must be an absolute path below /, not {entry[:80]!r}")
+            if folder not in folders:
+                folders.append(folder)
+        return folders
 
     @field_validator("upload_dir")
     @classmethod

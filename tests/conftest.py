@@ -14,6 +14,7 @@ from typing import Any, AsyncIterator, Iterator
 import pytest
 import pytest_asyncio
 
+from tests.logging_site import RESOLVER_RULES, LoggingSite
 from waymark.eval.sites.serve import SiteServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,6 +82,24 @@ def site_url(site: tuple[str, str]) -> str:
 def other_origin(site: tuple[str, str]) -> str:
     """Base URL of tests/fixtures on a second origin (for cross-origin iframes)."""
     return site[1]
+
+
+@pytest.fixture
+def attacker_site() -> Iterator[LoggingSite]:
+    """A loopback "attacker" site at http://attacker.test:PORT that logs every request it gets
+    (path, query, headers, body) in `.log`: a test asserts that nothing reached it."""
+    site = LoggingSite("attacker").start()
+    yield site
+    site.stop()
+
+
+@pytest.fixture
+def allowed_site() -> Iterator[LoggingSite]:
+    """A loopback site at http://allowed.test:PORT, serving the pages a test gives it (`.pages`,
+    `.redirects`) and logging its requests: the site a run is allowed on."""
+    site = LoggingSite("allowed").start()
+    yield site
+    site.stop()
 
 
 WIDGETS = Path(__file__).resolve().parent / "widgets"
@@ -155,7 +174,8 @@ async def browser(playwright_instance: Any, tmp_path_factory: pytest.TempPathFac
     from waymark.host.launch import launch_browser
 
     profile = tmp_path_factory.mktemp("profile")
-    launched = await launch_browser(playwright_instance, profile, host_env=_host_env(), extension=test_extension)
+    launched = await launch_browser(playwright_instance, profile, host_env=_host_env(), extension=test_extension,
+                                    extra_args=[RESOLVER_RULES])
     await wait_connected(launched.service_worker)
     yield launched
     await launched.close()

@@ -26,10 +26,14 @@
   let dropped = [];
   let nextRef = 1;
 
+  /** 128 random bits as hex: getRandomValues works on plain-http pages, where randomUUID is absent. */
+  const randomId = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+
   /** @type {ContentCore} */
   const core = {
     /** A random identity of this document instance; a navigated frame gets a new one. */
-    docId: crypto.randomUUID(),
+    docId: randomId(),
+    randomId,
     /** @param {Element} el @returns {number} */
     refFor(el) {
       let ref = refOf.get(el);

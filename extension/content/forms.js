@@ -42,7 +42,7 @@
     if (!input) return { input: false };
     if (isDisabled(input)) throw new ActError("disabled", `${describe(input)} is disabled`);
     if (msg.count > 1 && !input.multiple) throw new ActError("too_many_files", `${describe(el)} takes one file, not ${msg.count}`);
-    const token = crypto.randomUUID();
+    const token = core.randomId();
     input.setAttribute(UPLOAD_MARK, token);
     return { input: true, token, accept: input.accept || "" };
   }

@@ -11,6 +11,7 @@
  * one handler per message kind. Each script marks itself loaded, so injecting again is a no-op.
  * @typedef {Object} ContentCore
  * @property {string} docId  a random identity of this document instance
+ * @property {() => string} randomId  a random hex token (crypto.randomUUID exists only in secure contexts, not on plain-http pages)
  * @property {(el: Element) => number} refFor
  * @property {(ref: number) => Element|null} elementFor  the live element, or null once removed
  * @property {(el: Element) => number|undefined} refIfAny  the element's ref if it has one, never issuing a new one

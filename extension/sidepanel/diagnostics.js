@@ -49,6 +49,9 @@ export class DiagnosticsView {
       return;
     }
     clear(this.root);
+    if (await chrome.extension.isAllowedFileSchemeAccess().catch(() => false)) {
+      this.root.append(h("p", { class: "warning", role: "alert", text: "Waymark may read local files: turn off \u201cAllow access to file URLs\u201d on its card in chrome://extensions. The agent opens file: URLs only in the folders your settings list." }));
+    }
     if (!rows.length) {
       this.root.append(h("p", { class: "muted", text: "No model calls yet since the host started." }));
       return;

@@ -2,6 +2,8 @@
 /** Host requests for the agent's own tab: open a tab on its start URL and wait until its content is usable. */
 import { WaymarkError } from "./native.js";
 import { describeTab } from "./tabs.js";
+import { admitUrl } from "./gate.js";
+import { applyGate } from "./net_gate.js";
 
 const LOAD_TIMEOUT_MS = 30000;
 /**
@@ -79,12 +81,13 @@ async function parsedAlready(tabId) {
 /** @param {import("./native.js").NativeChannel} channel */
 export function registerAgentTabHandlers(channel) {
   channel.handle("tabs.open", async (params) => {
-    const url = params.url;
-    if (typeof url !== "string" || !/^(https?|file):/i.test(url)) {
-      throw new WaymarkError("bad_params", "tabs.open needs an http(s) or file URL");
-    }
+    if (typeof params.url !== "string") throw new WaymarkError("bad_params", "tabs.open needs a URL");
+    const gate = /** @type {import("../shared/actions.js").Gate|undefined} */ (params.gate);
+    const url = admitUrl(gate, params.url);
     const tab = await chrome.tabs.create({ url, active: params.active !== false });
     if (tab.id === undefined) throw new WaymarkError("no_such_tab", "the new tab has no id");
+    // The URL itself was admitted above; the rules catch what it redirects to or loads.
+    await applyGate(gate, tab.id);
     if (tab.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
     return describeTab(await loaded(tab.id, typeof params.timeout_ms === "number" ? params.timeout_ms : LOAD_TIMEOUT_MS));
   });

@@ -22,6 +22,8 @@ import { BROWSER_ACTIONS, ELEMENT_ACTIONS, KIND, SETTLING_ACTIONS } from "../sha
 import * as forms from "./forms.js";
 import * as pointerActions from "./pointer.js";
 import { collectPageDialogs, forgetRecent, heldDialog, ownPageDialogs, takeForResult } from "./dialogs.js";
+import { admitTab, admitUrl } from "./gate.js";
+import { applyGate, releaseTabs } from "./net_gate.js";
 
 /**
  * @typedef {import("./refs.js").RefTarget} RefTarget
@@ -67,8 +69,10 @@ export const dispatchStats = { acts: 0, cdp: 0, synthetic: 0, stale: 0 };
  */
 export function registerDispatch(channel) {
   channel.handle("act", async (params) => act(/** @type {ActRequest} */ (params)));
-  channel.handle("act.detach", async () => {
+  channel.handle("act.detach", async (params) => {
     await cdp.detachAll();
+    const tabs = Array.isArray(params.tabs) ? params.tabs.filter((t) => typeof t === "number") : undefined;
+    await releaseTabs(tabs);
     return { detached: true };
   });
 }
@@ -104,6 +108,8 @@ export async function act(req) {
     if (action.ref !== undefined && action.ref !== null && fromEarlierGeneration(tabId, req.ref_generation)) {
       throw new WaymarkError("stale_ref", `ref ${action.ref} is from an earlier page of this tab: take its refs from the current snapshot`);
     }
+    // The gate's domain lists hold on the network in the run's tabs before the action can send anything.
+    await applyGate(req.gate, tabId);
     const open = heldDialog(tabId);
     if (open && result.action !== "answer_dialog") {
       throw new WaymarkError("dialog_open", `a ${open.record.type} dialog is open and the page waits for its answer: answer it with answer_dialog first`);
@@ -587,7 +593,7 @@ async function browserAction(ctx, a) {
   if (["navigate", "back", "forward", "reload", "close_tab"].includes(a.type)) await cdp.attach(tabId).then(() => cdp.setDialogPolicy(tabId, ctx.policy), () => {});
   switch (a.type) {
     case "navigate": {
-      const url = checkedUrl(a.url);
+      const url = admitUrl(ctx.req.gate, a.url);
       await chrome.tabs.update(tabId, { url });
       return;
     }
@@ -610,14 +616,17 @@ async function browserAction(ctx, a) {
     }
     case "reload": await chrome.tabs.reload(tabId); return;
     case "new_tab": {
-      const url = a.url ? checkedUrl(a.url) : "about:blank";
+      const url = a.url ? admitUrl(ctx.req.gate, a.url) : "about:blank";
       const tab = await chrome.tabs.create({ url, openerTabId: tabId, active: true });
       if (tab.id === undefined) throw new WaymarkError("no_such_tab", "Chrome did not open the tab");
+      // The URL itself was admitted above; the rules catch what it redirects to or loads.
+      await applyGate(ctx.req.gate, tab.id);
       result.new_tab = { tab_id: tab.id, url: tab.pendingUrl || tab.url || url };
       result.tab_id = tab.id;
       return;
     }
     case "switch_tab": {
+      admitTab(ctx.req.gate, a.tab_id);
       const tab = await requireTab(a.tab_id);
       await chrome.tabs.update(a.tab_id, { active: true });
       await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
@@ -626,6 +635,7 @@ async function browserAction(ctx, a) {
     }
     case "close_tab": {
       const closing = a.tab_id ?? tabId;
+      if (closing !== tabId) admitTab(ctx.req.gate, closing);
       const tab = await requireTab(closing);
       await chrome.tabs.remove(closing);
       if (closing === tabId) {
@@ -638,25 +648,6 @@ async function browserAction(ctx, a) {
       return;
     }
   }
-}
-
-/** A URL the model may open: http(s), file, about:blank; never javascript: or data:. @param {unknown} url */
-function checkedUrl(url) {
-  let parsed;
-  try {
-    parsed = new URL(String(url));
-  } catch {
-    // The host resolves relative URLs against the page (host/core/actions.py absolute_url); one that
-    // arrives here unresolved is refused rather than guessed into a host name (`/a` -> https://a/).
-    if (/^[/.?#]/.test(String(url))) throw new WaymarkError("bad_action", `${JSON.stringify(String(url).slice(0, 100))} is a relative URL; send an absolute one`);
-    try {
-      parsed = new URL(`https://${String(url)}`);
-    } catch {
-      throw new WaymarkError("bad_action", `${JSON.stringify(String(url).slice(0, 100))} is not a URL`);
-    }
-  }
-  if (!["http:", "https:", "file:", "about:"].includes(parsed.protocol)) throw new WaymarkError("bad_action", `the agent does not open ${parsed.protocol} URLs`);
-  return parsed.href;
 }
 
 /**

@@ -9,6 +9,7 @@ import { registerSnapshotHandler } from "./snapshot.js";
 import { registerAgentTabHandlers } from "./agent_tabs.js";
 import { registerLoadErrors } from "./load_errors.js";
 import { registerMcpBadge } from "./mcp_badge.js";
+import { registerNetGate } from "./net_gate.js";
 
 /** Exported so the diagnostic build (eval/sw_handle.js) can reach it; production installs no global. */
 export const channel = new NativeChannel();
@@ -22,6 +23,7 @@ registerSnapshotHandler(channel);
 registerKeepalive();
 registerLoadErrors();
 registerMcpBadge(channel);
+registerNetGate();
 
 chrome.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 

@@ -112,11 +112,11 @@ export class NativeChannel {
       this.port = null;
       this.onDisconnect(chrome.runtime.lastError?.message || "the host closed the connection");
     });
-    port.postMessage({
-      v: PROTOCOL_VERSION, type: "hello", id: this.nextId("hello"),
-      extension_version: chrome.runtime.getManifest().version,
-      protocol: PROTOCOL_VERSION,
-      capabilities: ["chunks", ...this.handlers.keys()],
+    const hello = { v: PROTOCOL_VERSION, type: "hello", id: this.nextId("hello"), extension_version: chrome.runtime.getManifest().version, protocol: PROTOCOL_VERSION };
+    // "file_access": the user (or Load unpacked) let the extension read file: URLs, which
+    // `waymark doctor` and the panel's diagnostics warn of.
+    void chrome.extension.isAllowedFileSchemeAccess().catch(() => false).then((files) => {
+      if (this.port === port) port.postMessage({ ...hello, capabilities: ["chunks", ...(files ? ["file_access"] : []), ...this.handlers.keys()] });
     });
   }
 

@@ -30,3 +30,4 @@ export function registerTabHandlers(channel) {
     return describeTab(tab);
   });
 }
+

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Iterable, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from waymark.host.agent.action_lines import action_line
 from waymark.host.agent.human import Human
 from waymark.host.core.actions import ActionModel, action_json
+from waymark.host.core.gate import Gate
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
 #: Words and phrases that make a button, link or menu item destructive.
@@ -141,16 +142,68 @@ def _in(host: str, domains: list[str]) -> bool:
     return False
 
 
+#: A host Python reads as the browser (WHATWG URL) does: ASCII letters, digits, `-` and `_` in labels.
+_PLAIN_HOST = re.compile(r"^[a-z0-9_-]+(\.[a-z0-9_-]+)*$")
+#: A last label the browser reads as a number, which makes the whole host an IPv4 address
+#: (`127.1`, `0x7f.1`, `2130706433`): WHATWG's "ends in a number".
+_NUMBER_LABEL = re.compile(r"^(\d+|0x[0-9a-f]*)$")
+#: The one IPv4 form both read alike: four decimal parts without leading zeros.
+_DOTTED_QUAD = re.compile(r"^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$")
+#: Characters before the host that the browser and urlsplit split differently.
+_SPLIT_APART = re.compile(r"[\\\t\n\r]")
+
+
+def ambiguous_url(url: str) -> str | None:
+    """Why Python's reading of `url`'s host could differ from the browser's, or None when both
+    read the same host. The extension judges the URL on the browser's parse (extension/sw/gate.js);
+    the host refuses what it cannot read the same way rather than let through another host."""
+    if _SPLIT_APART.search(url):
+        return "the URL holds a backslash or a control character, which browsers read differently"
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return "the URL cannot be parsed"
+    if parts.scheme.lower() not in ("http", "https") or host is None:
+        return None
+    if "@" in parts.netloc:
+        return "the URL names a user before its host, which hides the host it goes to"
+    if host.startswith("[") or ":" in host:
+        return None  # an IPv6 literal: bracketed, read alike
+    if not host.isascii():
+        return f"the host {host[:60]!r} has non-ASCII characters (look-alike letters or dots)"
+    if host.endswith("."):
+        return f"the host {host[:60]!r} ends with a dot"
+    if not _PLAIN_HOST.match(host):
+        return f"the host {host[:60]!r} has characters browsers decode or drop"
+    if _NUMBER_LABEL.match(host.rsplit(".", 1)[-1]) and not _DOTTED_QUAD.match(host):
+        return f"the host {host[:60]!r} is a short or numeric IPv4 form, which browsers read as another address"
+    return None
+
+
 def domain_refusal(url: str, policy: Policy) -> str | None:
-    """Why the policy forbids visiting `url`, or None when it may be visited."""
+    """Why the policy forbids visiting `url`, or None when it may be visited. A URL whose host
+    Python might read otherwise than the browser is refused while any domain list is set."""
+    if policy.allow_domains or policy.block_domains:
+        unclear = ambiguous_url(url)
+        if unclear:
+            return f"{unclear}; write the URL plainly"
     host = host_of(url)
     if not host:
-        return None  # about:blank and the like carry no domain to judge
+        return None  # about:blank and the like carry no domain to judge; the extension's gate judges schemes
     if _in(host, policy.block_domains):
         return f"{host} is on the block list"
     if policy.allow_domains and not _in(host, policy.allow_domains):
         return f"{host} is not on the allow list"
     return None
+
+
+def policy_gate(policy: Policy, tabs: Iterable[int], file_folders: Iterable[str] = ()) -> Gate:
+    """The gate an act request carries (host.core.gate): the policy's domain lists, the folders
+    local files may come from (the user's settings), and the run's own tabs. Every driver builds
+    its gate here."""
+    return Gate(allow_domains=list(policy.allow_domains), block_domains=list(policy.block_domains),
+                file_folders=list(file_folders), tabs=sorted(set(tabs)))
 
 
 #: Why a destructive action may not happen, as (outcome, reason) for the caller's own exception.

@@ -136,8 +136,6 @@ class HostActions:
         self.visited.update(u for u in (snap.url, result.url_after) if u)
         if result.ok and isinstance(action, CloseTab):
             self.task_tabs.discard(action.tab_id if action.tab_id is not None else record.get("tab_before"))
-        if self.session.tab_id is not None:
-            self.task_tabs.add(self.session.tab_id)
         refusal = domain_refusal(result.url_after, self.policy) if result.url_after else None
         if refusal:
             # A link or redirect took the tab somewhere the user does not allow: stop acting there.

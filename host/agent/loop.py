@@ -116,6 +116,8 @@ class RunOptions(BaseModel):
     screenshots: bool = True
     #: The folder upload_file takes files from (host.core.uploads); None: upload_file is not offered.
     upload_dir: str | None = None
+    #: Folders whose files the run may open as file: URLs (the user's settings); empty: none.
+    file_folders: list[str] = Field(default_factory=list)
     max_chars: int = Field(default=20_000, ge=500)
     planner_call: CallSettings = Field(default_factory=CallSettings)
     executor_call: CallSettings = Field(default_factory=CallSettings)
@@ -144,7 +146,7 @@ class AgentRun:
         self.record = RunRecord(self.run_id, self.redactor, emit)
         self.trace, self.emit, self._found = self.record.trace, self.record.emit, self.record.found
         self.session = BrowserSession(bridge, tab_id=options.tab_id, max_chars=options.max_chars, screenshots=options.screenshots,
-                                      upload_dir=options.upload_dir)
+                                      upload_dir=options.upload_dir, policy=options.policy, file_folders=options.file_folders)
         self.planner = Planner(planner, timeout=options.planner_call.timeout_s, temperature=options.planner_call.temperature)
         self.executor = Executor(executor, timeout=options.executor_call.timeout_s, temperature=options.executor_call.temperature,
                                  output_schema=options.output_schema)
@@ -165,8 +167,8 @@ class AgentRun:
         self.typed: list[str] = []
         #: The pages this run has acted on or reached: opening one again is never a made-up address.
         self.visited: set[str] = set()
-        #: Tabs this task works in; the last of them is never closed.
-        self.task_tabs: set[int] = set()
+        #: Tabs this task works in (the session's: those it started in or opened); the last of them is never closed.
+        self.task_tabs = self.session.tabs
         #: What this run filled into secret fields: their value never leaves the page, so only this
         #: shows that a fill changes nothing or that a check of one holds.
         self.secret_fills = SecretFills()
@@ -441,7 +443,10 @@ class AgentRun:
         protect_typed_text(action, snap, self.redactor)
         result = await self.session.act(dispatched, screenshot=self.options.screenshots)
         timing["dispatch_ms"] = (time.perf_counter() - t0) * 1000
-        record.update(path=result.path, settle_ms=result.settle_ms, navigated=result.navigated, tab_id=self.session.tab_id)
+        # run_tabs: the tabs the run started in or opened, never one it only switched to (an MCP
+        # client's scope grows by these alone, host/mcp_scope.py).
+        record.update(path=result.path, settle_ms=result.settle_ms, navigated=result.navigated, tab_id=self.session.tab_id,
+                      run_tabs=sorted(self.session.tabs))
         if result.dialogs:
             record["dialogs"] = self.redactor.obj([DialogSeen.model_validate(d).model_dump(exclude_none=True) for d in result.dialogs])
         self.host.arrived(action, result, snap, safe, record, finish)

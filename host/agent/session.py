@@ -1,14 +1,17 @@
 """The agent's handle on its browser tab: typed snapshot and act requests for the tab it is
-in, following the tab an action moved it to."""
+in, following the tab an action moved it to; every request carries the run's gate (its policy's
+domain lists, the user's file folders, the tabs the run started in or opened)."""
 
 from __future__ import annotations
 
 import logging
 
+from waymark.host.agent.confirm import Policy, policy_gate
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.browser import act, detach_debugger, snapshot
 from waymark.host.core.actions import ActionModel, action_json
 from waymark.host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
+from waymark.host.core.gate import Gate
 from waymark.host.core.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
@@ -17,9 +20,14 @@ class BrowserSession:
     """One run's tab and snapshot options."""
 
     def __init__(self, bridge: BrowserBridge, *, tab_id: int | None = None, max_chars: int = 20_000, screenshots: bool = False,
-                 upload_dir: str | None = None) -> None:
+                 upload_dir: str | None = None, policy: Policy | None = None, file_folders: list[str] | None = None) -> None:
         self.bridge = bridge
         self.upload_dir = upload_dir
+        self.policy = policy or Policy()
+        self.file_folders = list(file_folders or [])
+        #: The run's own tabs: the one it started in and those it opened (never one it merely
+        #: switched to). The only tabs it may switch to or close.
+        self.tabs: set[int] = set()
         self.tab_id = tab_id
         self.max_chars = max_chars
         self.screenshots = screenshots
@@ -31,10 +39,15 @@ class BrowserSession:
         return SnapshotOptions(tab_id=self.tab_id, max_chars=self.max_chars, screenshot=screenshot, thumbnail=screenshot,
                                occlusion=occlusion)
 
+    def gate(self) -> Gate:
+        """The gate this run's requests carry, with its tabs as they are now."""
+        return policy_gate(self.policy, self.tabs, self.file_folders)
+
     async def open(self, url: str) -> int:
-        """Open `url` in a new active tab, wait for it to load, and continue there."""
-        data = await self.bridge.request("tabs.open", {"url": url}, timeout=45.0)
+        """Open `url` in a new active tab (the gate judges it), wait for it to load, and continue there."""
+        data = await self.bridge.request("tabs.open", {"url": url, "gate": self.gate().model_dump()}, timeout=45.0)
         self.tab_id = int(data["tab_id"])
+        self.tabs.add(self.tab_id)
         return self.tab_id
 
     async def use_active_tab(self) -> int:
@@ -55,8 +68,10 @@ class BrowserSession:
         """Dispatch one action; the result's tab becomes the session's tab."""
         # A confirm or prompt waits for the executor's answer_dialog (ask), as a person reads it first.
         request = ActRequest(tab_id=self.tab_id, action=action_json(action), ref_generation=self.ref_generation,
-                             snapshot=self.options(screenshot) if snapshot_after else None, dialogs="ask")
+                             snapshot=self.options(screenshot) if snapshot_after else None, dialogs="ask", gate=self.gate())
         result = await act(self.bridge, request, upload_dir=self.upload_dir)
+        if result.new_tab is not None:
+            self.tabs.add(result.new_tab.tab_id)
         if result.tab_id is not None:
             self.tab_id = result.tab_id
         elif result.new_tab is not None:
@@ -70,6 +85,6 @@ class BrowserSession:
     async def release(self) -> None:
         """Detach the debugger when the run ends; a browser that is already gone is fine."""
         try:
-            await detach_debugger(self.bridge)
+            await detach_debugger(self.bridge, tabs=sorted(self.tabs))
         except BrowserError as exc:
             log.info("could not detach the debugger at run end: %s", exc.code)

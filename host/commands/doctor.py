@@ -8,6 +8,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from waymark.host.browsers import running
 from waymark.host.core import __version__
 from waymark.host.extension import extension_origin
 from waymark.host.registration import known_browsers, read_manifest
@@ -87,6 +88,10 @@ def _run(args: argparse.Namespace) -> int:
     print("providers:")
     for line in _providers_summary():
         print(f"  {line}")
+    for browser in running():
+        if browser.file_access:
+            print(f"\nWARNING: the extension in {browser.label()} may read local files: turn off \"Allow access to file URLs\" "
+                  "on its card in chrome://extensions (the agent opens file: URLs only in the folders the settings list)", file=sys.stderr)
     registered = [r for r in rows if r.status != "not registered"]
     if any(r.broken for r in rows):
         print("\nBROKEN: re-run ./install_host.sh", file=sys.stderr)

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from waymark.host.core.gate import Gate
 from waymark.host.core.snapshot import Snapshot
 
 
@@ -48,6 +49,9 @@ class ActionError(BaseModel):
         "outside_viewport", "drag_failed",
         # a press sent with its move to a page that stopped answering: it may land later, so it is not repeated
         "input_stalled",
+        # the gate (host.core.gate, extension/sw/gate.js): a URL or tab the request may not reach,
+        # and a request sent with no gate at all
+        "url_refused", "tab_refused", "no_gate",
         # a trusted press that never arrived in its target's document (the browser routed it elsewhere)
         "press_lost",
     ] | str
@@ -99,6 +103,9 @@ class ActRequest(BaseModel):
     #: folder (host.core.uploads); whatever a caller puts here is replaced, so a path never comes
     #: from the model or a page.
     upload_paths: list[str] | None = None
+    #: Where this action may take the browser and which tabs it may move to (host.core.gate);
+    #: host.browser.act sends no request without one.
+    gate: Gate | None = None
 
     def reply_deadline_s(self) -> float:
         """How long a caller waits for the extension's reply: every wait the action may do

@@ -8,7 +8,12 @@ import logging
 from typing import Any, Awaitable, Callable
 
 from waymark.host.agent.action_lines import action_line
-from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
+from waymark.host.agent.confirm import (
+    Policy,
+    destructive_reason,
+    domain_refusal,
+    policy_gate,
+)
 from waymark.host.agent.redaction import (
     Redactor,
     SecretMissing,
@@ -24,7 +29,13 @@ from waymark.host.agent.verifier import (
 )
 from waymark.host.control_client import HostCallError, HostNotConnected, Notification
 from waymark.host.control_server import MCP_ASK, MCP_CONFIRM
-from waymark.host.core.actions import ActionModel, absolute_url, action_json
+from waymark.host.core.actions import (
+    ActionModel,
+    CloseTab,
+    SwitchTab,
+    absolute_url,
+    action_json,
+)
 from waymark.host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
 from waymark.host.core.snapshot import Snapshot
 from waymark.host.mcp.errors import NoBrowser, Refused, ToolError
@@ -103,7 +114,8 @@ class McpSession:
         """Open `url` in a new tab of the client's, wait until it has loaded, and continue there
         (the `new_tab` action settles on the old tab's terms and can snapshot a page still loading)."""
         url = self._allowed_url(url)
-        data = await self.call("browser.request", {"method": "tabs.open", "params": {"url": url}}, timeout=50.0)
+        gate = policy_gate(self.policy, self._known_tabs()).model_dump()
+        data = await self.call("browser.request", {"method": "tabs.open", "params": {"url": url, "gate": gate}}, timeout=50.0)
         self.tab_id = int(data["data"]["tab_id"])
         return await self.snapshot()
 
@@ -198,8 +210,16 @@ class McpSession:
         if not await confirm(line, reason):
             raise Refused("declined", f"the user declined {line} ({reason})")
 
+    def _known_tabs(self) -> set[int]:
+        return {self.tab_id} if self.tab_id is not None else set()
+
     async def _dispatch(self, action: ActionModel, *, snapshot: bool = True, max_chars: int = DEFAULT_MAX_CHARS,
                         ref_generation: int | None = None) -> ActionResult:
+        tabs = self._known_tabs()
+        if isinstance(action, (SwitchTab, CloseTab)):
+            # The tabs the host lets this client see (its own, and those the user shared): the gate
+            # admits a switch or close to one of them only. No local files for a client.
+            tabs |= {t["tab_id"] for t in await self.tabs() if isinstance(t.get("tab_id"), int)}
         request = ActRequest(tab_id=self.tab_id, action=action_json(action), ref_generation=ref_generation,
-                             snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None, dialogs="ask")
+                             snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None, dialogs="ask", gate=policy_gate(self.policy, tabs))
         return ActionResult.model_validate(await self.call("act", request.model_dump(mode="json"), timeout=request.reply_deadline_s() + 5))

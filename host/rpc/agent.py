@@ -205,7 +205,7 @@ async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         task=run_params.task, start_url=run_params.start_url, tab_id=run_params.tab_id, budgets=run_params.budgets,
         policy=run_policy(run_params.policy, trusted=ctx.client_id is None), screenshots=run_params.screenshots, plan=run_params.plan, coordinates=run_params.coordinates,
         output_schema=run_params.output_schema,
-        upload_dir=run_params.upload_dir or load_settings().upload_dir,
+        upload_dir=run_params.upload_dir or load_settings().upload_dir, file_folders=load_settings().file_folders,
         max_chars=snapshot_chars(executor.capabilities().context_tokens),
         planner_call=_call(specs[0] if specs else None), executor_call=_call(specs[1] if specs else None),
     )

@@ -35,7 +35,7 @@ from waymark.host.rpc.clients import (
     refuse_user_only,
 )
 from waymark.host.rpc.diagnostics import MeasuredProvider
-from waymark.host.settings import run_policy
+from waymark.host.settings import load_settings, run_policy
 from waymark.host.workflows import store
 from waymark.host.workflows.model import ParamMissing, WorkflowInvalid, bind
 from waymark.host.workflows.replay import Replay, ReplayOptions
@@ -178,6 +178,7 @@ async def workflow_run(params: dict[str, Any], ctx: CallContext) -> dict[str, An
         executor_call = _call(role_specs(replay_params)[1])
     options = ReplayOptions(values=values, start_url=replay_params.start_url,
                             policy=run_policy(replay_params.policy, trusted=ctx.client_id is None),
+                            file_folders=load_settings().file_folders,
                             screenshots=replay_params.screenshots, heal=replay_params.heal, max_chars=snapshot_chars(32_000),
                             **({"executor_call": executor_call} if executor_call else {}))
     run_id = new_run_id()

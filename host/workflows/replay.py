@@ -95,6 +95,8 @@ class ReplayOptions(BaseModel):
     #: recorded origin move to this one's.
     start_url: str | None = None
     policy: Policy = Field(default_factory=Policy)
+    #: Folders whose files the replay may open as file: URLs (the user's settings); empty: none.
+    file_folders: list[str] = Field(default_factory=list)
     screenshots: bool = False
     max_chars: int = Field(default=20_000, ge=500)
     #: Ask the executor for a step whose element or checks no longer match; off, such a step fails the replay.
@@ -162,7 +164,8 @@ class Replay:
         self.redactor = Redactor()
         self.record = RunRecord(self.run_id, self.redactor, emit)
         self.emit = self.record.emit
-        self.session = BrowserSession(bridge, max_chars=options.max_chars, screenshots=options.screenshots)
+        self.session = BrowserSession(bridge, max_chars=options.max_chars, screenshots=options.screenshots, policy=options.policy,
+                                      file_folders=options.file_folders)
         self.human = human
         self.executor_source = executor_source
         self._executor: Executor | None = None

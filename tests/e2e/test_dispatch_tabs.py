@@ -25,7 +25,7 @@ async def test_a_target_blank_link_opens_a_tab_the_agent_continues_in(sw, page, 
         assert result.url_after == result.new_tab.url
         assert not result.navigated, "the tab the agent clicked in stayed where it was"
         assert result.snapshot is not None and result.snapshot.title == "Dispatch: details"
-        back = await act(sw, result.tab_id, {"type": "switch_tab", "tab_id": tab})
+        back = await act(sw, result.tab_id, {"type": "switch_tab", "tab_id": tab}, gate={"tabs": [tab, result.tab_id]})
         assert back.ok, back.error
         assert back.tab_id == tab
         assert back.snapshot is not None and back.snapshot.title == "Dispatch: buttons"
@@ -84,7 +84,7 @@ async def test_navigate_refuses_javascript_urls(sw, page, site_url):
     tab, _ = await open_page(sw, page, f"{site_url}/dispatch/buttons.html")
     result = await act(sw, tab, {"type": "navigate", "url": "javascript:alert(1)"})
     assert not result.ok
-    assert result.error.code == "bad_action"
+    assert result.error.code == "url_refused"
 
 
 async def test_new_tab_and_close_tab_move_the_agent_between_tabs(sw, page, site_url):
