@@ -174,6 +174,9 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
         elif out := refusal(message.method, message.params, ACCESS.scope(client)):
             refuse(message.id, out.code, out.message)
         else:
+            if message.method in ("agent.run", "workflow.run"):
+                # The client's run types only the secrets the user granted this client, whatever it claims.
+                message = message.model_copy(update={"params": {**message.params, "secret_client": client.client or "an unnamed MCP client"}})
             started.append(message.id)
             server.calls.start(message, _scoped(send, client, message))
 

@@ -161,6 +161,7 @@
     const role = firstRole(el);
     if (role && RANGE_ROLES.has(role)) return el.getAttribute("aria-valuetext") ?? el.getAttribute("aria-valuenow") ?? "";
     if (tag === "select") return Array.from(/** @type {HTMLSelectElement} */ (el).selectedOptions, (o) => o.label || o.text).join(" ");
+    if (core.typedSecret?.(el)) return "";
     if (tag === "textarea") return /** @type {HTMLTextAreaElement} */ (el).value;
     if (tag !== "input") return null;
     const input = /** @type {HTMLInputElement} */ (el);
@@ -550,6 +551,7 @@
 
   /** @param {Element} el */
   function isSecret(el) {
+    if (core.typedSecret?.(el)) return true;
     if (el.localName !== "input") return false;
     const input = /** @type {HTMLInputElement} */ (el);
     return input.type === "password" || SECRET_AUTOCOMPLETE.test(input.autocomplete || el.getAttribute("autocomplete") || "");
@@ -575,10 +577,15 @@
         states.checked = input.indeterminate ? "mixed" : input.checked;
       } else if (isSecret(el)) {
         if (input.value) states.has_value = true;
+        if (input.type !== "password" && core.typedSecret?.(el)) states.secret = true;
       } else if (!(input.type in INPUT_ROLES) || input.type === "range" || input.type === "number" || input.type === "search") {
         value = clean(input.value, VALUE_CAP);
         if (input.type !== "text" && input.type !== "search" && !(input.type in INPUT_ROLES)) states.type = input.type;
       }
+    } else if (isSecret(el)) {
+      // A text area or editable element a secret was typed into: only that it holds one.
+      if (/** @type {HTMLTextAreaElement} */ (el).value || el.textContent) states.has_value = true;
+      states.secret = true;
     } else if (tag === "textarea") {
       value = clean(/** @type {HTMLTextAreaElement} */ (el).value, VALUE_CAP);
       // A field of several lines says so, as Chrome's accessibility tree does: a one-line input

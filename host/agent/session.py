@@ -51,10 +51,11 @@ class BrowserSession:
         self.ref_generation = snap.ref_generation
         return snap
 
-    async def act(self, action: ActionModel, *, screenshot: bool = False, snapshot_after: bool = True) -> ActionResult:
-        """Dispatch one action; the result's tab becomes the session's tab."""
+    async def act(self, action: ActionModel, *, screenshot: bool = False, snapshot_after: bool = True,
+                  secret_origins: list[str] | None = None) -> ActionResult:
+        """Dispatch one action (`secret_origins`: it types a secret bound to those); the result's tab becomes the session's tab."""
         request = ActRequest(tab_id=self.tab_id, action=action_json(action), ref_generation=self.ref_generation,
-                             snapshot=self.options(screenshot) if snapshot_after else None)
+                             snapshot=self.options(screenshot) if snapshot_after else None, secret_origins=secret_origins)
         result = await act(self.bridge, request, upload_dir=self.upload_dir)
         if result.tab_id is not None:
             self.tab_id = result.tab_id

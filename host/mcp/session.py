@@ -11,7 +11,8 @@ from waymark.host.agent.action_lines import action_line
 from waymark.host.agent.confirm import Policy, destructive_reason, domain_refusal
 from waymark.host.agent.redaction import (
     Redactor,
-    SecretMissing,
+    SecretRefused,
+    SecretScope,
     protect_typed_text,
     resolve_action,
 )
@@ -54,7 +55,7 @@ class McpSession:
         self.tab_id: int | None = None
         #: The MCP client's name (from its initialize request): what the user allows.
         self.client = "an MCP client"
-        self.redactor = Redactor()
+        self.redactor = Redactor.for_run()
         #: The last snapshot the client was shown: the refs it chooses from.
         self.last: Snapshot | None = None
         #: The URL before the last action, for `url_changed` checks.
@@ -156,12 +157,13 @@ class McpSession:
         if reason:
             await self._gate(line, reason, confirm)
         try:
-            dispatched = resolve_action(action, self.redactor)
-        except SecretMissing as exc:
-            raise ToolError("secret_missing", str(exc)) from None
+            # A client has no task naming secrets: only what the user granted it, and where.
+            resolved = resolve_action(action, self.redactor, SecretScope(named=None, client=self.client))
+        except SecretRefused as exc:
+            raise ToolError(exc.code, exc.message) from None
         protect_typed_text(action, seen, self.redactor)
         self.url_before = seen.url if seen else ""
-        result = await self._dispatch(dispatched, max_chars=max_chars, ref_generation=generation)
+        result = await self._dispatch(resolved.action, max_chars=max_chars, ref_generation=generation, secret_origins=resolved.secret_origins)
         if result.tab_id is not None:
             self.tab_id = result.tab_id
         refusal = domain_refusal(result.url_after, self.policy) if result.url_after else None
@@ -198,7 +200,7 @@ class McpSession:
             raise Refused("declined", f"the user declined {line} ({reason})")
 
     async def _dispatch(self, action: ActionModel, *, snapshot: bool = True, max_chars: int = DEFAULT_MAX_CHARS,
-                        ref_generation: int | None = None) -> ActionResult:
+                        ref_generation: int | None = None, secret_origins: list[str] | None = None) -> ActionResult:
         request = ActRequest(tab_id=self.tab_id, action=action_json(action), ref_generation=ref_generation,
-                             snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None)
+                             snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None, secret_origins=secret_origins)
         return ActionResult.model_validate(await self.call("act", request.model_dump(mode="json"), timeout=request.reply_deadline_s() + 5))

@@ -1,0 +1,123 @@
+"""Secrets bound as a password manager binds them, and kept secret once typed, in real Chromium
+with the real extension and host (fake secret values):
+
+- a task that never names a secret cannot type one, a provider key least of all: the page's
+  field never receives it;
+- the service worker types a secret only into a frame whose origin, as Chrome reports it, is
+  on the secret's list: a cross-origin iframe on the right page is refused;
+- a field a secret went into shows only that it has a value in snapshots, and its box is
+  painted over in the screenshot (the JPEG decoded with Pillow);
+- values the page shows of stored secrets (a token cut by the value cap, a passphrase with its
+  spaces collapsed, a reversed echo) reach neither the prompt of a loopback model nor the trace.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.agent_calls import start_run
+from tests.e2e.dispatch_helpers import act, open_page, ref, snapshot
+from waymark.host.core import secrets_store
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+
+#: The fake secrets echo.html shows (a 120-character token, a double-spaced passphrase, a value echoed reversed).
+TOKEN = ("wmk_5feceb666b86b273d4735e3a4e0740854b227777ef2d127de7f6c0117902699b2c62423219581e274a44dc154fc82b266b51d4313fdba35f8527")
+PHRASE = "violet  lantern  orbit  seventeen"
+ECHOED = "Quartz-Meadow-4471!"
+BANK_PW = "hunter2-Bank-Passw0rd"
+API_KEY = "sk-live-Fake0penAiKey-123456"
+
+
+def search_step(name: str) -> dict[str, Any]:
+    """A scripted model step that writes a secret placeholder into the search box."""
+    return {"intent": "Search for the key", "action": {"type": "fill", "target": {"name": "Search"}, "text": f"{{{{secret:{name}}}}}"},
+            "verify": []}
+
+
+@pytest.fixture
+def stored(site_url: str) -> Any:
+    """A provider key and a typeable secret bound to the fixture site's origin, removed afterwards."""
+    secrets_store.set_provider_key("OPENAI_API_KEY", API_KEY)
+    secrets_store.set_secret("BANK_PW", BANK_PW, [site_url])
+    yield
+    secrets_store.delete_provider_key("OPENAI_API_KEY")
+    secrets_store.delete_secret("BANK_PW")
+
+
+@pytest.mark.parametrize(("name", "value", "code"), [("OPENAI_API_KEY", API_KEY, "secret_is_provider_key"),
+                                                      ("BANK_PW", BANK_PW, "secret_not_named")])
+async def test_a_task_that_never_names_a_secret_cannot_type_it_into_a_search_box(sw, page, site_url, stored, name, value, code):
+    tab, _ = await open_page(sw, page, f"{site_url}/secrets/search.html")
+    run = await start_run(sw, {"task": "Search the shop for wool socks", "tab_id": tab, "script": {"steps": [search_step(name)]},
+                               "budgets": {"retries_per_step": 1, "max_replans": 0}})
+    summary = await run.summary()
+    assert summary["success"] is False
+    refused = [e for e in await run.events("step") if e.get("verdict") == "refused"]
+    assert refused and refused[0]["error"]["code"] == code, refused
+    received = await page.evaluate("() => [document.getElementById('q').value, ...window.received].join('|')")
+    assert value[:8] not in received, "the page received the secret"
+
+
+async def test_a_secret_bound_to_the_page_is_refused_in_a_cross_origin_iframe_by_the_service_worker(sw, page, site_url, other_origin):
+    tab, _ = await open_page(sw, page, f"{site_url}/secrets/bank.html?frame={other_origin}/secrets/partner.html")
+    frame = next(f for f in page.frames if f.url.startswith(other_origin))
+    await frame.wait_for_selector("#pw")
+    snap = await snapshot(sw, tab)
+    result = await act(sw, tab, {"type": "fill", "ref": ref(snap, "Partner password"), "text": BANK_PW}, secret_origins=[site_url])
+    assert not result.ok and result.error is not None and result.error.code == "secret_origin_refused", result
+    assert other_origin in result.error.message and BANK_PW not in result.error.message
+    assert await frame.evaluate("() => [pw.value, ...window.received].join('')") == "", "the frame received the secret"
+
+
+async def test_a_field_filled_from_a_placeholder_shows_no_value_and_is_painted_over_in_the_screenshot(sw, page, site_url):
+    from PIL import Image
+
+    tab, snap = await open_page(sw, page, f"{site_url}/secrets/bank.html")
+    result = await act(sw, tab, {"type": "fill", "ref": ref(snap, "API token"), "text": BANK_PW}, secret_origins=[site_url])
+    assert result.ok, result
+    assert result.secret_origin == site_url
+    assert await page.evaluate("() => document.getElementById('token').value") == BANK_PW, "the page got the value"
+    after = await snapshot(sw, tab, screenshot=True)
+    field = after.find(ref(after, "API token"))
+    assert field is not None and field.value in (None, "") and field.states.get("has_value") and field.states.get("secret")
+    assert BANK_PW not in after.model_dump_json(exclude={"screenshot_b64"})
+    image = Image.open(io.BytesIO(base64.b64decode(after.screenshot_b64 or ""))).convert("RGB")
+    scale = image.width / await page.evaluate("() => innerWidth")
+    x, y, w, h = (round(v * scale) for v in field.bbox)
+    label = (round(40 * scale), round(24 * scale))  # the ref's label in the box's top-left corner, drawn over the paint
+    inside = [image.getpixel((x + dx, y + dy)) for dx in range(4, w - 4, 4) for dy in range(4, h - 4, 3)
+              if dx > label[0] or dy > label[1]]
+    # The page draws the value in red on white: a painted box shows neither anywhere.
+    page_like = [p for p in inside if min(p) > 200 or (p[0] > 150 and p[1] < 100 and p[2] < 100)]
+    assert len(inside) > 100 and not page_like, f"{len(page_like)} of {len(inside)} pixels in the field's box show the page"
+
+
+async def test_values_of_stored_secrets_a_page_shows_reach_neither_the_prompt_nor_the_trace(sw, page, site_url, serve):
+    secrets_store.set_secret("ACCESS_TOKEN", TOKEN, [site_url])
+    secrets_store.set_secret("PASSPHRASE", PHRASE, [site_url])
+    secrets_store.set_secret("ECHOED", ECHOED, [site_url])
+    try:
+        model = await serve([{"intent": "Read the account page", "verify": [], "action": {"type": "extract"}}])
+        tab, first = await open_page(sw, page, f"{site_url}/secrets/echo.html")
+        assert TOKEN[:40] in first.text, "the page shows the token to the extension (the redaction is the host's)"
+        run = await start_run(sw, {"task": "Tell me what my account page says", "tab_id": tab, **model.provider_params(),
+                                   "budgets": {"retries_per_step": 1, "max_replans": 0}})
+        summary = await run.summary()
+    finally:
+        for name in ("ACCESS_TOKEN", "PASSPHRASE", "ECHOED"):
+            secrets_store.delete_secret(name)
+    assert model.seen, "the model was asked"
+    prompts = "\n".join(seen.prompt() for seen in model.seen)
+    assert "Your passphrase is" in prompts and "Echo:" in prompts, "the page reached the prompt"
+    written = "\n".join(p.read_text(errors="replace") for p in Path(summary["trace_dir"]).rglob("*") if p.is_file() and p.suffix != ".jpg")
+    for where, text in (("prompt", prompts), ("trace", written)):
+        for fragment in (TOKEN[:40], TOKEN[60:99], " ".join(PHRASE.split()), ECHOED[::-1], json.dumps(ECHOED[::-1])[1:-1]):
+            assert fragment not in text, f"{fragment!r} reached the {where}"
+
