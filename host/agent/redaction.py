@@ -228,6 +228,12 @@ class Redactor:
             return [self.obj(v) for v in value]
         return value
 
+    def with_screenshot(self, snapshot: Snapshot) -> Snapshot:
+        """The snapshot redacted as `snapshot()` does, its screenshot passed through untouched (an
+        image is not text: the extension paints typed secrets over in it before it leaves)."""
+        safe = self.snapshot(snapshot.model_copy(update={"screenshot_b64": None}))
+        return safe.model_copy(update={"screenshot_b64": snapshot.screenshot_b64})
+
     def snapshot(self, snapshot: Snapshot) -> Snapshot:
         """A copy of the snapshot safe for a prompt or a trace: secrets and password values removed."""
         data = snapshot.model_dump()

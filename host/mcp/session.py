@@ -125,10 +125,8 @@ class McpSession:
     def _seen(self, snap: Snapshot) -> Snapshot:
         if snap.tab_id is not None:
             self.tab_id = snap.tab_id
-        shot = snap.screenshot_b64
-        safe = self.redactor.snapshot(snap.model_copy(update={"screenshot_b64": None}))
-        self.last = safe
-        return safe.model_copy(update={"screenshot_b64": shot})
+        self.last = self.redactor.snapshot(snap.model_copy(update={"screenshot_b64": None}))
+        return self.last.model_copy(update={"screenshot_b64": snap.screenshot_b64})
 
     async def page_text(self) -> str:
         """The readable text of every frame of the current tab (for text_present and extract)."""

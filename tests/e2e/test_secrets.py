@@ -8,7 +8,9 @@ with the real extension and host (fake secret values):
 - a field a secret went into shows only that it has a value in snapshots, and its box is
   painted over in the screenshot (the JPEG decoded with Pillow);
 - values the page shows of stored secrets (a token cut by the value cap, a passphrase with its
-  spaces collapsed, a reversed echo) reach neither the prompt of a loopback model nor the trace.
+  spaces collapsed, a reversed echo) reach neither the prompt of a loopback model nor the trace,
+  nor the chat model's prompt through "Use this page";
+- the side panel stores a secret with the sites it asks for, and never shows its value.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.async_api import expect
 
 from tests.agent_calls import start_run
 from tests.e2e.dispatch_helpers import act, open_page, ref, snapshot
@@ -121,3 +124,56 @@ async def test_values_of_stored_secrets_a_page_shows_reach_neither_the_prompt_no
         for fragment in (TOKEN[:40], TOKEN[60:99], " ".join(PHRASE.split()), ECHOED[::-1], json.dumps(ECHOED[::-1])[1:-1]):
             assert fragment not in text, f"{fragment!r} reached the {where}"
 
+
+
+# ------------------------------------------------------------------ the side panel
+
+async def open_panel(browser: Any, sw: Any, tab_url: str) -> Any:
+    """The real side panel page, pinned to the tab showing `tab_url`, once connected to the host."""
+    from tests.e2e.test_sidepanel import Panel, tab_id_of
+
+    page = await browser.context.new_page()
+    panel = await Panel(page).open(browser.extension_id, await tab_id_of(sw, tab_url))
+    await expect(page.locator("#status")).to_have_attribute("data-status", "connected", timeout=20000)
+    return panel
+
+
+async def test_the_panel_stores_a_secret_with_the_sites_it_asks_for_and_shows_no_value(browser, sw, page, site_url):
+    await open_page(sw, page, f"{site_url}/secrets/search.html")
+    panel = await open_panel(browser, sw, page.url)
+    try:
+        await panel.page.locator("#tab-settings").click()
+        await panel.page.locator("#secret-name").fill("PANEL_PW")
+        await panel.page.locator("#secret-value").fill(BANK_PW)
+        await panel.page.locator("#secret-origins").fill(f"{site_url}/login")
+        await panel.page.get_by_role("button", name="Store secret").click()
+        await expect(panel.page.locator('[data-secret="PANEL_PW"] textarea')).to_have_value(site_url)
+        stored = secrets_store.get_secret("PANEL_PW")
+        assert stored is not None and stored.value == BANK_PW and stored.origins == [site_url]
+        assert BANK_PW not in await panel.page.content()
+        assert panel.errors == []
+    finally:
+        secrets_store.delete_secret("PANEL_PW")
+        await panel.page.close()
+
+
+async def test_use_this_page_sends_the_chat_model_no_stored_secret_the_page_shows(browser, sw, page, site_url, serve):
+    from tests.e2e.test_sidepanel import configure
+
+    secrets_store.set_secret("ACCESS_TOKEN", TOKEN, [site_url])
+    model = await serve([])
+    await configure(sw, chat={"provider": "openai_compat", "model": "fake", "options": {"preset": "ollama", "base_url": model.base_url}})
+    await open_page(sw, page, f"{site_url}/secrets/echo.html")
+    panel = await open_panel(browser, sw, page.url)
+    try:
+        await panel.page.locator("#tab-chat").click()
+        await panel.page.locator("#chat-use-page").check()
+        await panel.page.locator("#chat-input").fill("What does my account page say?")
+        await panel.page.locator("#chat-send").click()
+        await expect(panel.page.locator(".msg-assistant").last).not_to_have_attribute("data-state", "pending", timeout=30000)
+    finally:
+        secrets_store.delete_secret("ACCESS_TOKEN")
+        await panel.page.close()
+    prompts = "\n".join(seen.prompt() for seen in model.seen)
+    assert "Access token" in prompts, "the page reached the chat prompt"
+    assert TOKEN[:40] not in prompts and TOKEN[60:99] not in prompts
