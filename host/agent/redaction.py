@@ -129,6 +129,8 @@ class Redactor:
 
     def __init__(self) -> None:
         self._values: set[str] = set()
+        #: The values longest first, so overlaps redact whole.
+        self._longest_first: list[str] = []
         self._grams: set[str] = set()
         self._kept: set[str] = set()
         self._kept_pattern: re.Pattern[str] | None = None
@@ -151,6 +153,7 @@ class Redactor:
         if not value or value in self._values:
             return
         self._values.add(value)
+        self._longest_first = sorted(self._values, key=len, reverse=True)
         flat = _collapsed(value)
         for form in (flat, flat[::-1]):
             self._grams.update(form[i:i + FRAGMENT_CHARS] for i in range(len(form) - FRAGMENT_CHARS + 1))
@@ -180,7 +183,7 @@ class Redactor:
 
     def _replace(self, value: str) -> str:
         value = self._fragments(value)
-        for secret in sorted(self._values, key=len, reverse=True):
+        for secret in self._longest_first:
             if secret in value:
                 value = value.replace(secret, REDACTED)
         return value
@@ -190,12 +193,11 @@ class Redactor:
         space collapsed (each position of the collapsed text maps back to the original)."""
         if not self._grams or len(value) < FRAGMENT_CHARS:
             return value
-        flat: list[str] = []
-        starts: list[int] = []
-        for match in re.finditer(r"\s+|\S", value):
-            flat.append(" " if match.group(0).isspace() else match.group(0))
-            starts.append(match.start())
-        text = "".join(flat)
+        text = _collapsed(value)
+        grams, size = self._grams, FRAGMENT_CHARS
+        if not any(text[i:i + size] in grams for i in range(len(text) - size + 1)):
+            return value  # the common case: nothing to redact, and no position map to build
+        starts = [m.start() for m in re.finditer(r"\s+|\S", value)]
         covered_to = -1
         spans: list[list[int]] = []
         for i in range(len(text) - FRAGMENT_CHARS + 1):
