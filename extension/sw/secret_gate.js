@@ -39,8 +39,9 @@ export async function admitSecret(tabId, frameId, origins, toField) {
   const origin = originOf(frame?.url);
   const allowed = new Set(origins.map(originOf));
   if (!origin || !allowed.has(origin)) {
+    // The sites it is bound to stay unsaid: the message reaches the model, which a page may be steering.
     const where = origin || sanitizeOrigin(frame?.url);
-    throw new WaymarkError("secret_origin_refused", `the secret is not typed into a frame of ${where}: it is bound only to ${origins.join(", ") || "no site"}`);
+    throw new WaymarkError("secret_origin_refused", `the secret is not typed into a frame of ${where}: it is not bound to that site`);
   }
   await toField({ kind: KIND.ACT_MARK_SECRET });
   return origin;

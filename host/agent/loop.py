@@ -145,7 +145,7 @@ class AgentRun:
         self.run_id = run_id or new_run_id()
         self.redactor = Redactor.for_run()
         #: The secrets this run may type: those its task names.
-        self.secret_scope = SecretScope(named=SecretScope.of_task(options.task).named, client=options.secret_client)
+        self.secret_scope = SecretScope.of_task(options.task, options.secret_client)
         self.record = RunRecord(self.run_id, self.redactor, emit)
         self.trace, self.emit, self._found = self.record.trace, self.record.emit, self.record.found
         self.session = BrowserSession(bridge, tab_id=options.tab_id, max_chars=options.max_chars, screenshots=options.screenshots,

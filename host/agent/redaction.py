@@ -65,9 +65,9 @@ class SecretScope:
     pinned: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def of_task(cls, *texts: str) -> "SecretScope":
-        """The scope of a task: the secrets its text names."""
-        return cls(named=frozenset(n for t in texts for n in placeholders(t)))
+    def of_task(cls, task: str, client: str | None = None) -> "SecretScope":
+        """The scope of a task: the secrets its text names (and, for an MCP client's run, that it was granted)."""
+        return cls(named=frozenset(placeholders(task)), client=client)
 
     def origins(self, name: str, secret: secrets_store.StoredSecret) -> list[str]:
         """The origins `name` may be typed on under this scope; SecretRefused when there are none."""

@@ -169,3 +169,11 @@ def test_text_sharing_less_than_a_fragment_with_a_value_is_left_alone() -> None:
 ])
 def test_tokens_in_url_paths_are_redacted_and_word_paths_kept(url: str, safe: str) -> None:
     assert redact_url(url) == safe
+
+
+def test_an_mcp_clients_run_types_a_secret_its_task_names_only_where_the_client_was_granted_it() -> None:
+    secrets_store.set_secret("BANK_PW", "hunter2-bank", [BANK])
+    task = "log in with {{secret:BANK_PW}}"
+    assert refusal("{{secret:BANK_PW}}", SecretScope.of_task(task, "Claude Desktop")) == "secret_not_granted"
+    secrets_store.grant_secret("BANK_PW", "Claude Desktop", BANK)
+    assert resolve_action(Fill(ref=1, text="{{secret:BANK_PW}}"), Redactor(), SecretScope.of_task(task, "Claude Desktop")).secret_origins == [BANK]
