@@ -177,3 +177,27 @@ async def test_use_this_page_sends_the_chat_model_no_stored_secret_the_page_show
     prompts = "\n".join(seen.prompt() for seen in model.seen)
     assert "Access token" in prompts, "the page reached the chat prompt"
     assert TOKEN[:40] not in prompts and TOKEN[60:99] not in prompts
+
+
+# ------------------------------------------------------------------ MCP
+
+async def test_a_task_an_mcp_client_delegates_types_no_secret_the_user_did_not_grant_that_client(site_url, tmp_path):
+    from tests.agent_calls import trace_events
+    from tests.e2e.mcp_helpers import McpClient, text_of
+    from waymark.host.agent.trace import find_run
+
+    secrets_store.set_secret("BANK_PW", BANK_PW, [site_url])
+    script = tmp_path / "type.json"
+    script.write_text(json.dumps({"steps": [{"intent": "Type the password", "verify": [],
+                                             "action": {"type": "fill", "target": {"name": "Partner password"}, "text": "{{secret:BANK_PW}}"}}]}))
+    try:
+        async with McpClient("--launch", "--script", str(script)) as client:
+            ran = await client.call("browser_run_task", {"task": "Sign in with {{secret:BANK_PW}}", "start_url": f"{site_url}/secrets/partner.html"})
+    finally:
+        secrets_store.delete_secret("BANK_PW")
+    answer = text_of(ran)
+    assert BANK_PW not in answer
+    steps = trace_events(find_run(answer.rsplit("waymark trace show ", 1)[1].split()[0]), "step")
+    refused = [s for s in steps if s.get("verdict") == "refused"]
+    assert refused and {s["error"]["code"] for s in refused} == {"secret_not_granted"}, steps
+    assert not any(s.get("verdict") == "passed" and s.get("intent") == "Type the password" for s in steps)
