@@ -842,7 +842,9 @@
         return;
       }
       const inView = r.x < vw && r.y < vh && r.x + r.width > 0 && r.y + r.height > 0;
-      if (occlusion && inView) {
+      // A field a secret was typed into is always listed, covered or not: a translucent overlay
+      // shows it through, and its box is painted over in the screenshot only if it is listed.
+      if (occlusion && inView && !core.typedSecret?.(el)) {
         const hit = occlusion.occluderOf(el, r);
         if (hit) {
           const container = occlusion.containerOf(hit);
