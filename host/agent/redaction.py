@@ -139,15 +139,19 @@ class Redactor:
     def for_run(cls) -> "Redactor":
         """A redactor that knows every value of the secret store from the start, typed or not: a
         page that shows one (or a piece of one) never gets it into a prompt, a trace or a log."""
-        redactor = cls()
+        return cls().learn_store()
+
+    def learn_store(self) -> "Redactor":
+        """Learn every value the secret store holds now (a long-lived session calls it again, for
+        the secrets stored since); an unreadable store teaches nothing and is logged by its code."""
         try:
             values = secrets_store.all_values()
         except secrets_store.SecretError as exc:
-            log.warning("the run's redactor could not read the secret store: %s", exc.code)
+            log.warning("the redactor could not read the secret store: %s", exc.code)
             values = []
         for value in values:
-            redactor.learn(value)
-        return redactor
+            self.learn(value)
+        return self
 
     def learn(self, value: str) -> None:
         if not value or value in self._values:

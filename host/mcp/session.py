@@ -125,7 +125,8 @@ class McpSession:
     def _seen(self, snap: Snapshot) -> Snapshot:
         if snap.tab_id is not None:
             self.tab_id = snap.tab_id
-        self.last = self.redactor.snapshot(snap.model_copy(update={"screenshot_b64": None}))
+        # An MCP session outlives many tool calls: secrets stored since it began are redacted too.
+        self.last = self.redactor.learn_store().snapshot(snap.model_copy(update={"screenshot_b64": None}))
         return self.last.model_copy(update={"screenshot_b64": snap.screenshot_b64})
 
     async def page_text(self) -> str:

@@ -156,6 +156,18 @@ async def test_a_secret_placeholder_is_filled_at_dispatch_and_its_value_never_co
     assert "{{secret:MCP_PASSWORD}}" in typed, "the client sees the placeholder it gave"
 
 
+async def test_a_secret_stored_after_the_session_began_is_redacted_from_what_the_client_reads(client, site_url):
+    from tests.e2e.test_secrets import TOKEN
+
+    secrets_store.set_secret("LATE_TOKEN", TOKEN, [site_url])
+    try:
+        page = await open_page(client, f"{site_url}/secrets/echo.html")
+    finally:
+        secrets_store.delete_secret("LATE_TOKEN")
+    assert "Access token" in page
+    assert TOKEN[:40] not in page and TOKEN[60:99] not in page
+
+
 async def test_a_client_the_user_never_granted_a_secret_cannot_type_it(client, site_url):
     secrets_store.set_secret("BANK_PW", "hunter2-Bank-Passw0rd", [site_url])
     page = await open_page(client, f"{site_url}/mcp/login.html")

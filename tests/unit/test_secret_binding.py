@@ -177,3 +177,9 @@ def test_an_mcp_clients_run_types_a_secret_its_task_names_only_where_the_client_
     assert refusal("{{secret:BANK_PW}}", SecretScope.of_task(task, "Claude Desktop")) == "secret_not_granted"
     secrets_store.grant_secret("BANK_PW", "Claude Desktop", BANK)
     assert resolve_action(Fill(ref=1, text="{{secret:BANK_PW}}"), Redactor(), SecretScope.of_task(task, "Claude Desktop")).secret_origins == [BANK]
+
+
+def test_a_long_lived_redactor_learns_the_secrets_stored_since_it_began() -> None:
+    redactor = Redactor.for_run()
+    secrets_store.set_secret("LATE", "late-secret-value-42", [BANK])
+    assert redactor.learn_store().text("shows late-secret-value-42") == f"shows {REDACTED}"
