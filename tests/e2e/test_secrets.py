@@ -179,6 +179,7 @@ async def test_use_this_page_sends_the_chat_model_no_stored_secret_the_page_show
 
     secrets_store.set_secret("ACCESS_TOKEN", TOKEN, [site_url])
     model = await serve([])
+    saved = (await sw.evaluate("() => globalThis.waymark.call('settings.get')"))["settings"]
     await configure(sw, chat={"provider": "openai_compat", "model": "fake", "options": {"preset": "ollama", "base_url": model.base_url}})
     await open_page(sw, page, f"{site_url}/secrets/echo.html")
     panel = await open_panel(browser, sw, page.url)
@@ -191,6 +192,8 @@ async def test_use_this_page_sends_the_chat_model_no_stored_secret_the_page_show
     finally:
         secrets_store.delete_secret("ACCESS_TOKEN")
         await panel.page.close()
+        # Later tests (and replays that heal) read the saved settings: the stopped model must not stay in them.
+        await sw.evaluate("(s) => globalThis.waymark.call('settings.set', {settings: s})", saved)
     prompts = "\n".join(seen.prompt() for seen in model.seen)
     assert "Access token" in prompts, "the page reached the chat prompt"
     assert TOKEN[:40] not in prompts and TOKEN[60:99] not in prompts
