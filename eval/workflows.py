@@ -127,7 +127,7 @@ def _secrets_of(task: Task, workflow: Any) -> dict[str, str]:
 def _save(task: Task, run_id: str) -> tuple[str, str]:
     """Save the fresh run as the task's workflow, the task's success predicates among its criteria; (name, error)."""
     from waymark.host.agent.trace import find_run
-    from waymark.host.core.secrets_store import set_secret
+    from waymark.host.core.secrets_store import normalize_origin, set_secret
     from waymark.host.workflows import store
     from waymark.host.workflows.save import NotSaveable, recorded, workflow_from
 
@@ -138,8 +138,10 @@ def _save(task: Task, run_id: str) -> tuple[str, str]:
         return name, str(exc)
     known = {json.dumps(c, sort_keys=True) for c in workflow.success_criteria}
     workflow.success_criteria += [c for c in task.success if json.dumps(c, sort_keys=True) not in known]
+    # Bound where the saved run typed them (a workflow of before: the start page's origin).
+    origins = sorted({s.secret_origin for s in workflow.steps if s.secret_origin} or {normalize_origin(workflow.start_url)})
     for secret, value in _secrets_of(task, workflow).items():
-        set_secret(secret, value)
+        set_secret(secret, value, origins)
     store.write(workflow, replace=True)
     return name, ""
 

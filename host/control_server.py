@@ -44,7 +44,7 @@ from waymark.host.core.protocol import (
 )
 from waymark.host.framing import MAX_INBOUND_BYTES, write_stream_frame
 from waymark.host.mcp_access import ACCESS, ClientConnection, ConsentDenied
-from waymark.host.mcp_scope import opened_tabs, refusal, visible_reply
+from waymark.host.mcp_scope import as_client, opened_tabs, refusal, visible_reply
 from waymark.host.mcp_waiting import WaitingBadge
 from waymark.host.peer import peer_of
 
@@ -175,6 +175,7 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
         elif out := refusal(message.method, message.params, ACCESS.scope(client)):
             refuse(message.id, out.code, out.message)
         else:
+            message = message.model_copy(update={"params": as_client(message.method, message.params, client.client)})
             started.append(message.id)
             server.calls.start(message, _scoped(send, client, message), client.id)
 

@@ -4,7 +4,8 @@ from the side panel. A call naming any other tab, or none (the user's current ta
 here, whatever the `waymark mcp` process on the other side believes.
 
 `refusal` judges a call before it runs; `opened_tabs` reads the tabs a reply or notification
-gave the client; `visible_reply` narrows a tab list to the client's scope.
+gave the client; `visible_reply` narrows a tab list to the client's scope; `as_client` binds a
+run the client starts to the client's own secret grants.
 """
 
 from __future__ import annotations
@@ -17,6 +18,18 @@ from waymark.host.methods import MethodError
 CLIENT_BROWSER_REQUESTS = frozenset({"tabs.list", "tabs.open", "tabs.close"})
 #: Actions whose target tab is the action's own `tab_id` rather than the call's.
 _TAB_ACTIONS = frozenset({"switch_tab", "close_tab"})
+
+
+#: Calls that start a run or a replay, which may type secrets.
+_RUNS = frozenset({"agent.run", "workflow.run"})
+
+
+def as_client(method: str, params: dict[str, Any], client: str) -> dict[str, Any]:
+    """A client's call as the host runs it: a run or replay it starts types only the secrets the
+    user granted this client (`secret_client`), whatever the client put there itself."""
+    if method not in _RUNS:
+        return params
+    return {**params, "secret_client": client or "an unnamed MCP client"}
 
 
 def _not_shared(tab: Any) -> MethodError:

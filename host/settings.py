@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from waymark.host.agent.confirm import Policy, narrowed
 from waymark.host.core.paths import config_dir, private_dir
+from waymark.host.core.secrets_store import SecretInfo
 from waymark.providers.base import LLMProvider
 from waymark.providers.errors import ProviderNotConfigured
 from waymark.providers.spec import ModelSpec
@@ -125,8 +126,10 @@ class SettingsView(BaseModel):
     settings: Settings
     #: The provider names the host knows.
     providers: list[str]
-    #: The names of the secrets stored, never their values.
-    secrets: list[str]
+    #: The typeable secrets stored, with the origins they are bound to and their MCP grants; never their values.
+    secrets: list[SecretInfo]
+    #: The names of the provider keys stored, never their values.
+    provider_keys: list[str]
     #: "provider" or "provider:preset" -> the secret name its key is stored under.
     key_names: dict[str, str]
     #: Where the settings file is.

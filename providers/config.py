@@ -9,14 +9,7 @@ import os
 from dataclasses import dataclass
 
 from waymark.host.core import secrets_store
-
-#: (provider, preset) -> the names a key is looked up under, in order.
-KEY_NAMES: dict[str, tuple[str, ...]] = {
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "openai_compat:openai": ("OPENAI_API_KEY",),
-    "openai_compat:openrouter": ("OPENROUTER_API_KEY",),
-}
+from waymark.host.core.secrets_store import KEY_NAMES
 
 
 @dataclass(frozen=True)
@@ -37,7 +30,7 @@ def key_names(provider: str, preset: str | None = None) -> tuple[str, ...]:
 
 def _stored(name: str) -> str | None:
     try:
-        return secrets_store.get_secret(name)
+        return secrets_store.get_provider_key(name)
     except (ValueError, OSError):
         return None
 

@@ -33,6 +33,7 @@
     ACT_DRAG_STARTED: "wm:act:drag-started",
     ACT_WHEEL_BEGIN: "wm:act:wheel-begin",
     ACT_WHEEL_END: "wm:act:wheel-end",
+    ACT_MARK_SECRET: "wm:act:mark-secret",
     SETTLE_QUIET: "wm:settle:quiet",
   });
   /** @type {{__waymarkKinds?: typeof kinds}} */ (globalThis).__waymarkKinds ??= kinds;

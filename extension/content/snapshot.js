@@ -192,6 +192,7 @@
     const role = firstRole(el);
     if (role && RANGE_ROLES.has(role)) return el.getAttribute("aria-valuetext") ?? el.getAttribute("aria-valuenow") ?? "";
     if (tag === "select") return Array.from(/** @type {HTMLSelectElement} */ (el).selectedOptions, (o) => o.label || o.text).join(" ");
+    if (core.typedSecret?.(el)) return "";
     if (tag === "textarea") return /** @type {HTMLTextAreaElement} */ (el).value;
     if (tag !== "input") return null;
     const input = /** @type {HTMLInputElement} */ (el);
@@ -606,6 +607,7 @@
 
   /** @param {Element} el */
   function isSecret(el) {
+    if (core.typedSecret?.(el)) return true;
     if (el.localName !== "input") return false;
     const input = /** @type {HTMLInputElement} */ (el);
     return input.type === "password" || SECRET_AUTOCOMPLETE.test(input.autocomplete || el.getAttribute("autocomplete") || "");
@@ -631,10 +633,15 @@
         states.checked = input.indeterminate ? "mixed" : input.checked;
       } else if (isSecret(el)) {
         if (input.value) states.has_value = true;
+        if (input.type !== "password" && core.typedSecret?.(el)) states.secret = true;
       } else if (!(input.type in INPUT_ROLES) || input.type === "range" || input.type === "number" || input.type === "search") {
         value = clean(input.value, VALUE_CAP);
         if (input.type !== "text" && input.type !== "search" && !(input.type in INPUT_ROLES)) states.type = input.type;
       }
+    } else if (isSecret(el)) {
+      // A text area or editable element a secret was typed into: only that it holds one.
+      if (/** @type {HTMLTextAreaElement} */ (el).value || el.textContent) states.has_value = true;
+      states.secret = true;
     } else if (tag === "textarea") {
       value = clean(/** @type {HTMLTextAreaElement} */ (el).value, VALUE_CAP);
       // A field of several lines says so, as Chrome's accessibility tree does: a one-line input
@@ -1007,7 +1014,9 @@
         return;
       }
       const inView = r.x < vw && r.y < vh && r.x + r.width > 0 && r.y + r.height > 0;
-      if (occlusion && inView) {
+      // A field a secret was typed into is always listed, covered or not: a translucent overlay
+      // shows it through, and its box is painted over in the screenshot only if it is listed.
+      if (occlusion && inView && !core.typedSecret?.(el)) {
         const hit = occlusion.occluderOf(el, r);
         if (hit) {
           const container = occlusion.containerOf(hit);

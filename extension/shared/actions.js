@@ -48,13 +48,14 @@ export const KIND = Object.freeze({
   ACT_DRAG_STARTED: "wm:act:drag-started",
   ACT_WHEEL_BEGIN: "wm:act:wheel-begin",
   ACT_WHEEL_END: "wm:act:wheel-end",
+  ACT_MARK_SECRET: "wm:act:mark-secret",
   SETTLE_QUIET: "wm:settle:quiet",
 });
 
 /**
- * @typedef {{tab_id?: number|null, action: Record<string, unknown>, ref_generation?: number|null, settle_min_ms?: number, settle_timeout_ms?: number, commit_timeout_ms?: number, snapshot?: SnapshotOptions|null, dialogs?: "accept"|"dismiss"|"ask", scroll_into_view?: boolean, upload_paths?: Array<string>|null, gate?: Gate|null}} ActRequest
+ * @typedef {{tab_id?: number|null, action: Record<string, unknown>, ref_generation?: number|null, settle_min_ms?: number, settle_timeout_ms?: number, commit_timeout_ms?: number, snapshot?: SnapshotOptions|null, dialogs?: "accept"|"dismiss"|"ask", scroll_into_view?: boolean, upload_paths?: Array<string>|null, gate?: Gate|null, secret_origins?: Array<string>|null}} ActRequest
  * @typedef {{code: "stale_ref"|"not_found"|"not_visible"|"disabled"|"readonly"|"occluded"|"not_editable"|"navigation_timeout"|"restricted_page"|"no_such_tab"|"debugger_unavailable"|"timeout"|"bad_action"|"no_such_option"|"dialog_blocked"|"no_dialog"|"dialog_open"|"not_selected"|"no_upload_folder"|"bad_file_name"|"file_not_found"|"outside_upload_folder"|"too_many_files"|"not_a_file_input"|"no_such_text"|"clipboard_empty"|"outside_viewport"|"drag_failed"|"input_stalled"|"url_refused"|"tab_refused"|"no_gate"|"press_lost"|string, message: string, data?: Record<string, unknown>, [key: string]: unknown}} ActionError
- * @typedef {{ok: boolean, action: string, path?: "cdp"|"synthetic"|"browser"|null, settle_ms?: number, settled?: boolean|null, url_before?: string, url_after?: string, navigated?: boolean, new_tab?: NewTabInfo|null, tab_id?: number|null, error?: ActionError|null, snapshot?: Snapshot|null, dialogs?: Array<Record<string, unknown>>, text?: string|null, hit?: PointerHit|null, drop?: PointerHit|null, already?: boolean, replaced?: boolean, [key: string]: unknown}} ActionResult
+ * @typedef {{ok: boolean, action: string, path?: "cdp"|"synthetic"|"browser"|null, settle_ms?: number, settled?: boolean|null, url_before?: string, url_after?: string, navigated?: boolean, new_tab?: NewTabInfo|null, tab_id?: number|null, error?: ActionError|null, snapshot?: Snapshot|null, dialogs?: Array<Record<string, unknown>>, text?: string|null, hit?: PointerHit|null, drop?: PointerHit|null, already?: boolean, replaced?: boolean, secret_origin?: string|null, [key: string]: unknown}} ActionResult
  * @typedef {{type: "answer_dialog", accept: boolean, text?: string|null}} AnswerDialog
  * @typedef {{type: "ask_user", question: string}} AskUser
  * @typedef {{type: "back"}} Back

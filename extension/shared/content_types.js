@@ -25,6 +25,7 @@
  * @property {boolean=} actionsLoaded  content/actions.js is loaded
  * @property {boolean=} pointerLoaded  content/pointer.js is loaded
  * @property {boolean=} formsLoaded  content/forms.js is loaded
+ * @property {((el: Element) => boolean)=} typedSecret  a secret was typed into this field (content/secret_fields.js)
  * @property {PointerKit=} pointer  what content/actions.js lends content/pointer.js
  * @property {ActKit=} act  what content/actions.js lends content/forms.js
  *

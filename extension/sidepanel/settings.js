@@ -3,10 +3,12 @@
  * Settings: a provider and model per role (chat, planner, executor), API keys, domain allow
  * and block lists, the confirmation policy, screenshots, diagnostics and the theme.
  * Everything but the theme is kept by the host. API keys go straight to the host's secret
- * store and are never written to chrome.storage; the panel only ever learns their names.
+ * store (as provider keys, never typeable) and are never written to chrome.storage; the panel
+ * only ever learns their names. Typeable secrets and their sites: sidepanel/secrets.js.
  */
 import { errorMessage } from "../shared/errors.js";
 import { byId, clear, h } from "./dom.js";
+import { secretsFieldset } from "./secrets.js";
 
 /** @typedef {import("./host_client.js").HostClient} HostClient */
 /** @typedef {import("./host_status.js").Problem} Problem */
@@ -87,6 +89,7 @@ export class SettingsView {
     const s = view.settings;
     clear(this.root);
     for (const role of ROLES) this.root.append(this.roleFieldset(role, s[role], view));
+    this.root.append(secretsFieldset(this.client, view.secrets, () => this.load()));
     const theme = await applySavedTheme();
     this.root.append(
       h("fieldset", {},
@@ -148,9 +151,9 @@ export class SettingsView {
       const keyField = /** @type {HTMLElement} */ (fs.querySelector(".field-key"));
       keyField.hidden = !name;
       /** @type {HTMLElement} */ (keyField.querySelector("span")).textContent = name
-        ? `API key (${name})${view.secrets.includes(name) ? ": stored on the host, type to replace" : ""}`
+        ? `API key (${name})${view.provider_keys.includes(name) ? ": stored on the host, type to replace" : ""}`
         : "API key";
-      /** @type {HTMLInputElement} */ (keyField.querySelector("input")).placeholder = name && view.secrets.includes(name) ? "••••••••" : "";
+      /** @type {HTMLInputElement} */ (keyField.querySelector("input")).placeholder = name && view.provider_keys.includes(name) ? "••••••••" : "";
     };
     providerSelect.addEventListener("change", syncFields);
     presetSelect.addEventListener("change", syncFields);
@@ -187,7 +190,7 @@ export class SettingsView {
     const name = keyName(/** @type {HostSettings} */ (this.view), provider, String(options.preset || ""));
     if (keyInput.value && name) {
       // Straight to the host's secret store: the key is never kept by the extension.
-      await this.client.call("secrets.set", { name, value: keyInput.value });
+      await this.client.call("secrets.set", { name, value: keyInput.value, kind: "provider_key" });
       keyInput.value = "";
     }
     return { provider, model: value("model"), options };

@@ -3,9 +3,11 @@
 // From host/settings.py.
 
 /**
+ * @typedef {{client: string, origin: string}} Grant
  * @typedef {{provider: string, model: string, options: Record<string, unknown>}} RoleSettings
+ * @typedef {{name: string, origins: Array<string>, grants: Array<Grant>}} SecretInfo
  * @typedef {{chat: RoleSettings, planner: RoleSettings, executor: RoleSettings, allow_domains: Array<string>, block_domains: Array<string>, confirm_policy: "ask"|"allow"|"block", screenshots: boolean, diagnostics: boolean, upload_dir: string|null, file_folders: Array<string>}} Settings
- * @typedef {{settings: Settings, providers: Array<string>, secrets: Array<string>, key_names: Record<string, string>, config_path: string}} SettingsView
+ * @typedef {{settings: Settings, providers: Array<string>, secrets: Array<SecretInfo>, provider_keys: Array<string>, key_names: Record<string, string>, config_path: string}} SettingsView
  */
 
 export {};

@@ -24,6 +24,7 @@ import * as pointerActions from "./pointer.js";
 import { collectPageDialogs, forgetRecent, heldDialog, ownPageDialogs, takeForResult } from "./dialogs.js";
 import { admitTab, admitUrl } from "./gate.js";
 import { applyGate, releaseTabs } from "./net_gate.js";
+import { admitSecret } from "./secret_gate.js";
 
 /**
  * @typedef {import("./refs.js").RefTarget} RefTarget
@@ -445,6 +446,8 @@ async function pointer(ctx, a) {
 async function text(ctx, a) {
   if (typeof a.text !== "string") throw new WaymarkError("bad_action", `${a.type} needs text`);
   const t = target(ctx.tabId, a.ref);
+  const secretOrigin = await admitSecret(ctx.tabId, t.frameId, ctx.req.secret_origins, (m) => toFrame(ctx, t, m));
+  if (secretOrigin) ctx.result.secret_origin = secretOrigin;
   const p = await prepare(ctx, t, "edit", { guard: true });
   if (p.picker) {
     // Date and time fields are segmented pickers: typed text lands segment by segment in the

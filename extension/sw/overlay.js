@@ -3,8 +3,10 @@
  * The numbered-overlay screenshot: captureVisibleTab, then a label with each in-viewport
  * element's ref drawn at its box with OffscreenCanvas, as JPEG. Labels are scaled by
  * `bitmap.width / innerWidth` (never devicePixelRatio: under automation the capture size and
- * the DPR disagree) and clamped to the image. If labelling fails the raw capture is returned;
- * the snapshot never fails because of its screenshot.
+ * the DPR disagree) and clamped to the image. The box of every field a secret was typed into is
+ * painted over first, so no screenshot carries a typed secret. If labelling fails the raw capture
+ * is returned, unless it shows such a field: then no screenshot at all. The snapshot never fails
+ * because of its screenshot.
  */
 import { clampBox, scaleBox } from "../shared/coords.js";
 import { errorMessage } from "../shared/errors.js";
@@ -13,6 +15,10 @@ import { errorMessage } from "../shared/errors.js";
 /** Label colours: a saturated fill no ordinary page uses much, so labels stand out (and tests can find them). */
 export const LABEL_FILL = "#ff00c8";
 export const LABEL_TEXT = "#ffffff";
+/** What a typed secret's box is painted with: opaque, and no colour a label uses. */
+export const SECRET_FILL = "#202020";
+/** CSS pixels painted beyond a secret field's box on each side (caret, focus ring, a box read a frame early). */
+const SECRET_PAD = 4;
 const JPEG_QUALITY = 0.8;
 /** Chrome allows an extension two captureVisibleTab calls a second; a faster one fails outright. */
 const CAPTURE_GAP_MS = 510;
@@ -61,9 +67,10 @@ export async function blobToBase64(blob) {
  * @param {chrome.tabs.Tab} tab  must be the active tab of its window (captureVisibleTab's rule); it is activated if not
  * @param {{ref: number, bbox: number[]}[]} elements  in-viewport elements, top-level CSS pixels
  * @param {number} innerWidth  the top document's innerWidth (CSS pixels)
+ * @param {{bbox: number[]}[]=} secrets  the fields a secret was typed into (painted over), top-level CSS pixels
  * @returns {Promise<{b64: string|null, labelled: boolean, error: string|null, scale: number|null}>}
  */
-export async function overlayScreenshot(tab, elements, innerWidth) {
+export async function overlayScreenshot(tab, elements, innerWidth, secrets = []) {
   let dataUrl;
   try {
     if (!tab.active && tab.id !== undefined) await chrome.tabs.update(tab.id, { active: true });
@@ -79,6 +86,11 @@ export async function overlayScreenshot(tab, elements, innerWidth) {
     ctx.drawImage(bitmap, 0, 0);
     const scale = bitmap.width / Math.max(1, innerWidth);
     if (tab.id !== undefined) scales.set(tab.id, scale);
+    ctx.fillStyle = SECRET_FILL;
+    for (const field of secrets) {
+      const [x, y, w, h] = /** @type {Box} */ (field.bbox);
+      ctx.fillRect(...scaleBox([x - SECRET_PAD, y - SECRET_PAD, w + 2 * SECRET_PAD, h + 2 * SECRET_PAD], scale));
+    }
     const fontPx = Math.max(10, Math.round(12 * scale));
     ctx.font = `bold ${fontPx}px sans-serif`;
     ctx.textBaseline = "top";
@@ -102,7 +114,7 @@ export async function overlayScreenshot(tab, elements, innerWidth) {
     const blob = await canvas.convertToBlob({ type: "image/jpeg", quality: JPEG_QUALITY });
     return { b64: await blobToBase64(blob), labelled: true, error: null, scale };
   } catch (e) {
-    return { b64: raw, labelled: false, error: `labelling failed: ${errorMessage(e)}`, scale: null };
+    return { b64: secrets.length ? null : raw, labelled: false, error: `labelling failed: ${errorMessage(e)}`, scale: null };
   }
 }
 

@@ -339,7 +339,7 @@ export async function takeSnapshot(tabId, options = {}) {
     dialogs: recentDialogs(id),
   };
   if (opts.screenshot) {
-    const shot = await overlayScreenshot(tab, page.elements.filter((e) => e.in_viewport), vp.width);
+    const shot = await overlayScreenshot(tab, page.elements.filter((e) => e.in_viewport), vp.width, page.elements.filter((e) => e.states?.secret));
     snapshot.screenshot_b64 = shot.b64;
     snapshot.screenshot_scale = shot.scale;
     if (shot.error) snapshot.stats.screenshot_error = shot.error;

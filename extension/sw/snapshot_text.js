@@ -88,7 +88,25 @@ function sanitizeOnce(raw) {
   }
   const search = kept.toString();
   const hash = u.hash && !/[=&]/.test(u.hash) && !OPAQUE_VALUE.test(u.hash.slice(1)) ? u.hash : "";
-  return oneLine(`${u.origin}${u.pathname}${search ? `?${search}` : ""}${hash}`, 300);
+  const path = u.pathname.split("/").map((segment) => (isPathToken(segment) ? "[redacted]" : segment)).join("/");
+  return oneLine(`${u.origin}${path}${search ? `?${search}` : ""}${hash}`, 300);
+}
+
+const JWT = /^[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}$/;
+const HEX = /^[0-9a-fA-F]{32,}$/;
+const TOKEN_CHARS = /^[A-Za-z0-9\-_.~%+=]{16,}$/;
+
+/**
+ * Whether a URL path segment is a credential (a reset or magic link's token, a JWT, a long random
+ * id): JWT-shaped, 32+ hex digits, or 16+ token characters whose letters and digits alternate in
+ * 6 or more runs once separators are dropped (a word slug alternates in fewer). The host's
+ * redact_url (host/agent/redaction.py) keeps the same rule.
+ * @param {string} segment
+ */
+export function isPathToken(segment) {
+  if (JWT.test(segment) || HEX.test(segment)) return true;
+  if (!TOKEN_CHARS.test(segment)) return false;
+  return (segment.replace(/[^A-Za-z0-9]/g, "").match(/[A-Za-z]+|[0-9]+/g) || []).length >= 6;
 }
 
 /**

@@ -143,7 +143,7 @@ class HostActions:
             raise RunStopped("blocked", f"{action_line(action, safe)} led to a page that is not allowed: {refusal}")
 
     async def recover(self, action: ActionModel, dispatched: ActionModel, result: ActionResult, timing: dict[str, float],
-                      record: dict[str, Any], finish: Finish) -> ActionResult | Attempted:
+                      record: dict[str, Any], finish: Finish, secret_origins: list[str] | None = None) -> ActionResult | Attempted:
         """After the browser reported an error: the repaired result, or the retry to answer with. A stale ref is never re-dispatched by name: the model decides again on the fresh page."""
         error = result.error
         code, message = (error.code, error.message) if error else ("failed", "the action failed")
@@ -152,7 +152,7 @@ class HostActions:
             finish("retry", f"stale_ref: {message}", error={"code": code, "message": message})
             return None, fresh, f"ref {getattr(action, 'ref', None)} no longer exists (the page changed); choose from the fresh snapshot"
         t1 = time.perf_counter()
-        fixed = await repairs.after_action_error(self.session, self.policy, dispatched, result)
+        fixed = await repairs.after_action_error(self.session, self.policy, dispatched, result, secret_origins)
         timing["repair_ms"] = (time.perf_counter() - t1) * 1000
         record["repair"] = fixed.notes
         if fixed.result is None or not fixed.result.ok:

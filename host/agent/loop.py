@@ -52,6 +52,8 @@ from waymark.host.agent.proof import Proof
 from waymark.host.agent.redaction import (
     Redactor,
     SecretMissing,
+    SecretRefused,
+    SecretScope,
     protect_typed_text,
     redact_url,
     resolve_action,
@@ -131,6 +133,8 @@ class RunOptions(BaseModel):
     coordinates: bool = False
     #: The JSON Schema (Draft 2020-12) `done`'s data must match (host.agent.answers); None: no answer is asked for.
     output_schema: dict[str, Any] | None = None
+    #: An MCP client's run: besides naming a secret, the task types it only where the user granted it that client.
+    secret_client: str | None = None
 
 
 class AgentRun:
@@ -142,7 +146,9 @@ class AgentRun:
     ) -> None:
         self.options = options
         self.run_id = run_id or new_run_id()
-        self.redactor = Redactor()
+        self.redactor = Redactor.for_run()
+        #: The secrets this run may type: those its task names.
+        self.secret_scope = SecretScope.of_task(options.task, options.secret_client)
         self.record = RunRecord(self.run_id, self.redactor, emit)
         self.trace, self.emit, self._found = self.record.trace, self.record.emit, self.record.found
         self.session = BrowserSession(bridge, tab_id=options.tab_id, max_chars=options.max_chars, screenshots=options.screenshots,
@@ -436,12 +442,17 @@ class AgentRun:
         t0 = time.perf_counter()
         record["tab_before"] = self.session.tab_id
         try:
-            dispatched = resolve_action(action, self.redactor)
+            resolved = resolve_action(action, self.redactor, self.secret_scope)
         except SecretMissing as exc:
             finish("failed", str(exc))
             raise RunStopped("failed", str(exc)) from None
+        except SecretRefused as exc:
+            # The page gets nothing; the model is told why, as for any action that cannot be done.
+            finish("refused", f"{exc.code}: {exc.message}", error={"code": exc.code, "message": exc.message})
+            return None, snap, f"{exc.code}: {exc.message}"
+        dispatched = resolved.action
         protect_typed_text(action, snap, self.redactor)
-        result = await self.session.act(dispatched, screenshot=self.options.screenshots)
+        result = await self.session.act(dispatched, screenshot=self.options.screenshots, secret_origins=resolved.secret_origins)
         timing["dispatch_ms"] = (time.perf_counter() - t0) * 1000
         # run_tabs: the tabs the run started in or opened, never one it only switched to (an MCP
         # client's scope grows by these alone, host/mcp_scope.py).
@@ -449,6 +460,8 @@ class AgentRun:
                       run_tabs=sorted(self.session.tabs))
         if result.dialogs:
             record["dialogs"] = self.redactor.obj([DialogSeen.model_validate(d).model_dump(exclude_none=True) for d in result.dialogs])
+        if result.secret_origin:
+            record["secret_origin"] = result.secret_origin
         self.host.arrived(action, result, snap, safe, record, finish)
         read = ""
         if result.text is not None and isinstance(action, Extract):
@@ -457,7 +470,7 @@ class AgentRun:
             # The model sees what it read: an extraction task's values are often in no element's name.
             read = read_line(self.redactor.text(result.text))
         if not result.ok:
-            recovered = await self.host.recover(action, dispatched, result, timing, record, finish)
+            recovered = await self.host.recover(action, dispatched, result, timing, record, finish, resolved.secret_origins)
             if not isinstance(recovered, ActionResult):
                 return recovered
             result = recovered
@@ -470,7 +483,7 @@ class AgentRun:
             finish("retry", f"{still.code}: {still.message}")
             return None, result.snapshot or snap, still.message
         if isinstance(action, (Fill, Type)) and isinstance(dispatched, (Fill, Type)):
-            self.secret_fills.typed(snap.url, snap.find(action.ref), action, dispatched.text)
+            self.secret_fills.typed(snap.url, snap.find(action.ref), action, dispatched.text, secret=resolved.secret_origins is not None)
             self.typed.append(action.text)
         landed = landed_line(result, safe)
         if landed:

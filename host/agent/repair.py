@@ -66,8 +66,10 @@ def close_control(snapshot: Snapshot, occluder: int | None) -> int | None:
     return None
 
 
-async def after_action_error(session: BrowserSession, policy: Policy, action: ActionModel, result: ActionResult) -> Repair:
-    """Try to make a failed action possible and dispatch it once more; never for stale refs."""
+async def after_action_error(session: BrowserSession, policy: Policy, action: ActionModel, result: ActionResult,
+                             secret_origins: list[str] | None = None) -> Repair:
+    """Try to make a failed action possible and dispatch it once more (under the same secret
+    origins, when it types a secret); never for stale refs."""
     code = result.error.code if result.error else ""
     if code not in DID_NOT_ACT:
         return Repair(notes=[])
@@ -89,7 +91,7 @@ async def after_action_error(session: BrowserSession, policy: Policy, action: Ac
                 closed = await session.act(Click(ref=close))
                 notes.append(f'clicked [{close}] "{snap.find(close).name}" to close the overlay')  # type: ignore[union-attr]
                 snap = closed.snapshot or snap
-    retried = await session.act(action)
+    retried = await session.act(action, secret_origins=secret_origins)
     notes.append("tried the same action on the same ref again" + (" — it worked" if retried.ok else f" — {retried.error.code if retried.error else 'failed'}"))
     return Repair(notes=notes, result=retried, snapshot=retried.snapshot)
 

@@ -31,17 +31,18 @@ class SecretFills:
     def _key(url: str, element: SnapshotElement) -> tuple[str, str, int]:
         return url, element.doc, element.ref
 
-    def note(self, url: str, element: SnapshotElement | None, *texts: str) -> None:
-        """Remember a fill of a secret field: the text as the model wrote it and as dispatched
-        (a placeholder resolved), so a check may quote either. Other fields are not kept."""
-        if element is not None and is_password_field(element):
+    def note(self, url: str, element: SnapshotElement | None, *texts: str, secret: bool = False) -> None:
+        """Remember a fill of a secret field (`secret`: any field a placeholder's secret went into,
+        which is masked from then on): the text as the model wrote it and as dispatched (a
+        placeholder resolved), so a check may quote either. Other fields are not kept."""
+        if element is not None and (secret or is_password_field(element)):
             self._fills[self._key(url, element)] = {_digest(t) for t in texts}
 
-    def typed(self, url: str, element: SnapshotElement | None, action: Fill | Type, dispatched: str) -> None:
+    def typed(self, url: str, element: SnapshotElement | None, action: Fill | Type, dispatched: str, secret: bool = False) -> None:
         """Note a fill or a typing into a field: a fill's text is the field's whole value, and so
         is a typing into an empty field; typed after a value, the field's value is not known."""
         whole = isinstance(action, Fill) or (element is not None and not element.states.get("has_value"))
-        self.note(url, element, *((action.text, dispatched) if whole else ()))
+        self.note(url, element, *((action.text, dispatched) if whole else ()), secret=secret)
 
     def holds(self, url: str, element: SnapshotElement, text: str) -> bool:
         """Whether the secret field still holds a value and this run's last fill of it was `text`."""

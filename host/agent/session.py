@@ -64,11 +64,13 @@ class BrowserSession:
         self.ref_generation = snap.ref_generation
         return snap
 
-    async def act(self, action: ActionModel, *, screenshot: bool = False, snapshot_after: bool = True) -> ActionResult:
-        """Dispatch one action; the result's tab becomes the session's tab."""
+    async def act(self, action: ActionModel, *, screenshot: bool = False, snapshot_after: bool = True,
+                  secret_origins: list[str] | None = None) -> ActionResult:
+        """Dispatch one action (`secret_origins`: it types a secret bound to those); the result's tab becomes the session's tab."""
         # A confirm or prompt waits for the executor's answer_dialog (ask), as a person reads it first.
         request = ActRequest(tab_id=self.tab_id, action=action_json(action), ref_generation=self.ref_generation,
-                             snapshot=self.options(screenshot) if snapshot_after else None, dialogs="ask", gate=self.gate())
+                             snapshot=self.options(screenshot) if snapshot_after else None, dialogs="ask", gate=self.gate(),
+                             secret_origins=secret_origins)
         result = await act(self.bridge, request, upload_dir=self.upload_dir)
         if result.new_tab is not None:
             self.tabs.add(result.new_tab.tab_id)

@@ -106,6 +106,11 @@ class ActRequest(BaseModel):
     #: Where this action may take the browser and which tabs it may move to (host.core.gate);
     #: host.browser.act sends no request without one.
     gate: Gate | None = None
+    #: Set when the action types a secret (host.agent.redaction.resolve_action): the origins the
+    #: secret is bound to. The service worker types only into a frame whose origin, as the browser
+    #: reports it, is one of them (else `secret_origin_refused`), and the field then reports only
+    #: that it has a value, in snapshots and screenshots alike. None: no secret is typed.
+    secret_origins: list[str] | None = None
 
     def reply_deadline_s(self) -> float:
         """How long a caller waits for the extension's reply: every wait the action may do
@@ -167,3 +172,6 @@ class ActionResult(BaseModel):
     #: The page replaced the element as it answered the action (a re-render on change): the
     #: action landed, and the element's new state is read from the next snapshot, not the old node.
     replaced: bool = False
+    #: A typed secret: the origin of the frame it went into, as the service worker read it (a
+    #: saved workflow records it, and its replay types the secret there only).
+    secret_origin: str | None = None

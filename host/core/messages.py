@@ -38,5 +38,6 @@ CONTENT_KINDS: dict[str, str] = {
     "ACT_DRAG_STARTED": "wm:act:drag-started",
     "ACT_WHEEL_BEGIN": "wm:act:wheel-begin",
     "ACT_WHEEL_END": "wm:act:wheel-end",
+    "ACT_MARK_SECRET": "wm:act:mark-secret",
     "SETTLE_QUIET": "wm:settle:quiet",
 }

@@ -16,7 +16,8 @@ from waymark.host.agent.confirm import (
 )
 from waymark.host.agent.redaction import (
     Redactor,
-    SecretMissing,
+    SecretRefused,
+    SecretScope,
     protect_typed_text,
     resolve_action,
 )
@@ -66,7 +67,7 @@ class McpSession:
         self.tab_id: int | None = None
         #: The MCP client's name (from its initialize request): what the user allows.
         self.client = "an MCP client"
-        self.redactor = Redactor()
+        self.redactor = Redactor.for_run()
         #: The last snapshot the client was shown: the refs it chooses from.
         self.last: Snapshot | None = None
         #: The URL before the last action, for `url_changed` checks.
@@ -137,10 +138,9 @@ class McpSession:
     def _seen(self, snap: Snapshot) -> Snapshot:
         if snap.tab_id is not None:
             self.tab_id = snap.tab_id
-        shot = snap.screenshot_b64
-        safe = self.redactor.snapshot(snap.model_copy(update={"screenshot_b64": None}))
-        self.last = safe
-        return safe.model_copy(update={"screenshot_b64": shot})
+        # An MCP session outlives many tool calls: secrets stored since it began are redacted too.
+        self.last = self.redactor.learn_store().snapshot(snap.model_copy(update={"screenshot_b64": None}))
+        return self.last.model_copy(update={"screenshot_b64": snap.screenshot_b64})
 
     async def page_text(self) -> str:
         """The readable text of every frame of the current tab (for text_present and extract)."""
@@ -169,12 +169,13 @@ class McpSession:
         if reason:
             await self._gate(line, reason, confirm)
         try:
-            dispatched = resolve_action(action, self.redactor)
-        except SecretMissing as exc:
-            raise ToolError("secret_missing", str(exc)) from None
+            # A client has no task naming secrets: only what the user granted it, and where.
+            resolved = resolve_action(action, self.redactor, SecretScope(named=None, client=self.client))
+        except SecretRefused as exc:
+            raise ToolError(exc.code, exc.message) from None
         protect_typed_text(action, seen, self.redactor)
         self.url_before = seen.url if seen else ""
-        result = await self._dispatch(dispatched, max_chars=max_chars, ref_generation=generation)
+        result = await self._dispatch(resolved.action, max_chars=max_chars, ref_generation=generation, secret_origins=resolved.secret_origins)
         if result.tab_id is not None:
             self.tab_id = result.tab_id
         refusal = domain_refusal(result.url_after, self.policy) if result.url_after else None
@@ -214,12 +215,13 @@ class McpSession:
         return {self.tab_id} if self.tab_id is not None else set()
 
     async def _dispatch(self, action: ActionModel, *, snapshot: bool = True, max_chars: int = DEFAULT_MAX_CHARS,
-                        ref_generation: int | None = None) -> ActionResult:
+                        ref_generation: int | None = None, secret_origins: list[str] | None = None) -> ActionResult:
         tabs = self._known_tabs()
         if isinstance(action, (SwitchTab, CloseTab)):
             # The tabs the host lets this client see (its own, and those the user shared): the gate
             # admits a switch or close to one of them only. No local files for a client.
             tabs |= {t["tab_id"] for t in await self.tabs() if isinstance(t.get("tab_id"), int)}
         request = ActRequest(tab_id=self.tab_id, action=action_json(action), ref_generation=ref_generation,
-                             snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None, dialogs="ask", gate=policy_gate(self.policy, tabs))
+                             snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None, dialogs="ask", gate=policy_gate(self.policy, tabs),
+                             secret_origins=secret_origins)
         return ActionResult.model_validate(await self.call("act", request.model_dump(mode="json"), timeout=request.reply_deadline_s() + 5))

@@ -35,7 +35,7 @@ class _Events:
 async def run_task(params: Any, call: ToolCall) -> list[Content] | Structured:
     """Run the task to its summary; each step is a progress notification."""
     session = call.session
-    run: dict[str, Any] = {"task": params.task, **call.models, "policy": session.policy.model_dump()}
+    run: dict[str, Any] = {"task": params.task, **call.models, "policy": session.policy.model_dump(), "secret_client": session.client}
     if params.output_schema is not None:
         run["output_schema"] = params.output_schema
     if params.start_url:

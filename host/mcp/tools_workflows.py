@@ -53,7 +53,7 @@ def workflow_tool(workflow: Workflow) -> Tool:
 
     async def run(params: Any, call: ToolCall) -> list[Content]:
         replay: dict[str, Any] = {"name": workflow.name, "params": {n: getattr(params, n) for n in names},
-                                  "policy": call.session.policy.model_dump(),
+                                  "policy": call.session.policy.model_dump(), "secret_client": call.session.client,
                                   **{k: v for k, v in call.models.items() if k in ("script", "planner", "executor")}}
         if params.start_url:
             replay["start_url"] = params.start_url

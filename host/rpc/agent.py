@@ -79,6 +79,9 @@ class RunParams(ModelParams):
     tab_id: int | None = None
     budgets: Budgets = Field(default_factory=Budgets)
     screenshots: bool = True
+    #: The MCP client that asked for this run: it types only the secrets the user granted it
+    #: (the control socket sets it for a client's call, whatever the client sent).
+    secret_client: str | None = None
     #: False: no planner call; the executor works on the whole task (see RunOptions.plan).
     plan: bool = True
     #: The folder upload_file takes files from; None: the one in the settings (if any).
@@ -204,7 +207,7 @@ async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     options = RunOptions(
         task=run_params.task, start_url=run_params.start_url, tab_id=run_params.tab_id, budgets=run_params.budgets,
         policy=run_policy(run_params.policy, trusted=ctx.client_id is None), screenshots=run_params.screenshots, plan=run_params.plan, coordinates=run_params.coordinates,
-        output_schema=run_params.output_schema,
+        output_schema=run_params.output_schema, secret_client=run_params.secret_client,
         upload_dir=run_params.upload_dir or load_settings().upload_dir, file_folders=load_settings().file_folders,
         max_chars=snapshot_chars(executor.capabilities().context_tokens),
         planner_call=_call(specs[0] if specs else None), executor_call=_call(specs[1] if specs else None),

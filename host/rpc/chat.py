@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from waymark.host.agent.prompts import UNTRUSTED_TAG, snapshot_block
+from waymark.host.agent.redaction import Redactor
 from waymark.host.bridge import BrowserError
 from waymark.host.browser import snapshot
 from waymark.host.core.browser_api import SnapshotOptions
@@ -66,7 +67,9 @@ def wrap_page(snap: Any) -> str:
 
 async def _page_context(ctx: CallContext, params: ChatParams, want_screenshot: bool) -> Any:
     try:
-        return await snapshot(ctx.browser, SnapshotOptions(tab_id=params.tab_id, max_chars=PAGE_BUDGET_CHARS, screenshot=want_screenshot))
+        snap = await snapshot(ctx.browser, SnapshotOptions(tab_id=params.tab_id, max_chars=PAGE_BUDGET_CHARS, screenshot=want_screenshot))
+        # The chat model sees no stored secret the page shows, whole or in part.
+        return Redactor.for_run().with_screenshot(snap)
     except BrowserError as exc:
         raise MethodError("page_unavailable", f"could not read the page ({exc.code}): {exc.message}") from None
 

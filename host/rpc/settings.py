@@ -1,16 +1,16 @@
 """The settings' and the secret store's host methods (the settings themselves: host.settings).
 
-API keys go to the secret store (host/core/secrets_store.py) under the names providers/config.py
+API keys go to the secret store's provider keys (host/core/secrets_store.py) under the names providers/config.py
 looks them up by (GEMINI_API_KEY, OPENROUTER_API_KEY, ...), where every provider finds them.
-The side panel reads and writes both through `settings.get`, `settings.set`, `secrets.set`, `secrets.list`
-and `secrets.delete`; no value ever travels back to the browser.
+The side panel reads and writes both through `settings.get`, `settings.set`, `secrets.set`, `secrets.bind`,
+`secrets.grant`, `secrets.list` and `secrets.delete`; no value ever travels back to the browser.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import ValidationError
 
@@ -32,11 +32,10 @@ log = logging.getLogger(__name__)
 
 def _public_view(settings: Settings) -> dict[str, Any]:
     from waymark.providers import registry
-    from waymark.providers.config import KEY_NAMES
 
     return SettingsView(
-        settings=settings, providers=registry.names(), secrets=secrets_store.names(),
-        key_names={target: names[0] for target, names in KEY_NAMES.items()}, config_path=str(settings_path()),
+        settings=settings, providers=registry.names(), secrets=secrets_store.listing(), provider_keys=secrets_store.provider_key_names(),
+        key_names={target: names[0] for target, names in secrets_store.KEY_NAMES.items()}, config_path=str(settings_path()),
     ).model_dump(mode="json")
 
 
@@ -61,33 +60,61 @@ async def settings_set(params: dict[str, Any], ctx: CallContext) -> dict[str, An
     return _public_view(updated)
 
 
-@method("secrets.set")
-async def secrets_set(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    """Store one secret in the host's store; answers with the stored names only."""
+def _secrets_view() -> dict[str, Any]:
+    return {"names": secrets_store.names(), "secrets": [s.model_dump(mode="json") for s in secrets_store.listing()],
+            "provider_keys": secrets_store.provider_key_names()}
+
+
+def _store_call(change: Callable[[], object]) -> dict[str, Any]:
+    """Run one change of the store and answer with what the panel may see of it (names, origins, grants)."""
     try:
-        secrets_store.set_secret(params.get("name"), params.get("value"))  # type: ignore[arg-type]
+        change()
+        return _secrets_view()
     except secrets_store.SecretError as exc:
         raise MethodError(exc.code, exc.message) from None
-    return {"names": secrets_store.names()}
+
+
+@method("secrets.set")
+async def secrets_set(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Store one value: under a provider key's name (or `kind` "provider_key") a provider key, never
+    typeable; else a typeable secret bound to `origins` (the sites it may be typed on). Answers with names only."""
+    name, value = params.get("name"), params.get("value")
+    if params.get("kind") == "provider_key" or name in secrets_store.PROVIDER_KEY_NAMES:
+        return _store_call(lambda: secrets_store.set_provider_key(name, value))  # type: ignore[arg-type]
+    return _store_call(lambda: secrets_store.set_secret(name, value, params.get("origins") or []))  # type: ignore[arg-type]
+
+
+@method("secrets.bind")
+async def secrets_bind(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Set the origins a stored secret may be typed on (`{name, origins}`)."""
+    return _store_call(lambda: secrets_store.bind_secret(params.get("name"), params.get("origins")))  # type: ignore[arg-type]
+
+
+@method("secrets.grant")
+async def secrets_grant(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Let an MCP client type a secret on one of its origins (`{name, client, origin, granted}`; granted false revokes)."""
+    return _store_call(lambda: secrets_store.grant_secret(params.get("name"), params.get("client"), params.get("origin"),  # type: ignore[arg-type]
+                                                          params.get("granted", True) is not False))
 
 
 @method("secrets.delete")
 async def secrets_delete(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    """Remove one secret; answers with the remaining names."""
+    """Remove one secret (`kind` "provider_key": a provider key); answers with the remaining names."""
+    name = params.get("name")
     try:
-        deleted = secrets_store.delete_secret(params.get("name"))  # type: ignore[arg-type]
+        if params.get("kind") == "provider_key" or name in secrets_store.PROVIDER_KEY_NAMES:
+            deleted = secrets_store.delete_provider_key(name)  # type: ignore[arg-type]
+        else:
+            deleted = secrets_store.delete_secret(name)  # type: ignore[arg-type]
+        return {"deleted": deleted, **_secrets_view()}
     except secrets_store.SecretError as exc:
         raise MethodError(exc.code, exc.message) from None
-    return {"deleted": deleted, "names": secrets_store.names()}
 
 
 @method("secrets.list")
 async def secrets_list(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    """The names of stored secrets; values never leave the host."""
-    try:
-        return {"names": secrets_store.names()}
-    except secrets_store.SecretError as exc:
-        raise MethodError(exc.code, exc.message) from None
+    """The stored secrets' names, origins and grants, and the provider keys' names; values never leave the host."""
+    return _store_call(lambda: None)
 
 
 @method("settings.test")

@@ -147,6 +147,9 @@ class ReplayParams(ModelParams):
     start_url: str | None = None
     heal: bool = True
     screenshots: bool = False
+    #: The MCP client that asked for this run: it types only the secrets the user granted it
+    #: (the control socket sets it for a client's call, whatever the client sent).
+    secret_client: str | None = None
 
 
 def _heal_source(params: ReplayParams) -> Any:
@@ -180,6 +183,7 @@ async def workflow_run(params: dict[str, Any], ctx: CallContext) -> dict[str, An
                             policy=run_policy(replay_params.policy, trusted=ctx.client_id is None),
                             file_folders=load_settings().file_folders,
                             screenshots=replay_params.screenshots, heal=replay_params.heal, max_chars=snapshot_chars(32_000),
+                            secret_client=replay_params.secret_client,
                             **({"executor_call": executor_call} if executor_call else {}))
     run_id = new_run_id()
     state = _Run(run_id, ctx.client_id)

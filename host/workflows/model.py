@@ -62,6 +62,9 @@ class WorkflowStep(BaseModel):
     #: Why the step is destructive (a normal run asked the user first); None when it is not.
     destructive: str | None = None
     healed: HealNote | None = None
+    #: The origin of the frame the saved run typed this step's secret into, as the browser read it:
+    #: a replay types the secret there only (None: the step types no secret, or was saved before).
+    secret_origin: str | None = None
 
 
 class AnswerValue(BaseModel):

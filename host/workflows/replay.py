@@ -37,6 +37,9 @@ from waymark.host.agent.prompts import snapshot_block
 from waymark.host.agent.redaction import (
     Redactor,
     SecretMissing,
+    SecretRefused,
+    SecretScope,
+    placeholders,
     protect_typed_text,
     redact_url,
     resolve_action,
@@ -106,6 +109,8 @@ class ReplayOptions(BaseModel):
     executor_call: CallSettings = Field(default_factory=CallSettings)
     #: Write healed targets back to the workflow file when the replay succeeds.
     save_heals: bool = True
+    #: An MCP client's replay: it types only the secrets the user granted that client.
+    secret_client: str | None = None
 
 
 class WorkflowSummary(RunSummary):
@@ -161,7 +166,9 @@ class Replay:
         self.options = options
         self.values = options.values
         self.run_id = run_id or new_run_id()
-        self.redactor = Redactor()
+        self.redactor = Redactor.for_run()
+        #: The secrets the workflow types: those its steps name, each on the origin it was recorded typing on.
+        self.secret_names = frozenset(n for step in workflow.steps for n in placeholders(str(step.action.get("text", ""))))
         self.record = RunRecord(self.run_id, self.redactor, emit)
         self.emit = self.record.emit
         self.session = BrowserSession(bridge, max_chars=options.max_chars, screenshots=options.screenshots, policy=options.policy,
@@ -369,6 +376,12 @@ class Replay:
                                "now": outcome.line, "model_calls": heal.model_calls})
         return StepDone(proven=outcome.proven, snapshot=outcome.snapshot, heal=heal, healed_target=healed_target)
 
+    def _secret_scope(self, step: WorkflowStep) -> SecretScope:
+        """The secrets a step may type: the workflow's, pinned to the origin the saved run typed them on."""
+        text = str(step.action.get("text", ""))
+        pinned = {n: step.secret_origin for n in placeholders(text)} if step.secret_origin else {}
+        return SecretScope(named=self.secret_names, client=self.options.secret_client, pinned=pinned)
+
     async def _attempt(self, index: int, step: WorkflowStep, snap: Snapshot, action: ActionModel, expectation: Expectation,
                        judged: list[Any], predicates: list[Any], *, by: str | None, attempt: int,
                        model: dict[str, Any] | None = None) -> "_Attempt":
@@ -391,15 +404,25 @@ class Replay:
         if isinstance(action, Wait) and action.until is not None:
             return await self._wait(action, snap, expectation, record, finish)
         try:
-            dispatched = resolve_action(action, self.redactor)
+            resolved = resolve_action(action, self.redactor, self._secret_scope(step))
         except SecretMissing as exc:
             finish("failed", str(exc))
             raise ReplayFailed("failed", f"step {index + 1} ({step.intent}): {exc}") from None
+        except SecretRefused as exc:
+            finish("refused", f"{exc.code}: {exc.message}", error={"code": exc.code, "message": exc.message})
+            raise ReplayFailed("blocked", f"step {index + 1} ({step.intent}): {exc.code}: {exc.message}") from None
+        dispatched = resolved.action
         protect_typed_text(action, snap, self.redactor)
         t0 = time.perf_counter()
-        result = await self.session.act(dispatched, screenshot=self.options.screenshots)
+        result = await self.session.act(dispatched, screenshot=self.options.screenshots, secret_origins=resolved.secret_origins)
         timing["dispatch_ms"] = (time.perf_counter() - t0) * 1000
         record.update(path=result.path, settle_ms=result.settle_ms, navigated=result.navigated)
+        if result.secret_origin:
+            record["secret_origin"] = result.secret_origin
+        if result.error is not None and result.error.code == "secret_origin_refused":
+            # The page is not where the secret belongs (a look-alike site): no heal may try elsewhere.
+            finish("refused", f"{result.error.code}: {result.error.message}", error=result.error.model_dump())
+            raise ReplayFailed("blocked", f"step {index + 1} ({step.intent}): {result.error.code}: {result.error.message}")
         if result.url_after:
             refusal = domain_refusal(result.url_after, self.options.policy)
             if refusal:

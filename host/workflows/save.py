@@ -21,6 +21,7 @@ from waymark.host.agent.redaction import (
     redact_url,
 )
 from waymark.host.agent.trace import read_trace
+from waymark.host.core.secrets_store import SecretError, normalize_origin
 from waymark.host.core.snapshot import SnapshotElement
 from waymark.host.core.targets import ElementPlace, normalise
 from waymark.host.workflows.model import (
@@ -53,6 +54,8 @@ class RecordedStep(BaseModel):
     to_target: ElementPlace | None = None
     proof: list[dict[str, Any]] = Field(default_factory=list)
     destructive: str | None = None
+    #: Where a secret typed at this step went: the frame's origin as the browser read it, else the page's.
+    secret_origin: str | None = None
 
 
 class Recording(BaseModel):
@@ -92,7 +95,8 @@ def recorded(folder: Path) -> Recording:
             continue
         proof = list(event.get("changed") or []) if event.get("verdict") == "passed" else []
         steps.append(RecordedStep(intent=str(event.get("intent") or action.get("type")), action=action, target=event.get("target"),
-                                  to_target=event.get("to_target"), proof=proof, destructive=event.get("destructive")))
+                                  to_target=event.get("to_target"), proof=proof, destructive=event.get("destructive"),
+                                  secret_origin=event.get("secret_origin") or _origin((event.get("snapshot") or {}).get("url"))))
     # The summary's task passed the run's redactor at its end: the run event's copy may still hold a password.
     return Recording(run_id=str(summary.get("run_id") or folder.name), task=str(summary.get("task") or ""),
                      start_url=redact_url(start.get("start_url") or first_page) or "", success=bool(summary.get("success")),
@@ -123,6 +127,14 @@ def _replace(value: Any, pattern: re.Pattern[str], placeholder: str) -> Any:
     return value
 
 
+def _origin(url: object) -> str | None:
+    """The origin of a recorded page's URL, or None when it has none a secret could be bound to."""
+    try:
+        return normalize_origin(url)
+    except SecretError:
+        return None
+
+
 def _is_secret(text: str, target: ElementPlace | None) -> bool:
     if text == REDACTED or REDACTED in text or PLACEHOLDER.fullmatch(text.strip()):
         return True
@@ -147,7 +159,7 @@ def workflow_from(recording: Recording, name: str, description: str = "") -> Wor
     answer = answer_of(recording)
     params: dict[str, Parameter] = {}
     secrets: list[str] = []
-    for step in steps:
+    for step, taken in zip(steps, recording.steps):
         field = "text" if isinstance(step.action.get("text"), str) else "value" if isinstance(step.action.get("value"), str) else None
         value = str(step.action.get(field, "")) if field else ""
         if not value.strip():
@@ -157,6 +169,7 @@ def workflow_from(recording: Recording, name: str, description: str = "") -> Wor
             found = PLACEHOLDER.fullmatch(value.strip())
             secret = found.group(1) if found else slug(label, "secret")
             step.action[field or "text"] = f"{{{{secret:{secret}}}}}"
+            step.secret_origin = taken.secret_origin
             secrets.append(secret)
             continue
         pattern = _word(value.strip())

@@ -71,7 +71,7 @@ async def test_a_finished_run_leaves_no_debugger_attached_to_any_tab(sw, shop_ur
 
 async def test_a_login_flow_signs_in_with_a_stored_secret_that_no_trace_or_log_contains(sw, site_url):
     password = "correct-horse-battery-staple"
-    secrets_store.set_secret("BANK_PASSWORD", password)
+    secrets_store.set_secret("BANK_PASSWORD", password, [site_url])
     script = {"steps": [
         step("Enter the username", {"type": "fill", "target": {"name": "Username"}, "text": "ada"},
              [{"value_equals": {"target": {"name": "Username"}, "value": "ada"}}]),
@@ -79,7 +79,8 @@ async def test_a_login_flow_signs_in_with_a_stored_secret_that_no_trace_or_log_c
         step("Sign in", {"type": "click", "target": {"role": "button", "name": "Sign in"}},
              [{"url_contains": "/account.html"}, {"text_present": "Welcome back"}]),
     ]}
-    run = await start_run(sw, {"task": "Sign in as ada", "start_url": f"{site_url}/agent/login.html", "script": script})
+    run = await start_run(sw, {"task": "Sign in as ada with {{secret:BANK_PASSWORD}}", "start_url": f"{site_url}/agent/login.html",
+                               "script": script})
     summary = await run.summary()
     assert summary["success"] is True, summary
     assert summary["steps_passed"] == 3
@@ -92,13 +93,13 @@ async def test_a_login_flow_signs_in_with_a_stored_secret_that_no_trace_or_log_c
 
 async def test_a_secret_typed_into_a_visible_field_is_redacted_from_every_later_snapshot(sw, site_url):
     token = "tok-5e57a9c1b2d3"
-    secrets_store.set_secret("API_TOKEN", token)
+    secrets_store.set_secret("API_TOKEN", token, [site_url])
     script = {"steps": [
         step("Paste the API token", {"type": "fill", "target": {"name": "API token"}, "text": "{{secret:API_TOKEN}}"}, []),
         step("Save it", {"type": "click", "target": {"role": "button", "name": "Save token"}},
              [{"text_present": f"Saved a token of {len(token)} characters"}]),
     ]}
-    run = await start_run(sw, {"task": "Save my API token", "start_url": f"{site_url}/agent/token.html", "script": script})
+    run = await start_run(sw, {"task": "Save my API token {{secret:API_TOKEN}}", "start_url": f"{site_url}/agent/token.html", "script": script})
     summary = await run.summary()
     assert summary["success"] is True, summary
     streamed = json.dumps(await run.events())
@@ -236,7 +237,7 @@ def _token_model(system: str, user: str) -> dict[str, Any]:
 
 async def test_a_secret_value_never_reaches_a_model_prompt(sw, site_url):
     token = "tok-77c0ffee91ab"
-    secrets_store.set_secret("API_TOKEN", token)
+    secrets_store.set_secret("API_TOKEN", token, [site_url])
     model = RecordingModel(_token_model)
     try:
         run = await start_run(sw, {
@@ -248,8 +249,8 @@ async def test_a_secret_value_never_reaches_a_model_prompt(sw, site_url):
     assert summary["success"] is True, summary
     assert len(model.bodies) >= 3  # planner, fill, click
     assert all(token.encode() not in body for body in model.bodies)
-    # The field really held the value when the last prompt was built: it was redacted, not absent.
-    assert b"[redacted]" in model.bodies[-1]
+    # The field really held the value when the last prompt was built: the prompt says only that it has one.
+    assert b'textbox \\"API token\\" has_value=true secret=true' in model.bodies[-1]
 
 
 async def test_ask_user_waits_for_the_answer_and_gives_it_to_the_executor(sw, site_url):

@@ -62,9 +62,9 @@ def gemini_key() -> Iterator[None]:
     one test: a key left there would say "configured" to later tests."""
     from waymark.host.core import secrets_store
 
-    secrets_store.set_secret("GEMINI_API_KEY", "test-key")
+    secrets_store.set_provider_key("GEMINI_API_KEY", "test-key")
     yield
-    secrets_store.delete_secret("GEMINI_API_KEY")
+    secrets_store.delete_provider_key("GEMINI_API_KEY")
 
 
 async def test_a_gemini_computer_use_model_types_into_the_field_at_the_point_it_names(sw, site_url, model_server, gemini_key):

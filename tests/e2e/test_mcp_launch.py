@@ -143,7 +143,8 @@ async def test_a_screenshot_is_image_content_with_the_snapshot_beside_it(client,
 
 
 async def test_a_secret_placeholder_is_filled_at_dispatch_and_its_value_never_comes_back(client, site_url):
-    secrets_store.set_secret("MCP_PASSWORD", "hunter2-correct-horse")
+    secrets_store.set_secret("MCP_PASSWORD", "hunter2-correct-horse", [site_url])
+    secrets_store.grant_secret("MCP_PASSWORD", "waymark-tests", site_url)
     page = await open_page(client, f"{site_url}/mcp/login.html")
     await client.text("browser_fill", {"ref": ref_of(page, "Username"), "text": "ada"})
     typed = await client.text("browser_fill", {"ref": ref_of(page, "Password"), "text": "{{secret:MCP_PASSWORD}}"})
@@ -153,6 +154,29 @@ async def test_a_secret_placeholder_is_filled_at_dispatch_and_its_value_never_co
     for answer in (typed, signed, page_text):
         assert "hunter2-correct-horse" not in answer
     assert "{{secret:MCP_PASSWORD}}" in typed, "the client sees the placeholder it gave"
+
+
+async def test_a_secret_stored_after_the_session_began_is_redacted_from_what_the_client_reads(client, site_url):
+    from tests.e2e.test_secrets import TOKEN
+
+    secrets_store.set_secret("LATE_TOKEN", TOKEN, [site_url])
+    try:
+        page = await open_page(client, f"{site_url}/secrets/echo.html")
+    finally:
+        secrets_store.delete_secret("LATE_TOKEN")
+    assert "Access token" in page
+    assert TOKEN[:40] not in page and TOKEN[60:99] not in page
+
+
+async def test_a_client_the_user_never_granted_a_secret_cannot_type_it(client, site_url):
+    secrets_store.set_secret("BANK_PW", "hunter2-Bank-Passw0rd", [site_url])
+    page = await open_page(client, f"{site_url}/mcp/login.html")
+    result = await client.call("browser_type", {"ref": ref_of(page, "Password"), "text": "{{secret:BANK_PW}}"})
+    assert result.is_error and text_of(result).startswith("secret_not_granted:"), text_of(result)
+    assert "hunter2" not in text_of(result)
+    # The browser's reading of the field: it holds nothing (a typed password would show has_value).
+    field = next(line for line in (await client.text("browser_snapshot", {})).splitlines() if '"Password"' in line)
+    assert "has_value" not in field, field
 
 
 async def test_a_destructive_click_asks_the_clients_user_and_a_decline_clicks_nothing(client, confirmations, site_url):

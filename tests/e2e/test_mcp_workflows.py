@@ -31,10 +31,12 @@ def login_url() -> Any:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def client(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    from waymark.host.core.secrets_store import set_secret
+async def client(tmp_path_factory: pytest.TempPathFactory, login_url: str) -> Any:
+    from waymark.host.core.secrets_store import grant_secret, set_secret
 
-    set_secret("password", "lovelace")
+    # The replays type the password: bound to the site, and granted to this client there.
+    set_secret("password", "lovelace", [login_url])
+    grant_secret("password", "waymark-tests", login_url)
     path = tmp_path_factory.mktemp("script") / "sign-in.json"
     path.write_text(json.dumps(SIGN_IN))
     async with McpClient("--launch", "--script", str(path)) as c:

@@ -291,7 +291,7 @@ async def test_api_key_is_stored_by_the_host_and_never_in_chrome_storage(panel: 
     await expect(page.locator(".role[data-role=planner] .field-key")).to_contain_text("stored on the host")
 
     names = await sw.evaluate("() => globalThis.waymark.call('secrets.list')")
-    assert "GEMINI_API_KEY" in names["names"]
+    assert "GEMINI_API_KEY" in names["provider_keys"] and "GEMINI_API_KEY" not in names["names"], "a provider key, never typeable"
     stored = await page.evaluate("async () => JSON.stringify([await chrome.storage.local.get(null), await chrome.storage.session.get(null)])")
     assert key not in stored
     settings = await sw.evaluate("() => globalThis.waymark.call('settings.get')")

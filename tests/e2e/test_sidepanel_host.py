@@ -133,14 +133,25 @@ def test_settings_are_saved_user_only_and_merged(host: Host, config: Path):
 
 def test_secrets_are_stored_user_only_and_only_their_names_come_back(host: Host, config: Path):
     reply, _ = host.call("secrets.set", {"name": "OPENROUTER_API_KEY", "value": "sk-or-secret-value"})
-    assert reply["data"] == {"names": ["OPENROUTER_API_KEY"]}
+    assert reply["data"]["provider_keys"] == ["OPENROUTER_API_KEY"] and reply["data"]["names"] == []
     listed, _ = host.call("secrets.list")
     view, _ = host.call("settings.get")
     assert "sk-or-secret-value" not in str(listed) + str(view)
-    assert view["data"]["secrets"] == ["OPENROUTER_API_KEY"]
+    assert view["data"]["provider_keys"] == ["OPENROUTER_API_KEY"] and view["data"]["secrets"] == []
     assert view["data"]["key_names"]["openai_compat:openrouter"] == "OPENROUTER_API_KEY"
     store = config / "secrets.json"
     assert stat.S_IMODE(store.stat().st_mode) == 0o600
+
+
+def test_a_typeable_secret_is_stored_with_its_sites_and_granted_to_a_client_and_no_value_comes_back(host: Host):
+    stored, _ = host.call("secrets.set", {"name": "BANK_PW", "value": "hunter2-Bank-Passw0rd", "origins": ["https://Bank.example/login"]})
+    assert stored["data"]["secrets"] == [{"name": "BANK_PW", "origins": ["https://bank.example"], "grants": []}]
+    granted, _ = host.call("secrets.grant", {"name": "BANK_PW", "client": "Claude Desktop", "origin": "https://bank.example"})
+    assert granted["data"]["secrets"][0]["grants"] == [{"client": "Claude Desktop", "origin": "https://bank.example"}]
+    elsewhere, _ = host.call("secrets.grant", {"name": "BANK_PW", "client": "Claude Desktop", "origin": "https://attacker.example"})
+    assert elsewhere["error"]["code"] == "secret_origin_refused"
+    view, _ = host.call("settings.get")
+    assert "hunter2" not in str(stored) + str(granted) + str(view)
 
 
 def test_a_bad_secret_name_is_refused(host: Host):

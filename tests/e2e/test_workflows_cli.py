@@ -46,16 +46,19 @@ def _site_copy(folder: Path, *replacements: tuple[str, str]) -> Path:
 
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """The login site as recorded, with a banner and a renamed button, and with its neighbours renamed too."""
+    """The login site as recorded, with a banner and a renamed button, and with its neighbours renamed
+    too, on one origin (a workflow types its password on the origin it recorded only); and the
+    recorded site again on a look-alike origin."""
     base = tmp_path_factory.mktemp("workflow-sites")
     renamed = (("<body>", BANNER), (">Sign in</button>", ">Log in</button>"))
-    variants = {"recorded": _site_copy(base / "recorded"), "renamed": _site_copy(base / "renamed", *renamed),
-                "reworded": _site_copy(base / "reworded", *renamed, ("Keep me signed in", "Stay logged in"),
-                                       ("Forgot password?", "Reset your password"))}
-    servers = {name: SiteServer(path).start() for name, path in variants.items()}
-    yield {name: f"{server.site}/login/index.html" for name, server in servers.items()}
-    for server in servers.values():
-        server.close()
+    _site_copy(base / "recorded")
+    _site_copy(base / "renamed", *renamed)
+    _site_copy(base / "reworded", *renamed, ("Keep me signed in", "Stay logged in"), ("Forgot password?", "Reset your password"))
+    server, look_alike = SiteServer(base).start(), SiteServer(base).start()
+    yield {**{name: f"{server.site}/{name}/login/index.html" for name in ("recorded", "renamed", "reworded")},
+           "origin": server.site, "look-alike": f"{look_alike.site}/recorded/login/index.html", "look-alike origin": look_alike.site}
+    server.close()
+    look_alike.close()
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +66,8 @@ def saved_run(sites: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -
     """A successful scripted run of the sign-in task; its id."""
     from waymark.host.core.secrets_store import set_secret
 
-    set_secret("password", "lovelace")
+    # Bound to the look-alike origin too: only the origin the workflow recorded keeps a replay off it.
+    set_secret("password", "lovelace", [sites["origin"], sites["look-alike origin"]])
     script = tmp_path_factory.mktemp("script") / "sign-in.json"
     script.write_text(json.dumps(SIGN_IN))
     done = waymark("run", TASK, "--start-url", sites["recorded"], "--script", str(script), "--json")
@@ -139,6 +143,14 @@ def test_the_executor_heals_a_step_once_and_the_next_replay_finds_it_by_name(sav
     assert step.target is not None and step.target.name == "Log in" and step.healed is not None and step.healed.by == "model"
     again = _replay("sign-in-healed", "--start-url", sites["reworded"], "--no-heal")
     assert again["success"] and again["replay"] == "unchanged" and again["model_calls"] == 0
+
+
+def test_a_replay_started_on_a_look_alike_origin_types_no_password_and_reports_no_success(saved_run, sites):
+    _save(saved_run, "sign-in-look-alike")
+    summary = _replay("sign-in-look-alike", "--start-url", sites["look-alike"])
+    assert summary["success"] is False and summary["outcome"] == "blocked", summary
+    assert "secret_origin_refused" in summary["reason"] and "step 2" in summary["reason"], summary["reason"]
+    assert summary["steps_passed"] == 1, "the username was typed, the password and the sign-in were not"
 
 
 def test_list_and_delete(saved_run):

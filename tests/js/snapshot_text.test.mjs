@@ -23,6 +23,13 @@ test("secret query parameters, credentials and opaque tokens leave the URL", () 
   assert.equal(sanitizeOrigin("https://pay.test/frame?token=1"), "https://pay.test");
 });
 
+test("tokens in URL paths (reset and magic links, JWTs) leave the URL as query tokens do; word paths stay", () => {
+  assert.equal(sanitizeUrl("https://ex.test/reset/8f14e45fceea167a5a36dedd4bea2543"), "https://ex.test/reset/[redacted]");
+  assert.equal(sanitizeUrl("https://ex.test/magic/aB3dE5fG7hI9jK1lM3nO5p/login"), "https://ex.test/magic/[redacted]/login");
+  assert.equal(sanitizeUrl("https://ex.test/v/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"), "https://ex.test/v/[redacted]");
+  assert.equal(sanitizeUrl("https://shop.test/p/iphone-15-pro-max-256gb-titanium"), "https://shop.test/p/iphone-15-pro-max-256gb-titanium");
+});
+
 test("an element line leads with its ref, then role, name and states", () => {
   assert.equal(renderItem(element(7, "Save", { states: { disabled: true } }), "https://a.test"), '[7] button "Save" disabled=true');
 });

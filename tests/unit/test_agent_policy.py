@@ -12,10 +12,12 @@ from waymark.host.agent.redaction import (
     REDACTED,
     Redactor,
     SecretMissing,
+    SecretScope,
     protect_typed_text,
     resolve_action,
 )
 from waymark.host.core.actions import Click, Fill, Press, Type
+from waymark.host.core.secrets_store import StoredSecret
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
 
@@ -59,15 +61,17 @@ def test_domain_lists_block_and_allow_by_host_and_subdomain():
 def test_secret_placeholders_are_resolved_only_into_the_dispatched_action():
     redactor = Redactor()
     action = Fill(ref=2, text="{{secret:API_TOKEN}}")
-    sent = resolve_action(action, redactor, lookup={"API_TOKEN": "tok-9f8e7d"}.get)
-    assert isinstance(sent, Fill) and sent.text == "tok-9f8e7d"
+    stored = {"API_TOKEN": StoredSecret(value="tok-9f8e7d", origins=["https://x.test"])}
+    sent = resolve_action(action, redactor, SecretScope.of_task("use {{secret:API_TOKEN}}"), lookup=stored.get)
+    assert isinstance(sent.action, Fill) and sent.action.text == "tok-9f8e7d"
+    assert sent.secret_origins == ["https://x.test"]
     assert action.text == "{{secret:API_TOKEN}}"
     assert redactor.text("value tok-9f8e7d typed") == f"value {REDACTED} typed"
 
 
 def test_a_missing_secret_is_a_typed_error():
     with pytest.raises(SecretMissing):
-        resolve_action(Type(ref=1, text="{{secret:NOPE}}"), Redactor(), lookup={}.get)
+        resolve_action(Type(ref=1, text="{{secret:NOPE}}"), Redactor(), SecretScope.of_task("{{secret:NOPE}}"), lookup={}.get)
 
 
 def test_redaction_reaches_snapshot_values_and_text():

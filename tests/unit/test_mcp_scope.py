@@ -58,3 +58,11 @@ def test_tabs_opened_are_read_from_replies():
 def test_a_tab_list_shows_only_the_tabs_in_scope():
     data = {"data": {"tabs": [{"tab_id": 11}, {"tab_id": 99}]}}
     assert visible_reply("browser.request", {"method": "tabs.list"}, data, SCOPE) == {"data": {"tabs": [{"tab_id": 11}]}}
+
+
+def test_a_run_or_replay_a_client_starts_is_bound_to_that_clients_secret_grants_whatever_it_sent():
+    from waymark.host.mcp_scope import as_client
+
+    for method in ("agent.run", "workflow.run"):
+        assert as_client(method, {"task": "t", "secret_client": "the panel"}, "Claude Desktop")["secret_client"] == "Claude Desktop"
+    assert "secret_client" not in as_client("snapshot", {"tab_id": 11}, "Claude Desktop")

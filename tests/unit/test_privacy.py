@@ -15,6 +15,7 @@ from waymark.host.agent.redaction import (
     REDACTED,
     Redactor,
     SecretMissing,
+    SecretScope,
     protect_typed_text,
     resolve_action,
 )
@@ -82,10 +83,10 @@ def test_the_log_folder_is_user_only(private_env: Path) -> None:
 
 
 def test_a_placeholder_resolves_only_in_the_dispatched_action_and_the_value_is_redacted_after(private_env: Path) -> None:
-    secrets_store.set_secret("BANK_PASSWORD", "correct-horse")
+    secrets_store.set_secret("BANK_PASSWORD", "correct-horse", ["https://bank.example"])
     redactor = Redactor()
     action = Fill(ref=4, text="{{secret:BANK_PASSWORD}}")
-    dispatched = resolve_action(action, redactor)
+    dispatched = resolve_action(action, redactor, SecretScope.of_task("sign in with {{secret:BANK_PASSWORD}}")).action
     assert isinstance(dispatched, Fill) and dispatched.text == "correct-horse"
     assert action.text == "{{secret:BANK_PASSWORD}}", "what the model and the trace see keeps the placeholder"
     assert redactor.text("typed correct-horse into [4]") == f"typed {REDACTED} into [4]"
@@ -94,7 +95,7 @@ def test_a_placeholder_resolves_only_in_the_dispatched_action_and_the_value_is_r
 
 def test_a_placeholder_naming_a_missing_secret_stops_with_its_name_not_a_value(private_env: Path) -> None:
     with pytest.raises(SecretMissing) as missing:
-        resolve_action(Fill(ref=1, text="{{secret:NOPE}}"), Redactor())
+        resolve_action(Fill(ref=1, text="{{secret:NOPE}}"), Redactor(), SecretScope.of_task("{{secret:NOPE}}"))
     assert "NOPE" in str(missing.value)
 
 

@@ -25,12 +25,12 @@ def test_key_from_the_environment_names_the_variable(monkeypatch: pytest.MonkeyP
 
 def test_key_from_the_secret_store_is_found() -> None:
     secrets_store = pytest.importorskip("waymark.host.core.secrets_store")
-    secrets_store.set_secret("ANTHROPIC_API_KEY", SECRET)
+    secrets_store.set_provider_key("ANTHROPIC_API_KEY", SECRET)
     try:
         key, source = find_key("anthropic")
         assert key == SECRET and source is not None and source.where == "secret store"
     finally:
-        secrets_store.delete_secret("ANTHROPIC_API_KEY")
+        secrets_store.delete_provider_key("ANTHROPIC_API_KEY")
 
 
 def test_explicit_key_wins(monkeypatch: pytest.MonkeyPatch) -> None:
