@@ -17,6 +17,10 @@
  * requests older than two seconds. Nothing of the page's is read: a page can at most make the
  * agent wait, and settle is bounded by its own deadline.
  *
+ * It also tells whether the page sent anything since a given moment (a request started or a form
+ * submitted, answered or not): an action that did is one whose effect may be on the server, which
+ * the agent must not send again unseen (host.agent.effects).
+ *
  * Apart from that, it tells whether any script may be moving things right now, whatever started
  * it: a frame callback not yet run or a short timer or interval (of any generation, loops
  * included). Where none is, an element whose box is unchanged by the action's scroll is where it
@@ -24,6 +28,7 @@
  */
 (() => {
   const BUSY = "__waymark_busy";
+  const SENT = "__waymark_sent";
   const HERE = "__waymark_activity_here";
   const MOTION_FRAMES = "__waymark_motion_frames";
   const MOTION_TIMERS = "__waymark_motion_timers";
@@ -47,6 +52,8 @@
   /** Pending work: when it started and until when it matters. @type {Set<{start: number, until: number}>} */
   const pending = new Set();
   let generation = 0;
+  /** When the page last started a request or submitted a form (performance.now()). */
+  let lastSent = -Infinity;
 
   const native = {
     setTimeout: g.setTimeout, clearTimeout: g.clearTimeout, setInterval: g.setInterval, clearInterval: g.clearInterval,
@@ -190,6 +197,7 @@
     const now = performance.now();
     const work = { start: now, until: now + REQUEST_MS };
     track(work);
+    lastSent = now;
     return () => {
       work.until = Math.min(work.until, performance.now() + ANSWERED_TAIL_MS);
     };
@@ -246,6 +254,7 @@
   const opensHere = (target) => !target || target === "_self";
 
   g.addEventListener("submit", (/** @type {Event} */ e) => {
+    lastSent = performance.now();
     if (e.target instanceof HTMLFormElement && opensHere(e.target.target)) leaving(e);
   }, true);
 
@@ -268,6 +277,9 @@
         return;
       }
     }
+  });
+  document.addEventListener(SENT, (/** @type {Event} */ e) => {
+    if (lastSent >= Number(/** @type {CustomEvent} */ (e).detail)) e.preventDefault();
   });
   document.addEventListener(HERE, (/** @type {Event} */ e) => e.preventDefault());
   document.addEventListener(MOTION_FRAMES, (/** @type {Event} */ e) => { if (motion.frames.size) e.preventDefault(); });
