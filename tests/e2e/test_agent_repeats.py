@@ -93,6 +93,8 @@ async def test_an_opened_tree_folder_whose_check_cannot_read_it_is_not_clicked_a
     assert await _in_page(browser, tree, "document.getElementById('src').getAttribute('aria-expanded')") == "true"
     assert await _in_page(browser, tree, "document.getElementById('opened').textContent") == "", "no click landed on the file inside"
     assert _refused_repeats(summary) >= 1
+    effect = trace_events(summary["trace_dir"], "step")[0]["effect"]
+    assert "main.py" in effect and "sent a request" not in effect, "the folder opened in the page; nothing went to the site"
 
 
 # ------------------------------------------------------------------ where the rule stays quiet
