@@ -19,7 +19,8 @@
  *
  * It also tells whether the page sent anything since a given moment (a request started or a form
  * submitted, answered or not): an action that did is one whose effect may be on the server, which
- * the agent must not send again unseen (host.agent.effects).
+ * the agent must not send again unseen (host.agent.effects). A request sent from an interval or
+ * from deep in a timer chain is the page's own polling and does not count.
  *
  * Apart from that, it tells whether any script may be moving things right now, whatever started
  * it: a frame callback not yet run or a short timer or interval (of any generation, loops
@@ -54,6 +55,8 @@
   let generation = 0;
   /** When the page last started a request or submitted a form (performance.now()). */
   let lastSent = -Infinity;
+  /** Interval callbacks running now: what they send is the page's polling, not an action's effect. */
+  let polling = 0;
 
   const native = {
     setTimeout: g.setTimeout, clearTimeout: g.clearTimeout, setInterval: g.setInterval, clearInterval: g.clearInterval,
@@ -130,6 +133,17 @@
   g.setInterval = disguise({
     /** @param {TimerHandler} handler @param {number=} delay @param {unknown[]} args */
     setInterval(handler, delay, ...args) {
+      if (typeof handler === "function") {
+        const tick = handler;
+        handler = /** @this {unknown} @param {unknown[]} a */ function (...a) {
+          polling += 1;
+          try {
+            return tick.apply(this, a);
+          } finally {
+            polling -= 1;
+          }
+        };
+      }
       const id = native.setInterval.call(g, handler, delay, ...args);
       if ((Number(delay) || 0) <= MOTION_TIMER_MS) motion.timers.add(id);
       return id;
@@ -197,7 +211,8 @@
     const now = performance.now();
     const work = { start: now, until: now + REQUEST_MS };
     track(work);
-    lastSent = now;
+    // A loop (an interval, a timer chain) polling the server sends on its own, whatever the agent does.
+    if (!polling && generation <= MAX_GENERATION) lastSent = now;
     return () => {
       work.until = Math.min(work.until, performance.now() + ANSWERED_TAIL_MS);
     };

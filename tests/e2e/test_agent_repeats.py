@@ -119,6 +119,16 @@ async def test_a_page_that_failed_to_load_is_opened_again(sw, serve, counting_si
     assert [s["verdict"] for s in trace_events(summary["trace_dir"], "step")] == ["retry", "passed"]
 
 
+async def test_a_page_polling_its_server_does_not_make_an_action_look_sent(sw, serve, counting_site):
+    plan = _one_step("Show the details", {"type": "click", "target": {"role": "button", "name": "Show details"}},
+                     [{"text_present": "Five new messages"}])
+    model = await serve(plan)
+    summary = await _run(sw, model, "Show the inbox details.", f"{counting_site.url}{PAGES}/polling.html")
+    assert counting_site.posts("/inbox/poll") > 0, "the page polled while the run acted"
+    effect = trace_events(summary["trace_dir"], "step")[0]["effect"]
+    assert effect == 'text appeared: "status "Three new messages""', "what the click did, without the page's own polling"
+
+
 # ------------------------------------------------------------------ the run's closing message
 
 
