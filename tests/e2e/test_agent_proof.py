@@ -96,19 +96,29 @@ async def test_a_done_whose_task_success_criteria_fail_is_a_failed_run_with_the_
     assert criteria["ok"] is False
 
 
+#: A sign-in whose every step is proven and whose last one ends the plan (no `done`).
+SIGN_IN_PLAN = [
+    {"intent": "Enter the username", "action": {"type": "fill", "target": {"role": "textbox", "name": "Username"}, "text": "ada"},
+     "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Username"}, "value": "ada"}}]},
+    {"intent": "Enter the password", "action": {"type": "fill", "target": {"name": "Password"}, "text": "lovelace"}, "verify": []},
+    {"intent": "Sign in", "action": {"type": "click", "target": {"role": "button", "name": "Sign in"}},
+     "verify": [{"url_contains": "/login/account.html"}]},
+]
+
+
 async def test_a_sign_in_proven_by_its_success_criteria_is_a_success(sw, ledger, serve):
-    plan = [
-        {"intent": "Enter the username", "action": {"type": "fill", "target": {"role": "textbox", "name": "Username"}, "text": "ada"},
-         "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Username"}, "value": "ada"}}]},
-        {"intent": "Enter the password", "action": {"type": "fill", "target": {"name": "Password"}, "text": "lovelace"}, "verify": []},
-        {"intent": "Sign in", "action": {"type": "click", "target": {"role": "button", "name": "Sign in"}},
-         "verify": [{"url_contains": "/login/account.html"}]},
-    ]
-    model = await serve(plan, success_criteria=[{"text_present": "Welcome, ada"}])
+    model = await serve(SIGN_IN_PLAN, success_criteria=[{"text_present": "Welcome, ada"}])
     summary = await _run(sw, model, LOGIN_TASK, ledger)
     assert summary["success"] is True, summary
     assert (summary["steps_passed"], summary["steps_unproven"]) == (3, 0)
     assert trace_events(summary["trace_dir"], "criteria")[0]["ok"] is True
+
+
+async def test_a_run_ended_by_its_last_step_passing_has_a_closing_message(sw, ledger, serve):
+    model = await serve(SIGN_IN_PLAN, success_criteria=[{"text_present": "Welcome, ada"}])
+    summary = await _run(sw, model, LOGIN_TASK, ledger)
+    # Before: "" (no `done` wrote one).
+    assert summary["result"] == "Done: every step passed its checks (3 steps: Enter the username; Enter the password; Sign in)."
 
 
 async def test_a_url_check_no_link_leads_to_is_dropped_from_the_step_and_the_right_click_passes_by_its_other_check(sw, site_url, serve):

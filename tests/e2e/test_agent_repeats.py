@@ -13,7 +13,6 @@ from typing import Any
 
 from tests.agent_calls import start_run, trace_events
 from tests.reliability.fake_model import FakeModel
-from waymark.eval.sites.serve import SiteServer
 
 PAGES = "/agent/repeats"
 
@@ -127,22 +126,3 @@ async def test_a_page_polling_its_server_does_not_make_an_action_look_sent(sw, s
     assert counting_site.posts("/inbox/poll") > 0, "the page polled while the run acted"
     effect = trace_events(summary["trace_dir"], "step")[0]["effect"]
     assert effect == 'text appeared: "status "Three new messages""', "what the click did, without the page's own polling"
-
-
-# ------------------------------------------------------------------ the run's closing message
-
-
-async def test_a_run_ended_by_its_last_step_passing_has_a_closing_message(sw, serve):
-    plan = [
-        {"intent": "Enter the username", "action": {"type": "fill", "target": {"role": "textbox", "name": "Username"}, "text": "ada"},
-         "verify": [{"value_equals": {"target": {"role": "textbox", "name": "Username"}, "value": "ada"}}]},
-        {"intent": "Enter the password", "action": {"type": "fill", "target": {"name": "Password"}, "text": "lovelace"}, "verify": []},
-        {"intent": "Sign in", "action": {"type": "click", "target": {"role": "button", "name": "Sign in"}},
-         "verify": [{"url_contains": "/login/account.html"}]},
-    ]
-    model = await serve(plan, success_criteria=[{"text_present": "Welcome, ada"}])
-    with SiteServer() as sites:
-        summary = await _run(sw, model, "Sign in to Ledger as ada with the password lovelace.", f"{sites.site}/login/index.html")
-    assert summary["success"] is True, summary
-    # Before: "" (no `done` wrote one).
-    assert summary["result"] == "Done: every step passed its checks (3 steps: Enter the username; Enter the password; Sign in)."
