@@ -225,7 +225,8 @@ async def serve() -> AsyncIterator[Any]:
 
 class CountingSite:
     """tests/fixtures served on loopback by a server that keeps its own state, as a shop keeps a
-    basket: each POST to a path adds one to that path's count and answers `{"count": n}`, and
+    basket: each POST to a path adds one to that path's count and answers `{"count": n}` (a form's
+    post is answered as shops answer it: a redirect back to the page it came from), and
     `GET /flaky/...` answers 503 the first time each path is asked for, then serves the file (a
     page that failed to load, then loads). Tests judge by `posts(path)`, the server's own count."""
 
@@ -254,6 +255,11 @@ class CountingSite:
                 with lock:
                     counts[self.path] = counts.get(self.path, 0) + 1
                     body = json.dumps({"count": counts[self.path]}).encode()
+                if self.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
+                    self.send_response(303)
+                    self.send_header("Location", self.headers.get("referer") or "/")
+                    self.end_headers()
+                    return
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))

@@ -31,6 +31,8 @@ REPEATABLE_EFFECTS = frozenset({"click", "double_click", "right_click", "press",
 _NEW_TEXT = 2
 #: Where the keyboard is, which every press and click moves: not something the page holds.
 _FOCUS = re.compile(r"\s+focused=true\b")
+#: The snapshot's header line: the window's size and where it is scrolled, the view, not the page.
+_VIEW = re.compile(r"^viewport \d+x\d+ ")
 
 
 @dataclass(frozen=True)
@@ -39,13 +41,16 @@ class Effect:
 
     #: What changed, as the model and the planner are told (`the page sent a request; [4] ...`).
     said: str
-    #: The page before the action (`page_state`): the same page again is evidence the action did not take.
+    #: The page before the action (`page_state`): the same page again is evidence the action did not take,
     before: str
+    #: unless its effect went beyond the page (a request sent, the same address loaded again): a
+    #: form posted and redirected back shows the same page, and the order is on the server all the same.
+    outside: bool = False
 
 
 def page_state(snapshot: Snapshot) -> str:
-    """A page's identity as a snapshot shows it: its URL, title and listing."""
-    return hashlib.sha256(json.dumps([snapshot.url, snapshot.title, snapshot.text]).encode()).hexdigest()[:16]
+    """A page's identity as a snapshot shows it: its URL, title and listing (not where it is scrolled, nor the focus)."""
+    return hashlib.sha256(json.dumps([snapshot.url, snapshot.title, _lines(snapshot.text)]).encode()).hexdigest()[:16]
 
 
 def effect_keys(action: Any, snapshot: Snapshot) -> tuple[str, str]:
@@ -68,6 +73,8 @@ def effect_of(action: Any, result: ActionResult | None, before: Snapshot, after:
     if action.type not in REPEATABLE_EFFECTS:
         return None
     said: list[str] = []
+    # A form posted and answered by the same page again (post, redirect, get) is a new document at the same address.
+    outside = result is not None and (result.sent or (result.navigated and after.url == before.url))
     if result is not None and result.new_tab is not None:
         said.append(f"it opened a new tab at {result.new_tab.url}")
     if after.url != before.url:
@@ -81,7 +88,7 @@ def effect_of(action: Any, result: ActionResult | None, before: Snapshot, after:
         said += _text_changes(before.text, after.text)
     if not said:
         return None
-    return Effect(said="; ".join(said), before=page_state(before))
+    return Effect(said="; ".join(said), before=page_state(before), outside=outside)
 
 
 def _text_changes(before: str, after: str) -> list[str]:
@@ -98,7 +105,7 @@ def _text_changes(before: str, after: str) -> list[str]:
 
 
 def _lines(text: str) -> list[str]:
-    return [_FOCUS.sub("", line).strip() for line in text.splitlines() if line.strip()]
+    return [_FOCUS.sub("", line).strip() for line in text.splitlines() if line.strip() and not _VIEW.match(line.strip())]
 
 
 def _quoted(what: str, lines: list[str]) -> str:

@@ -19,8 +19,8 @@ from tests.reliability.fake_model import FakeModel
 PAGES = "/agent/repeats"
 
 
-async def _run(sw: Any, model: FakeModel, task: str, start_url: str) -> dict[str, Any]:
-    run = await start_run(sw, {"task": task, "start_url": start_url, "screenshots": False, **model.provider_params()})
+async def _run(sw: Any, model: FakeModel, task: str, start_url: str, **params: Any) -> dict[str, Any]:
+    run = await start_run(sw, {"task": task, "start_url": start_url, "screenshots": False, **model.provider_params(), **params})
     return await run.summary()
 
 
@@ -70,6 +70,19 @@ async def test_add_to_basket_whose_check_cannot_read_the_toast_is_sent_once(sw, 
     assert replans, "the failed step went to a new plan, not to a retry"
     assert "the page sent a request or a form to its site" in replans[0]
     assert "Wool scarf has been added to your basket (1 in basket)." in replans[0], "the planner is told what changed"
+
+
+async def test_an_order_form_posted_and_redirected_back_to_the_same_page_is_posted_once(sw, serve, counting_site):
+    # Post, redirect, get: the page after the post is the page before it, and the order is on the server.
+    plan = _one_step("Place the order", {"type": "click", "target": {"role": "button", "name": "Place order"}},
+                     [{"text_present": "Thank you for your order"}])
+    model = await serve(plan)
+    summary = await _run(sw, model, "Place the order for the wool scarf.", f"{counting_site.url}{PAGES}/order.html",
+                         policy={"destructive": "allow"})
+    assert counting_site.posts("/orders") == 1, "the shop's own orders: one"
+    assert summary["success"] is False, summary
+    assert _refused_repeats(summary) >= 1
+    assert "the page loaded again" in trace_events(summary["trace_dir"], "step")[0]["effect"]
 
 
 async def test_a_slider_arrow_up_whose_check_cannot_read_the_value_moves_it_one_notch(sw, serve, browser, site_url):

@@ -185,18 +185,29 @@ def test_repeated_after_effect_refuses_an_opened_folder_clicked_again_whose_name
     assert found.guard == "repeated_after_effect" and 'text appeared: "[5] treeitem "src main.py""' in found.message
 
 
-def test_repeated_after_effect_is_quiet_when_the_page_is_back_as_it_was_before_the_first_send():
+def test_repeated_after_effect_is_quiet_when_an_effect_in_the_page_is_gone_and_the_page_is_back_as_before():
     context = GuardContext(task="t")
-    _sent(context, {"type": "click", "ref": 3}, _product(), _product("Added."), sent=True)
+    _sent(context, {"type": "click", "ref": 3}, _product(), _product("Added."))
     assert held({"type": "click", "ref": 3}, _product(), context) is None
 
 
-def test_repeated_after_effect_is_quiet_for_an_action_that_changed_nothing_or_only_moved_the_focus():
+def test_repeated_after_effect_still_refuses_when_the_first_send_went_to_the_server_though_the_page_looks_as_before():
+    # The toast is gone, but the request that added the scarf was sent: the basket holds it.
+    context = GuardContext(task="t")
+    _sent(context, {"type": "click", "ref": 3}, _product(), _product("Added."), sent=True)
+    assert held({"type": "click", "ref": 3}, _product(), context).guard == "repeated_after_effect"
+
+
+def test_repeated_after_effect_is_quiet_for_an_action_that_changed_nothing_or_only_moved_the_focus_or_the_view():
     context = GuardContext(task="t")
     field = page("https://site.example/", E(ref=1, role="button", name="Save"), text='[1] button "Save"')
     focused = page("https://site.example/", E(ref=1, role="button", name="Save"), text='[1] button "Save" focused=true')
     _sent(context, {"type": "click", "ref": 1}, field, focused)
-    assert not context.effects
+    scrolled = page("https://site.example/", E(ref=1, role="button", name="Save"),
+                    text='viewport 1280x800 scroll=0,300 page=1280x2000\n[1] button "Save"')
+    _sent(context, {"type": "click", "ref": 1}, page("https://site.example/", E(ref=1, role="button", name="Save"),
+                                                     text='viewport 1280x800 scroll=0,0 page=1280x2000\n[1] button "Save"'), scrolled)
+    assert not context.effects, "where the keyboard is and where the view is scrolled are not the page"
     assert held({"type": "click", "ref": 1}, focused, context) is None
 
 

@@ -122,7 +122,7 @@ def _box_inside(inner: list[float], outer: list[float]) -> bool:
 
 class RepeatedAfterEffect(Guard):
     """An action sent again for a step whose check failed after it (a retry, or a plan made after
-    that failure) while the page is not back as it was before the first send: the first send
+    that failure), unless the first send stayed in the page and the page is back as it was: it
     changed something (the tab went elsewhere, the page sent a request or a form, an element's
     value or state moved, text appeared), so the second one can only repeat it (a second item in
     the basket, one more notch) or undo it (the sort flipped back, the folder closed)."""
@@ -133,7 +133,7 @@ class RepeatedAfterEffect(Guard):
 
     def check(self, context: GuardContext, action: Any, snapshot: Snapshot) -> Finding | None:
         effect = next((context.effects[k] for k in effect_keys(action, snapshot) if k in context.effects), None)
-        if effect is None or page_state(snapshot) == effect.before:
+        if effect is None or (not effect.outside and page_state(snapshot) == effect.before):
             return None
         return self.finding("already_changed", f"this very action was already done for this step and it changed the page: {effect.said}; "
                                                "doing it again would repeat or undo that. If what changed is what the step wanted, it is "
