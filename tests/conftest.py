@@ -287,3 +287,81 @@ async def serve() -> AsyncIterator[Any]:
     yield start
     for model in started:
         await model.stop()
+
+
+class CountingSite:
+    """tests/fixtures served on loopback by a server that keeps its own state, as a shop keeps a
+    basket: each POST to a path adds one to that path's count and answers `{"count": n}` (a form's
+    post is answered as shops answer it: a redirect back to the page it came from), and
+    `GET /flaky/...` answers 503 the first time each path is asked for, then serves the file (a
+    page that failed to load, then loads). Tests judge by `posts(path)`, the server's own count."""
+
+    def __init__(self) -> None:
+        import http.server
+        import json
+        import threading
+
+        counts: dict[str, int] = {}
+        asked: set[str] = set()
+        lock = threading.Lock()
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, directory=str(FIXTURES), **kwargs)
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+                pass
+
+            def end_headers(self) -> None:
+                self.send_header("Cache-Control", "no-store")
+                super().end_headers()
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length") or 0))
+                with lock:
+                    counts[self.path] = counts.get(self.path, 0) + 1
+                    body = json.dumps({"count": counts[self.path]}).encode()
+                if self.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
+                    self.send_response(303)
+                    self.send_header("Location", self.headers.get("referer") or "/")
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:
+                if self.path.startswith("/flaky/"):
+                    with lock:
+                        first = self.path not in asked
+                        asked.add(self.path)
+                    if first:
+                        self.send_error(503, "Service Unavailable")
+                        return
+                    self.path = self.path.removeprefix("/flaky")
+                super().do_GET()
+
+        self._counts, self._lock = counts, lock
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, name="counting-site", daemon=True).start()
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def posts(self, path: str) -> int:
+        """How many POSTs the server took at `path`."""
+        with self._lock:
+            return self._counts.get(path, 0)
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+@pytest.fixture
+def counting_site() -> Iterator[CountingSite]:
+    """A fresh CountingSite for one test (its counts start at zero)."""
+    site = CountingSite()
+    yield site
+    site.close()

@@ -645,7 +645,8 @@
    * A yes-or-no question to the page-world tracker (activity.js): it answers yes by cancelling
    * the event. `__waymark_activity_here`: is it running in this document (not in pages loaded
    * before the extension); `__waymark_busy` with a moment (performance.now() here): is work the
-   * page started since then still pending.
+   * page started since then still pending; `__waymark_sent` with a moment: has the page sent a
+   * request or a form since then.
    * @param {string} type @param {number=} detail
    */
   function askActivity(type, detail) {
@@ -692,7 +693,8 @@
         if ((rendered && !busy && quietFor >= msg.quietMs && minLeft <= 0) || waited >= msg.maxMs) {
           finished = true;
           observer.disconnect();
-          done({ quiet: quietFor >= msg.quietMs && !busy, mutations, waited_ms: waited, tracked, ...(held ? { guard: held } : {}) });
+          const sent = tracked && askActivity("__waymark_sent", since);
+          done({ quiet: quietFor >= msg.quietMs && !busy, mutations, waited_ms: waited, tracked, sent, ...(held ? { guard: held } : {}) });
           return;
         }
         // Pending work ends without a signal we can see: look again soon while it lasts.

@@ -17,6 +17,11 @@
  * requests older than two seconds. Nothing of the page's is read: a page can at most make the
  * agent wait, and settle is bounded by its own deadline.
  *
+ * It also tells whether the page sent anything since a given moment (a request started or a form
+ * submitted, answered or not): an action that did is one whose effect may be on the server, which
+ * the agent must not send again unseen (host.agent.effects). A request sent from an interval or
+ * from deep in a timer chain is the page's own polling and does not count.
+ *
  * Apart from that, it tells whether any script may be moving things right now, whatever started
  * it: a frame callback not yet run or a short timer or interval (of any generation, loops
  * included). Where none is, an element whose box is unchanged by the action's scroll is where it
@@ -24,6 +29,7 @@
  */
 (() => {
   const BUSY = "__waymark_busy";
+  const SENT = "__waymark_sent";
   const HERE = "__waymark_activity_here";
   const MOTION_FRAMES = "__waymark_motion_frames";
   const MOTION_TIMERS = "__waymark_motion_timers";
@@ -46,6 +52,10 @@
   /** Pending work: when it started and until when it matters. @type {Set<{start: number, until: number}>} */
   const pending = new Set();
   let generation = 0;
+  /** When the page last started a request or submitted a form (performance.now()). */
+  let lastSent = -Infinity;
+  /** Interval callbacks running now: what they send is the page's polling, not an action's effect. */
+  let polling = 0;
 
   const native = {
     setTimeout: g.setTimeout, clearTimeout: g.clearTimeout, setInterval: g.setInterval, clearInterval: g.clearInterval,
@@ -122,6 +132,17 @@
   g.setInterval = disguise({
     /** @param {TimerHandler} handler @param {number=} delay @param {unknown[]} args */
     setInterval(handler, delay, ...args) {
+      if (typeof handler === "function") {
+        const tick = handler;
+        handler = /** @this {unknown} @param {unknown[]} a */ function (...a) {
+          polling += 1;
+          try {
+            return tick.apply(this, a);
+          } finally {
+            polling -= 1;
+          }
+        };
+      }
       const id = native.setInterval.call(g, handler, delay, ...args);
       if ((Number(delay) || 0) <= MOTION_TIMER_MS) motion.timers.add(id);
       return id;
@@ -189,6 +210,8 @@
     const now = performance.now();
     const work = { start: now, until: now + REQUEST_MS };
     track(work);
+    // A loop (an interval, a timer chain) polling the server sends on its own, whatever the agent does.
+    if (!polling && generation <= MAX_GENERATION) lastSent = now;
     return () => {
       work.until = Math.min(work.until, performance.now() + ANSWERED_TAIL_MS);
     };
@@ -245,6 +268,7 @@
   const opensHere = (target) => !target || target === "_self";
 
   g.addEventListener("submit", (/** @type {Event} */ e) => {
+    lastSent = performance.now();
     if (e.target instanceof HTMLFormElement && opensHere(e.target.target)) leaving(e);
   }, true);
 
@@ -267,6 +291,9 @@
         return;
       }
     }
+  });
+  document.addEventListener(SENT, (/** @type {Event} */ e) => {
+    if (lastSent >= Number(/** @type {CustomEvent} */ (e).detail)) e.preventDefault();
   });
   document.addEventListener(HERE, (/** @type {Event} */ e) => e.preventDefault());
   document.addEventListener(MOTION_FRAMES, (/** @type {Event} */ e) => { if (motion.frames.size) e.preventDefault(); });

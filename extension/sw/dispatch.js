@@ -149,6 +149,7 @@ export async function act(req) {
       if (settled.guard && ctx.guarded?.frameId === settled.guard.frameId) heldBack(ctx, settled.guard.verdict);
       result.settle_ms = settled.settle_ms;
       result.settled = settled.quiet;
+      result.sent = settled.sent;
       result.navigated = result.navigated || settled.navigated;
       if (settled.new_tab) {
         result.new_tab = settled.new_tab;

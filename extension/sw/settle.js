@@ -21,7 +21,7 @@ export const FALLBACK_MIN_MS = 50;
 
 /**
  * @typedef {{intercepted: boolean, stale?: boolean, occluder_local_ref?: number|null, occluder?: string}} GuardVerdict
- * @typedef {{settle_ms: number, navigated: boolean, new_tab: {tab_id: number, url: string}|null, tab_id: number, quiet: boolean, guard: {frameId: number, verdict: GuardVerdict}|null}} SettleResult
+ * @typedef {{settle_ms: number, navigated: boolean, new_tab: {tab_id: number, url: string}|null, tab_id: number, quiet: boolean, sent: boolean, guard: {frameId: number, verdict: GuardVerdict}|null}} SettleResult
  *   guard: the verdict of a press guard a frame of the watched tab still held (dispatch.js)
  */
 
@@ -141,6 +141,8 @@ export class TabWatcher {
     const quietMs = opts.quietMs ?? QUIET_MS;
     const minUntil = opts.startedAt + opts.minMs;
     let quiet = false;
+    // Whether a frame of the page sent a request or a form since the action began (content/activity.js).
+    let sent = false;
     /** @type {{frameId: number, verdict: GuardVerdict}|null} */
     let guard = null;
     let tabId = this.tabId;
@@ -175,6 +177,7 @@ export class TabWatcher {
       const sinceMsAgo = nav?.committed ? 0 : performance.now() - (opts.beganAt ?? opts.startedAt);
       const message = { kind: KIND.SETTLE_QUIET, quietMs, minMs, fallbackMinMs: FALLBACK_MIN_MS, maxMs: remaining, sinceMsAgo };
       const answers = await Promise.all(frames.map((frameId) => sendToFrame(tabId, frameId, message).catch(() => null)));
+      sent = sent || answers.some((a) => Boolean(a?.sent));
       if (tabId === this.tabId) {
         answers.forEach((a, i) => { if (a?.guard) guard = { frameId: frames[i], verdict: a.guard }; });
       }
@@ -199,6 +202,7 @@ export class TabWatcher {
       new_tab: newTab,
       tab_id: tabId,
       quiet,
+      sent,
       guard,
     };
   }

@@ -29,6 +29,7 @@ from waymark.host.agent import guards
 from waymark.host.agent.action_lines import action_line, landed_line
 from waymark.host.agent.answers import Answers
 from waymark.host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
+from waymark.host.agent.closing import closing_message
 from waymark.host.agent.confirm import Policy, domain_refusal
 from waymark.host.agent.executor import Executor, Turn
 from waymark.host.agent.grammar import offered_on
@@ -168,6 +169,8 @@ class AgentRun:
         self.retries = 0
         self.step_counter = 0
         self.result = ""
+        #: The intents of the steps that passed or acted, for the closing message.
+        self.steps_done: list[str] = []
         self.last_raw = ""
         #: The texts this run typed (as the model wrote them: placeholders, never secrets).
         self.typed: list[str] = []
@@ -280,6 +283,9 @@ class AgentRun:
                 step = plan.steps[index]
                 outcome, snap = await self._step(step, index, snap)
                 self.proof.stepped(index, outcome)
+                if outcome.verdict != "failed" or not step.required:
+                    # What this step's actions changed matters only while it is retried or replanned.
+                    self.guards.effects.clear()
                 if outcome.verdict == "done":
                     self.result = outcome.result
                     if not outcome.success:
@@ -289,11 +295,13 @@ class AgentRun:
                     self.steps_passed += 1
                     self.steps_verified += outcome.proved_by in ("check", "typing")
                     self.history.append(f"- step {self.steps_passed}: {step.intent} -> passed")
+                    self.steps_done.append(step.intent)
                     index += 1
                     continue
                 if outcome.verdict == "unproven":
                     self.steps_unproven += 1
                     self.history.append(f"- step: {step.intent} -> acted, but not proven (its checks held before it acted)")
+                    self.steps_done.append(step.intent)
                     index += 1
                     continue
                 if not step.required:
@@ -337,7 +345,11 @@ class AgentRun:
         return plan
 
     async def _conclude(self, snap: Snapshot, reason: str) -> tuple[bool, RunOutcome, str]:
-        return await self.proof.conclude(snap, reason, self.steps_verified, self.steps_unproven)
+        """The verdict on a run whose plan ended (no `done` said how), with a closing message unless a read gave the result."""
+        success, outcome, why = await self.proof.conclude(snap, reason, self.steps_verified, self.steps_unproven)
+        if not self.result:
+            self.result = closing_message(self.steps_done, success, why)
+        return success, outcome, why
 
     # ------------------------------------------------------------ one plan step
 
@@ -422,6 +434,11 @@ class AgentRun:
             record.update(verdict=verdict, reason=reason, timing={k: round(v, 1) for k, v in timing.items()}, **extra)
             self.emit("step", **record)
 
+        repeated = next((f for f in turn.findings if f.guard == "repeated_after_effect"), None)
+        if turn.decision is None and repeated is not None:
+            # The model holds to an action whose first send changed the page: a new plan is told what changed.
+            finish("failed", repeated.message)
+            return StepOutcome(verdict="failed", reason=repeated.message), snap, None
         if turn.decision is None:
             kinds = ", ".join(p.kind for p in turn.problems)
             finish("failed", f"no usable decision ({kinds})")

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from waymark.host.agent import guards
 from waymark.host.agent import repair as repairs
+from waymark.host.agent.effects import Effect, effect_keys, effect_of
 from waymark.host.agent.element_changes import changes_line
 from waymark.host.agent.guards import Finding, GuardContext, action_key
 from waymark.host.agent.own_typing import typed_only
@@ -81,6 +82,13 @@ def check_feedback(verdict: Verification) -> str:
     return "the step's checks failed: " + verdict.failed_line()
 
 
+def unread_effect(effect: Effect, verdict: Verification) -> str:
+    """Why a step whose action changed the page but whose checks failed goes to a new plan, not to
+    a retry: sent again, the action would repeat or undo what it did."""
+    return (f"the step's action changed the page ({effect.said}), but the step's checks did not read that: {verdict.failed_line()}; "
+            "it is not done again unseen: a new plan should check what changed")
+
+
 class StepJudge:
     """The checks of one step, split at its start into those that held already and those it must change."""
 
@@ -135,18 +143,24 @@ class StepJudge:
         changed = changes_line(before, after)
         if (after.url, after.title, after.text) == (before.url, before.title, before.text):
             self.context.without_effect.add(action_key(action, before))
+        # Only a step with checks can fail to read an effect; an open step acts until it says done.
+        effect = None if open_ended else effect_of(action, self.context.result, before, after)
+        if effect is not None:
+            self.context.effects.update(dict.fromkeys(effect_keys(action, before), effect))
+            record["effect"] = effect.said
         if changed:
             record["elements_changed"] = changed.removeprefix(" -> changed: ")
         self.history.append(did + changed)
         if settled.thumbnail_b64:
             record["thumbnail_b64"] = settled.thumbnail_b64
         settled = settled.model_copy(update={"screenshot_b64": None, "thumbnail_b64": None})
-        return await self.judge(settled, timing, finish, record, open_ended, target_state(action, before, after, self.intent))
+        return await self.judge(settled, timing, finish, record, open_ended, target_state(action, before, after, self.intent), effect)
 
     async def judge(self, settled: Snapshot, timing: dict[str, float], finish: Finish, record: dict[str, Any],
-                    open_ended: bool, moved: str = "") -> Attempted:
+                    open_ended: bool, moved: str = "", effect: Effect | None = None) -> Attempted:
         """The verdict on the page an action left (`moved`: the change of its target that the
-        action sets, as host.agent.target_state says it)."""
+        action sets, as host.agent.target_state says it; `effect`: what the action changed, which
+        makes failing checks end the step for a new plan instead of a retry)."""
         expectation = self.expectation
         if open_ended:
             finish("acted", "the task is one step: the executor goes on until it says done")
@@ -188,6 +202,10 @@ class StepJudge:
             checks = [r.model_dump() for r in verdict.results]
             if verdict.ok:
                 return await self.held(verdict, latest, finish)
+        if effect is not None:
+            reason = unread_effect(effect, verdict)
+            finish("failed", reason, checks=checks)
+            return StepOutcome(verdict="failed", reason=reason), latest, None
         feedback = check_feedback(verdict)
         finish("retry", feedback, checks=checks)
         return None, latest, feedback

@@ -149,6 +149,9 @@ class ActionResult(BaseModel):
     #: The page came to rest after the action (false: the settle deadline ended the wait); None
     #: for actions that do not settle.
     settled: bool | None = None
+    #: The page sent a request or submitted a form after the action began (content/activity.js):
+    #: its effect may be on the server, where no snapshot shows it.
+    sent: bool = False
     #: URL of the tab acted in, before; URL of the tab the agent continues in (`tab_id`), after.
     url_before: str = ""
     url_after: str = ""

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from waymark.host.agent import guards
+from waymark.host.agent.effects import effect_keys, effect_of
 from waymark.host.agent.grammar import validate_decision
 from waymark.host.agent.guards import Conclusion, GuardContext, action_key
 from waymark.host.agent.secret_fills import SecretFills
@@ -139,6 +140,86 @@ def test_not_a_control_is_quiet_for_a_hover_on_a_dialog_and_a_click_on_its_butto
                 E(ref=2, role="button", name="No thanks", bbox=[10, 10, 90, 35]))
     assert held({"type": "hover", "ref": 1}, snap) is None
     assert held({"type": "click", "ref": 2}, snap) is None
+
+
+# ------------------------------------------------------------------ repeated_after_effect (refusal)
+
+
+def _product(toast: str = "") -> Snapshot:
+    add = E(ref=3, role="button", name="Add to basket")
+    return page("https://shop.example/scarf", add, text='[3] button "Add to basket"' + (f"\nstatus \"{toast}\"" if toast else ""))
+
+
+def _sent(context: GuardContext, decision: dict[str, Any], before: Snapshot, after: Snapshot, sent: bool = False) -> None:
+    """What the step judge records of an action that was sent on `before` and left `after`."""
+    done = action(decision, before)
+    effect = effect_of(done, ActionResult(ok=True, action=done.type, sent=sent), before, after)
+    if effect is not None:
+        context.effects.update(dict.fromkeys(effect_keys(done, before), effect))
+
+
+def test_repeated_after_effect_refuses_add_to_basket_again_once_it_sent_a_request_and_a_toast_showed():
+    context = GuardContext(task="t")
+    added = _product("Wool scarf has been added to your basket.")
+    _sent(context, {"type": "click", "ref": 3}, _product(), added, sent=True)
+    found = held({"type": "click", "ref": 3}, added, context)
+    assert (found.guard, found.strength, found.code) == ("repeated_after_effect", "refusal", "already_changed")
+    assert "the page sent a request or a form to its site" in found.message
+    assert 'text appeared: "status "Wool scarf has been added to your basket.""' in found.message
+
+
+def test_repeated_after_effect_refuses_a_sort_link_followed_again_on_the_page_it_led_to():
+    context = GuardContext(task="t")
+    start = page("https://admin.example/members", E(ref=2, role="link", name="Name", href="?o=name"))
+    sorted_page = page("https://admin.example/members?o=name", E(ref=1, role="link", name="Name", href="?o=-name"))
+    _sent(context, {"type": "click", "ref": 2}, start, sorted_page)
+    assert held({"type": "click", "ref": 1}, sorted_page, context).guard == "repeated_after_effect"
+
+
+def test_repeated_after_effect_refuses_an_opened_folder_clicked_again_whose_name_now_takes_in_its_files():
+    context = GuardContext(task="t")
+    shut = page("https://files.example/", E(ref=5, role="treeitem", name="src", states={"expanded": False}))
+    opened = page("https://files.example/", E(ref=5, role="treeitem", name="src main.py", states={"expanded": True}))
+    _sent(context, {"type": "click", "ref": 5}, shut, opened)
+    found = held({"type": "click", "ref": 5}, opened, context)
+    assert found.guard == "repeated_after_effect" and 'text appeared: "[5] treeitem "src main.py""' in found.message
+
+
+def test_repeated_after_effect_is_quiet_when_an_effect_in_the_page_is_gone_and_the_page_is_back_as_before():
+    context = GuardContext(task="t")
+    _sent(context, {"type": "click", "ref": 3}, _product(), _product("Added."))
+    assert held({"type": "click", "ref": 3}, _product(), context) is None
+
+
+def test_repeated_after_effect_still_refuses_when_the_first_send_went_to_the_server_though_the_page_looks_as_before():
+    # The toast is gone, but the request that added the scarf was sent: the basket holds it.
+    context = GuardContext(task="t")
+    _sent(context, {"type": "click", "ref": 3}, _product(), _product("Added."), sent=True)
+    assert held({"type": "click", "ref": 3}, _product(), context).guard == "repeated_after_effect"
+
+
+def test_repeated_after_effect_is_quiet_for_an_action_that_changed_nothing_or_only_moved_the_focus_or_the_view():
+    context = GuardContext(task="t")
+    field = page("https://site.example/", E(ref=1, role="button", name="Save"), text='[1] button "Save"')
+    focused = page("https://site.example/", E(ref=1, role="button", name="Save"), text='[1] button "Save" focused=true')
+    _sent(context, {"type": "click", "ref": 1}, field, focused)
+    scrolled = page("https://site.example/", E(ref=1, role="button", name="Save"),
+                    text='viewport 1280x800 scroll=0,300 page=1280x2000\n[1] button "Save"')
+    _sent(context, {"type": "click", "ref": 1}, page("https://site.example/", E(ref=1, role="button", name="Save"),
+                                                     text='viewport 1280x800 scroll=0,0 page=1280x2000\n[1] button "Save"'), scrolled)
+    assert not context.effects, "where the keyboard is and where the view is scrolled are not the page"
+    assert held({"type": "click", "ref": 1}, focused, context) is None
+
+
+def test_repeated_after_effect_is_quiet_for_another_element_and_for_actions_a_repeat_cannot_double():
+    context = GuardContext(task="t")
+    two = page("https://shop.example/", E(ref=3, role="button", name="Add to basket"), E(ref=4, role="button", name="Add to wishlist"))
+    after = page("https://shop.example/", E(ref=3, role="button", name="Add to basket"), E(ref=4, role="button", name="Add to wishlist"),
+                 text="Added")
+    _sent(context, {"type": "click", "ref": 3}, two, after, sent=True)
+    assert held({"type": "click", "ref": 4}, after, context) is None
+    _sent(context, {"type": "scroll", "direction": "down"}, two, after)
+    assert held({"type": "hover", "ref": 3}, after, context) is None
 
 
 # ------------------------------------------------------------------ repeated_without_effect (advisory)

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from waymark.host.agent.effects import Effect
 from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.snapshot import Snapshot
@@ -59,6 +60,9 @@ class GuardContext:
     start_text: str = ""
     #: Actions dispatched on a page that they left exactly as it was (`action_key`).
     without_effect: set[str] = field(default_factory=set)
+    #: What the actions sent for the current step (its retries, and the plans made after it failed)
+    #: changed, by each of its `effect_keys`; a step that passes or acts unproven forgets them.
+    effects: dict[str, Effect] = field(default_factory=dict)
     #: Advisories already told, by `told_key`: the same action again overrules them.
     told: set[str] = field(default_factory=set)
     #: After dispatch: what the browser answered for the action.

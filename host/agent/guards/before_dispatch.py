@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urldefrag, urlsplit
 
+from waymark.host.agent.effects import effect_keys, page_state
 from waymark.host.agent.guards.base import Finding, Guard, GuardContext, action_key
 from waymark.host.core.actions import absolute_url
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
@@ -117,6 +118,26 @@ def _box_inside(inner: list[float], outer: list[float]) -> bool:
     x, y, w, h = inner
     ox, oy, ow, oh = outer
     return w > 0 and h > 0 and x >= ox and y >= oy and x + w <= ox + ow and y + h <= oy + oh
+
+
+class RepeatedAfterEffect(Guard):
+    """An action sent again for a step whose check failed after it (a retry, or a plan made after
+    that failure), unless the first send stayed in the page and the page is back as it was: it
+    changed something (the tab went elsewhere, the page sent a request or a form, an element's
+    value or state moved, text appeared), so the second one can only repeat it (a second item in
+    the basket, one more notch) or undo it (the sort flipped back, the folder closed)."""
+
+    name = "repeated_after_effect"
+    stage = "before_dispatch"
+    strength = "refusal"
+
+    def check(self, context: GuardContext, action: Any, snapshot: Snapshot) -> Finding | None:
+        effect = next((context.effects[k] for k in effect_keys(action, snapshot) if k in context.effects), None)
+        if effect is None or (not effect.outside and page_state(snapshot) == effect.before):
+            return None
+        return self.finding("already_changed", f"this very action was already done for this step and it changed the page: {effect.said}; "
+                                               "doing it again would repeat or undo that. If what changed is what the step wanted, it is "
+                                               "done: go on, or answer done; else act on another element")
 
 
 class RepeatedWithoutEffect(Guard):
@@ -251,5 +272,5 @@ class MadeUpUrl(Guard):
 
 
 #: The order they run in: the first finding stops the others.
-BEFORE_DISPATCH: tuple[Guard, ...] = (PageAtEdge(), SecretRefill(), AlreadySo(), NotAControl(), RepeatedWithoutEffect(),
+BEFORE_DISPATCH: tuple[Guard, ...] = (PageAtEdge(), SecretRefill(), AlreadySo(), NotAControl(), RepeatedAfterEffect(), RepeatedWithoutEffect(),
                                       FormIncomplete(), MadeUpUrl())
