@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
-#: States whose change a person would notice on a control.
-_STATES = ("checked", "selected", "expanded", "pressed", "disabled")
+#: States whose change a person would notice on a control (a sort order and aria-current are
+#: words, checked may be "mixed": each is compared as the snapshot gives it).
+_STATES = ("checked", "selected", "expanded", "pressed", "disabled", "current", "sort")
 #: Most changes named in one line; more are counted.
 MOST = 3
 
@@ -64,7 +65,14 @@ def _differences(old: SnapshotElement, new: SnapshotElement) -> list[str]:
     if (old.value or "") != (new.value or ""):
         said.append(f'value "{(old.value or "")[:40]}" -> "{(new.value or "")[:40]}"')
     for state in _STATES:
-        was, now = old.states.get(state), new.states.get(state)
-        if bool(was) != bool(now):
-            said.append(f"{state} {str(bool(was)).lower()} -> {str(bool(now)).lower()}")
+        was, now = _state_word(old.states.get(state)), _state_word(new.states.get(state))
+        if was != now:
+            said.append(f"{state} {was} -> {now}")
     return said
+
+
+def _state_word(value: object) -> str:
+    """A state as a person reads it: absent is false, a word (ascending, mixed, page) stays itself."""
+    if value is None or value is False:
+        return "false"
+    return "true" if value is True else str(value)

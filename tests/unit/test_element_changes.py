@@ -44,3 +44,15 @@ def test_the_history_line_names_at_most_three_changes_and_counts_the_rest():
     line = changes_line(_page(*boxes), _page(*ticked))
     assert line.startswith(' -> changed: [1] checkbox "Box 1" checked false -> true; [2] checkbox')
     assert line.endswith("(and 2 more)")
+
+
+def test_a_sort_order_that_turned_is_named_with_its_words():
+    before = Snapshot(url="https://shop.test/", elements=[SnapshotElement(ref=1, role="columnheader", name="Name", states={"sort": "ascending"})])
+    after = Snapshot(url="https://shop.test/", elements=[SnapshotElement(ref=1, role="columnheader", name="Name", states={"sort": "descending"})])
+    assert element_changes(before, after) == ['[1] columnheader "Name" sort ascending -> descending']
+
+
+def test_a_checkbox_that_became_mixed_is_a_change():
+    before = Snapshot(url="https://shop.test/", elements=[SnapshotElement(ref=1, role="checkbox", name="All", states={"checked": True})])
+    after = Snapshot(url="https://shop.test/", elements=[SnapshotElement(ref=1, role="checkbox", name="All", states={"checked": "mixed"})])
+    assert element_changes(before, after) == ['[1] checkbox "All" checked true -> mixed']
