@@ -110,8 +110,10 @@ def placeholders(text: str) -> list[str]:
 
 
 #: A fragment of a known value this long or longer is redacted wherever it appears: a prefix the
-#: snapshot's value cap cut, a trace's 40 characters, a value the page echoed in part.
-FRAGMENT_CHARS = 8
+#: snapshot's value cap cut, a trace's 40 characters, a value the page echoed in part. Shorter
+#: pieces are words a page says anyway: with 8, a stored "mypassword1" hid "password" in every
+#: "Forgot password?" link the agent was shown.
+FRAGMENT_CHARS = 12
 _SPACES = re.compile(r"\s+")
 
 

@@ -87,14 +87,15 @@ async def test_an_order_form_posted_and_redirected_back_to_the_same_page_is_post
 
 async def test_a_slider_arrow_up_whose_check_cannot_read_the_value_moves_it_one_notch(sw, serve, browser, site_url):
     slider = {"role": "slider", "name": "Volume"}
+    # The snapshot reads the slider's value now; a check on words the page never shows still cannot.
     plan = _one_step("Turn the volume up one notch", {"type": "press", "key": "ArrowUp", "target": slider},
-                     [{"value_equals": {"target": slider, "value": "25.1"}}])
+                     [{"text_present": "Volume: 25.1"}])
     model = await serve(plan)
     summary = await _run(sw, model, "Turn the volume up by one notch.", f"{site_url}{PAGES}/slider.html")
     # Chrome's accessibility tree: one notch up (nine before).
     assert await _chrome_value(browser, f"{site_url}{PAGES}/slider.html", "slider") == pytest.approx(25.1, abs=0.01)
     step = trace_events(summary["trace_dir"], "step")[0]
-    assert step["verdict"] == "failed" and step["effect"] == 'text appeared: "status "25.1""', step
+    assert step["verdict"] == "failed" and "25.1" in step["effect"], step
 
 
 async def test_a_sort_header_whose_check_cannot_read_the_order_is_not_clicked_again(sw, serve, browser, site_url):

@@ -183,3 +183,9 @@ def test_a_long_lived_redactor_learns_the_secrets_stored_since_it_began() -> Non
     redactor = Redactor.for_run()
     secrets_store.set_secret("LATE", "late-secret-value-42", [BANK])
     assert redactor.learn_store().text("shows late-secret-value-42") == f"shows {REDACTED}"
+
+
+def test_a_word_a_stored_value_contains_is_not_hidden_on_the_page() -> None:
+    redactor = Redactor()
+    redactor.learn("mypassword1")
+    assert redactor.text('[4] link "Forgot password?"') == '[4] link "Forgot password?"'
