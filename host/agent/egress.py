@@ -11,7 +11,6 @@ word), is asked about once; the answer holds for the rest of the run.
 from __future__ import annotations
 
 import re
-from typing import Iterable
 from urllib.parse import unquote, urlsplit
 
 from waymark.host.core.snapshot import Snapshot
@@ -48,19 +47,16 @@ def carries_data(url: str) -> bool:
 class Egress:
     """One run's record of the origins it may reach without asking, and of the user's answers."""
 
-    def __init__(self, start_url: str | None, task: str) -> None:
+    def __init__(self, task: str) -> None:
         self._task = task.lower()
         self._known: set[str] = set()
         self._answers: dict[str, bool] = {}
-        if start_url:
-            self._add([start_url])
-
-    def _add(self, urls: Iterable[str]) -> None:
-        self._known.update(o for o in map(origin_of, urls) if o)
 
     def saw(self, snapshot: Snapshot) -> None:
-        """Learn from a page of the run: its own origin and every origin its links lead to."""
-        self._add([snapshot.url, *(e.href for e in snapshot.elements if e.href)])
+        """Learn from a page of the run (the first is the one it started on): its own origin and
+        every origin its links lead to."""
+        urls = [snapshot.url, *(e.href for e in snapshot.elements if e.href)]
+        self._known.update(o for o in map(origin_of, urls) if o)
 
     def _named_by_task(self, origin: str) -> bool:
         host = origin.split("://", 1)[1].split(":", 1)[0]

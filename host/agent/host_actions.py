@@ -97,7 +97,7 @@ class HostActions:
         self.visited = visited
         self.policy = policy
         #: The origins this run may open without asking, and the user's answers (host.agent.egress).
-        self.egress = Egress(None, task)
+        self.egress = Egress(task)
 
     async def admit(self, action: ActionModel, snap: Snapshot, safe: Snapshot, record: dict[str, Any],
                     finish: Finish) -> tuple[ActionModel, str | None]:

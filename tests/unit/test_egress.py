@@ -6,8 +6,11 @@ from waymark.host.core.snapshot import Snapshot, SnapshotElement
 TASK = "Subscribe to the digest on shop.test with ada@example.com"
 
 
-def _run() -> Egress:
-    return Egress("http://shop.test/news.html", TASK)
+def _run(task: str = TASK) -> Egress:
+    """A run that started on the shop's news page."""
+    egress = Egress(task)
+    egress.saw(Snapshot(url="http://shop.test/news.html"))
+    return egress
 
 
 def test_an_address_with_the_pages_data_on_an_unknown_site_is_asked_about():
@@ -26,13 +29,11 @@ def test_a_site_a_page_of_the_run_linked_to_is_not_asked_about():
 
 
 def test_a_site_the_task_names_is_not_asked_about():
-    egress = Egress("http://shop.test/", "Look up the weather on weather.test for Paris")
-    assert egress.question("http://weather.test/?city=Paris") is None
+    assert _run("Look up the weather on weather.test for Paris").question("http://weather.test/?city=Paris") is None
 
 
 def test_a_host_that_only_contains_a_named_host_is_still_asked_about():
-    egress = Egress("http://shop.test/", "Look up the weather on weather.test for Paris")
-    assert egress.question("http://weather.test.collector.test/?city=Paris") is not None
+    assert _run("Look up the weather on weather.test for Paris").question("http://weather.test.collector.test/?city=Paris") is not None
 
 
 def test_a_plain_page_address_on_an_unknown_site_is_not_asked_about():
