@@ -5,16 +5,14 @@ provider from the saved settings."""
 from __future__ import annotations
 
 import base64
-import http.server
 import json
-import threading
 from pathlib import Path
 from typing import Any, AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
 
-from tests.agent_calls import start_run, trace_events
+from tests.agent_calls import RecordingModel, start_run, trace_events
 from tests.e2e.test_agent import step
 
 OPEN_PANEL = step("Open the panel", {"type": "click", "target": {"role": "button", "name": "Open panel"}},
@@ -47,43 +45,16 @@ async def saved_settings(sw: Any) -> AsyncIterator[None]:
     await call(sw, "settings.set", {"settings": before})
 
 
-class PlannerServer:
-    """An OpenAI-compatible endpoint on loopback that answers every request with one plan."""
-
-    def __init__(self, plan: dict[str, Any]) -> None:
-        self.roles: list[str] = []
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                system = body["messages"][0].get("content") or ""
-                outer.roles.append("planner" if "planner" in str(system) else "other")
-                reply = json.dumps({"id": "x", "object": "chat.completion", "model": body.get("model", "m"),
-                                    "choices": [{"index": 0, "message": {"role": "assistant", "content": json.dumps(plan)}, "finish_reason": "stop"}],
-                                    "usage": {"prompt_tokens": 50, "completion_tokens": 20, "total_tokens": 70}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(reply)))
-                self.end_headers()
-                self.wfile.write(reply)
-
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+def _roles(server: RecordingModel) -> list[str]:
+    """Which role each request the server got came from, read off its system prompt."""
+    return ["planner" if "planner" in RecordingModel.text(json.loads(b)["messages"][0]) else "other" for b in server.bodies]
 
 
 @pytest.fixture
-def planner_server() -> Iterator[PlannerServer]:
+def planner_server() -> Iterator[RecordingModel]:
+    """An OpenAI-compatible endpoint on loopback that answers every request with one plan."""
     plan = {"steps": [{"intent": OPEN_PANEL["intent"], "verify": OPEN_PANEL["verify"], "required": True}]}
-    server = PlannerServer(plan)
+    server = RecordingModel(lambda system, user: {"content": json.dumps(plan)})
     yield server
     server.close()
 
@@ -163,7 +134,7 @@ async def test_without_provider_params_each_role_runs_with_its_saved_provider(sw
     run = await start_run(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "screenshots": False})
     summary = await run.summary()
     assert summary["success"] is True, summary
-    assert planner_server.roles == ["planner"]  # the executor's calls went to the scripted provider
+    assert _roles(planner_server) == ["planner"]  # the executor's calls went to the scripted provider
     phases = {(r["provider"], r["phase"]) for r in (await call(sw, "diagnostics.get"))["rows"]}
     assert phases == {("openai_compat", "planner"), ("scripted", "executor")}
 
@@ -173,7 +144,7 @@ async def test_explicit_params_win_over_the_saved_settings(sw, site_url, saved_s
                                                  "executor": role("openai_compat", "executor-model", base_url=planner_server.url)}})
     run = await start_run(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "script": SCRIPT, "screenshots": False})
     assert (await run.summary())["success"] is True
-    assert planner_server.roles == []
+    assert _roles(planner_server) == []
 
 
 async def test_without_provider_params_or_saved_provider_the_run_says_to_configure_one(sw, site_url, saved_settings):
