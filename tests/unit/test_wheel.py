@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ("pyproject.toml", "README.md", "waymark", "host", "providers", "eval", "extension")
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "waymark", "host", "providers", "eval", "extension")
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +29,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
             source.mkdir(exist_ok=True)
             shutil.copyfile(path, source / name)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    built = subprocess.run([*pip, "wheel", "--no-deps", "-w", str(base / "dist"), str(source)],
+    # -v: the build backend's own warnings are what the install used to bury the user in.
+    built = subprocess.run([*pip[:-1], "-v", "wheel", "--no-deps", "-w", str(base / "dist"), str(source)],
                            capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    (base / "build.log").write_text(built.stdout + built.stderr)
     (wheel,) = (base / "dist").glob("waymark-*.whl")
     target = base / "site"
     done = subprocess.run([*pip, "install", "--no-deps", "--target", str(target), str(wheel)],
@@ -55,7 +57,12 @@ def test_the_wheel_installs_only_the_waymark_package(installed: Path):
 def test_the_wheel_holds_every_python_module_of_the_tree(installed: Path):
     missing = [str(p.relative_to(ROOT)) for name in ("host", "providers", "eval") for p in (ROOT / name).rglob("*.py")
                if "__pycache__" not in p.parts and not (installed / "waymark" / p.relative_to(ROOT)).is_file()]
-    assert missing == [], "list each new sub-package under [tool.setuptools] packages in pyproject.toml"
+    assert missing == []
+
+
+def test_building_the_package_gives_setuptools_nothing_to_warn_about(installed: Path):
+    log = (installed.parent / "build.log").read_text()
+    assert "would be ignored" not in log and "SetuptoolsDeprecationWarning" not in log
 
 
 def test_the_wheel_ships_the_extension_inside_the_package(installed: Path):
