@@ -14,6 +14,7 @@ from typing import Callable
 
 import waymark.host.commands
 from waymark.host.core import __version__
+from waymark.host.launch import LaunchError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,4 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
-    return int(args.handler(args) or 0)
+    try:
+        return int(args.handler(args) or 0)
+    except LaunchError as exc:
+        # A situation the README describes (no display, no browser): one line, never a traceback.
+        print(f"waymark: {exc}", file=sys.stderr)
+        return 1

@@ -3,14 +3,18 @@ profile: the one way the CLI, the eval harness, the benchmarks and the tests sta
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from waymark.host.extension import extension_dir, extension_id
 from waymark.host.registration import register_profile
+
+log = logging.getLogger(__name__)
 
 #: Flags every launch needs on these machines: no sandbox as root, and no background
 #: networking (without them Chromium floods a closed network with refused connections).
@@ -26,20 +30,72 @@ BASE_FLAGS = [
 ]
 
 
-class ChromiumNotFound(RuntimeError):
+class LaunchError(RuntimeError):
+    """The browser could not be started; the message says why in the user's words and what to do."""
+
+
+class ChromiumNotFound(LaunchError):
     """No Chromium-family executable could be found."""
 
 
+#: Where each platform installs the browsers that load an unpacked extension from the command
+#: line, most suitable first. Branded Google Chrome comes last: from version 137 it ignores
+#: `--load-extension`, so it is used only when nothing else is installed, with a warning.
+_CANDIDATES: dict[str, list[str]] = {
+    "linux": ["/usr/bin/chromium", "chromium", "chromium-browser", "microsoft-edge", "brave-browser", "google-chrome",
+              "google-chrome-stable"],
+    "darwin": ["/Applications/Chromium.app/Contents/MacOS/Chromium",
+               "/Applications/Google Chrome for Testing.app/Contents/MacOS/Google Chrome for Testing",
+               "/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge",
+               "/Applications/Brave Browser.app/Contents/MacOS/Brave Browser",
+               "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"],
+    "win32": [r"%LOCALAPPDATA%\Chromium\Application\chrome.exe",
+              r"%ProgramFiles(x86)%\Microsoft\Edge\Application\msedge.exe",
+              r"%ProgramFiles%\BraveSoftware\Brave-Browser\Application\brave.exe",
+              r"%ProgramFiles%\Google\Chrome\Application\chrome.exe"],
+}
+_INSTALL_HINT = {
+    "linux": "install Chromium (Debian/Ubuntu: `sudo apt install chromium`)",
+    "darwin": "install Chromium or Chrome for Testing into /Applications",
+    "win32": "install Chromium or Microsoft Edge",
+}
+
+
+def _platform() -> str:
+    return "darwin" if sys.platform == "darwin" else "win32" if sys.platform.startswith("win") else "linux"
+
+
+def _is_branded_chrome(path: str) -> bool:
+    name = Path(path).name.lower()
+    return name in ("google-chrome", "google-chrome-stable", "google chrome") or (name == "chrome.exe" and "google" in path.lower())
+
+
 def chromium_path() -> str:
-    """The browser to launch: $WAYMARK_CHROMIUM, else Debian's /usr/bin/chromium, else PATH."""
+    """The browser to launch: $WAYMARK_CHROMIUM, else the first browser of this platform's list
+    that loads unpacked extensions (see _CANDIDATES)."""
     override = os.environ.get("WAYMARK_CHROMIUM")
     if override:
+        if not (Path(override).is_file() or shutil.which(override)):
+            raise ChromiumNotFound(f"WAYMARK_CHROMIUM names {override}, which does not exist: point it at a Chromium "
+                                   "executable, or unset it to let Waymark find one")
         return override
-    for candidate in ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(candidate)
+    platform = _platform()
+    for candidate in _CANDIDATES[platform]:
+        found = shutil.which(os.path.expandvars(candidate))
         if found:
+            if _is_branded_chrome(found):
+                log.warning("only Google Chrome was found (%s): from version 137 it ignores --load-extension, so the "
+                            "extension may not load; install Chromium or set WAYMARK_CHROMIUM", found)
             return found
-    raise ChromiumNotFound("no Chromium found: install Debian's `chromium` or set WAYMARK_CHROMIUM")
+    raise ChromiumNotFound(f"no Chromium-family browser found: {_INSTALL_HINT[platform]}, or set WAYMARK_CHROMIUM to "
+                           "its executable (Google Chrome 137+ ignores unpacked extensions given on the command line)")
+
+
+def _check_display(headless: bool) -> None:
+    """A headed browser on Linux needs a graphical session; say so before Chromium dies of it."""
+    if not headless and _platform() == "linux" and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise LaunchError("no display: a visible browser (--headed) needs a graphical session, and DISPLAY is not set; "
+                          "run without --headed, or under xvfb-run")
 
 
 @dataclass
@@ -70,13 +126,15 @@ async def launch_browser(
     `extension` loads another copy of the extension (the tests' diagnostic build) instead of
     the checkout's folder; it must keep the manifest's key so the ID stays the same.
     """
+    _check_display(headless)
+    executable = chromium_path()
     profile_dir.mkdir(parents=True, exist_ok=True)
     register_profile(profile_dir, env=host_env)
     ext = str(extension or extension_dir())
     width, height = viewport
     context = await playwright.chromium.launch_persistent_context(
         str(profile_dir),
-        executable_path=chromium_path(),
+        executable_path=executable,
         headless=headless,
         viewport={"width": width, "height": height},
         ignore_default_args=["--disable-extensions"],

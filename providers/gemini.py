@@ -32,7 +32,7 @@ from waymark.providers.base import (
 from waymark.providers.computer_use import GeminiScreen, screenshot_size
 from waymark.providers.config import resolve_key
 from waymark.providers.deadline import Deadline, with_retries
-from waymark.providers.http import error_for_status
+from waymark.providers.http import error_for_status, unreachable
 from waymark.providers.retry import DEFAULT_POLICY, RetryPolicy, parse_retry_after
 
 _BLOCKED = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "MODEL_ARMOR"}
@@ -127,6 +127,8 @@ class GeminiProvider(LLMProvider):
         # for seconds before ours even saw the failure).
         http_options = types.HttpOptions(base_url=base_url, retry_options=types.HttpRetryOptions(attempts=1))
         self._client = genai.Client(api_key=key, http_options=http_options)
+        #: Where a failure below HTTP says it tried (the SDK's errors do not carry their URL).
+        self._where = base_url or "the Gemini API (generativelanguage.googleapis.com)"
         self.retry = retry or DEFAULT_POLICY
         self.computer_use = computer_use
         self._caps = Capabilities(native_tools=True, json_schema=True, vision=True, streaming=True, context_tokens=context_tokens,
@@ -243,9 +245,7 @@ class GeminiProvider(LLMProvider):
         if isinstance(exc, genai_errors.APIError):
             return _api_error(exc)
         if _TRANSPORT and isinstance(exc, _TRANSPORT):
-            if "Timeout" in type(exc).__name__:
-                return errors.Timeout(f"no answer in time ({type(exc).__name__})", provider=self.name)
-            return errors.Unavailable(f"cannot reach the backend: {type(exc).__name__}: {exc}"[:300], provider=self.name)
+            return unreachable(self._where, exc, self.name)
         if isinstance(exc, _UNREADABLE):
             return errors.Unavailable(f"the backend's answer cannot be read: {exc}"[:300], provider=self.name)
         return None

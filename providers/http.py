@@ -85,11 +85,27 @@ async def raise_for_status(response: httpx.Response, provider: str) -> None:
     )
 
 
+def unreachable(where: str, exc: BaseException, provider: str) -> errors.ProviderError:
+    """The typed error for a failure below HTTP, in words that name the address tried and the
+    next thing to try (the user fixes a server that is down or a wrong base URL, not a ConnectError)."""
+    kind = type(exc).__name__
+    if "Timeout" in kind:
+        return errors.Timeout(f"no answer from {where} in time ({kind}). Is the server overloaded? Try again, "
+                              "or raise the timeout", provider=provider)
+    if "Connect" in kind:
+        return errors.Unavailable(f"cannot connect to {where}. Is the server running there? Start it, or correct "
+                                  "the provider's base URL in Settings", provider=provider)
+    return errors.Unavailable(f"the connection to {where} broke ({kind}: {exc})"[:300], provider=provider)
+
+
 def transport_error(exc: httpx.TransportError, provider: str) -> errors.ProviderError:
     """The typed error for a failure below HTTP (refused connection, timeout, broken stream)."""
-    if isinstance(exc, httpx.TimeoutException):
-        return errors.Timeout(f"no answer in time ({type(exc).__name__})", provider=provider)
-    return errors.Unavailable(f"cannot reach the backend: {type(exc).__name__}: {exc}"[:300], provider=provider)
+    try:
+        url = exc.request.url
+        where = f"{url.scheme}://{url.netloc.decode()}{url.path}"  # never the query: some keys travel there
+    except RuntimeError:  # an error raised before its request was attached
+        where = "the backend"
+    return unreachable(where, exc, provider)
 
 
 async def sse_events(response: httpx.Response) -> AsyncIterator[tuple[str, str]]:

@@ -32,6 +32,7 @@ export async function ensureInjected(tabId) {
   } catch {
     throw new WaymarkError("no_such_tab", `there is no tab ${tabId}`);
   }
+  if (tab.url === "about:blank") throw new WaymarkError("restricted_page", "the tab is blank (about:blank): no page is open in it yet");
   if (tab.url && isRestrictedUrl(tab.url)) {
     throw new WaymarkError("restricted_page", `extensions cannot read ${new URL(tab.url).protocol} pages`);
   }

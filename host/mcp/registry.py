@@ -36,9 +36,19 @@ class Structured:
 
     content: list[Content]
     structured: dict[str, Any]
+    #: The task it ran did not succeed: the client reads the verdict beside an error flag.
+    is_error: bool = False
 
 
-Run = Callable[[Any, ToolCall], Awaitable["list[Content] | Structured"]]
+@dataclass
+class Failed:
+    """A tool's answer when what it was asked did not happen (an action that failed, a check that
+    did not hold): the same content, marked `isError` so the client's model cannot read it as done."""
+
+    content: list[Content]
+
+
+Run = Callable[[Any, ToolCall], Awaitable["list[Content] | Structured | Failed"]]
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from waymark.host.core import __version__
 from waymark.host.core.validation import problems
 from waymark.host.mcp.errors import Refused, ToolError
 from waymark.host.mcp.link import Link
-from waymark.host.mcp.registry import Structured, Tool, ToolCall, text
+from waymark.host.mcp.registry import Failed, Structured, Tool, ToolCall, text
 from waymark.host.mcp.session import McpSession
 from waymark.host.mcp.tools_actions import action_tools
 from waymark.host.mcp.tools_page import page_tools
@@ -94,8 +94,10 @@ def build_server(session: McpSession, models: dict[str, Any]) -> Server[Any]:
             return _failed(f"{exc.code}: {session.redactor.text(exc.message)}")
         if tool.changes_tools:
             await ctx.session.send_tool_list_changed()
+        if isinstance(answer, Failed):
+            return types.CallToolResult(content=answer.content, is_error=True)
         if isinstance(answer, Structured):
-            return types.CallToolResult(content=answer.content, structured_content=answer.structured)
+            return types.CallToolResult(content=answer.content, structured_content=answer.structured, is_error=answer.is_error)
         return types.CallToolResult(content=answer)
 
     return Server("waymark", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool)

@@ -11,7 +11,7 @@ from waymark.host.agent.prompts import wrap_untrusted
 from waymark.host.agent.verifier import PredicateError, parse_predicate
 from waymark.host.core import actions as grammar
 from waymark.host.mcp.errors import ToolError
-from waymark.host.mcp.registry import Content, Tool, ToolCall, text
+from waymark.host.mcp.registry import Content, Failed, Tool, ToolCall, text
 from waymark.host.mcp.results import result_line
 
 #: Tool name -> the grammar's action model; the description is the model's docstring.
@@ -44,26 +44,27 @@ def _doc(model: type[BaseModel]) -> str:
     return " ".join((model.__doc__ or "").split())
 
 
-async def run_action(params: grammar.ActionModel, call: ToolCall) -> list[Content]:
+async def run_action(params: grammar.ActionModel, call: ToolCall) -> list[Content] | Failed:
     """Dispatch one action; the result line and the settled snapshot (or what changed in it), or
     the whole fresh snapshot after a stale ref (the client's picture of the page was wrong) or a
-    navigation (a new document: its refs are new)."""
+    navigation (a new document: its refs are new). An action that failed is an error result."""
     result, line = await call.session.act(params, call.confirm)
     snapshot = result.snapshot or await call.session.snapshot()
     stale = result.error is not None and result.error.code == "stale_ref"
-    return [text(result_line(result, line) + "\n\n" + call.session.show(snapshot, changes_only=not (stale or result.navigated)))]
+    content = [text(result_line(result, line) + "\n\n" + call.session.show(snapshot, changes_only=not (stale or result.navigated)))]
+    return content if result.ok else Failed(content)
 
 
-async def run_extract(params: grammar.Extract, call: ToolCall) -> list[Content]:
+async def run_extract(params: grammar.Extract, call: ToolCall) -> list[Content] | Failed:
     """What the element (or the page's main content) says, fenced as page data."""
     result, line = await call.session.act(params, call.confirm)
     if not result.ok:
-        return [text(result_line(result, line))]
+        return Failed([text(result_line(result, line))])
     source = result.url_after or (call.session.last.url if call.session.last else "")
     return [text(wrap_untrusted(result.text or "", source))]
 
 
-async def run_tab_new(params: grammar.NewTab, call: ToolCall) -> list[Content]:
+async def run_tab_new(params: grammar.NewTab, call: ToolCall) -> list[Content] | Failed:
     """A new tab, loaded before it is shown: on `url` when given, else blank."""
     if params.url is None:
         return await run_action(params, call)
@@ -71,8 +72,9 @@ async def run_tab_new(params: grammar.NewTab, call: ToolCall) -> list[Content]:
     return [text(f"opened tab {snapshot.tab_id}, now current\n\n{call.session.show(snapshot)}")]
 
 
-async def run_wait(params: grammar.Wait, call: ToolCall) -> list[Content]:
-    """Wait a time, or until a verifier predicate holds (checked over fresh snapshots)."""
+async def run_wait(params: grammar.Wait, call: ToolCall) -> list[Content] | Failed:
+    """Wait a time, or until a verifier predicate holds (checked over fresh snapshots); a
+    predicate that did not hold in time is an error result."""
     if params.until is None:
         return await run_action(params, call)
     try:
@@ -83,7 +85,8 @@ async def run_wait(params: grammar.Wait, call: ToolCall) -> list[Content]:
     (check,) = verdict.results
     said = "holds" if verdict.ok else f"did not hold within {params.timeout_ms} ms"
     body = f"{check.predicate} {said} ({check.detail}; {verdict.tries} snapshot(s))"
-    return [text(body + "\n\n" + call.session.show(verdict.snapshot))] if verdict.snapshot else [text(body)]
+    content = [text(body + "\n\n" + call.session.show(verdict.snapshot))] if verdict.snapshot else [text(body)]
+    return content if verdict.ok else Failed(content)
 
 
 def action_tools() -> list[Tool]:

@@ -14,7 +14,7 @@ from waymark.host.agent.verifier import PredicateError, parse_predicates
 from waymark.host.core.browser_api import SnapshotOptions
 from waymark.host.core.predicates import PREDICATE_NAMES
 from waymark.host.mcp.errors import ToolError
-from waymark.host.mcp.registry import Content, Tool, ToolCall, text
+from waymark.host.mcp.registry import Content, Failed, Tool, ToolCall, text
 
 
 def fields_of(model: type[BaseModel], **descriptions: str) -> dict[str, Any]:
@@ -50,9 +50,19 @@ class VerifyParams(BaseModel):
                                     "(default: 3 s for URL and title checks, else 5 tries with backoff)")
 
 
+def _open_a_page_first(exc: ToolError) -> ToolError:
+    """A page the browser keeps from extensions (a blank tab, chrome://), with what to do instead."""
+    if exc.code != "restricted_page":
+        return exc
+    return ToolError(exc.code, f"{exc.message}; open a web page first with browser_navigate (or browser_tab_new with a url)")
+
+
 async def run_snapshot(params: Any, call: ToolCall) -> list[Content]:
     """The current tab's compact snapshot."""
-    snapshot = await call.session.snapshot(max_chars=params.max_chars, offset=params.offset)
+    try:
+        snapshot = await call.session.snapshot(max_chars=params.max_chars, offset=params.offset)
+    except ToolError as exc:
+        raise _open_a_page_first(exc) from None
     shown = call.session.show(snapshot, changes_only=False)
     if params.offset:
         call.session.shown = None  # a later page alone is no picture of the whole page to diff against
@@ -61,7 +71,10 @@ async def run_snapshot(params: Any, call: ToolCall) -> list[Content]:
 
 async def run_screenshot(params: NoParams, call: ToolCall) -> list[Content]:
     """The visible part of the tab with each ref's number drawn at its element, and the snapshot."""
-    snap = await call.session.snapshot(screenshot=True)
+    try:
+        snap = await call.session.snapshot(screenshot=True)
+    except ToolError as exc:
+        raise _open_a_page_first(exc) from None
     if not snap.screenshot_b64:
         raise ToolError("no_screenshot", "the browser could not capture this tab (a restricted page, or the tab is not visible)")
     return [types.ImageContent(type="image", data=snap.screenshot_b64, mime_type="image/jpeg"), text(call.session.show(snap, changes_only=False))]
@@ -76,8 +89,9 @@ async def run_tab_list(params: NoParams, call: ToolCall) -> list[Content]:
     return [text("\n".join(lines) + "\n(* current)")]
 
 
-async def run_verify(params: VerifyParams, call: ToolCall) -> list[Content]:
-    """Check predicates over fresh snapshots (`.eventually`): which hold, which fail and why."""
+async def run_verify(params: VerifyParams, call: ToolCall) -> list[Content] | Failed:
+    """Check predicates over fresh snapshots (`.eventually`): which hold, which fail and why; an
+    error result when any fails, as a failed assertion is."""
     try:
         predicates = parse_predicates(params.predicates)
     except PredicateError as exc:
@@ -87,7 +101,8 @@ async def run_verify(params: VerifyParams, call: ToolCall) -> list[Content]:
     lines = [f"{head} ({verdict.tries} snapshot(s))"]
     for result in verdict.results:
         lines.append(f"{'✓' if result.ok else '✗'} {json.dumps(result.predicate, ensure_ascii=False)}: {result.detail}")
-    return [text("\n".join(lines))]
+    content = [text("\n".join(lines))]
+    return content if verdict.ok else Failed(content)
 
 
 def page_tools() -> list[Tool]:

@@ -10,7 +10,7 @@ from pydantic import ConfigDict, create_model
 
 from waymark.host.agent.timeline import event_text, summary_lines
 from waymark.host.mcp.errors import ToolError
-from waymark.host.mcp.registry import Content, Structured, Tool, ToolCall, text
+from waymark.host.mcp.registry import Content, Failed, Structured, Tool, ToolCall, text
 from waymark.host.mcp.tools_page import fields_of
 from waymark.host.rpc.agent import RunParams
 
@@ -32,7 +32,7 @@ class _Events:
         self.queue.put_nowait((name, data))
 
 
-async def run_task(params: Any, call: ToolCall) -> list[Content] | Structured:
+async def run_task(params: Any, call: ToolCall) -> list[Content] | Structured | Failed:
     """Run the task to its summary; each step is a progress notification."""
     session = call.session
     run: dict[str, Any] = {"task": params.task, **call.models, "policy": session.policy.model_dump(), "secret_client": session.client}
@@ -73,18 +73,21 @@ async def streamed(method: str, params: dict[str, Any], call: ToolCall) -> dict[
     return summary
 
 
-def summary_content(summary: dict[str, Any], asked_for_data: bool = False) -> list[Content] | Structured:
+def summary_content(summary: dict[str, Any], asked_for_data: bool = False) -> list[Content] | Structured | Failed:
     """A run's summary as the tool's answer: the verdict line, the result, the trace to read, and
-    the answer's data as structured content when the call asked for it or the run gave some."""
+    the answer's data as structured content when the call asked for it or the run gave some. A run
+    that did not succeed (failed, unproven, stopped) is an error result: it did not do the task."""
     lines = [summary_lines(summary)]
     if summary.get("result"):
         lines.append(f"Result: {summary['result']}")
     lines.append(f"Trace: waymark trace show {summary.get('run_id', '')}")
     content: list[Content] = [text("\n".join(lines))]
+    failed = summary.get("success") is not True
     if not asked_for_data and summary.get("data") is None:
-        return content
+        return Failed(content) if failed else content
     # A program reads the answer here, not in prose: the data, each value's grounding, and the verdict.
-    return Structured(content, {k: summary.get(k) for k in ("data", "grounding", "success", "outcome", "reason", "run_id")})
+    return Structured(content, {k: summary.get(k) for k in ("data", "grounding", "success", "outcome", "reason", "run_id")},
+                      is_error=failed)
 
 
 async def _answer(name: str, data: dict[str, Any], call: ToolCall) -> None:

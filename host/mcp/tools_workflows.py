@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from waymark.host.mcp.registry import Content, Tool, ToolCall, text
+from waymark.host.mcp.registry import Content, Failed, Structured, Tool, ToolCall, text
 from waymark.host.mcp.tools_task import streamed, summary_content
 from waymark.host.workflows import store
 from waymark.host.workflows.model import Workflow, WorkflowInvalid
@@ -51,7 +51,7 @@ def workflow_tool(workflow: Workflow) -> Tool:
     """A saved workflow as a tool: calling it replays the workflow with the given parameters."""
     names = [p.name for p in workflow.parameters]
 
-    async def run(params: Any, call: ToolCall) -> list[Content]:
+    async def run(params: Any, call: ToolCall) -> list[Content] | Structured | Failed:
         replay: dict[str, Any] = {"name": workflow.name, "params": {n: getattr(params, n) for n in names},
                                   "policy": call.session.policy.model_dump(), "secret_client": call.session.client,
                                   **{k: v for k, v in call.models.items() if k in ("script", "planner", "executor")}}
@@ -60,6 +60,8 @@ def workflow_tool(workflow: Workflow) -> Tool:
         summary = await streamed("workflow.run", replay, call)
         figures = text(f"replay: {summary.get('replay')}, {summary.get('model_calls', 0)} model call(s), {summary.get('tokens_total', 0)} tokens")
         answer = summary_content(summary)
+        if isinstance(answer, Failed):
+            return Failed([*answer.content, figures])
         return [*answer, figures] if isinstance(answer, list) else answer
 
     # A fixed template and the name (NAME_PATTERN: letters, digits, - and _): the description and

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import re
 
 import pytest
 
@@ -210,12 +211,13 @@ async def test_failure_while_opening_a_stream_is_the_same_typed_error(backend: B
             pass
 
 
-async def test_refused_connection_is_unavailable(backend: Backend) -> None:
+async def test_refused_connection_is_unavailable_and_names_the_address_tried(backend: Backend) -> None:
     needs_http(backend)
     assert isinstance(backend, HTTPBackend)
     provider = await backend.unreachable()
-    with pytest.raises(errors.Unavailable):
+    with pytest.raises(errors.Unavailable) as raised:
         await provider.complete(backend.request(timeout=60))
+    assert re.search(r"cannot connect to http://127\.0\.0\.1:\d+\S*\. Is the server running there\?", str(raised.value)), str(raised.value)
 
 
 async def test_generation_past_the_timeout_is_a_timeout(backend: Backend) -> None:

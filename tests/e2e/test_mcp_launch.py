@@ -97,10 +97,12 @@ async def test_a_filled_field_verifies_with_value_equals(client, site_url):
     assert verdict.startswith("PASS")
 
 
-async def test_verify_says_which_predicate_failed_and_why(client, site_url):
+async def test_verify_says_which_predicate_failed_and_why_as_an_error_result(client, site_url):
     await open_page(client, f"{site_url}/agent/menu.html")
-    verdict = await client.text("browser_verify", {"predicates": [{"title_contains": "Menu"}, {"exists": {"role": "button", "name": "Nope"}}],
-                                                   "timeout_s": 1})
+    result = await client.call("browser_verify", {"predicates": [{"title_contains": "Menu"}, {"exists": {"role": "button", "name": "Nope"}}],
+                                                  "timeout_s": 1})
+    verdict = text_of(result)
+    assert result.is_error
     assert verdict.startswith("FAIL: 1 of 2 predicate(s) fail")
     assert '✓ {"title_contains": "Menu"}' in verdict
     assert '✗ {"exists": {"role": "button", "name": "Nope"}}: 0 element(s) with role=\'button\' name=\'Nope\'' in verdict
@@ -200,3 +202,17 @@ async def test_bad_arguments_are_a_tool_error_naming_the_field(client):
     result = await client.call("browser_click", {"ref": "twelve"})
     assert result.is_error
     assert text_of(result).startswith("bad_arguments: ref:")
+
+
+async def test_the_first_snapshot_of_a_launched_browser_says_to_open_a_page_first():
+    async with McpClient("--launch") as fresh:
+        result = await fresh.call("browser_snapshot")
+    assert result.is_error
+    assert text_of(result) == ("restricted_page: the tab is blank (about:blank): no page is open in it yet; "
+                               "open a web page first with browser_navigate (or browser_tab_new with a url)")
+
+
+async def test_a_click_on_a_ref_that_is_not_on_the_page_is_an_error_result(client, site_url):
+    await open_page(client, f"{site_url}/dispatch/buttons.html")
+    result = await client.call("browser_click", {"ref": 9999})
+    assert result.is_error and "FAILED" in text_of(result), text_of(result)
