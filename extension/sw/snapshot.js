@@ -22,6 +22,7 @@ import { overlayScreenshot } from "./overlay.js";
 import { thumbnail } from "./thumbnail.js";
 import { errorPageSnapshot, loadError } from "./load_errors.js";
 import { KIND } from "../shared/actions.js";
+import { tabDownloads } from "./downloads.js";
 import { collectPageDialogs, dialogLines, dialogSnapshot, heldDialog, recentDialogs } from "./dialogs.js";
 
 /** @typedef {import("./snapshot_text.js").Item} Item */
@@ -337,6 +338,7 @@ export async function takeSnapshot(tabId, options = {}) {
     screenshot_b64: null,
     thumbnail_b64: null,
     dialogs: recentDialogs(id),
+    downloads: await tabDownloads(id),
   };
   if (opts.screenshot) {
     const shot = await overlayScreenshot(tab, page.elements.filter((e) => e.in_viewport), vp.width, page.elements.filter((e) => e.states?.secret));
