@@ -63,6 +63,7 @@ const INJECT_TIMEOUT_MS = 5000;
  * @property {{candidates: number, hidden: number, occluded: number, headings: number}} counts
  * @property {number} ms
  * @property {number[]=} dropped  local refs the frame's registry dropped since its last snapshot
+ * @property {boolean=} pdf  the document is a PDF in Chrome's viewer (its text is read by extract, not walked)
  */
 
 /** @typedef {{frameId: number, parentFrameId: number, url: string, result: FrameResult|null, error: string|null}} FrameAnswer */
@@ -299,6 +300,7 @@ export async function takeSnapshot(tabId, options = {}) {
     `viewport ${vp.width}x${vp.height} scroll=${vp.scroll_x},${vp.scroll_y} page=${vp.page_width}x${vp.page_height}` +
       (stats.occluded ? ` occluded=${stats.occluded}` : ""),
     ...dialogLines(recentDialogs(id)),
+    ...(top.pdf ? ["this tab shows a PDF in the browser's viewer: extract (without a ref) reads its text"] : []),
   ];
   let pageOrigin = "";
   try {

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.agent_calls import start_run, trace_events
+from tests.e2e.perception_helpers import snapshot
 from tests.reports_site import APRIL_CSV, MARCH_CSV, PDF_LINES
 from waymark.host.core.documents import pdf_text
 
@@ -125,3 +126,11 @@ async def test_a_downloaded_pdf_is_read_with_the_pdf_library(sw, reports_site):
     assert [s["verdict"] for s in steps] == ["passed", "passed"], steps
     # pypdf on the site's own bytes reads what the host read from the file Chrome wrote.
     assert steps[1]["read"]["chars"] == len(pdf_text(reports_site.pdf)) > 0
+
+
+async def test_the_snapshot_of_a_pdf_in_the_viewer_says_extract_reads_it(sw, page, reports_site):
+    await page.goto(f"{reports_site.url}/reports.html")  # the site's cookie, as a signed-in user has it
+    await page.goto(f"{reports_site.url}/report.pdf")
+    assert await page.evaluate("document.contentType") == "application/pdf"  # Chrome's viewer shows it
+    snap = await snapshot(sw, page)
+    assert "this tab shows a PDF in the browser's viewer: extract (without a ref) reads its text" in snap["text"].splitlines()
