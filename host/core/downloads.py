@@ -10,19 +10,15 @@ import os
 from pathlib import Path
 
 from waymark.host.core.documents import DocumentUnreadable, document_text
+from waymark.host.core.refusals import Refused
 from waymark.host.core.snapshot import Download, Snapshot
 
 #: The largest downloaded file read (its text is cut to the read's budget afterwards).
 MAX_FILE_BYTES = 32 * 1024 * 1024
 
 
-class DownloadRefused(Exception):
+class DownloadRefused(Refused):
     """A download `read_download` may not read, with an error code the model can act on."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def download_line(d: Download) -> str:
