@@ -22,6 +22,7 @@ REPORTS_HTML = """<!doctype html><html><head><title>Reports</title></head><body>
 <p><a href="/march.csv" download>Download the March report</a></p>
 <p><a href="/report.pdf">Open the quarterly report</a></p>
 <p><a href="/report.pdf" download="quarterly.pdf">Download the quarterly report</a></p>
+<p><a href="/export?month=march">Export March as CSV</a></p>
 </main></body></html>"""
 
 USER_HTML = """<!doctype html><html><head><title>My files</title></head><body>
@@ -78,6 +79,11 @@ class ReportsSite:
                     site.pdf_requests.append(signed_in)
                     kind, body = ("application/pdf", site.pdf) if signed_in else ("text/plain", b"sign in first")
                     self.send_response(200 if signed_in else 403)
+                elif path == "/export":
+                    # An export endpoint, as back offices serve them: the browser saves what the link opens.
+                    kind, body = "text/csv", MARCH_CSV
+                    self.send_response(200)
+                    self.send_header("Content-Disposition", 'attachment; filename="march-export.csv"')
                 elif path in files:
                     kind, body = files[path]
                     self.send_response(200)

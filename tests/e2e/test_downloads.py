@@ -47,6 +47,18 @@ async def test_a_click_that_downloads_the_report_is_proven_by_the_download(sw, r
     assert [s["verdict"] for s in _steps(summary)] == ["passed"], _steps(summary)
 
 
+async def test_a_link_the_server_answers_with_an_attachment_is_proven_by_the_download(sw, reports_site):
+    run = await _scripted(sw, "Export the March report", f"{reports_site.url}/reports.html", [
+        {"intent": "Click Export March as CSV", "action": {"type": "click", "target": {"role": "link", "name": "Export March as CSV"}},
+         "verify": [{"downloaded": {"name": "march-export"}}]},
+    ])
+    summary = await run.summary()
+    assert summary["success"] is True, summary
+    steps = _steps(summary)
+    assert [s["verdict"] for s in steps] == ["passed"], steps
+    assert steps[0]["navigated"] is False  # the tab stayed on the reports page
+
+
 async def test_the_download_is_recorded_as_chrome_reports_it_where_the_chosen_folder_holds_it(sw, browser, reports_site):
     run = await _scripted(sw, "Download the March report", f"{reports_site.url}/reports.html", [
         {"intent": "Click Download the March report", "action": {"type": "click", "target": _LINK},
