@@ -7,6 +7,7 @@ returns one; the extension's handlers (extension/sw/) accept exactly these field
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 from waymark.host.bridge import BrowserBridge
@@ -17,6 +18,7 @@ from waymark.host.core.browser_api import (
     ActRequest,
     SnapshotOptions,
 )
+from waymark.host.core.documents import DocumentUnreadable, pdf_text
 from waymark.host.core.phases import timed
 from waymark.host.core.snapshot import Snapshot
 from waymark.host.core.uploads import UploadRefused, resolve_uploads
@@ -48,7 +50,18 @@ async def act(bridge: BrowserBridge, request: ActRequest, timeout: float | None 
             return ActionResult(ok=False, action=kind, tab_id=request.tab_id, error=ActionError(code=refused.code, message=refused.message))
     request = request.model_copy(update={"upload_paths": paths})
     data = await bridge.request("act", request.model_dump(mode="json"), timeout=request.reply_deadline_s() if timeout is None else timeout)
-    return ActionResult.model_validate(data)
+    result = ActionResult.model_validate(data)
+    return _pdf_read(result, int(request.action.get("max_chars") or 4000)) if result.pdf_b64 is not None else result
+
+
+def _pdf_read(result: ActionResult, max_chars: int) -> ActionResult:
+    """An extract of a tab showing a PDF: the text of the bytes the extension fetched, read with pypdf."""
+    try:
+        text = pdf_text(base64.b64decode(result.pdf_b64 or ""))
+    except (DocumentUnreadable, ValueError) as exc:
+        return result.model_copy(update={"ok": False, "pdf_b64": None, "text": None,
+                                         "error": ActionError(code="pdf_unreadable", message=f"the PDF this tab shows cannot be read: {exc}")})
+    return result.model_copy(update={"pdf_b64": None, "text": text[:max_chars], "truncated": len(text) > max_chars})
 
 
 async def detach_debugger(bridge: BrowserBridge, timeout: float = 5.0, tabs: list[int] | None = None) -> None:

@@ -3,6 +3,7 @@ profile: the one way the CLI, the eval harness, the benchmarks and the tests sta
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -106,6 +107,8 @@ class LaunchedBrowser:
     service_worker: Any  # playwright.async_api.Worker
     profile_dir: Path
     extension_id: str
+    #: The download folder chosen for the profile (None: the browser's own default).
+    downloads_dir: Path | None = None
 
     async def close(self) -> None:
         await self.context.close()
@@ -120,6 +123,7 @@ async def launch_browser(
     host_env: dict[str, str] | None = None,
     extra_args: list[str] | None = None,
     extension: Path | None = None,
+    downloads_dir: Path | None = None,
 ) -> LaunchedBrowser:
     """Register the host into `profile_dir`, launch Chromium with the extension, find its worker.
 
@@ -130,6 +134,8 @@ async def launch_browser(
     executable = chromium_path()
     profile_dir.mkdir(parents=True, exist_ok=True)
     register_profile(profile_dir, env=host_env)
+    if downloads_dir is not None:
+        choose_download_folder(profile_dir, downloads_dir)
     ext = str(extension or extension_dir())
     width, height = viewport
     context = await playwright.chromium.launch_persistent_context(
@@ -143,9 +149,38 @@ async def launch_browser(
     # Playwright dismisses a dialog itself unless someone listens for it, racing the extension's
     # answer; a listener that does nothing leaves every dialog to its one owner, the extension.
     context.on("dialog", _leave_to_extension)
+    await _leave_downloads_to_browser(context)
     ext_id = extension_id()
     worker = await find_service_worker(context, ext_id)
-    return LaunchedBrowser(context=context, service_worker=worker, profile_dir=profile_dir, extension_id=ext_id)
+    return LaunchedBrowser(context=context, service_worker=worker, profile_dir=profile_dir, extension_id=ext_id, downloads_dir=downloads_dir)
+
+
+def choose_download_folder(profile_dir: Path, folder: Path) -> None:
+    """Set the profile's download folder as Chrome's own Settings page does (its Preferences file),
+    so downloads land there as they would in the user's own Chrome with that setting."""
+    folder.mkdir(parents=True, exist_ok=True)
+    prefs_file = profile_dir / "Default" / "Preferences"
+    prefs_file.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        prefs = json.loads(prefs_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        prefs = {}
+    prefs.setdefault("download", {}).update({"default_directory": str(folder.resolve()), "prompt_for_download": False})
+    prefs_file.write_text(json.dumps(prefs), encoding="utf-8")
+
+
+async def _leave_downloads_to_browser(context: Any) -> None:
+    """Playwright takes every download over (saved under a random name in its own temporary folder)
+    unless told otherwise; given back to the browser's default, downloads land where the
+    profile's settings say and Chrome's downloads API, which the extension reads, reports them
+    as in the user's own Chrome (docs/perception.md, Downloads)."""
+    if context.browser is None:
+        return
+    session = await context.browser.new_browser_cdp_session()
+    try:
+        await session.send("Browser.setDownloadBehavior", {"behavior": "default"})
+    finally:
+        await session.detach()
 
 
 def _leave_to_extension(dialog: Any) -> None:

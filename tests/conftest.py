@@ -102,6 +102,16 @@ def allowed_site() -> Iterator[LoggingSite]:
     site.stop()
 
 
+@pytest.fixture(scope="module")
+def reports_site() -> Iterator[Any]:
+    """The loopback reports site of tests/reports_site.py (a CSV download, a PDF behind a cookie)."""
+    from tests.reports_site import ReportsSite
+
+    site = ReportsSite().start()
+    yield site
+    site.stop()
+
+
 WIDGETS = Path(__file__).resolve().parent / "widgets"
 
 
@@ -175,7 +185,7 @@ async def browser(playwright_instance: Any, tmp_path_factory: pytest.TempPathFac
 
     profile = tmp_path_factory.mktemp("profile")
     launched = await launch_browser(playwright_instance, profile, host_env=_host_env(), extension=test_extension,
-                                    extra_args=[RESOLVER_RULES])
+                                    extra_args=[RESOLVER_RULES], downloads_dir=tmp_path_factory.mktemp("downloads"))
     await wait_connected(launched.service_worker)
     yield launched
     await launched.close()

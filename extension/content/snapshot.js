@@ -1143,6 +1143,7 @@
       docId: core.docId,
       url: location.href,
       title: window === window.top ? clean(document.title, 200) : "",
+      pdf: document.contentType === "application/pdf",
       frameIndex: core.frameIndex(),
       viewport: {
         width: vw, height: vh, scroll_x: Math.round(window.scrollX), scroll_y: Math.round(window.scrollY),

@@ -3,7 +3,7 @@
 // host/core/messages.py: do not edit (a unit test fails while this file is stale).
 
 /** Every action type of the grammar, in its order. */
-export const ACTION_TYPES = Object.freeze(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "upload_file", "select_text", "scroll", "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab", "wait", "extract", "ask_user", "done", "answer_dialog", "drag", "right_click", "click_at", "double_click_at", "move_to", "drag_at", "scroll_at"]);
+export const ACTION_TYPES = Object.freeze(["click", "double_click", "hover", "type", "fill", "press", "select", "check", "uncheck", "upload_file", "select_text", "scroll", "navigate", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab", "wait", "extract", "read_download", "ask_user", "done", "answer_dialog", "drag", "right_click", "click_at", "double_click_at", "move_to", "drag_at", "scroll_at"]);
 /** Actions that act on an element of the snapshot (a ref is required). */
 export const ELEMENT_ACTIONS = new Set(["click", "double_click", "hover", "type", "fill", "select", "check", "uncheck", "upload_file", "drag", "right_click"]);
 /** Actions after which the page is given time to settle. */
@@ -54,8 +54,8 @@ export const KIND = Object.freeze({
 
 /**
  * @typedef {{tab_id?: number|null, action: Record<string, unknown>, ref_generation?: number|null, settle_min_ms?: number, settle_timeout_ms?: number, commit_timeout_ms?: number, snapshot?: SnapshotOptions|null, dialogs?: "accept"|"dismiss"|"ask", scroll_into_view?: boolean, upload_paths?: Array<string>|null, gate?: Gate|null, secret_origins?: Array<string>|null}} ActRequest
- * @typedef {{code: "stale_ref"|"not_found"|"not_visible"|"disabled"|"readonly"|"occluded"|"not_editable"|"navigation_timeout"|"restricted_page"|"no_such_tab"|"debugger_unavailable"|"timeout"|"bad_action"|"no_such_option"|"dialog_blocked"|"no_dialog"|"dialog_open"|"not_selected"|"no_upload_folder"|"bad_file_name"|"file_not_found"|"outside_upload_folder"|"too_many_files"|"not_a_file_input"|"no_such_text"|"clipboard_empty"|"outside_viewport"|"drag_failed"|"input_stalled"|"url_refused"|"tab_refused"|"no_gate"|"press_lost"|string, message: string, data?: Record<string, unknown>, [key: string]: unknown}} ActionError
- * @typedef {{ok: boolean, action: string, path?: "cdp"|"synthetic"|"browser"|null, settle_ms?: number, settled?: boolean|null, sent?: boolean, url_before?: string, url_after?: string, navigated?: boolean, new_tab?: NewTabInfo|null, tab_id?: number|null, error?: ActionError|null, snapshot?: Snapshot|null, dialogs?: Array<Record<string, unknown>>, text?: string|null, hit?: PointerHit|null, drop?: PointerHit|null, already?: boolean, replaced?: boolean, secret_origin?: string|null, [key: string]: unknown}} ActionResult
+ * @typedef {{code: "stale_ref"|"not_found"|"not_visible"|"disabled"|"readonly"|"occluded"|"not_editable"|"navigation_timeout"|"restricted_page"|"no_such_tab"|"debugger_unavailable"|"timeout"|"bad_action"|"no_such_option"|"dialog_blocked"|"no_dialog"|"dialog_open"|"not_selected"|"no_upload_folder"|"bad_file_name"|"file_not_found"|"outside_upload_folder"|"too_many_files"|"not_a_file_input"|"no_such_text"|"clipboard_empty"|"outside_viewport"|"drag_failed"|"input_stalled"|"url_refused"|"tab_refused"|"no_gate"|"press_lost"|"pdf_unreadable"|string, message: string, data?: Record<string, unknown>, [key: string]: unknown}} ActionError
+ * @typedef {{ok: boolean, action: string, path?: "cdp"|"synthetic"|"browser"|null, settle_ms?: number, settled?: boolean|null, sent?: boolean, url_before?: string, url_after?: string, navigated?: boolean, new_tab?: NewTabInfo|null, tab_id?: number|null, error?: ActionError|null, snapshot?: Snapshot|null, dialogs?: Array<Record<string, unknown>>, text?: string|null, pdf_b64?: string|null, downloads?: Array<Download>, hit?: PointerHit|null, drop?: PointerHit|null, already?: boolean, replaced?: boolean, secret_origin?: string|null, [key: string]: unknown}} ActionResult
  * @typedef {{type: "answer_dialog", accept: boolean, text?: string|null}} AnswerDialog
  * @typedef {{type: "ask_user", question: string}} AskUser
  * @typedef {{type: "back"}} Back
@@ -67,6 +67,7 @@ export const KIND = Object.freeze({
  * @typedef {{type: "done", result?: string, success?: boolean, data?: unknown}} Done
  * @typedef {{type: "double_click", ref: number}} DoubleClick
  * @typedef {{type: "double_click_at", x: number, y: number}} DoubleClickAt
+ * @typedef {{id: number, tab_id: number, name?: string, path?: string, mime?: string, size?: number, state?: "in_progress"|"complete"|"interrupted", error?: string|null, url?: string, started?: number, [key: string]: unknown}} Download
  * @typedef {{type: "drag", ref: number, to_ref?: number|null, dx?: number|null, dy?: number|null}} Drag
  * @typedef {{type: "drag_at", x: number, y: number, to_x: number, to_y: number}} DragAt
  * @typedef {{type: "extract", ref?: number|null, max_chars?: number, whole?: boolean}} Extract
@@ -81,13 +82,14 @@ export const KIND = Object.freeze({
  * @typedef {{type: "alert"|"confirm"|"prompt"|"beforeunload", message?: string, default_prompt?: string|null, [key: string]: unknown}} OpenDialog
  * @typedef {{x: number, y: number, frame?: number, ref?: number|null, refs?: Array<number>, element?: string}} PointerHit
  * @typedef {{type: "press", key: string, ref?: number|null}} Press
+ * @typedef {{type: "read_download", download: number, max_chars?: number}} ReadDownload
  * @typedef {{type: "reload"}} Reload
  * @typedef {{type: "right_click", ref: number}} RightClick
  * @typedef {{type: "scroll", direction?: "up"|"down"|"left"|"right", ref?: number|null, amount?: number|null}} Scroll
  * @typedef {{type: "scroll_at", x: number, y: number, direction?: "up"|"down"|"left"|"right", amount?: number|null}} ScrollAt
  * @typedef {{type: "select", ref: number, value: string}} Select
  * @typedef {{type: "select_text", text: string, ref?: number|null}} SelectText
- * @typedef {{url: string, title?: string, viewport?: Record<string, unknown>, elements?: Array<SnapshotElement>, text?: string, next_offset?: number|null, page_overflow?: boolean, stats?: Record<string, unknown>, tab_id?: number|null, ref_generation?: number, screenshot_b64?: string|null, screenshot_scale?: number|null, thumbnail_b64?: string|null, dialog?: OpenDialog|null, dialogs?: Array<DialogSeen>, [key: string]: unknown}} Snapshot
+ * @typedef {{url: string, title?: string, viewport?: Record<string, unknown>, elements?: Array<SnapshotElement>, text?: string, next_offset?: number|null, page_overflow?: boolean, stats?: Record<string, unknown>, tab_id?: number|null, ref_generation?: number, screenshot_b64?: string|null, screenshot_scale?: number|null, thumbnail_b64?: string|null, dialog?: OpenDialog|null, dialogs?: Array<DialogSeen>, downloads?: Array<Download>, [key: string]: unknown}} Snapshot
  * @typedef {{ref: number, order?: number|null, role: string, name?: string, value?: string|null, states?: Record<string, unknown>, bbox?: Array<number>, frame?: number, in_viewport?: boolean, href?: string|null, doc?: string, options?: Array<string>|null, field?: string|null, placeholder?: string|null, form?: number|null, [key: string]: unknown}} SnapshotElement
  * @typedef {{tab_id?: number|null, max_chars?: number, offset?: number, screenshot?: boolean, thumbnail?: boolean, occlusion?: boolean}} SnapshotOptions
  * @typedef {{type: "switch_tab", tab_id: number}} SwitchTab
@@ -95,7 +97,7 @@ export const KIND = Object.freeze({
  * @typedef {{type: "uncheck", ref: number}} Uncheck
  * @typedef {{type: "upload_file", ref: number, files: Array<string>}} UploadFile
  * @typedef {{type: "wait", ms?: number|null, until?: Record<string, unknown>|null, timeout_ms?: number}} Wait
- * @typedef {Click|DoubleClick|Hover|Type|Fill|Press|Select|Check|Uncheck|UploadFile|SelectText|Scroll|Navigate|Back|Forward|Reload|NewTab|SwitchTab|CloseTab|Wait|Extract|AskUser|Done|AnswerDialog|Drag|RightClick|ClickAt|DoubleClickAt|MoveTo|DragAt|ScrollAt} Action
+ * @typedef {Click|DoubleClick|Hover|Type|Fill|Press|Select|Check|Uncheck|UploadFile|SelectText|Scroll|Navigate|Back|Forward|Reload|NewTab|SwitchTab|CloseTab|Wait|Extract|ReadDownload|AskUser|Done|AnswerDialog|Drag|RightClick|ClickAt|DoubleClickAt|MoveTo|DragAt|ScrollAt} Action
  * @typedef {"click"|"double_click"|"hover"|"type"|"fill"|"press"|"select"|"check"|"uncheck"|"upload_file"|"select_text"|"scroll"|"navigate"|"back"|"forward"|"reload"|"new_tab"|"switch_tab"|"close_tab"|"wait"|"extract"|"answer_dialog"|"drag"|"right_click"|"click_at"|"double_click_at"|"move_to"|"drag_at"|"scroll_at"} BrowserActionType
  */
 

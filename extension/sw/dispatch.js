@@ -15,7 +15,8 @@ import { WaymarkError } from "./native.js";
 import { errorCode, errorData, errorMessage } from "../shared/errors.js";
 import { fromEarlierGeneration, globalRef, resolveRef, wasIssued } from "./refs.js";
 import { TabWatcher } from "./settle.js";
-import { pageText } from "./page_text.js";
+import { pageText, pdfBytes } from "./page_text.js";
+import { tabDownloads } from "./downloads.js";
 import { frameOffsets, takeSnapshot } from "./snapshot.js";
 import { requireTab } from "./tabs.js";
 import { BROWSER_ACTIONS, ELEMENT_ACTIONS, KIND, SETTLING_ACTIONS } from "../shared/actions.js";
@@ -91,6 +92,7 @@ export async function act(req) {
     new_tab: null, tab_id: null, error: null, snapshot: null, dialogs: [], text: null,
   };
   const t0 = performance.now();
+  const startedAt = Date.now();
   /** Where the time went, for diagnostics and the benchmark. */
   const timings = { prepare: 0, input: 0, settle: 0, snapshot: 0, total: 0 };
   /** @type {TabWatcher|null} */
@@ -171,6 +173,7 @@ export async function act(req) {
   if (tabId >= 0) {
     await collectPageDialogs(tabId);
     result.dialogs = takeForResult(tabId);
+    result.downloads = await tabDownloads(tabId, startedAt);
     const continued = await chrome.tabs.get(result.tab_id ?? tabId).catch(() => null);
     const own = continued?.id === tabId ? continued : await chrome.tabs.get(tabId).catch(() => null);
     // url_after is where the agent is now (the tab it continues in); `navigated` is about the tab it acted in.
@@ -565,6 +568,13 @@ async function scroll(ctx, a) {
 async function extract(ctx, a) {
   const t = a.ref ? target(ctx.tabId, a.ref) : null;
   const message = { kind: KIND.ACT_EXTRACT, max_chars: a.max_chars ?? 4000 };
+  // A PDF in Chrome's viewer has no text a script can read: its bytes go to the host, which reads them.
+  const pdf = t ? null : await pdfBytes(ctx.tabId);
+  if (pdf !== null) {
+    ctx.result.pdf_b64 = pdf;
+    ctx.result.text = "";
+    return;
+  }
   // Without a ref, the whole tab: every readable frame's text, not only the top document's.
   const read = t ? await toFrame(ctx, t, message) : await pageText(ctx.tabId, message.max_chars, Boolean(a.whole));
   ctx.result.text = read.text;

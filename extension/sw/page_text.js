@@ -59,3 +59,33 @@ export async function pageText(tabId, maxChars, whole = false) {
   }
   return { text, truncated, frames };
 }
+
+/** The largest PDF fetched for reading (browser->host messages may be 64 MiB; base64 grows it by a third). */
+const PDF_MAX_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The bytes of the PDF the tab's viewer shows, base64, or null when the tab shows no PDF. Chrome's
+ * viewer keeps its text out of reach of scripts, so the file is fetched again from inside the page
+ * (its origin, its cookies: what the viewer loaded), and the host reads its text with a PDF library.
+ * @param {number} tabId @returns {Promise<string|null>}
+ */
+export async function pdfBytes(tabId) {
+  const [frame] = await chrome.scripting.executeScript({
+    target: { tabId },
+    args: [PDF_MAX_BYTES],
+    func: async (/** @type {number} */ maxBytes) => {
+      if (document.contentType !== "application/pdf") return null;
+      const response = await fetch(location.href, { credentials: "include" });
+      if (!response.ok) return { error: `the PDF could not be fetched again: HTTP ${response.status}` };
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      if (bytes.length > maxBytes) return { error: `the PDF is ${bytes.length} bytes, more than the ${maxBytes} read` };
+      let binary = "";
+      for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      return { b64: btoa(binary) };
+    },
+  }).catch(() => [null]);
+  const read = /** @type {{b64?: string, error?: string}|null|undefined} */ (frame?.result);
+  if (!read) return null;
+  if (read.error) throw new WaymarkError("pdf_unreadable", read.error);
+  return read.b64 ?? null;
+}

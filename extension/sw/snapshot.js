@@ -22,6 +22,7 @@ import { overlayScreenshot } from "./overlay.js";
 import { thumbnail } from "./thumbnail.js";
 import { errorPageSnapshot, loadError } from "./load_errors.js";
 import { KIND } from "../shared/actions.js";
+import { tabDownloads } from "./downloads.js";
 import { collectPageDialogs, dialogLines, dialogSnapshot, heldDialog, recentDialogs } from "./dialogs.js";
 
 /** @typedef {import("./snapshot_text.js").Item} Item */
@@ -62,6 +63,7 @@ const INJECT_TIMEOUT_MS = 5000;
  * @property {{candidates: number, hidden: number, occluded: number, headings: number}} counts
  * @property {number} ms
  * @property {number[]=} dropped  local refs the frame's registry dropped since its last snapshot
+ * @property {boolean=} pdf  the document is a PDF in Chrome's viewer (its text is read by extract, not walked)
  */
 
 /** @typedef {{frameId: number, parentFrameId: number, url: string, result: FrameResult|null, error: string|null}} FrameAnswer */
@@ -298,6 +300,7 @@ export async function takeSnapshot(tabId, options = {}) {
     `viewport ${vp.width}x${vp.height} scroll=${vp.scroll_x},${vp.scroll_y} page=${vp.page_width}x${vp.page_height}` +
       (stats.occluded ? ` occluded=${stats.occluded}` : ""),
     ...dialogLines(recentDialogs(id)),
+    ...(top.pdf ? ["this tab shows a PDF in the browser's viewer: extract (without a ref) reads its text"] : []),
   ];
   let pageOrigin = "";
   try {
@@ -337,6 +340,7 @@ export async function takeSnapshot(tabId, options = {}) {
     screenshot_b64: null,
     thumbnail_b64: null,
     dialogs: recentDialogs(id),
+    downloads: await tabDownloads(id),
   };
   if (opts.screenshot) {
     const shot = await overlayScreenshot(tab, page.elements.filter((e) => e.in_viewport), vp.width, page.elements.filter((e) => e.states?.secret));

@@ -1,4 +1,4 @@
-"""The actions the host carries out itself (done, ask_user) and the gates an action passes before
+"""The actions the host carries out itself (done, ask_user, read_download) and the gates an action passes before
 the browser does it (close_tab on this task's tabs only, confirmation of a destructive action)."""
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ from waymark.host.agent.confirm import (
 from waymark.host.agent.egress import Egress
 from waymark.host.agent.human import Human
 from waymark.host.agent.planner import PlanStep
+from waymark.host.agent.prompts import read_line
 from waymark.host.agent.proof import Proof
+from waymark.host.agent.redaction import Redactor
 from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.step_judge import Attempted, Finish, StepOutcome
 from waymark.host.agent.verdicts import RunOutcome
@@ -33,10 +35,12 @@ from waymark.host.core.actions import (
     AskUser,
     CloseTab,
     Done,
+    ReadDownload,
     absolute_url,
     action_json,
 )
 from waymark.host.core.browser_api import ActionResult
+from waymark.host.core.downloads import DownloadRefused
 from waymark.host.core.snapshot import Snapshot
 
 
@@ -84,8 +88,10 @@ class HostActions:
     """What answers `done` and `ask_user`, and what an action must pass before dispatch by policy."""
 
     def __init__(self, proof: Proof, answers: Answers, human: Human, history: list[str], session: BrowserSession, task_tabs: set[int],
-                 visited: set[str], policy: Policy, task: str) -> None:
+                 visited: set[str], policy: Policy, task: str, redactor: Redactor) -> None:
         self.proof = proof
+        #: What the run's secrets look like: a downloaded file is redacted as page text is.
+        self.redactor = redactor
         #: The answer asked for (host.agent.answers): `done` gives it.
         self.answers = answers
         self.human = human
@@ -196,6 +202,26 @@ class HostActions:
         finish("answered" if answer else "unanswered", "")
         return None, snap, None if answer else "the user did not answer; go on without asking"
 
+    async def read_download(self, action: ReadDownload, step: PlanStep, attempt: int, snap: Snapshot, expectation: Expectation,
+                            finish: Finish, open_ended: bool) -> Attempted:
+        """`read_download`: the text of a file this run downloaded (host.core.downloads) joins the
+        history as page data does, redacted; a step that only needed to read it is done."""
+        try:
+            download, text, cut = self.session.downloads.read(action.download, action.max_chars)
+        except DownloadRefused as exc:
+            finish("refused", f"{exc.code}: {exc.message}", error={"code": exc.code, "message": exc.message})
+            return None, snap, f"{exc.code}: {exc.message}"
+        shown = self.redactor.text(text)
+        name = self.redactor.text(download.name)
+        self.answers.saw_text(f"download {download.id}", name, shown)
+        self.history.append(f"- did: read_download {download.id} ({name!r}){read_line(shown)}{' [cut at max_chars]' if cut else ''}")
+        read = {"download": download.id, "chars": len(text), "truncated": cut}
+        if not expectation.predicates and not open_ended:
+            finish("passed", "the file was read", read=read)
+            return StepOutcome(verdict="passed"), snap, None
+        finish("acted", "the file was read", read=read)
+        return None, snap, None
+
     async def close_refusal(self, action: CloseTab) -> str | None:
         """Why close_tab may not happen: the tab is not this task's, or it is its last one."""
         closing = action.tab_id if action.tab_id is not None else self.session.tab_id
@@ -238,5 +264,5 @@ class HostActions:
 #: The handler of each action the registry (host.core.actions) says the host carries out itself;
 #: the browser's are in extension/sw/dispatch.js. tests/unit/test_action_registry.py checks both.
 HOST_ACTION_HANDLERS: dict[type[ActionModel], Callable[..., Awaitable[Attempted]]] = {
-    Done: HostActions.done, AskUser: HostActions.ask_user,
+    Done: HostActions.done, AskUser: HostActions.ask_user, ReadDownload: HostActions.read_download,
 }

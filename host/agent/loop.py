@@ -190,7 +190,7 @@ class AgentRun:
         self.planning = Planning(self.planner, options.task, options.plan, self.answers, self.budget, self.proof, self.history, self.emit,
                                  self._take_tokens, self._safe, self._page, lambda: self._timeout(options.planner_call))
         self.host = HostActions(self.proof, self.answers, human, self.history, self.session, self.task_tabs, self.visited, options.policy,
-                                options.task)
+                                options.task, self.redactor)
 
     # ------------------------------------------------------------ plumbing
 
@@ -208,7 +208,8 @@ class AgentRun:
         switch, uploads only when the user set an upload folder, the coordinate actions only in vision
         mode or to a computer-use executor, actions on an element only when the page lists one."""
         return offered_on(snap, offered_actions(multi_tab=len(self.task_tabs) > 1, upload_folder=bool(self.options.upload_dir),
-                                                coordinates=self.options.coordinates or self.executor.screen))
+                                                coordinates=self.options.coordinates or self.executor.screen,
+                                                downloads=bool(snap.downloads)))
 
     def _timeout(self, call: CallSettings) -> float:
         return max(1.0, min(call.timeout_s, self.budget.remaining_s()))
@@ -475,6 +476,9 @@ class AgentRun:
         # client's scope grows by these alone, host/mcp_scope.py).
         record.update(path=result.path, settle_ms=result.settle_ms, navigated=result.navigated, tab_id=self.session.tab_id,
                       run_tabs=sorted(self.session.tabs))
+        if result.downloads:
+            # What the action downloaded, as Chrome reported it (the names are the page's: redacted as page text).
+            record["downloads"] = self.redactor.obj([d.model_dump(exclude={"path"}) for d in result.downloads])
         if result.dialogs:
             record["dialogs"] = self.redactor.obj([DialogSeen.model_validate(d).model_dump(exclude_none=True) for d in result.dialogs])
         if result.secret_origin:

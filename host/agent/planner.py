@@ -32,7 +32,7 @@ MAX_PLAN_STEPS = 30
 
 #: The placeholders of the planner prompt's format (prompts._PLANNER_TEMPLATE): a plan that still
 #: holds one copied the format instead of planning.
-_PLACEHOLDER = re.compile(r"<(?:one action and the element it is done to|part of a URL|regex|text|role|name)>")
+_PLACEHOLDER = re.compile(r"<(?:one action and the element it is done to|part of a URL|regex|text|role|name|part of the file name)>")
 
 
 def _no_placeholder(value: Any, own: str) -> None:

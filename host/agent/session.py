@@ -5,12 +5,14 @@ domain lists, the user's file folders, the tabs the run started in or opened).""
 from __future__ import annotations
 
 import logging
+import time
 
 from waymark.host.agent.confirm import Policy, policy_gate
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.browser import act, detach_debugger, snapshot
 from waymark.host.core.actions import ActionModel, action_json
 from waymark.host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
+from waymark.host.core.downloads import RunDownloads
 from waymark.host.core.gate import Gate
 from waymark.host.core.snapshot import Snapshot
 
@@ -33,6 +35,8 @@ class BrowserSession:
         self.screenshots = screenshots
         #: The ref generation of the last snapshot the run saw, which its refs come from.
         self.ref_generation: int | None = None
+        #: The downloads of the run's tabs since it began: what its snapshots list and read_download may read.
+        self.downloads = RunDownloads(time.time() * 1000)
 
     def options(self, screenshot: bool = False, occlusion: bool = True) -> SnapshotOptions:
         # A screenshot always comes with its thumbnail for the panel's timeline, made by the extension.
@@ -62,7 +66,12 @@ class BrowserSession:
         if snap.tab_id is not None:
             self.tab_id = snap.tab_id
         self.ref_generation = snap.ref_generation
-        return snap
+        return self._with_downloads(snap)
+
+    def _with_downloads(self, snap: Snapshot) -> Snapshot:
+        """The snapshot as the run sees it: every download of its tabs, not only this tab's (nor one before the run)."""
+        self.downloads.see(snap.downloads, self.tabs)
+        return self.downloads.into(snap)
 
     async def act(self, action: ActionModel, *, screenshot: bool = False, snapshot_after: bool = True,
                   secret_origins: list[str] | None = None) -> ActionResult:
@@ -78,8 +87,10 @@ class BrowserSession:
             self.tab_id = result.tab_id
         elif result.new_tab is not None:
             self.tab_id = result.new_tab.tab_id
+        self.downloads.see(result.downloads, self.tabs)
         if result.snapshot is not None:
             self.ref_generation = result.snapshot.ref_generation
+            result.snapshot = self._with_downloads(result.snapshot)
         elif self.tab_id != request.tab_id:
             self.ref_generation = None  # refs are per tab: another tab's are not checked against this one's
         return result

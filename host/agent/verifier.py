@@ -23,6 +23,7 @@ from waymark.host.core.predicates import (
     PREDICATES,
     CheckedTarget,
     CountTarget,
+    DownloadCheck,
     StateTarget,
     ValueTarget,
 )
@@ -213,7 +214,21 @@ def _evaluate(name: str, arg: Any, snap: Snapshot, ctx: VerifyContext) -> tuple[
         return held == spec.value and held != "mixed", f"[{found[0].ref}] is {said}"
     if name == "state":
         return _state_holds(StateTarget.model_validate(arg), snap)
+    if name == "downloaded":
+        return _downloaded(DownloadCheck.model_validate(arg), snap)
     raise PredicateError(f"unknown predicate {name!r}")
+
+
+def _downloaded(spec: DownloadCheck, snap: Snapshot) -> tuple[bool, str]:
+    """`downloaded`: a complete download of the run (Chrome's report of it) has the file name asked for."""
+    fitting = [d for d in snap.downloads if spec.fits(d.name)]
+    done = next((d for d in fitting if d.state == "complete"), None)
+    if done is not None:
+        return True, f"download {done.id} {done.name!r} is complete ({done.size} bytes)"
+    if fitting:
+        return False, "; ".join(f"download {d.id} {d.name!r} is {d.state.replace('_', ' ')}" for d in fitting)
+    others = ", ".join(repr(d.name) for d in snap.downloads)
+    return False, f"no download with that name (downloads: {others})" if others else "nothing was downloaded"
 
 
 def _held_state(element: SnapshotElement, key: str) -> Any:

@@ -52,6 +52,8 @@ class Traits:
     #: Answers the JavaScript dialog the page waits on: offered only while one is open, and then
     #: it is the only browser action (the page runs nothing else until it is answered).
     answers_dialog: bool = False
+    #: Reads a file the run downloaded: offered to the model only once the run has a download.
+    reads_downloads: bool = False
 
 
 class _Action(BaseModel):
@@ -340,6 +342,15 @@ class Extract(_Action):
     whole: bool = False
 
 
+class ReadDownload(_Action):
+    """Read the text of a file this run downloaded (text, CSV or PDF), by the number its snapshot line gives, within `max_chars`."""
+
+    type: Literal["read_download"] = "read_download"
+    traits: ClassVar[Traits] = Traits(runs_in="host", reads_downloads=True, example={"type": "read_download", "download": 1})
+    download: int = Field(ge=1, strict=True)
+    max_chars: int = Field(default=4000, ge=1, le=100_000)
+
+
 class AskUser(_Action):
     """Ask the user a question and wait for the answer."""
 
@@ -375,7 +386,7 @@ Action = Annotated[
         Click, DoubleClick, Hover, Type, Fill, Press, Select, Check, Uncheck,
         UploadFile, SelectText,
         Scroll,
-        Navigate, Back, Forward, Reload, NewTab, SwitchTab, CloseTab, Wait, Extract, AskUser, Done, AnswerDialog,
+        Navigate, Back, Forward, Reload, NewTab, SwitchTab, CloseTab, Wait, Extract, ReadDownload, AskUser, Done, AnswerDialog,
         Drag, RightClick, ClickAt, DoubleClickAt, MoveTo, DragAt, ScrollAt,
     ],
     Field(discriminator="type"),
@@ -450,12 +461,16 @@ UPLOAD_ACTIONS: frozenset[str] = _where(needs_upload_folder=True)
 COORDINATE_ACTIONS: frozenset[str] = _where(coordinates=True)
 
 
-def offered_actions(*, multi_tab: bool, upload_folder: bool = False, coordinates: bool = False) -> tuple[str, ...]:
+#: Reading what the run downloaded: only once it has a download.
+DOWNLOAD_ACTIONS: frozenset[str] = _where(reads_downloads=True)
+
+
+def offered_actions(*, multi_tab: bool, upload_folder: bool = False, coordinates: bool = False, downloads: bool = False) -> tuple[str, ...]:
     """The actions offered to the model in one turn: tab actions only when the task has tabs to
     switch, upload actions only when the user set an upload folder, the coordinate actions only
-    to a model that works in screenshot coordinates."""
+    to a model that works in screenshot coordinates, reading a download only once there is one."""
     return tuple(a for a in ACTION_TYPES if (multi_tab or a not in MULTI_TAB_ACTIONS) and (upload_folder or a not in UPLOAD_ACTIONS)
-                 and (coordinates or a not in COORDINATE_ACTIONS))
+                 and (coordinates or a not in COORDINATE_ACTIONS) and (downloads or a not in DOWNLOAD_ACTIONS))
 
 
 #: The actions of a one-tab task in the default (ref) mode without an upload folder: the common

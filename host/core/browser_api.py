@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.host.core.gate import Gate
-from waymark.host.core.snapshot import Snapshot
+from waymark.host.core.snapshot import Download, Snapshot
 
 
 class SnapshotOptions(BaseModel):
@@ -54,6 +54,8 @@ class ActionError(BaseModel):
         "url_refused", "tab_refused", "no_gate",
         # a trusted press that never arrived in its target's document (the browser routed it elsewhere)
         "press_lost",
+        # extract in a PDF tab whose file could not be fetched again or read
+        "pdf_unreadable",
     ] | str
     message: str
     #: The occluder's ref for `occluded`, and similar evidence.
@@ -166,6 +168,10 @@ class ActionResult(BaseModel):
     dialogs: list[dict[str, Any]] = Field(default_factory=list)
     #: What `extract` read.
     text: str | None = None
+    #: `extract` in a tab showing a PDF: the file's bytes (base64), which host.browser.act turns into `text`.
+    pdf_b64: str | None = None
+    #: Downloads the acting tab's page started during the action (extension/sw/downloads.js).
+    downloads: list[Download] = Field(default_factory=list)
     #: Where a coordinate action's point landed (drag_at: where the press began).
     hit: PointerHit | None = None
     #: Where a drag released: the element under the release point after the drop.

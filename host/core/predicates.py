@@ -4,10 +4,11 @@ prompt and schema, and the coercion of near-miss plans all read their predicates
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from waymark.host.core.targets import Target
 
@@ -68,6 +69,30 @@ class StateTarget(BaseModel):
         return {k: v for k, v in self.model_dump(exclude={"target"}).items() if v is not None}
 
 
+class DownloadCheck(BaseModel):
+    """`downloaded`: one of the run's downloads is complete, its file name containing `name`
+    (any case) and matching the regular expression `pattern`, when given; `{}`: any download."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str | None = Field(default=None, min_length=1)
+    pattern: str | None = Field(default=None, min_length=1)
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, pattern: str | None) -> str | None:
+        if pattern is not None:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"bad regular expression: {exc}") from None
+        return pattern
+
+    def fits(self, file_name: str) -> bool:
+        """Whether a downloaded file's name is the one this check asks for."""
+        return (self.name is None or self.name.casefold() in file_name.casefold()) and \
+            (self.pattern is None or re.search(self.pattern, file_name) is not None)
+
+
 Argument = Literal["string", "bool"] | type[BaseModel]
 
 
@@ -98,6 +123,7 @@ PREDICATES: dict[str, PredicateSpec] = {
     "value_equals": PredicateSpec(ValueTarget, '{"value_equals": {"target": {"role": "textbox", "name": "<name>"}, "value": "<text>"}}'),
     "checked": PredicateSpec(CheckedTarget, '{"checked": {"target": {"role": "checkbox", "name": "<name>"}, "value": true}}'),
     "state": PredicateSpec(StateTarget, '{"state": {"target": {"role": "<role>", "name": "<name>"}, "expanded": true}}'),
+    "downloaded": PredicateSpec(DownloadCheck, '{"downloaded": {"name": "<part of the file name>"}}'),
     "count_at_least": PredicateSpec(CountTarget, '{"count_at_least": {"target": {"role": "<role>", "name_contains": "<text>"}, "n": 1}}'),
 }
 

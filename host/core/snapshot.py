@@ -62,6 +62,30 @@ class DialogSeen(OpenDialog):
     text: str | None = None
 
 
+class Download(BaseModel):
+    """A download a page of Waymark's tabs started, as Chrome's downloads API reports it
+    (extension/sw/downloads.js). Its name comes from the page: untrusted, like page text."""
+
+    #: Chrome's download id: what read_download and the snapshot's download lines name.
+    id: int
+    #: The tab whose page started it.
+    tab_id: int
+    #: The file's name as it landed on disk (else the name the page suggested, while Chrome picks it).
+    name: str = ""
+    #: Where the file landed: an absolute path in the browser's download folder (empty until Chrome chose it).
+    path: str = ""
+    mime: str = ""
+    #: Bytes (the file's size once complete, the bytes received so far before).
+    size: int = 0
+    state: Literal["in_progress", "complete", "interrupted"] = "in_progress"
+    #: Why an interrupted download stopped, in Chrome's words (FILE_NO_SPACE, NETWORK_FAILED, ...).
+    error: str | None = None
+    #: Where it came from, without query or fragment.
+    url: str = ""
+    #: When it started, ms since the epoch.
+    started: float = 0
+
+
 class Snapshot(BaseModel):
     """A page snapshot; `text` is the compact form the model reads (one line per element)."""
 
@@ -91,6 +115,9 @@ class Snapshot(BaseModel):
     dialog: OpenDialog | None = None
     #: Every JavaScript dialog since the last action (also the first lines of `text`).
     dialogs: list[DialogSeen] = Field(default_factory=list)
+    #: Downloads: from the extension, those the tab's pages started; in a run (host.agent.session),
+    #: every download of the run's own tabs since it began (also lines of `text`).
+    downloads: list[Download] = Field(default_factory=list)
 
     def find(self, ref: int) -> SnapshotElement | None:
         """The element with this ref, if the snapshot has it."""

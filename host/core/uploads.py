@@ -8,17 +8,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from waymark.host.core.refusals import Refused
+
 #: Files named in the executor's prompt; more are counted, not listed (the prompt stays short).
 LISTED_FILES = 12
 
 
-class UploadRefused(Exception):
+class UploadRefused(Refused):
     """A file the upload folder's rules refuse, with an error code the model can act on."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def _plain_name(name: str) -> bool:

@@ -40,6 +40,17 @@ ACTION_TOOLS: dict[str, type[BaseModel]] = {
 }
 
 
+#: The grammar's actions no tool offers, and why: every other action has a tool above (tests/unit/test_mcp_tools.py).
+WITHOUT_TOOL: dict[str, str] = {
+    "ask_user": "the client is the agent: it asks its own user",
+    "done": "the client is the agent: it ends its task itself",
+    "read_download": ("a tool would read files off the user's disk for any client; a downloaded file is read only "
+                      "inside an agent run (browser_run_task), by that run, of the run's own downloads"),
+    **{kind: "a client acts by ref; the screenshot's coordinates belong to an agent run's vision mode"
+       for kind in sorted(grammar.COORDINATE_ACTIONS)},
+}
+
+
 def _doc(model: type[BaseModel]) -> str:
     return " ".join((model.__doc__ or "").split())
 

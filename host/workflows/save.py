@@ -21,6 +21,7 @@ from waymark.host.agent.redaction import (
     redact_url,
 )
 from waymark.host.agent.trace import read_trace
+from waymark.host.core.actions import ACTION_TYPES, BROWSER_ACTIONS
 from waymark.host.core.secrets_store import SecretError, normalize_origin
 from waymark.host.core.snapshot import SnapshotElement
 from waymark.host.core.targets import ElementPlace, normalise
@@ -37,8 +38,9 @@ from waymark.host.workflows.store import now
 
 #: Step verdicts whose action stayed part of the run (the others were attempts that did not count).
 KEPT = ("passed", "unproven", "acted")
-#: Actions a replay does not repeat: the run's end and its questions.
-NOT_REPLAYED = ("done", "ask_user")
+#: Actions a replay does not repeat: those the host carries out (the run's end, its questions, and
+#: read_download, whose download id was the recorded run's own: a replay's downloads get new ones).
+NOT_REPLAYED = tuple(kind for kind in ACTION_TYPES if kind not in BROWSER_ACTIONS)
 
 
 class NotSaveable(ValueError):
