@@ -208,9 +208,6 @@ def judge_url(url: str, policy: Policy, file_folders: list[str]) -> None:
 def admit_forwarded(action: ActionModel, caller: Gate, floor: Gate, secret_origins: list[str] | None) -> Admitted:
     """An act request from a control-socket client (the MCP server's session, which its own Admission
     decided; the terminal commands; tests): nothing it says may widen what the user allowed, so its
-    gate is narrowed to the user's saved lists (`floor`) and its URL judged on the result here."""
-    gate = caller.within(floor)
-    url = getattr(action, "url", None) if action.traits.opens_url else None
-    if url:
-        judge_url(url, Policy(allow_domains=gate.allow_domains, block_domains=gate.block_domains), gate.file_folders)
-    return Admitted(action=action_json(action), gate=gate, chosen=action, secret_origins=secret_origins)
+    gate is narrowed to the user's saved lists (`floor`), which the extension judges its URL and tab
+    on, with the browser's own parse (extension/sw/gate.js)."""
+    return Admitted(action=action_json(action), gate=caller.within(floor), chosen=action, secret_origins=secret_origins)

@@ -11,11 +11,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from waymark.host.agent.admission import Refusal, admit_forwarded
+from waymark.host.agent.admission import admit_forwarded
 from waymark.host.agent.confirm import Policy, policy_gate
 from waymark.host.browser import act as browser_act
 from waymark.host.core.actions import BROWSER_ACTIONS, UPLOAD_ACTIONS, parse_action
-from waymark.host.core.browser_api import ActionError, ActionResult, ActRequest
+from waymark.host.core.browser_api import ActRequest
 from waymark.host.core.gate import Gate
 from waymark.host.core.validation import problems
 from waymark.host.methods import CallContext, MethodError, method
@@ -39,11 +39,7 @@ async def act(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     settings = load_settings()
     # The caller's gate (its policy and its run's tabs) can only narrow the user's saved lists.
     saved = Policy(allow_domains=settings.allow_domains, block_domains=settings.block_domains)
-    try:
-        admitted = admit_forwarded(action, request.gate or Gate(), policy_gate(saved, [], settings.file_folders), request.secret_origins)
-    except Refusal as refusal:
-        return ActionResult(ok=False, action=kind, tab_id=request.tab_id,
-                            error=ActionError(code=refusal.code, message=refusal.message)).model_dump(mode="json")
+    admitted = admit_forwarded(action, request.gate or Gate(), policy_gate(saved, [], settings.file_folders), request.secret_origins)
     upload_dir = settings.upload_dir if kind in UPLOAD_ACTIONS else None
     result = await browser_act(ctx.browser, admitted, request, upload_dir=upload_dir)
     return result.model_dump(mode="json")
