@@ -12,6 +12,7 @@ from pathlib import Path
 
 from waymark.host.bridge import BrowserBridge
 from waymark.host.core.actions import UPLOAD_ACTIONS
+from waymark.host.core.admitted import Admitted
 from waymark.host.core.browser_api import (
     ActionError,
     ActionResult,
@@ -33,22 +34,25 @@ async def snapshot(bridge: BrowserBridge, options: SnapshotOptions | None = None
 
 
 @timed("decode")
-async def act(bridge: BrowserBridge, request: ActRequest, timeout: float | None = None, upload_dir: str | Path | None = None) -> ActionResult:
-    """Ask the extension to carry out one action; failures come back as `ok: false` with a code.
-    A request without a gate (host.core.gate) is never sent: every driver builds one from its
-    policy, and one that forgot fails here as `no_gate`. An upload's file names are resolved
-    here, in `upload_dir` only (a refused name fails the action without reaching the browser)."""
-    kind = str(request.action.get("type", ""))
-    if request.gate is None:
-        return ActionResult(ok=False, action=kind, tab_id=request.tab_id,
-                            error=ActionError(code="no_gate", message=f"the {kind or 'action'} request carries no gate, so it was not sent"))
+async def act(bridge: BrowserBridge, admitted: Admitted, request: ActRequest, timeout: float | None = None,
+              upload_dir: str | Path | None = None) -> ActionResult:
+    """Ask the extension to carry out one admitted action; failures come back as `ok: false` with a code.
+    `request` gives the rest of the request (tab, ref generation, snapshot, settle); its action, gate
+    and secret origins are the admission's (host.core.admitted), whatever the caller put there: a
+    bare request is never sent (`not_admitted`). An upload's file names are resolved here, in
+    `upload_dir` only (a refused name fails the action without reaching the browser)."""
+    kind = str(admitted.action.get("type", "")) if isinstance(admitted, Admitted) else ""
+    if not isinstance(admitted, Admitted):
+        return ActionResult(ok=False, action=str(request.action.get("type", "")), tab_id=request.tab_id,
+                            error=ActionError(code="not_admitted", message="the action was not admitted, so it was not sent"))
     paths: list[str] | None = None
     if kind in UPLOAD_ACTIONS:
         try:
-            paths = [str(p) for p in resolve_uploads(upload_dir, list(request.action.get("files") or []))]
+            paths = [str(p) for p in resolve_uploads(upload_dir, list(admitted.action.get("files") or []))]
         except UploadRefused as refused:
             return ActionResult(ok=False, action=kind, tab_id=request.tab_id, error=ActionError(code=refused.code, message=refused.message))
-    request = request.model_copy(update={"upload_paths": paths})
+    request = request.model_copy(update={"action": admitted.action, "gate": admitted.gate, "secret_origins": admitted.secret_origins,
+                                         "upload_paths": paths})
     data = await bridge.request("act", request.model_dump(mode="json"), timeout=request.reply_deadline_s() if timeout is None else timeout)
     result = ActionResult.model_validate(data)
     return _pdf_read(result, int(request.action.get("max_chars") or 4000)) if result.pdf_b64 is not None else result

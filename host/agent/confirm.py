@@ -8,17 +8,14 @@ subdomains included.
 
 from __future__ import annotations
 
-import asyncio
 import re
-from typing import Any, Callable, Iterable, Literal
+from typing import Iterable, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from waymark.host.agent.action_lines import action_line
-from waymark.host.agent.human import Human
-from waymark.host.core.actions import ActionModel, action_json
-from waymark.host.core.gate import Gate
+from waymark.host.core.actions import ActionModel
+from waymark.host.core.gate import Gate, covered, narrow_allow
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
 #: Words and phrases that make a button, link or menu item destructive.
@@ -65,16 +62,10 @@ _STRICTNESS = ("allow", "ask", "block")
 def narrowed(saved: Policy, caller: Policy) -> Policy:
     """The policy a run gets: the user's saved one is the floor, the caller can only narrow it.
 
-    Block lists are unioned and allow lists intersected (an empty list allows any domain, so it
-    narrows nothing); destructive actions and overlay dismissal take the stricter of the two.
+    Block lists are unioned and allow lists intersected (host.core.gate.narrow_allow, as the gate's
+    are); destructive actions and overlay dismissal take the stricter of the two.
     The caller's confirmation timeout stands: a nobody-answered question is declined either way."""
-    if saved.allow_domains and caller.allow_domains:
-        allow = [d for d in caller.allow_domains if _in(d.lower().lstrip("."), saved.allow_domains)]
-        allow += [d for d in saved.allow_domains if _in(d.lower().lstrip("."), caller.allow_domains) and d not in allow]
-        # Disjoint lists leave nothing allowed: a domain that matches no real host says so.
-        allow = allow or ["nothing.invalid"]
-    else:
-        allow = list(saved.allow_domains or caller.allow_domains)
+    allow = narrow_allow(saved.allow_domains, caller.allow_domains)
     block = list(dict.fromkeys([*saved.block_domains, *caller.block_domains]))
     destructive = max(saved.destructive, caller.destructive, key=_STRICTNESS.index)
     egress = "ask" if "ask" in (saved.egress, caller.egress) else "allow"
@@ -134,14 +125,6 @@ def host_of(url: str) -> str:
         return ""
 
 
-def _in(host: str, domains: list[str]) -> bool:
-    for domain in domains:
-        domain = domain.lower().lstrip(".")
-        if host == domain or host.endswith("." + domain):
-            return True
-    return False
-
-
 #: A host Python reads as the browser (WHATWG URL) does: ASCII letters, digits, `-` and `_` in labels.
 _PLAIN_HOST = re.compile(r"^[a-z0-9_-]+(\.[a-z0-9_-]+)*$")
 #: A last label the browser reads as a number, which makes the whole host an IPv4 address
@@ -191,49 +174,16 @@ def domain_refusal(url: str, policy: Policy) -> str | None:
     host = host_of(url)
     if not host:
         return None  # about:blank and the like carry no domain to judge; the extension's gate judges schemes
-    if _in(host, policy.block_domains):
+    if covered(host, policy.block_domains):
         return f"{host} is on the block list"
-    if policy.allow_domains and not _in(host, policy.allow_domains):
+    if policy.allow_domains and not covered(host, policy.allow_domains):
         return f"{host} is not on the allow list"
     return None
 
 
 def policy_gate(policy: Policy, tabs: Iterable[int], file_folders: Iterable[str] = ()) -> Gate:
     """The gate an act request carries (host.core.gate): the policy's domain lists, the folders
-    local files may come from (the user's settings), and the run's own tabs. Every driver builds
-    its gate here."""
+    local files may come from (the user's settings), and the run's own tabs. The admission
+    (host.agent.admission) builds every driver's gate here."""
     return Gate(allow_domains=list(policy.allow_domains), block_domains=list(policy.block_domains),
                 file_folders=list(file_folders), tabs=sorted(set(tabs)))
-
-
-#: Why a destructive action may not happen, as (outcome, reason) for the caller's own exception.
-Refusal = tuple[Literal["blocked", "declined"], str]
-
-
-async def ask_user_to_confirm(policy: Policy, human: Human, action: ActionModel, reason: str, safe: Snapshot) -> bool:
-    """The user's yes or no to `action` for `reason`; a question nobody answers within the policy's
-    timeout is a no."""
-    request = {"action": action_json(action), "action_line": action_line(action, safe), "reason": reason, "url": safe.url}
-    try:
-        return bool(await asyncio.wait_for(human.confirm(request), policy.confirm_timeout_s))
-    except TimeoutError:
-        return False
-
-
-async def refuse_unconfirmed(policy: Policy, human: Human, action: ActionModel, reason: str, safe: Snapshot,
-                             record: dict[str, Any], finish: Callable[..., None]) -> Refusal | None:
-    """Block or ask about a destructive action the policy does not allow outright.
-
-    Records the user's answer and finishes the step when it may not happen; a confirmation
-    nobody answers within the policy's timeout is declined. None when the user approved it.
-    """
-    line = action_line(action, safe)
-    if policy.destructive == "block":
-        finish("blocked", f"destructive action blocked by policy: {reason}")
-        return "blocked", f"{line} was blocked by policy ({reason})"
-    approved = await ask_user_to_confirm(policy, human, action, reason, safe)
-    record["confirmation"] = "approved" if approved else "declined"
-    if not approved:
-        finish("declined", f"the user declined: {line}")
-        return "declined", f"the user declined {line}"
-    return None

@@ -13,23 +13,11 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote, urlsplit
 
+from waymark.host.core.origins import origin_of
 from waymark.host.core.snapshot import Snapshot
 
 #: A path segment that names a page rather than carrying a value: a short plain word.
 _PLAIN_SEGMENT = re.compile(r"[A-Za-z0-9._~-]{0,40}")
-
-
-def origin_of(url: str) -> str | None:
-    """`scheme://host[:port]` of an http(s) URL in lower case, or None for any other URL."""
-    try:
-        parts = urlsplit(url.strip())
-        host, port = parts.hostname, parts.port
-    except ValueError:
-        return None
-    if parts.scheme.lower() not in ("http", "https") or not host:
-        return None
-    default = {"http": 80, "https": 443}[parts.scheme.lower()]
-    return f"{parts.scheme.lower()}://{host.lower()}" + (f":{port}" if port not in (None, default) else "")
 
 
 def carries_data(url: str) -> bool:
@@ -63,9 +51,11 @@ class Egress:
         return re.search(rf"(?<![\w.-]){re.escape(host)}(?![\w-])", self._task) is not None
 
     def question(self, url: str) -> str | None:
-        """Why opening `url` needs the user's yes, or None when it does not (a known, linked or
-        named origin, an address with no data in it, or an origin the user already allowed)."""
+        """Why opening `url` needs the user's yes, or None when it does not (the run's start, a known,
+        linked or named origin, an address with no data in it, or an origin the user already allowed)."""
         origin = origin_of(url)
+        if not self._known:
+            return None  # the run's first address, before it read any page: where it starts
         if origin is None or origin in self._known or self._answers.get(origin) or self._named_by_task(origin):
             return None
         if not carries_data(url):

@@ -1,5 +1,5 @@
-"""The actions the host carries out itself (done, ask_user, read_download) and the gates an action passes before
-the browser does it (close_tab on this task's tabs only, confirmation of a destructive action)."""
+"""The actions the host carries out itself (done, ask_user, read_download), and a run's way through its
+admission (host.agent.admission) before the browser acts: a refusal finishes the step, or ends the run."""
 
 from __future__ import annotations
 
@@ -10,16 +10,10 @@ from typing import Any, Awaitable, Callable, cast
 
 from waymark.host.agent import repair as repairs
 from waymark.host.agent.action_lines import action_line
+from waymark.host.agent.admission import Admission, Refusal
 from waymark.host.agent.answers import Answers
 from waymark.host.agent.budgets import BudgetExhausted
-from waymark.host.agent.confirm import (
-    Policy,
-    ask_user_to_confirm,
-    destructive_reason,
-    domain_refusal,
-    refuse_unconfirmed,
-)
-from waymark.host.agent.egress import Egress
+from waymark.host.agent.confirm import Policy
 from waymark.host.agent.human import Human
 from waymark.host.agent.planner import PlanStep
 from waymark.host.agent.prompts import read_line
@@ -36,9 +30,8 @@ from waymark.host.core.actions import (
     CloseTab,
     Done,
     ReadDownload,
-    absolute_url,
-    action_json,
 )
+from waymark.host.core.admitted import Admitted
 from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.downloads import DownloadRefused
 from waymark.host.core.snapshot import Snapshot
@@ -88,7 +81,7 @@ class HostActions:
     """What answers `done` and `ask_user`, and what an action must pass before dispatch by policy."""
 
     def __init__(self, proof: Proof, answers: Answers, human: Human, history: list[str], session: BrowserSession, task_tabs: set[int],
-                 visited: set[str], policy: Policy, task: str, redactor: Redactor) -> None:
+                 visited: set[str], policy: Policy, admission: Admission, redactor: Redactor) -> None:
         self.proof = proof
         #: What the run's secrets look like: a downloaded file is redacted as page text is.
         self.redactor = redactor
@@ -102,39 +95,31 @@ class HostActions:
         #: The pages this run has acted on or reached (shared with the run and its guards).
         self.visited = visited
         self.policy = policy
-        #: The origins this run may open without asking, and the user's answers (host.agent.egress).
-        self.egress = Egress(task)
+        #: What decides every action before it is sent (host.agent.admission).
+        self.admission = admission
 
     async def admit(self, action: ActionModel, snap: Snapshot, safe: Snapshot, record: dict[str, Any],
-                    finish: Finish) -> tuple[ActionModel, str | None]:
-        """The action as it will be dispatched (a URL resolved against the page) and why it may
-        not be (the domain lists, a tab not this task's), or None; asks for confirmation of a
-        destructive action, raising RunStopped when it may not happen."""
-        self.egress.saw(snap)
-        given = getattr(action, "url", None) if action.traits.opens_url else None
-        if given:
-            resolved = absolute_url(given, snap.url)
-            if resolved != given:
-                record["url_given"] = given
-                action = action.model_copy(update={"url": resolved})
-                record["action"] = action_json(action)
-            refusal = domain_refusal(resolved, self.policy)
-            if refusal:
-                finish("refused", refusal)
-                return action, f"that URL is not allowed ({refusal}); stay on allowed sites"
-            declined = await self.egress_refusal(action, resolved, safe, record)
-            if declined:
-                finish("refused", declined)
-                return action, f"{declined}; go on with the task on the sites it uses"
-        if isinstance(action, CloseTab):
-            refusal = await self.close_refusal(action)
-            if refusal:
-                finish("refused", refusal)
-                return action, refusal
-        reason = destructive_reason(action, safe)
-        if reason:
-            await self.gate(action, reason, safe, record, finish)
-        return action, None
+                    finish: Finish) -> Admitted | str:
+        """The action as the run's admission (host.agent.admission) let it through, or what the model
+        is told when it did not (after the step was finished as refused); raises RunStopped when the
+        refusal ends the run (a destructive action blocked or declined, a secret missing)."""
+        try:
+            admitted = await self.admission.admit(action, snap, safe=safe, record=record)
+        except Refusal as refusal:
+            self._refused(refusal, finish)
+            return str(refusal)
+        last = await self.close_refusal(action) if isinstance(action, CloseTab) else None
+        if last:
+            finish("refused", last)
+            return last
+        return admitted
+
+    def _refused(self, refusal: Refusal, finish: Finish) -> None:
+        """Finish the step on a refusal; raise RunStopped when it ends the run."""
+        if refusal.ends:
+            finish(refusal.outcome, refusal.message, error={"code": refusal.code, "message": refusal.message})
+            raise RunStopped(refusal.outcome, refusal.message)
+        finish("refused", str(refusal), error={"code": refusal.code, "message": refusal.message})
 
     def arrived(self, action: ActionModel, result: ActionResult, snap: Snapshot, safe: Snapshot, record: dict[str, Any],
                 finish: Finish) -> None:
@@ -142,14 +127,14 @@ class HostActions:
         self.visited.update(u for u in (snap.url, result.url_after) if u)
         if result.ok and isinstance(action, CloseTab):
             self.task_tabs.discard(action.tab_id if action.tab_id is not None else record.get("tab_before"))
-        refusal = domain_refusal(result.url_after, self.policy) if result.url_after else None
-        if refusal:
+        try:
             # A link or redirect took the tab somewhere the user does not allow: stop acting there.
-            finish("blocked", refusal)
-            raise RunStopped("blocked", f"{action_line(action, safe)} led to a page that is not allowed: {refusal}")
+            self.admission.arrived(result.url_after, action_line(action, safe))
+        except Refusal as refusal:
+            self._refused(refusal, finish)
 
-    async def recover(self, action: ActionModel, dispatched: ActionModel, result: ActionResult, timing: dict[str, float],
-                      record: dict[str, Any], finish: Finish, secret_origins: list[str] | None = None) -> ActionResult | Attempted:
+    async def recover(self, action: ActionModel, admitted: Admitted, result: ActionResult, timing: dict[str, float],
+                      record: dict[str, Any], finish: Finish) -> ActionResult | Attempted:
         """After the browser reported an error: the repaired result, or the retry to answer with. A stale ref is never re-dispatched by name: the model decides again on the fresh page."""
         error = result.error
         code, message = (error.code, error.message) if error else ("failed", "the action failed")
@@ -158,7 +143,7 @@ class HostActions:
             finish("retry", f"stale_ref: {message}", error={"code": code, "message": message})
             return None, fresh, f"ref {getattr(action, 'ref', None)} no longer exists (the page changed); choose from the fresh snapshot"
         t1 = time.perf_counter()
-        fixed = await repairs.after_action_error(self.session, self.policy, dispatched, result, secret_origins)
+        fixed = await repairs.after_action_error(self.session, self.policy, admitted, result)
         timing["repair_ms"] = (time.perf_counter() - t1) * 1000
         record["repair"] = fixed.notes
         if fixed.result is None or not fixed.result.ok:
@@ -223,10 +208,9 @@ class HostActions:
         return None, snap, None
 
     async def close_refusal(self, action: CloseTab) -> str | None:
-        """Why close_tab may not happen: the tab is not this task's, or it is its last one."""
+        """Why close_tab may not happen: the tab is the task's last one (one not the task's at all
+        is the admission's refusal)."""
         closing = action.tab_id if action.tab_id is not None else self.session.tab_id
-        if closing not in self.task_tabs:
-            return f"tab {closing} is not one of this task's tabs; the agent closes only tabs it worked in"
         data = await self.session.bridge.request("tabs.list", {})
         alive = {int(t["tab_id"]) for t in data.get("tabs", []) if "tab_id" in t}
         self.task_tabs &= alive
@@ -234,31 +218,6 @@ class HostActions:
             return (f"tab {closing} is the last tab of this task and stays open: closing it would leave nothing to work in. "
                     "Use back or navigate to leave this page, or done when the task is finished")
         return None
-
-    async def egress_refusal(self, action: ActionModel, url: str, safe: Snapshot, record: dict[str, Any]) -> str | None:
-        """Why opening `url` may not happen: the user said no to its site, now or earlier in the run
-        (host.agent.egress). Asks once per site when the policy's egress is `ask`."""
-        if self.policy.egress == "allow":
-            return None
-        if self.egress.refused(url):
-            return "the user did not allow this run to open that site"
-        reason = self.egress.question(url)
-        if reason is None:
-            return None
-        record["egress"] = reason
-        approved = await ask_user_to_confirm(self.policy, self.human, action, reason, safe)
-        record["confirmation"] = "approved" if approved else "declined"
-        self.egress.answered(url, approved)
-        return None if approved else "the user did not allow this run to open that site"
-
-    async def gate(self, action: ActionModel, reason: str, safe: Snapshot, record: dict[str, Any], finish: Finish) -> None:
-        """Confirmation of a destructive action by policy; raises RunStopped when it may not happen."""
-        record["destructive"] = reason
-        if self.policy.destructive == "allow":
-            return
-        refusal = await refuse_unconfirmed(self.policy, self.human, action, reason, safe, record, finish)
-        if refusal is not None:
-            raise RunStopped(*refusal)
 
 
 #: The handler of each action the registry (host.core.actions) says the host carries out itself;

@@ -27,10 +27,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.host.agent import guards
 from waymark.host.agent.action_lines import action_line, landed_line
+from waymark.host.agent.admission import Admission, Refusal
 from waymark.host.agent.answers import Answers
 from waymark.host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from waymark.host.agent.closing import closing_message
-from waymark.host.agent.confirm import Policy, domain_refusal
+from waymark.host.agent.confirm import Policy
 from waymark.host.agent.executor import Executor, Turn
 from waymark.host.agent.grammar import offered_on
 from waymark.host.agent.guards import GuardContext
@@ -52,12 +53,8 @@ from waymark.host.agent.prompts import read_line, snapshot_block
 from waymark.host.agent.proof import Proof
 from waymark.host.agent.redaction import (
     Redactor,
-    SecretMissing,
-    SecretRefused,
     SecretScope,
-    protect_typed_text,
     redact_url,
-    resolve_action,
 )
 from waymark.host.agent.run_record import Emit, RunRecord
 from waymark.host.agent.secret_fills import SecretFills
@@ -153,7 +150,10 @@ class AgentRun:
         self.record = RunRecord(self.run_id, self.redactor, emit)
         self.trace, self.emit, self._found = self.record.trace, self.record.emit, self.record.found
         self.session = BrowserSession(bridge, tab_id=options.tab_id, max_chars=options.max_chars, screenshots=options.screenshots,
-                                      upload_dir=options.upload_dir, policy=options.policy, file_folders=options.file_folders)
+                                      upload_dir=options.upload_dir)
+        #: What decides every action of the run before it is sent (host.agent.admission).
+        self.admission = self.session.admission = Admission(options.policy, human, self.redactor, self.secret_scope,
+                                                            self.session.own_tabs, task=options.task, file_folders=options.file_folders)
         self.planner = Planner(planner, timeout=options.planner_call.timeout_s, temperature=options.planner_call.temperature)
         self.executor = Executor(executor, timeout=options.executor_call.timeout_s, temperature=options.executor_call.temperature,
                                  output_schema=options.output_schema)
@@ -190,7 +190,7 @@ class AgentRun:
         self.planning = Planning(self.planner, options.task, options.plan, self.answers, self.budget, self.proof, self.history, self.emit,
                                  self._take_tokens, self._safe, self._page, lambda: self._timeout(options.planner_call))
         self.host = HostActions(self.proof, self.answers, human, self.history, self.session, self.task_tabs, self.visited, options.policy,
-                                options.task, self.redactor)
+                                self.admission, self.redactor)
 
     # ------------------------------------------------------------ plumbing
 
@@ -216,7 +216,7 @@ class AgentRun:
 
     async def _page_text(self) -> str:
         """The page's readable text, for text_present checks the element list cannot answer."""
-        result = await self.session.act(PAGE_TEXT, snapshot_after=False)
+        result = await self.session.admit_and_act(PAGE_TEXT, snapshot_after=False)
         text = result.text or "" if result.ok else ""
         self.answers.saw_text(result.url_after, "", self.redactor.text(text))
         return text
@@ -257,18 +257,18 @@ class AgentRun:
             retries=self.retries, data=self.answers.data, grounding=self.answers.grounding)
 
     async def _run(self) -> tuple[bool, RunOutcome, str]:
-        policy = self.options.policy
         if self.options.start_url:
-            refusal = domain_refusal(self.options.start_url, policy)
-            if refusal:
-                raise RunStopped("blocked", f"the start URL is not allowed: {refusal}")
-            await self.session.open(self.options.start_url)
+            try:
+                await self.session.open(await self.admission.admit_open(self.options.start_url))
+            except Refusal as refusal:
+                raise RunStopped("blocked", f"the start URL is not allowed: {refusal}") from None
         elif self.session.tab_id is None:
             await self.session.use_active_tab()
         snap = await self.session.snapshot()
-        refusal = domain_refusal(snap.url, policy)
-        if refusal:
-            raise RunStopped("blocked", f"the agent may not work on this page: {refusal}")
+        try:
+            self.admission.starts_on(snap)
+        except Refusal as refusal:
+            raise RunStopped("blocked", refusal.message) from None
         if self.session.tab_id is not None:
             self.task_tabs.add(self.session.tab_id)
         # The page as it was before anything was done: success criteria that already held here prove nothing.
@@ -454,23 +454,14 @@ class AgentRun:
         if isinstance(action, Wait) and action.until is not None:
             return await self.judge.wait_until(action, snap, timing, finish, open_ended=step is self.planning.open_step)
 
-        action, refusal = await self.host.admit(action, snap, safe, record, finish)
-        if refusal is not None:
-            return None, snap, refusal
+        admitted = await self.host.admit(action, snap, safe, record, finish)
+        if isinstance(admitted, str):
+            # The page gets nothing; the model is told why, as for any action that cannot be done.
+            return None, snap, admitted
+        action = admitted.chosen
         t0 = time.perf_counter()
         record["tab_before"] = self.session.tab_id
-        try:
-            resolved = resolve_action(action, self.redactor, self.secret_scope)
-        except SecretMissing as exc:
-            finish("failed", str(exc))
-            raise RunStopped("failed", str(exc)) from None
-        except SecretRefused as exc:
-            # The page gets nothing; the model is told why, as for any action that cannot be done.
-            finish("refused", f"{exc.code}: {exc.message}", error={"code": exc.code, "message": exc.message})
-            return None, snap, f"{exc.code}: {exc.message}"
-        dispatched = resolved.action
-        protect_typed_text(action, snap, self.redactor)
-        result = await self.session.act(dispatched, screenshot=self.options.screenshots, secret_origins=resolved.secret_origins)
+        result = await self.session.act(admitted, screenshot=self.options.screenshots)
         timing["dispatch_ms"] = (time.perf_counter() - t0) * 1000
         # run_tabs: the tabs the run started in or opened, never one it only switched to (an MCP
         # client's scope grows by these alone, host/mcp_scope.py).
@@ -491,7 +482,7 @@ class AgentRun:
             # The model sees what it read: an extraction task's values are often in no element's name.
             read = read_line(self.redactor.text(result.text))
         if not result.ok:
-            recovered = await self.host.recover(action, dispatched, result, timing, record, finish, resolved.secret_origins)
+            recovered = await self.host.recover(action, admitted, result, timing, record, finish)
             if not isinstance(recovered, ActionResult):
                 return recovered
             result = recovered
@@ -503,8 +494,9 @@ class AgentRun:
             self.history.append(f"- did: {action_line(action, safe)} -> moved nothing")
             finish("retry", f"{still.code}: {still.message}")
             return None, result.snapshot or snap, still.message
-        if isinstance(action, (Fill, Type)) and isinstance(dispatched, (Fill, Type)):
-            self.secret_fills.typed(snap.url, snap.find(action.ref), action, dispatched.text, secret=resolved.secret_origins is not None)
+        if isinstance(action, (Fill, Type)):
+            self.secret_fills.typed(snap.url, snap.find(action.ref), action, str(admitted.action.get("text", "")),
+                                    secret=admitted.secret_origins is not None)
             self.typed.append(action.text)
         landed = landed_line(result, safe)
         if landed:

@@ -16,6 +16,7 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from waymark.host.core import secrets_store
@@ -121,6 +122,15 @@ def _collapsed(value: str) -> str:
     return _SPACES.sub(" ", value)
 
 
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """What tells a file changed (its inode, size and last change in ns), None when it is absent."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
 class Redactor:
     """Replaces every known sensitive value with `[redacted]`; learns values as the run goes.
 
@@ -136,6 +146,8 @@ class Redactor:
         self._grams: set[str] = set()
         self._kept: set[str] = set()
         self._kept_pattern: re.Pattern[str] | None = None
+        #: The secret store file as last learnt (its inode, size and change time), None before.
+        self._store_stamp: tuple[int, int, int] | None = None
 
     @classmethod
     def for_run(cls) -> "Redactor":
@@ -144,8 +156,13 @@ class Redactor:
         return cls().learn_store()
 
     def learn_store(self) -> "Redactor":
-        """Learn every value the secret store holds now (a long-lived session calls it again, for
-        the secrets stored since); an unreadable store teaches nothing and is logged by its code."""
+        """Learn every value the secret store holds now, unless the store file is unchanged since
+        the last time (a long-lived session calls it again, for the secrets stored since, without
+        reading the file each time); an unreadable store teaches nothing and is logged by its code."""
+        stamp = _stamp(secrets_store.store_path())
+        if stamp is not None and stamp == self._store_stamp:
+            return self
+        self._store_stamp = stamp
         try:
             values = secrets_store.all_values()
         except secrets_store.SecretError as exc:

@@ -16,7 +16,8 @@ from pydantic import BaseModel, ConfigDict
 from waymark.host.agent.confirm import Policy
 from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.verifier import Expectation, Verification
-from waymark.host.core.actions import ActionModel, Click, Press, Scroll, Wait
+from waymark.host.core.actions import Click, Press, Scroll, Wait
+from waymark.host.core.admitted import Admitted
 from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.snapshot import Snapshot, box_inside
 
@@ -66,32 +67,32 @@ def close_control(snapshot: Snapshot, occluder: int | None) -> int | None:
     return None
 
 
-async def after_action_error(session: BrowserSession, policy: Policy, action: ActionModel, result: ActionResult,
-                             secret_origins: list[str] | None = None) -> Repair:
-    """Try to make a failed action possible and dispatch it once more (under the same secret
-    origins, when it types a secret); never for stale refs."""
+async def after_action_error(session: BrowserSession, policy: Policy, admitted: Admitted, result: ActionResult) -> Repair:
+    """Try to make a failed action possible and dispatch it once more, as it was admitted (under the
+    same secret origins, when it types a secret); never for stale refs. The repair's own presses
+    are admitted by the run's admission like any action."""
     code = result.error.code if result.error else ""
     if code not in DID_NOT_ACT:
         return Repair(notes=[])
     # The failure the repair answers: the step's trace keeps it when the repair works.
     notes = [f"the action failed with {code}: {result.error.message if result.error else ''}"]
-    await session.act(Wait(ms=SETTLE_WAIT_MS), snapshot_after=False)
+    await session.admit_and_act(Wait(ms=SETTLE_WAIT_MS), snapshot_after=False)
     notes.append(f"waited {SETTLE_WAIT_MS} ms for the page to settle")
     if code == "occluded":
         if not policy.dismiss_occluders:
             notes.append("an overlay covers the target; the policy does not allow closing it")
             return Repair(notes=notes, snapshot=await session.snapshot())
         occluder = occluder_ref(result)
-        pressed = await session.act(Press(key="Escape"))
+        pressed = await session.admit_and_act(Press(key="Escape"))
         notes.append("pressed Escape to close the overlay")
         snap = pressed.snapshot or await session.snapshot()
         if occluder is not None and snap.find(occluder) is not None:
             close = close_control(snap, occluder)
             if close is not None:
-                closed = await session.act(Click(ref=close))
+                closed = await session.admit_and_act(Click(ref=close), snap)
                 notes.append(f'clicked [{close}] "{snap.find(close).name}" to close the overlay')  # type: ignore[union-attr]
                 snap = closed.snapshot or snap
-    retried = await session.act(action, secret_origins=secret_origins)
+    retried = await session.act(admitted)
     notes.append("tried the same action on the same ref again" + (" — it worked" if retried.ok else f" — {retried.error.code if retried.error else 'failed'}"))
     return Repair(notes=notes, result=retried, snapshot=retried.snapshot)
 
@@ -103,7 +104,7 @@ async def after_failed_check(session: BrowserSession, expectation: Expectation, 
     snap = await session.snapshot()
     verdict = await expectation.judge(snap)
     if not verdict.ok and snap.next_offset:
-        scrolled = await session.act(Scroll(direction="down"))
+        scrolled = await session.admit_and_act(Scroll(direction="down"))
         notes.append("scrolled down: the snapshot did not fit in one page")
         snap = scrolled.snapshot or await session.snapshot()
         verdict = await expectation.judge(snap)

@@ -1,19 +1,19 @@
-"""The agent's handle on its browser tab: typed snapshot and act requests for the tab it is
-in, following the tab an action moved it to; every request carries the run's gate (its policy's
-domain lists, the user's file folders, the tabs the run started in or opened)."""
+"""The agent's and a replay's handle on its browser tab: typed snapshot and act requests for the tab
+it is in, following the tab an action moved it to. It sends only what the run's admission
+(host.agent.admission) admitted, with the gate the admission gave it."""
 
 from __future__ import annotations
 
 import logging
 import time
 
-from waymark.host.agent.confirm import Policy, policy_gate
+from waymark.host.agent.admission import Admission
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.browser import act, detach_debugger, snapshot
-from waymark.host.core.actions import ActionModel, action_json
+from waymark.host.core.actions import ActionModel
+from waymark.host.core.admitted import Admitted
 from waymark.host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
 from waymark.host.core.downloads import RunDownloads
-from waymark.host.core.gate import Gate
 from waymark.host.core.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
@@ -22,11 +22,11 @@ class BrowserSession:
     """One run's tab and snapshot options."""
 
     def __init__(self, bridge: BrowserBridge, *, tab_id: int | None = None, max_chars: int = 20_000, screenshots: bool = False,
-                 upload_dir: str | None = None, policy: Policy | None = None, file_folders: list[str] | None = None) -> None:
+                 upload_dir: str | None = None) -> None:
         self.bridge = bridge
         self.upload_dir = upload_dir
-        self.policy = policy or Policy()
-        self.file_folders = list(file_folders or [])
+        #: What decides every action this session sends; the driver sets it (see own_tabs).
+        self.admission: Admission | None = None
         #: The run's own tabs: the one it started in and those it opened (never one it merely
         #: switched to). The only tabs it may switch to or close.
         self.tabs: set[int] = set()
@@ -43,13 +43,14 @@ class BrowserSession:
         return SnapshotOptions(tab_id=self.tab_id, max_chars=self.max_chars, screenshot=screenshot, thumbnail=screenshot,
                                occlusion=occlusion)
 
-    def gate(self) -> Gate:
-        """The gate this run's requests carry, with its tabs as they are now."""
-        return policy_gate(self.policy, self.tabs, self.file_folders)
+    async def own_tabs(self) -> set[int]:
+        """The run's own tabs, as its admission reads them."""
+        return set(self.tabs)
 
-    async def open(self, url: str) -> int:
-        """Open `url` in a new active tab (the gate judges it), wait for it to load, and continue there."""
-        data = await self.bridge.request("tabs.open", {"url": url, "gate": self.gate().model_dump()}, timeout=45.0)
+    async def open(self, admitted: Admitted) -> int:
+        """Open the admitted new_tab's URL in a new active tab (the gate judges it again), wait for it
+        to load, and continue there."""
+        data = await self.bridge.request("tabs.open", {"url": admitted.action["url"], "gate": admitted.gate.model_dump()}, timeout=45.0)
         self.tab_id = int(data["tab_id"])
         self.tabs.add(self.tab_id)
         return self.tab_id
@@ -73,14 +74,19 @@ class BrowserSession:
         self.downloads.see(snap.downloads, self.tabs)
         return self.downloads.into(snap)
 
-    async def act(self, action: ActionModel, *, screenshot: bool = False, snapshot_after: bool = True,
-                  secret_origins: list[str] | None = None) -> ActionResult:
-        """Dispatch one action (`secret_origins`: it types a secret bound to those); the result's tab becomes the session's tab."""
+    async def admit_and_act(self, action: ActionModel, snap: Snapshot | None = None, **options: bool) -> ActionResult:
+        """The host's own action (reading the page's text, a repair's settle wait or scroll), decided
+        by the run's admission like any other; a refusal is raised (host.agent.admission.Refusal)."""
+        if self.admission is None:
+            raise RuntimeError("the session has no admission: its driver never set one")
+        return await self.act(await self.admission.admit(action, snap), **options)
+
+    async def act(self, admitted: Admitted, *, screenshot: bool = False, snapshot_after: bool = True) -> ActionResult:
+        """Dispatch one admitted action; the result's tab becomes the session's tab."""
         # A confirm or prompt waits for the executor's answer_dialog (ask), as a person reads it first.
-        request = ActRequest(tab_id=self.tab_id, action=action_json(action), ref_generation=self.ref_generation,
-                             snapshot=self.options(screenshot) if snapshot_after else None, dialogs="ask", gate=self.gate(),
-                             secret_origins=secret_origins)
-        result = await act(self.bridge, request, upload_dir=self.upload_dir)
+        request = ActRequest(tab_id=self.tab_id, action=admitted.action, ref_generation=self.ref_generation,
+                             snapshot=self.options(screenshot) if snapshot_after else None, dialogs="ask")
+        result = await act(self.bridge, admitted, request, upload_dir=self.upload_dir)
         if result.new_tab is not None:
             self.tabs.add(result.new_tab.tab_id)
         if result.tab_id is not None:

@@ -50,8 +50,8 @@ class ActionError(BaseModel):
         # a press sent with its move to a page that stopped answering: it may land later, so it is not repeated
         "input_stalled",
         # the gate (host.core.gate, extension/sw/gate.js): a URL or tab the request may not reach,
-        # and a request sent with no gate at all
-        "url_refused", "tab_refused", "no_gate",
+        # and a request the admission (host.agent.admission) did not admit
+        "url_refused", "tab_refused", "not_admitted",
         # a trusted press that never arrived in its target's document (the browser routed it elsewhere)
         "press_lost",
         # extract in a PDF tab whose file could not be fetched again or read

@@ -30,21 +30,27 @@ class Gate(BaseModel):
 
     def within(self, floor: Gate) -> Gate:
         """This gate narrowed so that it admits nothing `floor` refuses (a caller's gate under
-        the user's saved lists): blocks add up, an allow list only shrinks, folders only shrink.
+        the user's saved lists): blocks add up, allow lists meet (narrow_allow), folders only shrink.
         The tabs are this gate's: the floor knows no run."""
-        if not floor.allow_domains:
-            allow = list(self.allow_domains)
-        elif not self.allow_domains:
-            allow = list(floor.allow_domains)
-        else:
-            # An entry under one of the floor's domains stays; any other would widen the floor.
-            allow = [d for d in self.allow_domains if _covered(d, floor.allow_domains)] or [NOWHERE]
         folders = [f for f in self.file_folders if any(_inside(f, root) for root in floor.file_folders)]
-        return Gate(allow_domains=allow, block_domains=sorted({*floor.block_domains, *self.block_domains}),
-                    file_folders=folders, tabs=list(self.tabs))
+        return Gate(allow_domains=narrow_allow(floor.allow_domains, self.allow_domains),
+                    block_domains=sorted({*floor.block_domains, *self.block_domains}), file_folders=folders, tabs=list(self.tabs))
 
 
-def _covered(domain: str, domains: list[str]) -> bool:
+def narrow_allow(floor: list[str], caller: list[str]) -> list[str]:
+    """The allow list that admits a host only when both lists do: their intersection, a caller can
+    only narrow. An empty list admits any host, so it narrows nothing; `shop.example.com` under
+    `example.com` stays `shop.example.com` whichever side names it; disjoint lists admit nothing
+    (NOWHERE). The one narrowing of allow lists: the Gate's and the run policy's."""
+    if not floor or not caller:
+        return list(floor or caller)
+    met = [d for d in caller if covered(d, floor)]
+    met += [d for d in floor if covered(d, caller) and d not in met]
+    return met or [NOWHERE]
+
+
+def covered(domain: str, domains: list[str]) -> bool:
+    """Whether `domain` is one of `domains` or a subdomain of one (case and leading/trailing dots aside)."""
     domain = domain.lower().strip(".")
     return any(domain == d.lower().strip(".") or domain.endswith("." + d.lower().strip(".")) for d in domains)
 

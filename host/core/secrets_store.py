@@ -28,6 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from waymark.host.core.origins import origin_of
 from waymark.host.core.paths import config_dir, private_dir
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,6 @@ PROVIDER_KEY_NAMES: frozenset[str] = frozenset(name for names in KEY_NAMES.value
 
 #: An origin as stored: scheme, host and an optional port; nothing else (no path, user or query).
 _ORIGIN = re.compile(r"(https?)://([a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::(\d{1,5}))?")
-_DEFAULT_PORT = {"http": "80", "https": "443"}
 
 _lock = threading.Lock()
 
@@ -167,18 +167,16 @@ def _validate_value(value: object) -> str:
 
 
 def normalize_origin(origin: object) -> str:
-    """`origin` as stored: `scheme://host[:port]`, lower case, the scheme's default port dropped.
-    A URL with a path is cut to its origin; anything else (another scheme, user info, a wildcard)
-    is refused, since the service worker compares it with a frame's origin character for character."""
-    text = origin.strip().lower() if isinstance(origin, str) else ""
-    scheme, sep, rest = text.partition("://")
-    if sep:
-        text = f"{scheme}://{re.split(r'[/?#]', rest, maxsplit=1)[0]}"
-    match = _ORIGIN.fullmatch(text)
-    if match is None:
+    """`origin` as stored: `scheme://host[:port]` as host.core.origins reads it (lower case, the
+    scheme's default port dropped). A URL with a path is cut to its origin; anything else (another
+    scheme, user info, a wildcard) is refused, since the service worker compares it with a frame's
+    origin character for character."""
+    text = origin.strip() if isinstance(origin, str) else ""
+    authority = text.partition("://")[2]
+    found = origin_of(text) if "@" not in re.split(r"[/?#]", authority, maxsplit=1)[0] else None
+    if found is None or _ORIGIN.fullmatch(found) is None:
         raise SecretError("bad_secret_origin", f"an origin is http(s)://host[:port], such as https://bank.example; got {str(origin)[:80]!r}")
-    scheme, host, port = match.groups()
-    return f"{scheme}://{host}" if port in (None, _DEFAULT_PORT[scheme]) else f"{scheme}://{host}:{int(port)}"
+    return found
 
 
 def _origins(origins: object) -> list[str]:

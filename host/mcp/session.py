@@ -1,6 +1,7 @@
-"""One MCP client's browser session: the tab it works in, the tabs it may touch, and the
-agent's rules applied to every action it asks for (domain lists, destructive-action
-confirmation, secrets filled in only at dispatch, sensitive values redacted from results)."""
+"""One MCP client's browser session: the tab it works in, the tabs it may touch, and every action
+it asks for decided by the admission an agent run has (host.agent.admission: the URL, the tab,
+the egress question, a destructive action's confirmation, the secrets the user granted it), with
+sensitive values redacted from results."""
 
 from __future__ import annotations
 
@@ -8,19 +9,10 @@ import logging
 from typing import Any, Awaitable, Callable
 
 from waymark.host.agent.action_lines import action_line
-from waymark.host.agent.confirm import (
-    Policy,
-    destructive_reason,
-    domain_refusal,
-    policy_gate,
-)
-from waymark.host.agent.redaction import (
-    Redactor,
-    SecretRefused,
-    SecretScope,
-    protect_typed_text,
-    resolve_action,
-)
+from waymark.host.agent.admission import Admission, Refusal
+from waymark.host.agent.confirm import Policy
+from waymark.host.agent.human import Human
+from waymark.host.agent.redaction import Redactor, SecretScope
 from waymark.host.agent.verifier import (
     PAGE_TEXT,
     Expectation,
@@ -30,13 +22,8 @@ from waymark.host.agent.verifier import (
 )
 from waymark.host.control_client import HostCallError, HostNotConnected, Notification
 from waymark.host.control_server import MCP_ASK, MCP_CONFIRM
-from waymark.host.core.actions import (
-    ActionModel,
-    CloseTab,
-    SwitchTab,
-    absolute_url,
-    action_json,
-)
+from waymark.host.core.actions import ActionModel
+from waymark.host.core.admitted import Admitted
 from waymark.host.core.browser_api import ActionResult, ActRequest, SnapshotOptions
 from waymark.host.core.snapshot import Snapshot
 from waymark.host.mcp.errors import NoBrowser, Refused, ToolError
@@ -53,6 +40,21 @@ Confirm = Callable[[str, str], Awaitable[bool]]
 GetLink = Callable[[str], Awaitable[HostLink]]
 
 DEFAULT_MAX_CHARS = 20_000
+
+
+class _AskingThrough(Human):
+    """The user as the admission asks them for an MCP client: through the confirmation of the tool
+    call at hand (the side panel, or the client's elicitation)."""
+
+    def __init__(self) -> None:
+        #: The confirmation of the tool call being decided (none between calls: nothing is asked then).
+        self.through: Confirm | None = None
+
+    async def ask(self, question: str) -> str | None:
+        return None
+
+    async def confirm(self, request: dict[str, Any]) -> bool:
+        return self.through is not None and await self.through(str(request.get("action_line", "")), str(request.get("reason", "")))
 
 
 class McpSession:
@@ -74,6 +76,10 @@ class McpSession:
         self.url_before = ""
         #: The page as the client last read it (whole, or as changes to what it held): what a diff is against.
         self.shown: Snapshot | None = None
+        self._asking = _AskingThrough()
+        #: What decides every action the client asks for before it is sent (host.agent.admission);
+        #: a client has no task naming secrets, so only the user's grants to it count (secrets_for).
+        self.admission = Admission(policy, self._asking, self.redactor, SecretScope(named=None, client=self.client), self._client_tabs)
 
     async def connected(self) -> None:
         """Raise NoBrowser unless a browser's host is reachable: said before anything else."""
@@ -111,12 +117,12 @@ class McpSession:
         tabs = data.get("data", {}).get("tabs", [])
         return [{**t, "current": t.get("tab_id") == self.tab_id} for t in tabs]
 
-    async def open_tab(self, url: str) -> Snapshot:
+    async def open_tab(self, url: str, confirm: Confirm | None = None) -> Snapshot:
         """Open `url` in a new tab of the client's, wait until it has loaded, and continue there
         (the `new_tab` action settles on the old tab's terms and can snapshot a page still loading)."""
-        url = self._allowed_url(url)
-        gate = policy_gate(self.policy, self._known_tabs()).model_dump()
-        data = await self.call("browser.request", {"method": "tabs.open", "params": {"url": url, "gate": gate}}, timeout=50.0)
+        admitted = await self._admit(lambda: self.admission.admit_open(url), confirm)
+        data = await self.call("browser.request", {"method": "tabs.open", "params": {"url": admitted.action["url"], "gate": admitted.gate.model_dump()}},
+                               timeout=50.0)
         self.tab_id = int(data["data"]["tab_id"])
         return await self.snapshot()
 
@@ -138,13 +144,15 @@ class McpSession:
     def _seen(self, snap: Snapshot) -> Snapshot:
         if snap.tab_id is not None:
             self.tab_id = snap.tab_id
-        # An MCP session outlives many tool calls: secrets stored since it began are redacted too.
+        # An MCP session outlives many tool calls: secrets stored since it began are redacted too
+        # (the store is read again only when it changed).
         self.last = self.redactor.learn_store().snapshot(snap.model_copy(update={"screenshot_b64": None}))
+        self.admission.saw(self.last)
         return self.last.model_copy(update={"screenshot_b64": snap.screenshot_b64})
 
     async def page_text(self) -> str:
         """The readable text of every frame of the current tab (for text_present and extract)."""
-        result = await self._dispatch(PAGE_TEXT, snapshot=False)
+        result = await self._dispatch(await self._admit(lambda: self.admission.admit(PAGE_TEXT), None), snapshot=False)
         return result.text or "" if result.ok else ""
 
     async def verify(self, predicates: list[Predicate], timeout_s: float | None) -> Verification:
@@ -156,46 +164,38 @@ class McpSession:
     # ------------------------------------------------------------ actions
 
     async def act(self, action: ActionModel, confirm: Confirm, *, max_chars: int = DEFAULT_MAX_CHARS) -> tuple[ActionResult, str]:
-        """Carry out one grammar action under the user's policy; returns the redacted result (with
+        """Carry out one grammar action as the admission decides it; returns the redacted result (with
         the settled snapshot, or the fresh one of a stale ref) and the action's human line."""
-        url = getattr(action, "url", None) if action.traits.opens_url else None
-        if url:
-            action = action.model_copy(update={"url": self._allowed_url(url)})
         # The generation of the refs the client read: a ref of the tab's earlier page is stale.
         generation = self.last.ref_generation if self.last is not None and self.last.tab_id == self.tab_id else None
         seen = await self._snapshot_with(getattr(action, "ref", None))
-        line = action_line(action, seen)
-        reason = destructive_reason(action, seen)
-        if reason:
-            await self._gate(line, reason, confirm)
-        try:
-            # A client has no task naming secrets: only what the user granted it, and where.
-            resolved = resolve_action(action, self.redactor, SecretScope(named=None, client=self.client))
-        except SecretRefused as exc:
-            raise ToolError(exc.code, exc.message) from None
-        protect_typed_text(action, seen, self.redactor)
+        secrets = SecretScope(named=None, client=self.client)
+        admitted = await self._admit(lambda: self.admission.admit(action, seen, secrets=secrets), confirm)
+        line = action_line(admitted.chosen, seen)
         self.url_before = seen.url if seen else ""
-        result = await self._dispatch(resolved.action, max_chars=max_chars, ref_generation=generation, secret_origins=resolved.secret_origins)
+        result = await self._dispatch(admitted, max_chars=max_chars, ref_generation=generation)
         if result.tab_id is not None:
             self.tab_id = result.tab_id
-        refusal = domain_refusal(result.url_after, self.policy) if result.url_after else None
-        if refusal:
+        try:
             # A link or redirect took the tab somewhere the user does not allow: show nothing of it.
-            raise Refused("blocked_domain", f"{line} led to {result.url_after}, which is not allowed ({refusal}); "
-                          "go back with browser_navigate_back")
+            self.admission.arrived(result.url_after, line)
+        except Refusal as refusal:
+            raise Refused(refusal.code, f"{refusal.message}; go back with browser_navigate_back") from None
         seen_after = self._seen(result.snapshot) if result.snapshot is not None else None
         safe = ActionResult.model_validate(self.redactor.obj(result.model_dump(mode="json", exclude={"snapshot"})))
         safe.snapshot = seen_after
         return safe, self.redactor.text(line)
 
-    def _allowed_url(self, url: str) -> str:
-        """The URL resolved against the current page as a link would be; Refused when the domain
-        lists forbid it (checked before the browser goes there)."""
-        url = absolute_url(url, self.last.url if self.last else "")
-        refusal = domain_refusal(url, self.policy)
-        if refusal:
-            raise Refused("blocked_domain", f"{url} may not be visited: {refusal}")
-        return url
+    async def _admit(self, decide: Callable[[], Awaitable[Admitted]], confirm: Confirm | None) -> Admitted:
+        """The admission's decision, asking through this tool call's `confirm`; a refusal is the
+        client's Refused with the admission's code."""
+        self._asking.through = confirm
+        try:
+            return await decide()
+        except Refusal as refusal:
+            raise Refused(refusal.code, refusal.message) from None
+        finally:
+            self._asking.through = None
 
     async def _snapshot_with(self, ref: Any) -> Snapshot | None:
         """The snapshot a ref was chosen from: the last one shown, or a fresh one when it lacks the ref."""
@@ -203,25 +203,15 @@ class McpSession:
             return self.last
         return await self.snapshot()
 
-    async def _gate(self, line: str, reason: str, confirm: Confirm) -> None:
-        if self.policy.destructive == "allow":
-            return
-        if self.policy.destructive == "block":
-            raise Refused("blocked_destructive", f"{line} was blocked by policy ({reason})")
-        if not await confirm(line, reason):
-            raise Refused("declined", f"the user declined {line} ({reason})")
+    async def _client_tabs(self) -> set[int]:
+        """The tabs the host lets this client see (its own, and those the user shared; every tab of a
+        browser launched for it): the only ones it may switch to or close. No local files for a client."""
+        tabs = {t["tab_id"] for t in await self.tabs() if isinstance(t.get("tab_id"), int)}
+        return tabs | ({self.tab_id} if self.tab_id is not None else set())
 
-    def _known_tabs(self) -> set[int]:
-        return {self.tab_id} if self.tab_id is not None else set()
-
-    async def _dispatch(self, action: ActionModel, *, snapshot: bool = True, max_chars: int = DEFAULT_MAX_CHARS,
-                        ref_generation: int | None = None, secret_origins: list[str] | None = None) -> ActionResult:
-        tabs = self._known_tabs()
-        if isinstance(action, (SwitchTab, CloseTab)):
-            # The tabs the host lets this client see (its own, and those the user shared): the gate
-            # admits a switch or close to one of them only. No local files for a client.
-            tabs |= {t["tab_id"] for t in await self.tabs() if isinstance(t.get("tab_id"), int)}
-        request = ActRequest(tab_id=self.tab_id, action=action_json(action), ref_generation=ref_generation,
-                             snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None, dialogs="ask", gate=policy_gate(self.policy, tabs),
-                             secret_origins=secret_origins)
+    async def _dispatch(self, admitted: Admitted, *, snapshot: bool = True, max_chars: int = DEFAULT_MAX_CHARS,
+                        ref_generation: int | None = None) -> ActionResult:
+        request = ActRequest(tab_id=self.tab_id, action=admitted.action, ref_generation=ref_generation,
+                             snapshot=SnapshotOptions(max_chars=max_chars) if snapshot else None, dialogs="ask", gate=admitted.gate,
+                             secret_origins=admitted.secret_origins)
         return ActionResult.model_validate(await self.call("act", request.model_dump(mode="json"), timeout=request.reply_deadline_s() + 5))

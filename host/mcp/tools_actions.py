@@ -79,7 +79,7 @@ async def run_tab_new(params: grammar.NewTab, call: ToolCall) -> list[Content] |
     """A new tab, loaded before it is shown: on `url` when given, else blank."""
     if params.url is None:
         return await run_action(params, call)
-    snapshot = await call.session.open_tab(params.url)
+    snapshot = await call.session.open_tab(params.url, call.confirm)
     return [text(f"opened tab {snapshot.tab_id}, now current\n\n{call.session.show(snapshot)}")]
 
 

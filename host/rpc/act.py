@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from waymark.host.agent.admission import admit_forwarded
 from waymark.host.agent.confirm import Policy, policy_gate
 from waymark.host.browser import act as browser_act
 from waymark.host.core.actions import BROWSER_ACTIONS, UPLOAD_ACTIONS, parse_action
@@ -35,13 +36,10 @@ async def act(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     kind = action.type
     if kind not in BROWSER_ACTIONS:
         raise MethodError("bad_action", f"{kind!r} is handled by the agent loop, not the browser")
-    # Send the validated form: defaults filled in, nothing the grammar does not know.
-    request = request.model_copy(update={"action": action.model_dump(mode="json", exclude_none=True)})
     settings = load_settings()
     # The caller's gate (its policy and its run's tabs) can only narrow the user's saved lists.
     saved = Policy(allow_domains=settings.allow_domains, block_domains=settings.block_domains)
-    floor = policy_gate(saved, [], settings.file_folders)
-    request = request.model_copy(update={"gate": (request.gate or Gate()).within(floor)})
+    admitted = admit_forwarded(action, request.gate or Gate(), policy_gate(saved, [], settings.file_folders), request.secret_origins)
     upload_dir = settings.upload_dir if kind in UPLOAD_ACTIONS else None
-    result = await browser_act(ctx.browser, request, upload_dir=upload_dir)
+    result = await browser_act(ctx.browser, admitted, request, upload_dir=upload_dir)
     return result.model_dump(mode="json")

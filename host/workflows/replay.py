@@ -21,13 +21,9 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.host.agent.action_lines import action_line
+from waymark.host.agent.admission import Admission, Refusal
 from waymark.host.agent.answers import Grounding
-from waymark.host.agent.confirm import (
-    Policy,
-    destructive_reason,
-    domain_refusal,
-    refuse_unconfirmed,
-)
+from waymark.host.agent.confirm import Policy
 from waymark.host.agent.executor import Executor
 from waymark.host.agent.grammar import offered_on
 from waymark.host.agent.host_actions import ended_unexpectedly
@@ -36,13 +32,9 @@ from waymark.host.agent.loop import CallSettings
 from waymark.host.agent.prompts import snapshot_block
 from waymark.host.agent.redaction import (
     Redactor,
-    SecretMissing,
-    SecretRefused,
     SecretScope,
     placeholders,
-    protect_typed_text,
     redact_url,
-    resolve_action,
 )
 from waymark.host.agent.run_record import Emit, RunRecord
 from waymark.host.agent.session import BrowserSession
@@ -171,13 +163,16 @@ class Replay:
         self.secret_names = frozenset(n for step in workflow.steps for n in placeholders(str(step.action.get("text", ""))))
         self.record = RunRecord(self.run_id, self.redactor, emit)
         self.emit = self.record.emit
-        self.session = BrowserSession(bridge, max_chars=options.max_chars, screenshots=options.screenshots, policy=options.policy,
-                                      file_folders=options.file_folders)
+        self.session = BrowserSession(bridge, max_chars=options.max_chars, screenshots=options.screenshots)
         self.human = human
+        self.task = str(fill(workflow.task, self.values))
+        #: What decides every action of the replay, its heal turns' included, before it is sent (host.agent.admission).
+        self.admission = self.session.admission = Admission(
+            options.policy, human, self.redactor, SecretScope(named=self.secret_names, client=options.secret_client),
+            self.session.own_tabs, task=self.task, file_folders=options.file_folders)
         self.executor_source = executor_source
         self._executor: Executor | None = None
         self._provider: LLMProvider | None = None
-        self.task = str(fill(workflow.task, self.values))
         self.tokens_in = self.tokens_out = self.model_calls = 0
         self.steps_passed = self.steps_proven = self.steps_unproven = self.step_counter = 0
         self.heals: list[dict[str, Any]] = []
@@ -192,7 +187,7 @@ class Replay:
         return self.redactor.snapshot(snapshot.model_copy(update={"screenshot_b64": None, "thumbnail_b64": None}))
 
     async def _page_text(self) -> str:
-        result = await self.session.act(PAGE_TEXT, snapshot_after=False)
+        result = await self.session.admit_and_act(PAGE_TEXT, snapshot_after=False)
         return result.text or "" if result.ok else ""
 
     # ------------------------------------------------------------ the replay
@@ -233,11 +228,12 @@ class Replay:
         )
 
     async def _run(self) -> tuple[bool, str, str]:
-        refusal = domain_refusal(self.start_url, self.options.policy)
-        if refusal:
-            raise ReplayFailed("blocked", f"the start URL is not allowed: {refusal}")
-        await self.session.open(self.start_url)
+        try:
+            await self.session.open(await self.admission.admit_open(self.start_url))
+        except Refusal as refusal:
+            raise ReplayFailed("blocked", f"the start URL is not allowed: {refusal}") from None
         snap = await self.session.snapshot()
+        self.admission.saw(snap)
         criteria = parse_predicates(fill(self.workflow.success_criteria, self.values))
         context = VerifyContext(url_before=snap.url)
         start_text = await self._page_text() if criteria else ""
@@ -398,23 +394,19 @@ class Replay:
             record.update(verdict=verdict, reason=reason, timing={k: round(v, 1) for k, v in timing.items()}, **extra)
             self.emit("step", **record)
 
-        reason = destructive_reason(action, safe)
-        if reason:
-            await self._gate(index, action, reason, safe, record, finish)
         if isinstance(action, Wait) and action.until is not None:
             return await self._wait(action, snap, expectation, record, finish)
+        approved = "approved for this workflow" if index + 1 in self.workflow.approved else None
         try:
-            resolved = resolve_action(action, self.redactor, self._secret_scope(step))
-        except SecretMissing as exc:
-            finish("failed", str(exc))
-            raise ReplayFailed("failed", f"step {index + 1} ({step.intent}): {exc}") from None
-        except SecretRefused as exc:
-            finish("refused", f"{exc.code}: {exc.message}", error={"code": exc.code, "message": exc.message})
-            raise ReplayFailed("blocked", f"step {index + 1} ({step.intent}): {exc.code}: {exc.message}") from None
-        dispatched = resolved.action
-        protect_typed_text(action, snap, self.redactor)
+            admitted = await self.admission.admit(action, snap, safe=safe, record=record, secrets=self._secret_scope(step), approved=approved)
+        except Refusal as refusal:
+            # A replay has no model to choose otherwise: any refusal stops it, named as for a run.
+            verdict = refusal.outcome if refusal.ends else "refused"
+            finish(verdict, str(refusal), error={"code": refusal.code, "message": refusal.message})
+            raise ReplayFailed(refusal.outcome, f"step {index + 1} ({step.intent}): {refusal}") from None
+        action = admitted.chosen
         t0 = time.perf_counter()
-        result = await self.session.act(dispatched, screenshot=self.options.screenshots, secret_origins=resolved.secret_origins)
+        result = await self.session.act(admitted, screenshot=self.options.screenshots)
         timing["dispatch_ms"] = (time.perf_counter() - t0) * 1000
         record.update(path=result.path, settle_ms=result.settle_ms, navigated=result.navigated)
         if result.secret_origin:
@@ -423,11 +415,11 @@ class Replay:
             # The page is not where the secret belongs (a look-alike site): no heal may try elsewhere.
             finish("refused", f"{result.error.code}: {result.error.message}", error=result.error.model_dump())
             raise ReplayFailed("blocked", f"step {index + 1} ({step.intent}): {result.error.code}: {result.error.message}")
-        if result.url_after:
-            refusal = domain_refusal(result.url_after, self.options.policy)
-            if refusal:
-                finish("blocked", refusal)
-                raise ReplayFailed("blocked", f"{record['action_line']} led to a page that is not allowed: {refusal}")
+        try:
+            self.admission.arrived(result.url_after, record["action_line"])
+        except Refusal as refusal:
+            finish("blocked", refusal.message, error={"code": refusal.code, "message": refusal.message})
+            raise ReplayFailed("blocked", refusal.message) from None
         settled = result.snapshot or await self.session.snapshot()
         settled = settled.model_copy(update={"screenshot_b64": None, "thumbnail_b64": None})
         if not result.ok:
@@ -475,18 +467,6 @@ class Replay:
         safe = self._safe(snap)
         return _Attempt(ok=waited.ok, proven=False, reason="" if waited.ok else "the awaited condition never held", snapshot=latest,
                         action=action, before=safe, line=record["action_line"])
-
-    async def _gate(self, index: int, action: ActionModel, reason: str, safe: Snapshot, record: dict[str, Any],
-                    finish: Callable[..., None]) -> None:
-        """A destructive step asks the user as a normal run does, unless approved for this workflow."""
-        policy = self.options.policy
-        record["destructive"] = reason
-        if policy.destructive == "allow" or index + 1 in self.workflow.approved:
-            record["confirmation"] = "approved for this workflow" if index + 1 in self.workflow.approved else "allowed by policy"
-            return
-        refusal = await refuse_unconfirmed(policy, self.human, action, reason, safe, record, finish)
-        if refusal is not None:
-            raise ReplayFailed(*refusal)
 
     # ------------------------------------------------------------ healing
 

@@ -26,18 +26,18 @@ async def client(tmp_path_factory: pytest.TempPathFactory) -> Any:
 async def test_navigating_to_a_blocked_domain_is_refused_before_the_browser_goes_there(client, other_origin):
     result = await client.call("browser_navigate", {"url": f"{other_origin}/agent/menu.html"})
     assert result.is_error
-    assert text_of(result) == f"blocked_domain: {other_origin}/agent/menu.html may not be visited: localhost is on the block list"
+    assert text_of(result) == "url_refused: that URL is not allowed (localhost is on the block list); stay on allowed sites"
 
 
 async def test_a_link_to_a_blocked_domain_shows_nothing_of_the_page_it_led_to(client, site_url, other_origin):
     page = await client.text("browser_navigate", {"url": f"{site_url}/mcp/links.html?to={other_origin}/agent/menu.html"})
     result = await client.call("browser_click", {"ref": ref_of(page, "Elsewhere")})
     assert result.is_error
-    assert text_of(result).startswith("blocked_domain: click") and "Open panel" not in text_of(result)
+    assert text_of(result).startswith("url_refused: click") and "Open panel" not in text_of(result)
 
 
 async def test_destructive_actions_are_blocked_when_the_settings_say_block(client, site_url):
     page = await client.text("browser_navigate", {"url": f"{site_url}/dispatch/form.html"})
     result = await client.call("browser_click", {"ref": ref_of(page, "Place order")})
     assert result.is_error
-    assert text_of(result).startswith('blocked_destructive: click [') and "looks destructive (place order)" in text_of(result)
+    assert text_of(result).startswith('destructive_blocked: click [') and "looks destructive (place order)" in text_of(result)

@@ -1,6 +1,7 @@
 """Egress: which addresses a run opens only after the user's yes (host/agent/egress.py)."""
 
-from waymark.host.agent.egress import Egress, carries_data, origin_of
+from waymark.host.agent.egress import Egress, carries_data
+from waymark.host.core.origins import origin_of
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
 TASK = "Subscribe to the digest on shop.test with ada@example.com"

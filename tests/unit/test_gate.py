@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
+from waymark.host.agent.admission import Admission
 from waymark.host.agent.confirm import Policy, domain_refusal, policy_gate
+from waymark.host.agent.human import NobodyHome
+from waymark.host.agent.redaction import Redactor, SecretScope
 from waymark.host.agent.session import BrowserSession
 from waymark.host.browser import act
 from waymark.host.core.actions import Click, Extract
@@ -48,18 +51,21 @@ class RecordingLink:
 POLICY = Policy(allow_domains=["shop.test"], block_domains=["ads.shop.test"])
 
 
-def test_an_act_request_without_a_gate_is_never_sent():
+def test_a_request_the_admission_did_not_admit_is_never_sent():
     bridge = RecordingBridge()
-    result = asyncio.run(act(bridge, ActRequest(tab_id=1, action={"type": "click", "ref": 3})))  # type: ignore[arg-type]
-    assert result.error is not None and result.error.code == "no_gate"
+    bare = ActRequest(tab_id=1, action={"type": "click", "ref": 3}, gate=Gate())
+    result = asyncio.run(act(bridge, bare, bare))  # type: ignore[arg-type]
+    assert result.error is not None and result.error.code == "not_admitted"
     assert bridge.requests == []
 
 
 def test_the_agent_and_replay_session_sends_its_policy_and_its_own_tabs_as_the_gate():
     bridge = RecordingBridge()
-    session = BrowserSession(bridge, tab_id=7, policy=POLICY, file_folders=["/home/u/docs"])  # type: ignore[arg-type]
+    session = BrowserSession(bridge, tab_id=7)  # type: ignore[arg-type]
+    session.admission = Admission(POLICY, NobodyHome(), Redactor(), SecretScope(named=frozenset()), session.own_tabs,
+                                  file_folders=["/home/u/docs"])
     session.tabs.add(7)
-    asyncio.run(session.act(Click(ref=3), snapshot_after=False))
+    asyncio.run(session.admit_and_act(Click(ref=3), snapshot_after=False))
     [(method, params)] = bridge.requests
     assert method == "act"
     assert params["gate"] == {"allow_domains": ["shop.test"], "block_domains": ["ads.shop.test"], "file_folders": ["/home/u/docs"], "tabs": [7]}
@@ -74,8 +80,7 @@ def test_an_mcp_client_sends_its_policy_as_the_gate_with_no_local_files():
     session = McpSession(get_link, POLICY)
     session.tab_id = 4
     asyncio.run(session.page_text())
-    [(method, params)] = link.calls
-    assert method == "act"
+    [(method, params)] = [call for call in link.calls if call[0] == "act"]
     assert params["gate"] == {"allow_domains": ["shop.test"], "block_domains": ["ads.shop.test"], "file_folders": [], "tabs": [4]}
 
 
