@@ -1,0 +1,1 @@
+"""Real applications for the `apps` suite (stand-in registry until branch `apps` lands)."""
