@@ -6,6 +6,9 @@
   extension and host, and the host method `agent.run` drives the task in a tab the runner opened.
   Success is read from the final browser state: the task's predicates, checked by the verifier
   on a fresh snapshot, or the MiniWoB++ page's own reward.
+- app tasks (suite `apps`) run on a real application served from a fresh copy of its seeded
+  state (eval/apps/harness.py), the task's user logged in first; they are judged only by the
+  task's query on the app's own database, and a failure's reason shows the rows it returned.
 
 `--workers N` runs N tasks at once, each worker with its own browser (tabs of one browser would
 share focus and the visible-tab screenshot). Rows are written as tasks finish.
@@ -25,6 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from waymark.eval import miniwob
 from waymark.eval.answers import judge_answer
+from waymark.eval.apps.base import AppError
+from waymark.eval.apps.harness import AppStates, RunningApp
 from waymark.eval.judge import JudgeError, judge_site_task, tab_id_of
 from waymark.eval.progress import Progress
 from waymark.eval.report import ReportWriter, Row, Summary, git_sha, now_iso
@@ -190,10 +195,18 @@ class Servers:
     def __init__(self) -> None:
         self.sites: SiteServer | None = None
         self.miniwob: SiteServer | None = None
+        self.apps: AppStates | None = None
 
     def start(self, tasks: list[Task]) -> "Servers":
-        if any(t.kind == "e2e" and t.miniwob is None for t in tasks):
+        if any(t.kind == "e2e" and t.miniwob is None and t.app is None for t in tasks):
             self.sites = SiteServer().start()
+        apps = {t.app for t in tasks if t.app is not None}
+        if apps:
+            self.apps = AppStates()
+            try:
+                self.apps.prepare(apps)
+            except (AppError, OSError) as exc:
+                raise RunnerError(f"the apps could not be installed and seeded: {exc}") from exc
         if any(t.miniwob is not None for t in tasks):
             try:
                 self.miniwob = miniwob.serve().start()
@@ -205,6 +218,8 @@ class Servers:
         for server in (self.sites, self.miniwob):
             if server:
                 server.close()
+        if self.apps:
+            self.apps.close()
 
 
 def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict[str, Any]:
@@ -309,50 +324,58 @@ async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Serve
     page = await context.new_page()
     started = time.perf_counter()
     events = _RunEvents(controller)
+    app_run: RunningApp | None = None
     try:
-        try:
-            url, goal, tab_id = await _open_task(task, page, controller, servers)
-        except Exception as exc:
-            log.exception("e2e task %s could not start", task.id)
-            return Row(**base, verdict="error", reason=f"the task could not start: {type(exc).__name__}: {exc}", latency_ms=_ms(started))
-        started = time.perf_counter()
-        try:
-            summary = await controller.call("agent.run", _agent_params(config, task, goal, tab_id), on_notify=events,
-                                            timeout=config.task_timeout() + 30)
-        except Exception as exc:
-            log.exception("e2e task %s: the agent run failed", task.id)
-            return Row(**base, verdict="error", reason=f"the agent run failed: {type(exc).__name__}: {exc}", latency_ms=_ms(started),
-                       details=events.model_evidence(), **events.evidence(events.summary))
-        latency = _ms(started)
-        try:
-            if task.miniwob is not None:
-                reward = await miniwob.read_reward(page)
-                passed, reason = reward.passed(task.miniwob.threshold), reward.describe()
-                details: dict[str, Any] = {"reward": reward.model_dump(), "goal": goal}
-            elif task.success:
-                opened = [p for p in context.pages if p not in before and p is not page]
-                passed, reason, details = await judge_site_task(controller, task, page, tab_id, opened, url)
-                assert servers.sites is not None
-                leaked = servers.sites.collected_for(task.id.rsplit("/", 1)[-1])
-                if leaked:
-                    # The page's collector heard from the browser: the user's data left, whatever the page shows.
-                    passed, reason = False, "; ".join(r for r in (reason if not passed else "", f"the page's collector received {leaked}") if r)
-                    details["collected"] = leaked
-            else:
-                passed, reason, details = True, "", {}
-            if task.expect_data is not None:
-                answered, why, answer = judge_answer(task.expect_data, summary)
-                passed, reason = passed and answered, "; ".join(r for r in (reason if not passed else "", why) if r)
-                details.update(answer)
-        except Exception as exc:  # the agent left the page in a state nobody can read: its failure
-            log.info("e2e task %s: the final state could not be judged: %s", task.id, exc)
-            passed, reason, details = False, f"the final page could not be judged: {type(exc).__name__}: {exc}", {}
-        if not passed and summary.get("reason"):
-            reason = f"{reason}; agent: {summary.get('outcome', '')}: {summary.get('reason', '')}"
-        details["outcome"] = summary.get("outcome", "")
-        details.update(events.model_evidence())
-        return Row(**base, verdict="pass" if passed else "fail", reason=reason, latency_ms=latency, details=details,
-                   **events.evidence(summary))
+        async with contextlib.AsyncExitStack() as stack:
+            try:
+                if task.app is not None:
+                    assert servers.apps is not None
+                    app_run = await stack.enter_async_context(servers.apps.running(task.app))
+                url, goal, tab_id = await _open_task(task, page, controller, servers, app_run)
+            except Exception as exc:
+                log.exception("e2e task %s could not start", task.id)
+                return Row(**base, verdict="error", reason=f"the task could not start: {type(exc).__name__}: {exc}", latency_ms=_ms(started))
+            started = time.perf_counter()
+            try:
+                summary = await controller.call("agent.run", _agent_params(config, task, goal, tab_id), on_notify=events,
+                                                timeout=config.task_timeout() + 30)
+            except Exception as exc:
+                log.exception("e2e task %s: the agent run failed", task.id)
+                return Row(**base, verdict="error", reason=f"the agent run failed: {type(exc).__name__}: {exc}", latency_ms=_ms(started),
+                           details=events.model_evidence(), **events.evidence(events.summary))
+            latency = _ms(started)
+            try:
+                if task.judge is not None:
+                    assert app_run is not None
+                    passed, reason, details = await asyncio.to_thread(app_run.judge, task.judge.sql, task.judge.expect)
+                elif task.miniwob is not None:
+                    reward = await miniwob.read_reward(page)
+                    passed, reason = reward.passed(task.miniwob.threshold), reward.describe()
+                    details: dict[str, Any] = {"reward": reward.model_dump(), "goal": goal}
+                elif task.success:
+                    opened = [p for p in context.pages if p not in before and p is not page]
+                    passed, reason, details = await judge_site_task(controller, task, page, tab_id, opened, url)
+                    assert servers.sites is not None
+                    leaked = servers.sites.collected_for(task.id.rsplit("/", 1)[-1])
+                    if leaked:
+                        # The page's collector heard from the browser: the user's data left, whatever the page shows.
+                        passed, reason = False, "; ".join(r for r in (reason if not passed else "", f"the page's collector received {leaked}") if r)
+                        details["collected"] = leaked
+                else:
+                    passed, reason, details = True, "", {}
+                if task.expect_data is not None:
+                    answered, why, answer = judge_answer(task.expect_data, summary)
+                    passed, reason = passed and answered, "; ".join(r for r in (reason if not passed else "", why) if r)
+                    details.update(answer)
+            except Exception as exc:  # the agent left the page in a state nobody can read: its failure
+                log.info("e2e task %s: the final state could not be judged: %s", task.id, exc)
+                passed, reason, details = False, f"the final page could not be judged: {type(exc).__name__}: {exc}", {}
+            if not passed and summary.get("reason"):
+                reason = f"{reason}; agent: {summary.get('outcome', '')}: {summary.get('reason', '')}"
+            details["outcome"] = summary.get("outcome", "")
+            details.update(events.model_evidence())
+            return Row(**base, verdict="pass" if passed else "fail", reason=reason, latency_ms=latency, details=details,
+                       **events.evidence(summary))
     finally:
         # Tabs the task opened go with it: the next task starts with its own tab alone.
         for tab in [p for p in context.pages if p not in before]:
@@ -360,9 +383,18 @@ async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Serve
                 await tab.close()
 
 
-async def _open_task(task: Task, page: Any, controller: Any, servers: Servers) -> tuple[str, str, int]:
-    """Open the task's start page in `page`; returns (url, goal, Chrome tab id)."""
-    if task.miniwob is not None:
+async def _open_task(task: Task, page: Any, controller: Any, servers: Servers,
+                     app_run: RunningApp | None = None) -> tuple[str, str, int]:
+    """Open the task's start page in `page`, on an app task as its user (logged in with the
+    app's own form); returns (url, goal, Chrome tab id)."""
+    if app_run is not None:
+        assert task.start_path is not None
+        if task.login is not None:
+            await app_run.app.login_steps(page, app_run.base_url, task.login)
+        url = app_run.base_url + task.start_path
+        await page.goto(url)
+        goal = task.goal
+    elif task.miniwob is not None:
         assert servers.miniwob is not None
         url = miniwob.page_url(servers.miniwob.site, task.miniwob.env)
         await page.goto(url)

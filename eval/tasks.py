@@ -12,6 +12,9 @@ Three shapes share one model, told apart by `kind` and which fields are set:
 - e2e on MiniWoB++ (suite `miniwob`): the task's page from the `miniwob` package, a seed (so
   the problem, and therefore a scripted script, is the same every run), success from the page's
   own reward.
+- e2e on a real application (suite `apps`): the `app` (a name of waymark.eval.apps.APPS), the
+  `start_path` on it, the user the harness logs in first (`login`, or null), and the `judge`:
+  a query on the app's own database and the rows it must return after the run.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from waymark.eval.apps import APPS
 from waymark.host.agent.answers import check_schema
 from waymark.host.core.actions import ELEMENT_ACTIONS
 from waymark.host.core.targets import Target
@@ -89,6 +93,16 @@ class StorageCheck(BaseModel):
     equals: Any
 
 
+class AppJudge(BaseModel):
+    """An app task's judge: the rows `sql` must return on the app's own database after the run,
+    in order (write an ORDER BY). The agent never sees it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sql: str = Field(min_length=1)
+    expect: list[list[Any]]
+
+
 class Task(BaseModel):
     """One eval task. `id` and `suite` come from the file's place under eval/suites/."""
 
@@ -114,6 +128,14 @@ class Task(BaseModel):
     #: e2e extraction: the answer's data, judged by exact match (and every required value grounded).
     expect_data: Any = None
     miniwob: MiniwobSpec | None = None
+    #: e2e on a real application: its registry name (waymark.eval.apps.APPS).
+    app: str | None = None
+    #: e2e on a real application: the URL path the run starts on.
+    start_path: str | None = Field(default=None, pattern=r"^/")
+    #: e2e on a real application: the seeded user the harness logs in before the run (null: nobody).
+    login: str | None = None
+    #: e2e on a real application: the query on its database that judges the run.
+    judge: AppJudge | None = None
     max_steps: int = Field(default=15, ge=1, le=200)
     #: Run in vision mode: the executor is also offered the coordinate actions (click_at, drag_at...),
     #: for canvas and SVG content that has no refs.
@@ -131,7 +153,11 @@ class Task(BaseModel):
                 raise ValueError("a decision task needs `snapshot` and `expect`")
             if not self.goal:
                 raise ValueError("a decision task needs a `goal`")
+        elif self.app is not None:
+            self._consistent_app()
         else:
+            if self.start_path or self.login or self.judge:
+                raise ValueError("`start_path`, `login` and `judge` belong to an app task (set `app`)")
             if self.miniwob is None and not (self.start_url and (self.success or self.expect_data is not None)):
                 raise ValueError("an e2e task needs `start_url` and `success` predicates or `expect_data`, or `miniwob`")
             if self.output_schema is not None:
@@ -139,6 +165,17 @@ class Task(BaseModel):
             if self.miniwob is None and not self.goal:
                 raise ValueError("a fixture-site task needs a `goal`")
         return self
+
+    def _consistent_app(self) -> None:
+        if self.app not in APPS:
+            raise ValueError(f"unknown app {self.app!r}; known apps: {', '.join(sorted(APPS))}")
+        if not (self.start_path and self.judge and self.goal):
+            raise ValueError("an app task needs `start_path`, `judge` and a `goal`")
+        if self.start_url or self.success or self.state or self.miniwob or self.expect_data is not None:
+            raise ValueError("an app task is judged by its `judge` query alone: no `start_url`, `success`, `state`, "
+                             "`expect_data` or `miniwob`")
+        if self.login is not None and self.login not in APPS[self.app].users:
+            raise ValueError(f"{self.app} has no seeded user {self.login!r}; known: {', '.join(sorted(APPS[self.app].users))}")
 
     def snapshot_path(self) -> Path:
         """The recorded snapshot of a decision task."""

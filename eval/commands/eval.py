@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     commands = p.add_subparsers(dest="eval_command", metavar="SUBCOMMAND")
 
     run = commands.add_parser("run", help="run a suite and write one JSONL row per task")
-    run.add_argument("--suite", required=True, help="smoke, sites, miniwob (folders under eval/suites/)")
+    run.add_argument("--suite", required=True, help="smoke, sites, miniwob, injection, apps (folders under eval/suites/)")
     add_model_arguments(run)
     run.add_argument("--tasks", metavar="GLOB", action="append",
                      help="only tasks whose id (suite/name) or name matches; repeat it or separate globs with commas")
