@@ -1,5 +1,6 @@
 """Seeds the Wagtail site for the `apps` suite: run by eval/apps/wagtail.py with the Wagtail venv's
-own Python, this folder on its path and WAYMARK_WAGTAIL_STATE naming an empty state folder.
+own Python, this folder on its path, WAYMARK_APP_STATE naming an empty state folder and
+WAYMARK_APP_USERS the app class's users (JSON), so passwords are written in one place.
 
 It makes the `newsroom` migrations there, migrates, and creates the users, the author snippets
 and the pages (live ones, and one draft) that the tasks start from."""
@@ -8,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import django
@@ -16,7 +16,7 @@ from django.core.management import call_command
 
 
 def main(users: dict[str, str]) -> None:
-    state = Path(os.environ["WAYMARK_WAGTAIL_STATE"])
+    state = Path(os.environ["WAYMARK_APP_STATE"])
     package = state / "code" / "newsroom_migrations"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("", encoding="utf-8")
@@ -63,4 +63,4 @@ def seed_content(users: dict[str, str]) -> None:
 
 
 if __name__ == "__main__":
-    main(json.loads(sys.argv[1]))
+    main(json.loads(os.environ["WAYMARK_APP_USERS"]))

@@ -1,12 +1,12 @@
 """Settings of the Wagtail site the `apps` suite runs (eval/apps/wagtail.py): everything the site
 writes (its SQLite database, uploaded media, the migrations made for `newsroom`) lives in the state
-folder named by WAYMARK_WAGTAIL_STATE, so resetting a task is copying that folder back."""
+folder named by WAYMARK_APP_STATE, so resetting a task is copying that folder back."""
 
 import os
 import sys
 from pathlib import Path
 
-STATE = Path(os.environ["WAYMARK_WAGTAIL_STATE"])
+STATE = Path(os.environ["WAYMARK_APP_STATE"])
 # The migrations of `newsroom` are made by the seed, in the state folder, never in this checkout.
 sys.path.insert(0, str(STATE / "code"))
 MIGRATION_MODULES = {"newsroom": "newsroom_migrations"}
@@ -65,6 +65,9 @@ TEMPLATES = [
 
 DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": STATE / "db.sqlite3"}}
 DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
+# Django's default hasher costs about a second per login on two shared cores: a fixture's
+# passwords need no key stretching.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
