@@ -29,7 +29,7 @@ class Wagtail(App):
         "soupsieve==4.1.3", "sqlparse==0.6.1", "swapper==1.5.0", "telepath==0.3.1", "typing-inspection==0.4.5",
         "typing-extensions==4.16.0", "annotated-types==0.8.0", "urllib3==2.8.0", "willow==1.12.0",
     )
-    #: admin is a superuser; editor is in Wagtail's own Editors group (add, edit and publish pages).
+    #: admin is a superuser; editor is in Wagtail's own Moderators group (add, edit and publish pages).
     users = {"admin": "wagtail-admin-pw", "editor": "edith-wagtail"}
     login_path = "/admin/login/"
 

@@ -36,8 +36,8 @@ def seed_content(users: dict[str, str]) -> None:
     User.objects.create_superuser("admin", "admin@example.com", users["admin"])
     editor = User.objects.create_user("editor", "editor@example.com", users["editor"],
                                       first_name="Edith", last_name="Editor")
-    # Wagtail's own migrations make the Editors group, allowed to add, edit and publish pages.
-    editor.groups.add(Group.objects.get(name="Editors"))
+    # Wagtail's own migrations make the Moderators group, allowed to add, edit and publish pages.
+    editor.groups.add(Group.objects.get(name="Moderators"))
 
     authors = {name: Author.objects.create(name=name, role=role) for name, role in [
         ("Ada Lovelace", "Head baker"), ("Grace Hopper", "Pastry chef"), ("Alan Turing", "Bread apprentice")]}

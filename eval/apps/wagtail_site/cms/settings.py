@@ -80,5 +80,8 @@ MEDIA_URL = "/media/"
 
 WAGTAIL_SITE_NAME = "Corner Bakery"
 WAGTAILADMIN_BASE_URL = "http://127.0.0.1"
+# No moderation workflow: an editor who may publish publishes, as on most small sites (Wagtail's
+# default workflow would turn every Publish into "Submit to Moderators approval").
+WAGTAIL_WORKFLOW_ENABLED = False
 WAGTAILSEARCH_BACKENDS = {"default": {"BACKEND": "wagtail.search.backends.database"}}
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 10_000
