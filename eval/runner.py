@@ -86,6 +86,8 @@ class RunConfig(BaseModel):
     seeds: int = Field(default=1, ge=1)
     #: Seconds after which no further task starts (those are listed as cut); None: no bound.
     budget_s: float | None = Field(default=None, gt=0)
+    #: Apps installed and seeded already (a test session's), used instead of seeding them again; None: this run seeds its own.
+    app_states: AppStates | None = None
 
     @classmethod
     def from_cli(
@@ -192,17 +194,19 @@ def _ms(started: float) -> float:
 class Servers:
     """The loopback servers e2e tasks need, started once per run."""
 
-    def __init__(self) -> None:
+    def __init__(self, apps: AppStates | None = None) -> None:
         self.sites: SiteServer | None = None
         self.miniwob: SiteServer | None = None
-        self.apps: AppStates | None = None
+        self.apps = apps
+        #: Whether this run made `apps` (and so removes it at the end).
+        self._own_apps = apps is None
 
     def start(self, tasks: list[Task]) -> "Servers":
         if any(t.kind == "e2e" and t.miniwob is None and t.app is None for t in tasks):
             self.sites = SiteServer().start()
         apps = {t.app for t in tasks if t.app is not None}
         if apps:
-            self.apps = AppStates()
+            self.apps = self.apps or AppStates()
             try:
                 self.apps.prepare(apps)
             except (AppError, OSError) as exc:
@@ -218,7 +222,7 @@ class Servers:
         for server in (self.sites, self.miniwob):
             if server:
                 server.close()
-        if self.apps:
+        if self.apps and self._own_apps:
             self.apps.close()
 
 
@@ -484,7 +488,7 @@ async def run_suite(config: RunConfig, progress: bool = False) -> Summary:
             emit(await run_decision(config, task, sha))
         e2e = [t for t in tasks if t.kind == "e2e"]
         if e2e:
-            servers = Servers().start(e2e)
+            servers = Servers(config.app_states).start(e2e)
             try:
                 for task in e2e:
                     queue.put_nowait(task)

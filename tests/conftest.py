@@ -149,6 +149,19 @@ def django_admin(widgets: str) -> str:
     return widgets
 
 
+@pytest.fixture(scope="session")
+def app_states() -> Iterator[Any]:
+    """Every app of the `apps` eval suite installed (pip, into ~/.cache/waymark/apps unless
+    WAYMARK_APPS_CACHE says otherwise: a fresh CI machine installs them here) and seeded once;
+    `app_states.pristine[name]` is the untouched state."""
+    from waymark.eval.apps import APPS
+    from waymark.eval.apps.harness import AppStates
+
+    states = AppStates().prepare(APPS)
+    yield states
+    states.close()
+
+
 # ------------------------------------------------------------------ browser
 
 

@@ -119,3 +119,44 @@ def test_several_task_globs_select_the_tasks_any_of_them_match(tmp_path):
     assert [t.id for t in load_suite("sites", "login-wrong,feed*", root=tmp_path)] == ["sites/feed-like", "sites/login-wrong"]
     with pytest.raises(TaskError, match="zzz"):
         load_suite("sites", ["login-basic", "zzz*"], root=tmp_path)
+
+
+APP_TASK = {"kind": "e2e", "app": "django-admin", "goal": "Change the price", "start_path": "/admin/library/book/",
+            "login": "admin", "judge": {"sql": "SELECT 1", "expect": [[1]]}}
+
+
+def test_an_app_task_loads_with_its_app_start_path_login_and_judge(tmp_path):
+    _write(tmp_path, "apps", "price", APP_TASK)
+    (task,) = load_suite("apps", root=tmp_path)
+    assert (task.app, task.start_path, task.login) == ("django-admin", "/admin/library/book/", "admin")
+    assert task.judge is not None and task.judge.expect == [[1]]
+
+
+def test_an_app_task_naming_an_unregistered_app_is_refused_with_the_known_apps(tmp_path):
+    _write(tmp_path, "apps", "odd", {**APP_TASK, "app": "wordpress"})
+    with pytest.raises(TaskError, match="unknown app 'wordpress'; known apps: .*django-admin"):
+        load_suite("apps", root=tmp_path)
+
+
+def test_an_app_task_logs_in_only_a_user_its_app_seeds(tmp_path):
+    _write(tmp_path, "apps", "stranger", {**APP_TASK, "login": "root"})
+    with pytest.raises(TaskError, match="no seeded user 'root'"):
+        load_suite("apps", root=tmp_path)
+
+
+def test_an_app_task_is_judged_by_its_query_alone(tmp_path):
+    _write(tmp_path, "apps", "page-judged", {**APP_TASK, "success": [{"text_present": "was changed successfully"}]})
+    with pytest.raises(TaskError, match="judge` query alone"):
+        load_suite("apps", root=tmp_path)
+
+
+def test_an_app_task_without_a_judge_is_refused(tmp_path):
+    _write(tmp_path, "apps", "unjudged", {k: v for k, v in APP_TASK.items() if k != "judge"})
+    with pytest.raises(TaskError, match="needs `start_path`, `judge`"):
+        load_suite("apps", root=tmp_path)
+
+
+def test_a_fixture_site_task_cannot_carry_an_app_judge(tmp_path):
+    _write(tmp_path, "sites", "mixed", {**SITE_TASK, "judge": {"sql": "SELECT 1", "expect": [[1]]}})
+    with pytest.raises(TaskError, match="belong to an app task"):
+        load_suite("sites", root=tmp_path)
