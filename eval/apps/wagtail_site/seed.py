@@ -29,9 +29,8 @@ def main(users: dict[str, str]) -> None:
 
 def seed_content(users: dict[str, str]) -> None:
     from django.contrib.auth.models import Group, User
-    from wagtail.models import Page, Site
-
     from newsroom.models import Author, NewsPage
+    from wagtail.models import Page, Site
 
     User.objects.create_superuser("admin", "admin@example.com", users["admin"])
     editor = User.objects.create_user("editor", "editor@example.com", users["editor"],
