@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from waymark.eval.apps.base import App
 from waymark.eval.apps.django_admin import DjangoAdmin
+from waymark.eval.apps.trac import Trac
+from waymark.eval.apps.wagtail import Wagtail
 
 #: Registry name (a task's `"app"`) -> app class.
-APPS: dict[str, type[App]] = {cls.name: cls for cls in (DjangoAdmin,)}
+APPS: dict[str, type[App]] = {cls.name: cls for cls in (DjangoAdmin, Trac, Wagtail)}
