@@ -15,10 +15,16 @@ from waymark.host.agent.guards.base import (
     told_key,
 )
 from waymark.host.agent.guards.before_dispatch import BEFORE_DISPATCH
-from waymark.host.agent.guards.conclusion import CONCLUSION, Conclusion, conclude
+from waymark.host.agent.guards.conclusion import (
+    CONCLUSION,
+    Conclusion,
+    ConclusionGuard,
+    conclude,
+)
+from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.snapshot import Snapshot
 
-__all__ = ["AFTER_DISPATCH", "BEFORE_DISPATCH", "CONCLUSION", "Conclusion", "Finding", "Guard", "GuardContext", "UNREACHABLE_CHECK",
+__all__ = ["AFTER_DISPATCH", "BEFORE_DISPATCH", "CONCLUSION", "Conclusion", "ConclusionGuard", "Finding", "Guard", "GuardContext", "UNREACHABLE_CHECK",
            "action_key", "after_dispatch", "all_guards", "before_dispatch", "conclude"]
 
 
@@ -42,10 +48,11 @@ def before_dispatch(context: GuardContext, action: Any, snapshot: Snapshot) -> t
     return None, findings
 
 
-def after_dispatch(context: GuardContext, action: Any, snapshot: Snapshot) -> Finding | None:
-    """The first finding of the after-dispatch guards on the page the action left (None: judge the step)."""
+def after_dispatch(context: GuardContext, action: Any, snapshot: Snapshot, result: ActionResult) -> Finding | None:
+    """The first finding of the after-dispatch guards on the page the action left, given what the
+    browser answered for it (None: judge the step)."""
     for guard in AFTER_DISPATCH:
-        found = guard.check(context, action, snapshot)
+        found = guard.check(context, action, snapshot, result)
         if found is not None:
             return found
     return None
