@@ -9,9 +9,9 @@ triggers a bounded replan with that evidence; so does a URL check that nothing o
 to, after one attempt instead of every retry.
 
 The run succeeds only when the plan's task-level success criteria hold on the final page (a claimed
-`done` that fails them is a failed run with the reason) and something proves the agent did it: a
-verified step or a criterion that did not hold when the run began. Otherwise it ends `unproven`,
-never a success. A planner that gives no usable plan leaves a single step, the task itself, which
+`done` that fails them is a failed run with the reason) and something about the task's outcome
+proves the agent did it (host.agent.proof, host.agent.guards.conclusion). Otherwise it ends
+`unproven`, never a success. A planner that gives no usable plan leaves a single step, the task itself, which
 the executor works on until it says done.
 """
 

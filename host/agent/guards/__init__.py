@@ -1,5 +1,7 @@
 """The agent's guards: named rules that hold on any website, each a `(context, action, snapshot)
 -> Finding | None` in one of three ordered lists (before dispatch, after dispatch, at conclusion).
+An after-dispatch guard is also given the browser's answer for the action; a conclusion guard reads
+a frozen view of the run, the claim and the final page, and the list of them is attached per run.
 docs/guards.md has the table of them."""
 
 from __future__ import annotations

@@ -1,11 +1,13 @@
 """Guards on a claimed success, in the order they run: what the final page must show, and what
-counts as proof that the run did the task.
+counts as proof that the run (or a workflow's replay: one conclusion serves both) did the task.
 
-A run proves a task with evidence its own input cannot produce: a step whose check changed from
-failing to holding, or a success criterion that did not hold when the run began and does not hold
-merely because of what the run typed (text that is only inside a field it typed into, a field's
-value it typed). At conclusion a refusal withholds success (`outcome` says how the run ends); an
-advisory is recorded beside the verdict and never changes it.
+A run proves a task with evidence about its outcome that its own input cannot produce: a success
+criterion that came to hold during the run (not one that held when it began), not merely because
+of what the run typed (text that is only inside a field it typed into, a field's value it typed)
+and not one any navigation satisfies (`url_changed`); without criteria, a step proven by such a
+check. Each guard reads a read-only view of the run (`Conclusion`), the claim (the executor's
+`done`, None when the plan's last step passed) and the final page. A refusal withholds success
+(`outcome` says how the run ends); an advisory is recorded beside the verdict and never changes it.
 """
 
 from __future__ import annotations
