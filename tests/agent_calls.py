@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
-_START = """(p) => {
+_START = """([method, p]) => {
   const g = globalThis;
   g.__agent = g.__agent || { runs: {}, events: {} };
   const key = 'r' + Object.keys(g.__agent.runs).length + '-' + Math.random().toString(36).slice(2);
@@ -17,7 +17,7 @@ _START = """(p) => {
   g.__agent.events[key] = events;
   g.__agent.runs[key] = {
     ctrl,
-    promise: g.waymark.channel.call('agent.run', p, { onNotify: (name, data) => events.push({ name, data }), signal: ctrl.signal })
+    promise: g.waymark.channel.call(method, p, { onNotify: (name, data) => events.push({ name, data }), signal: ctrl.signal })
       .then((data) => ({ ok: true, data }), (e) => ({ ok: false, code: e.code, message: String(e.message) })),
   };
   return key;
@@ -65,12 +65,13 @@ class AgentCall:
         await self.sw.evaluate("(k) => globalThis.__agent.runs[k].ctrl.abort()", self.key)
 
 
-async def start_run(sw: Any, params: dict[str, Any]) -> AgentCall:
-    """Start `agent.run` with these parameters once the extension is connected."""
+async def start_run(sw: Any, params: dict[str, Any], method: str = "agent.run") -> AgentCall:
+    """Start `agent.run` (or `workflow.run`, which streams the same events) with these parameters
+    once the extension is connected."""
     from tests.conftest import wait_connected
 
     await wait_connected(sw)
-    return AgentCall(sw, await sw.evaluate(_START, params))
+    return AgentCall(sw, await sw.evaluate(_START, [method, params]))
 
 
 def trace_events(trace_dir: str | Path, kind: str | None = None) -> list[dict[str, Any]]:

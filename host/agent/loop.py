@@ -9,9 +9,9 @@ triggers a bounded replan with that evidence; so does a URL check that nothing o
 to, after one attempt instead of every retry.
 
 The run succeeds only when the plan's task-level success criteria hold on the final page (a claimed
-`done` that fails them is a failed run with the reason) and something proves the agent did it: a
-verified step or a criterion that did not hold when the run began. Otherwise it ends `unproven`,
-never a success. A planner that gives no usable plan leaves a single step, the task itself, which
+`done` that fails them is a failed run with the reason) and something about the task's outcome
+proves the agent did it (host.agent.proof, host.agent.guards.conclusion). Otherwise it ends
+`unproven`, never a success. A planner that gives no usable plan leaves a single step, the task itself, which
 the executor works on until it says done.
 """
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -34,7 +35,7 @@ from waymark.host.agent.closing import closing_message
 from waymark.host.agent.confirm import Policy
 from waymark.host.agent.executor import Executor, Turn
 from waymark.host.agent.grammar import offered_on
-from waymark.host.agent.guards import GuardContext
+from waymark.host.agent.guards import CONCLUSION, ConclusionGuard, GuardContext
 from waymark.host.agent.host_actions import (
     HOST_ACTION_HANDLERS,
     HostActions,
@@ -74,6 +75,7 @@ from waymark.host.agent.verifier import (
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.core.actions import (
     ActionModel,
+    Done,
     Extract,
     Fill,
     Type,
@@ -140,8 +142,9 @@ class AgentRun:
 
     def __init__(
         self, options: RunOptions, bridge: BrowserBridge, planner: LLMProvider, executor: LLMProvider, human: Human,
-        emit: Emit | None = None, run_id: str | None = None,
+        emit: Emit | None = None, run_id: str | None = None, conclusion_guards: Sequence[ConclusionGuard] = CONCLUSION,
     ) -> None:
+        """`conclusion_guards`: the rules this run's claimed success is judged by (host.agent.guards.conclusion)."""
         self.options = options
         self.run_id = run_id or new_run_id()
         self.redactor = Redactor.for_run()
@@ -186,7 +189,8 @@ class AgentRun:
                                    secret_fills=self.secret_fills)
         #: The current step's checks, as they stood before it acted.
         self.judge = StepJudge(self.session, self._page_text, self._found, self.guards, self.history)
-        self.proof = Proof(self.guards, self._page_text, lambda: self.session.snapshot(occlusion=False), self.emit, self._found)
+        self.proof = Proof(self.guards, self._page_text, lambda: self.session.snapshot(occlusion=False), self.emit, self._found,
+                           conclusion_guards)
         self.planning = Planning(self.planner, options.task, options.plan, self.answers, self.budget, self.proof, self.history, self.emit,
                                  self._take_tokens, self._safe, self._page, lambda: self._timeout(options.planner_call))
         self.host = HostActions(self.proof, self.answers, human, self.history, self.session, self.task_tabs, self.visited, options.policy,
@@ -290,11 +294,11 @@ class AgentRun:
                 if outcome.verdict == "done":
                     self.result = outcome.result
                     if not outcome.success:
-                        return False, "failed", outcome.reason
-                    return await self._conclude(snap, outcome.reason)
+                        return await self.proof.gave_up(snap, outcome.reason)
+                    return await self._conclude(snap, outcome.reason, Done(result=outcome.result))
                 if outcome.verdict == "passed":
                     self.steps_passed += 1
-                    self.steps_verified += outcome.proved_by in ("check", "typing")
+                    self.steps_verified += outcome.proved_by in ("check", "typing", "navigation")
                     self.history.append(f"- step {self.steps_passed}: {step.intent} -> passed")
                     self.steps_done.append(step.intent)
                     index += 1
@@ -345,9 +349,10 @@ class AgentRun:
         self.steps_total = self.steps_passed + self.steps_unproven + len(plan.steps)
         return plan
 
-    async def _conclude(self, snap: Snapshot, reason: str) -> tuple[bool, RunOutcome, str]:
-        """The verdict on a run whose plan ended (no `done` said how), with a closing message unless a read gave the result."""
-        success, outcome, why = await self.proof.conclude(snap, reason, self.steps_verified, self.steps_unproven)
+    async def _conclude(self, snap: Snapshot, reason: str, claim: Done | None = None) -> tuple[bool, RunOutcome, str]:
+        """The verdict on a run whose plan ended or whose executor claimed success (`claim`), with a
+        closing message unless a read or the claim gave the result."""
+        success, outcome, why = await self.proof.conclude(snap, reason, self.steps_verified, self.steps_unproven, claim)
         if not self.result:
             self.result = closing_message(self.steps_done, success, why)
         return success, outcome, why
@@ -487,8 +492,7 @@ class AgentRun:
                 return recovered
             result = recovered
 
-        self.guards.result = result
-        still = guards.after_dispatch(self.guards, action, safe)
+        still = guards.after_dispatch(self.guards, action, safe, result)
         if still:
             self._found(record, [still])
             self.history.append(f"- did: {action_line(action, safe)} -> moved nothing")
@@ -512,5 +516,5 @@ class AgentRun:
             self.history.append(f"{did} -> opened a {settled.dialog.type} dialog")
             finish("retry", f"the page opened a {settled.dialog.type} dialog and waits for its answer")
             return None, settled, f"the page shows a {settled.dialog.type} dialog: answer it with answer_dialog as the task needs"
-        return await self.judge.after(action, settled, safe, self._safe(settled), did, timing, finish, record,
+        return await self.judge.after(action, result, settled, safe, self._safe(settled), did, timing, finish, record,
                                       open_ended=step is self.planning.open_step)

@@ -10,10 +10,17 @@ the same way (waymark.eval.judge)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Callable
 
 from waymark.host.agent import guards
-from waymark.host.agent.guards import Conclusion, Finding, GuardContext
+from waymark.host.agent.guards import (
+    CONCLUSION,
+    Conclusion,
+    ConclusionGuard,
+    Finding,
+    GuardContext,
+)
 from waymark.host.agent.planner import Plan
 from waymark.host.agent.step_judge import StepOutcome
 from waymark.host.agent.verdicts import RunOutcome
@@ -28,16 +35,24 @@ from waymark.host.agent.verifier import (
     names_page_left,
     parse_predicates,
 )
+from waymark.host.core.actions import Done
 from waymark.host.core.snapshot import Snapshot
+
+#: What proved a step in a way that says something of the task's outcome (host.agent.step_judge):
+#: a check that changed, or the element acted on going to the state the action sets.
+_OUTCOME_PROOF = ("check", "state")
 
 
 class Proof:
     """The latest plan's success criteria, what held of them before the run acted, and the verdict
-    on a claimed success. `guards` holds the start page and what the run typed."""
+    on a claimed success: the one conclusion of a run and of a workflow's replay. `context` holds
+    the start page and what the run typed; `attached` are the conclusion guards it judges with."""
 
     def __init__(self, context: GuardContext, page_text: TextSource, fresh: SnapshotSource,
-                 emit: Callable[..., Any], found: Callable[[dict[str, Any], list[Finding]], None]) -> None:
+                 emit: Callable[..., Any], found: Callable[[dict[str, Any], list[Finding]], None],
+                 attached: Sequence[ConclusionGuard] = CONCLUSION) -> None:
         self.context = context
+        self.attached = tuple(attached)
         self.page_text = page_text
         #: A new snapshot of the page with every element, covered or not.
         self.fresh = fresh
@@ -49,9 +64,12 @@ class Proof:
         self.held_when_written: set[str] = set()
         #: Those of them that held on the page the run began on.
         self.held_on_start_page: set[str] = set()
-        #: The latest plan's required steps, and its steps proven so far (True: only by the run's typing).
+        #: The latest plan's required steps, and what proved each of its steps proven so far
+        #: (host.agent.step_judge.StepOutcome.proved_by).
         self.required: set[int] = set()
-        self.proven: dict[int, bool] = {}
+        self.proven: dict[int, str] = {}
+        #: Steps of the whole run proven by evidence about the outcome (`_OUTCOME_PROOF`, a check that says it).
+        self.steps_proving = 0
         #: Whether a plan before the latest one had every required step proven (`plan_proven`).
         self.earlier_plan_proven = False
         #: When every step of the latest plan is optional: the criteria that held on the page it
@@ -82,12 +100,13 @@ class Proof:
     def stepped(self, index: int, outcome: StepOutcome) -> None:
         """Step `index` of the latest plan ended with `outcome`."""
         if outcome.verdict == "passed" and outcome.proved_by is not None:
-            self.proven[index] = outcome.proved_by == "typing"
+            self.proven[index] = outcome.proved_by
+            self.steps_proving += outcome.proved_by == "check"
 
     def plan_proven(self) -> bool:
         """Whether every required step of the latest plan was proven by a change on the page, at
-        least one of them by evidence the run's own typing cannot produce."""
-        return bool(self.required) and self.required <= self.proven.keys() and not all(self.proven.values())
+        least one of them by evidence neither the run's own typing nor any navigation can produce."""
+        return bool(self.required) and self.required <= self.proven.keys() and any(v in _OUTCOME_PROOF for v in self.proven.values())
 
     async def named(self, criteria: list[dict[str, Any]], snap: Snapshot) -> None:
         """A plan made on `snap` named these criteria (the start page's read text is reused: a first plan is made on it)."""
@@ -127,8 +146,17 @@ class Proof:
         context = VerifyContext(url_before=start.url if start else snap.url, page_text=page_text, secret_fills=self.context.secret_fills)
         return {key(r.predicate) for r in Expectation(self.criteria, context).once(snap).results if r.ok}
 
-    async def conclude(self, snap: Snapshot, reason: str, steps_verified: int, steps_unproven: int) -> tuple[bool, RunOutcome, str]:
-        """Judge a claimed success (a `done`, or the plan's last step passed) on the final page."""
+    async def gave_up(self, snap: Snapshot, reason: str) -> tuple[bool, RunOutcome, str]:
+        """The verdict on a run whose model said it could not do the task: failed, unless every
+        criterion held when the run began and holds still, a task already done before the run
+        began (nothing it did proves it either way)."""
+        if self.criteria and self.held_on_start_page >= {key(p.to_json()) for p in self.criteria} and not await self.unmet(snap):
+            return False, "unproven", f"every success criterion held when the run began and holds still: the task may have been done before; {reason}"
+        return False, "failed", reason
+
+    async def conclude(self, snap: Snapshot, reason: str, steps_verified: int, steps_unproven: int,
+                       claim: Done | None = None) -> tuple[bool, RunOutcome, str]:
+        """Judge a claimed success (`claim`: the executor's `done`; None: the plan's last step passed) on the final page."""
         results: list[Any] = []
         before: set[str] = set()
         state = await self.state_of(snap)
@@ -147,10 +175,11 @@ class Proof:
         # on the way, as what a replan read off its page does.
         optional = self.held_at_optional_plan
         by_optional = set() if proven_on_the_way or optional is None else {key(r.predicate) for r in results if r.ok} - optional
-        conclusion = Conclusion(**vars(self.context), final_text=await self.page_text(), criteria=results, held_before=held,
-                                held_on_start_page=before, held_when_written=self.held_when_written, steps_verified=steps_verified,
-                                steps_unproven=steps_unproven, plan_proven=self.plan_proven(), held_since_optional_plan=by_optional)
-        refused, findings = guards.conclude(conclusion, None, state)
+        conclusion = Conclusion.of(self.context, final_text=await self.page_text(), criteria=tuple(results), held_before=frozenset(held),
+                                   held_on_start_page=frozenset(before), held_when_written=frozenset(self.held_when_written),
+                                   steps_verified=steps_verified, steps_unproven=steps_unproven, steps_proving=self.steps_proving,
+                                   plan_proven=self.plan_proven(), held_since_optional_plan=frozenset(by_optional))
+        refused, findings = guards.conclude(conclusion, claim, state, self.attached)
         if findings:
             record: dict[str, Any] = {}
             self.found(record, findings)

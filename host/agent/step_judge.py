@@ -34,9 +34,11 @@ from waymark.host.agent.verifier import (
     key,
     parse_predicate,
     parse_predicates,
+    says_outcome,
     unreachable_by_link,
 )
 from waymark.host.core.actions import ActionModel, Wait
+from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.snapshot import Snapshot
 
 
@@ -46,9 +48,11 @@ class StepOutcome(BaseModel):
     verdict: Literal["passed", "unproven", "failed", "done"]
     reason: str = ""
     #: What proved a passed step: a check that changed from failing to holding (`check`), such
-    #: checks that hold only because of what the run typed (`typing`), the element acted on going
-    #: to the state the action sets (`state`, host.agent.target_state); None: nothing (no checks).
-    proved_by: Literal["check", "typing", "state"] | None = None
+    #: checks that hold only because of what the run typed (`typing`), or only because the address
+    #: changed, as any navigation makes it (`navigation`: host.agent.verifier.says_outcome), the
+    #: element acted on going to the state the action sets (`state`, host.agent.target_state);
+    #: None: nothing (no checks).
+    proved_by: Literal["check", "typing", "navigation", "state"] | None = None
     success: bool = False
     result: str = ""
     attempts: int = 0
@@ -132,19 +136,20 @@ class StepJudge:
         typed = self.context.typed
         text = await self.page_text() if typed and any("text_present" in r.predicate for r in verdict.results) else ""
         by_typing = bool(typed) and all(typed_only(r, typed, latest, text) for r in verdict.results)
+        by_navigation = not any(says_outcome(r.predicate) for r in verdict.results)
         finish("passed", reason, checks=[r.model_dump() for r in verdict.results], changed=[r.predicate for r in verdict.results])
-        return StepOutcome(verdict="passed", proved_by="typing" if by_typing else "check"), latest, None
+        return StepOutcome(verdict="passed", proved_by="typing" if by_typing else "navigation" if by_navigation else "check"), latest, None
 
-    async def after(self, action: ActionModel, settled: Snapshot, before: Snapshot, after: Snapshot, did: str,
+    async def after(self, action: ActionModel, result: ActionResult, settled: Snapshot, before: Snapshot, after: Snapshot, did: str,
                     timing: dict[str, float], finish: Finish, record: dict[str, Any], open_ended: bool) -> Attempted:
-        """The step on the page the action left (`before` and `after`: that page and the one it
-        acted on, as prompts see them): the history line gains what changed on `before`'s
+        """The step on the page the action left (`result`: what the browser answered for it;
+        `before` and `after`: that page and the one it acted on, as prompts see them): the history line gains what changed on `before`'s
         elements, an action that changed nothing is noted for the guards, and the step is judged."""
         changed = changes_line(before, after)
         if (after.url, after.title, after.text) == (before.url, before.title, before.text):
             self.context.without_effect.add(action_key(action, before))
         # Only a step with checks can fail to read an effect; an open step acts until it says done.
-        effect = None if open_ended else effect_of(action, self.context.result, before, after)
+        effect = None if open_ended else effect_of(action, result, before, after)
         if effect is not None:
             self.context.effects.update(dict.fromkeys(effect_keys(action, before), effect))
             record["effect"] = effect.said

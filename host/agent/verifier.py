@@ -19,6 +19,7 @@ from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.core.actions import Extract
 from waymark.host.core.phases import timed
 from waymark.host.core.predicates import (
+    BLIND_TO_OUTCOME,
     PREDICATE_NAMES,
     PREDICATES,
     CheckedTarget,
@@ -270,6 +271,12 @@ def key(predicate: dict[str, Any]) -> str:
 def failures_line(failed: list[CheckResult]) -> str:
     """Failed checks in words: `url_contains (url is ...); ...`."""
     return "; ".join(f"{list(r.predicate)[0]} ({r.detail})" for r in failed)
+
+
+def says_outcome(predicate: dict[str, Any]) -> bool:
+    """Whether a check's holding can say anything of what a step or task did: one that any
+    navigation makes hold (`url_changed`) cannot, whatever the navigation led to."""
+    return not set(predicate) & BLIND_TO_OUTCOME
 
 
 #: Predicates that say which page the tab is on, not what is on it.

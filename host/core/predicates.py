@@ -99,11 +99,14 @@ Argument = Literal["string", "bool"] | type[BaseModel]
 @dataclass(frozen=True)
 class PredicateSpec:
     """One predicate: its argument (a non-empty string, a boolean, or a model), whether it is about
-    where the browser is (those get the shorter navigation timeout), and its example for the planner."""
+    where the browser is (those get the shorter navigation timeout), its example for the planner, and
+    whether its holding can say anything of a task's outcome (`url_changed` holds after every
+    navigation, whatever it led to: it proves no step or task, host.agent.guards.conclusion)."""
 
     argument: Argument
     example: str
     navigation: bool = False
+    says_outcome: bool = True
 
     @property
     def targeted(self) -> bool:
@@ -115,7 +118,7 @@ class PredicateSpec:
 PREDICATES: dict[str, PredicateSpec] = {
     "url_contains": PredicateSpec("string", '{"url_contains": "<part of a URL>"}', navigation=True),
     "url_matches": PredicateSpec("string", '{"url_matches": "<regex>"}', navigation=True),
-    "url_changed": PredicateSpec("bool", '{"url_changed": true}', navigation=True),
+    "url_changed": PredicateSpec("bool", '{"url_changed": true}', navigation=True, says_outcome=False),
     "title_contains": PredicateSpec("string", '{"title_contains": "<text>"}', navigation=True),
     "exists": PredicateSpec(Target, '{"exists": {"role": "<role>", "name": "<name>"}}'),
     "absent": PredicateSpec(Target, '{"absent": {"role": "dialog"}}'),
@@ -130,6 +133,8 @@ PREDICATES: dict[str, PredicateSpec] = {
 PREDICATE_NAMES = frozenset(PREDICATES)
 #: Predicates about where the browser is; they get the shorter navigation timeout.
 NAVIGATION_PREDICATES = frozenset(name for name, spec in PREDICATES.items() if spec.navigation)
+#: Predicates any navigation makes hold, so their holding says nothing of what a task did.
+BLIND_TO_OUTCOME = frozenset(name for name, spec in PREDICATES.items() if not spec.says_outcome)
 #: Predicates whose argument holds a `target` beside other fields.
 TARGETED_PREDICATES = frozenset(name for name, spec in PREDICATES.items() if spec.targeted)
 

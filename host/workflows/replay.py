@@ -1,13 +1,17 @@
 """Replaying a workflow: each step's element found again by what a person sees, its action
-dispatched with the usual settle, and the step proven by its recorded checks on a fresh snapshot
-or, where they cannot tell, by the state of the element it acted on (host.agent.target_state).
+dispatched with the usual settle, and the step judged by the agent's own step judge
+(host.agent.step_judge) over its recorded checks, and the replay by the agent's own conclusion
+(host.agent.proof, with every conclusion guard): one judge and one conclusion for a run and a
+replay, so a check that holds only through the replay's typing, or a criterion that held before it
+began, proves no more here than in a run.
 
 No model is called while every step's element is found and its checks hold. When one is not found,
 or its checks fail, the configured executor is asked for that step only (its intent and recorded
 target as context), the step is proven as before, and the target it found is written back to the
 workflow once the replay succeeds. Without a model the replay stops, naming the step and what it
 looked for. Success needs what a normal run needs: every step done, the task's success criteria
-holding on the final page, and something proving the replay did it.
+holding on the final page, and something proving the replay did it (or, for a workflow that
+answers something, its answer read again and found on the page).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
 from typing import Any, Awaitable, Callable
 from urllib.parse import urlsplit, urlunsplit
 
@@ -26,10 +31,13 @@ from waymark.host.agent.answers import Grounding
 from waymark.host.agent.confirm import Policy
 from waymark.host.agent.executor import Executor
 from waymark.host.agent.grammar import offered_on
+from waymark.host.agent.guards import CONCLUSION, ConclusionGuard, GuardContext
 from waymark.host.agent.host_actions import ended_unexpectedly
 from waymark.host.agent.human import Human
 from waymark.host.agent.loop import CallSettings
+from waymark.host.agent.planner import Plan, PlanStep
 from waymark.host.agent.prompts import snapshot_block
+from waymark.host.agent.proof import Proof
 from waymark.host.agent.redaction import (
     Redactor,
     SecretScope,
@@ -38,23 +46,17 @@ from waymark.host.agent.redaction import (
 )
 from waymark.host.agent.run_record import Emit, RunRecord
 from waymark.host.agent.session import BrowserSession
-from waymark.host.agent.target_state import PROVEN_BY_STATE, target_state
+from waymark.host.agent.step_judge import Attempted, StepJudge, StepOutcome
+from waymark.host.agent.task_values import task_values
 from waymark.host.agent.trace import RunSummary, new_run_id
-from waymark.host.agent.verifier import (
-    PAGE_TEXT,
-    Expectation,
-    PredicateError,
-    VerifyContext,
-    failures_line,
-    key,
-    names_page_left,
-    parse_predicate,
-    parse_predicates,
-)
+from waymark.host.agent.verdicts import RunOutcome
+from waymark.host.agent.verifier import PAGE_TEXT
 from waymark.host.bridge import BrowserBridge, BrowserError
 from waymark.host.core.actions import (
     ActionModel,
     Extract,
+    Fill,
+    Type,
     Wait,
     action_json,
     offered_actions,
@@ -133,7 +135,8 @@ class StepDone(BaseModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    proven: bool
+    #: The step judge's verdict (passed or unproven).
+    outcome: StepOutcome
     snapshot: Snapshot
     heal: HealNote | None = None
     healed_target: dict[str, Any] | None = None
@@ -153,7 +156,9 @@ class Replay:
     """Replays one workflow to a WorkflowSummary. Cancel the task running `run()` to stop it."""
 
     def __init__(self, workflow: Workflow, options: ReplayOptions, bridge: BrowserBridge, human: Human,
-                 executor_source: ExecutorSource | None = None, emit: Emit | None = None, run_id: str | None = None) -> None:
+                 executor_source: ExecutorSource | None = None, emit: Emit | None = None, run_id: str | None = None,
+                 conclusion_guards: Sequence[ConclusionGuard] = CONCLUSION) -> None:
+        """`conclusion_guards`: the rules the replay's success is judged by, as a run's (host.agent.guards.conclusion)."""
         self.workflow = workflow
         self.options = options
         self.values = options.values
@@ -174,7 +179,13 @@ class Replay:
         self._executor: Executor | None = None
         self._provider: LLMProvider | None = None
         self.tokens_in = self.tokens_out = self.model_calls = 0
-        self.steps_passed = self.steps_proven = self.steps_unproven = self.step_counter = 0
+        self.steps_passed = self.steps_verified = self.steps_unproven = self.step_counter = 0
+        #: What the guards and the judge know of the replay: what it typed, its secret fills, its start page.
+        self.context = GuardContext(task=self.task, task_values=task_values(self.task))
+        #: What each step did, as the step judge writes it for a run's executor (healing reads none of it).
+        self.history: list[str] = []
+        self.proof = Proof(self.context, self._page_text, lambda: self.session.snapshot(occlusion=False), self.emit, self.record.found,
+                           conclusion_guards)
         self.heals: list[dict[str, Any]] = []
         self.result = ""
         self.data: Any = None
@@ -227,45 +238,43 @@ class Replay:
             steps_healed=len(self.heals), replay=replay, heals=self.heals,
         )
 
-    async def _run(self) -> tuple[bool, str, str]:
+    async def _run(self) -> tuple[bool, RunOutcome, str]:
         try:
             await self.session.open(await self.admission.admit_open(self.start_url))
         except Refusal as refusal:
             raise ReplayFailed("blocked", f"the start URL is not allowed: {refusal}") from None
         snap = await self.session.snapshot()
         self.admission.saw(snap)
-        criteria = parse_predicates(fill(self.workflow.success_criteria, self.values))
-        context = VerifyContext(url_before=snap.url)
-        start_text = await self._page_text() if criteria else ""
-        held_at_start = {key(r.predicate) for r in Expectation(criteria, VerifyContext(url_before=snap.url, page_text=start_text)).once(snap).results
-                         if r.ok}
-        self.emit("plan", steps=[{"intent": s.intent, "verify": fill(s.checks, self.values), "required": True} for s in self.workflow.steps],
-                  success_criteria=fill(self.workflow.success_criteria, self.values), tokens=0, workflow=self.workflow.name)
+        # The page before anything was done: what of the criteria holds here proves nothing, as in a run.
+        self.context.start, self.context.start_text = snap, await self._page_text()
+        await self.proof.began(snap)
+        criteria = fill(self.workflow.success_criteria, self.values)
+        steps = [PlanStep.model_construct(intent=s.intent, verify=fill(s.checks, self.values), required=True) for s in self.workflow.steps]
+        if criteria:
+            await self.proof.named(criteria, snap)
+        await self.proof.planned(Plan.model_construct(steps=steps, success_criteria=criteria), snap)
+        self.emit("plan", steps=[s.model_dump() for s in steps], success_criteria=criteria, tokens=0, workflow=self.workflow.name)
         healed_steps: dict[int, StepDone] = {}
         for index, step in enumerate(self.workflow.steps):
             done = await self._step(index, step, snap)
             snap = done.snapshot
+            self.proof.stepped(index, done.outcome)
             self.steps_passed += 1
-            self.steps_proven += done.proven
-            self.steps_unproven += not done.proven and bool(step.checks)
+            self.steps_verified += done.outcome.proved_by in ("check", "typing", "navigation")
+            self.steps_unproven += done.outcome.verdict == "unproven"
             if done.heal is not None:
                 healed_steps[index] = done
-        changed: list[str] = []
-        if criteria:
-            verdict = await Expectation(criteria, context, page_text=self._page_text).eventually(snap, self.session.snapshot,
-                                                                                                 timeout=2.0, max_tries=3)
-            changed = [key(r.predicate) for r in verdict.results if key(r.predicate) not in held_at_start]
-            self.emit("criteria", ok=verdict.ok, checks=[r.model_dump() for r in verdict.results], held_at_start=sorted(held_at_start))
-            failed = [r for r in verdict.failed() if not names_page_left(r, held_at_start)]
-            if failed:
-                return False, "failed", "every step was replayed but the task's success criteria fail: " + failures_line(failed)
+        success, outcome, reason = await self.proof.conclude(snap, f"every step replayed and proven ({self.model_calls} model call(s))",
+                                                             self.steps_verified, self.steps_unproven)
+        if outcome == "failed":
+            return success, outcome, reason
         healed_answer = await self._answer(self.workflow.answer, snap) if self.workflow.answer is not None else None
-        if not self.steps_proven and not changed and self.workflow.answer is None:
-            return False, "unproven", ("nothing proves the workflow did its task: no step was proven by a check that changed, "
-                                       "and no success criterion changed from failing to holding")
+        if not success and self.workflow.answer is None:
+            return success, outcome, reason
         if (healed_steps or healed_answer) and self.options.save_heals:
             self._save_heals(healed_steps, healed_answer)
-        return True, "done", f"every step replayed and proven ({self.model_calls} model call(s))"
+        # An answer read again and found on the page proves a workflow that changed nothing, as a run's grounded answer does.
+        return True, "done", reason if success else "every value of the answer was found on the page"
 
     async def _answer(self, saved: Answer, snap: Snapshot) -> Answer | None:
         """The saved answer read again on the final page (healed by the executor when a value cannot
@@ -313,12 +322,10 @@ class Replay:
 
     async def _step(self, index: int, step: WorkflowStep, snap: Snapshot) -> StepDone:
         template = fill(step.action, self.values)
-        predicates = parse_predicates(fill(step.checks, self.values))
-        context = VerifyContext(url_before=snap.url)
-        before = await Expectation(predicates, context, page_text=self._page_text).judge(snap) if predicates else None
-        held = {key(r.predicate) for r in before.results if r.ok} if before else set()
-        judged = [p for p in predicates if key(p.to_json()) not in held]
-        expectation = Expectation(judged, context, page_text=self._page_text)
+        checks = fill(step.checks, self.values)
+        # The step's checks as they stand before it acts, split by the run's own step judge.
+        judge = StepJudge(self.session, self._page_text, self.record.found, self.context, self.history, step.intent)
+        await judge.begin(checks, snap, self.context.secret_fills)
         looked_for = described(step.target) if step.target else ""
         problem = ""
         for _ in range(STALE_TRIES):
@@ -332,8 +339,7 @@ class Replay:
             if action is None:
                 problem = f"no element matches the recorded {described(step.to_target) if step.to_target else 'drop target'}"
                 break
-            outcome = await self._attempt(index, step, snap, action, expectation, judged, predicates,
-                                          by=located.by if located else None, attempt=1)
+            outcome = await self._attempt(index, step, snap, action, judge, checks, by=located.by if located else None, attempt=1)
             if outcome.ok:
                 heal = None
                 if located is not None and located.by != "name":
@@ -345,7 +351,7 @@ class Replay:
             # an action that sets a state cannot do it twice (a form re-rendered over a select).
             if outcome.code != "stale_ref" and not (outcome.code == "" and action.type in SETS_STATE):
                 break
-        return await self._heal(index, step, snap, template, expectation, judged, predicates, problem, looked_for)
+        return await self._heal(index, step, snap, template, judge, checks, problem, looked_for)
 
     def _bind(self, template: dict[str, Any], step: WorkflowStep, snap: Snapshot,
               located: Located | None) -> tuple[ActionModel | None, Located | None]:
@@ -370,7 +376,8 @@ class Replay:
             healed_target = places_of(outcome.action, outcome.before)
             self.heals.append({"step": index + 1, "by": heal.by, "was": described(step.target) if step.target else "",
                                "now": outcome.line, "model_calls": heal.model_calls})
-        return StepDone(proven=outcome.proven, snapshot=outcome.snapshot, heal=heal, healed_target=healed_target)
+        assert outcome.outcome is not None
+        return StepDone(outcome=outcome.outcome, snapshot=outcome.snapshot, heal=heal, healed_target=healed_target)
 
     def _secret_scope(self, step: WorkflowStep) -> SecretScope:
         """The secrets a step may type: the workflow's, pinned to the origin the saved run typed them on."""
@@ -378,14 +385,13 @@ class Replay:
         pinned = {n: step.secret_origin for n in placeholders(text)} if step.secret_origin else {}
         return SecretScope(named=self.secret_names, client=self.options.secret_client, pinned=pinned)
 
-    async def _attempt(self, index: int, step: WorkflowStep, snap: Snapshot, action: ActionModel, expectation: Expectation,
-                       judged: list[Any], predicates: list[Any], *, by: str | None, attempt: int,
-                       model: dict[str, Any] | None = None) -> "_Attempt":
-        """Dispatch one action for a step and judge it; traced as a step event."""
+    async def _attempt(self, index: int, step: WorkflowStep, snap: Snapshot, action: ActionModel, judge: StepJudge,
+                       checks: list[dict[str, Any]], *, by: str | None, attempt: int, model: dict[str, Any] | None = None) -> "_Attempt":
+        """Dispatch one action for a step and judge it with the step judge; traced as a step event."""
         safe = self._safe(snap)
         self.step_counter += 1
         record: dict[str, Any] = {"step": self.step_counter, "plan_index": index, "attempt": attempt, "intent": step.intent,
-                                  "verify": [p.to_json() for p in predicates], "required": True, "action": action_json(action),
+                                  "verify": checks, "required": True, "action": action_json(action),
                                   "action_line": action_line(action, safe), "located_by": by or "", **places_of(action, safe),
                                   **(model or {"tokens": 0, "model_calls": 0})}
         timing: dict[str, float] = {}
@@ -394,8 +400,16 @@ class Replay:
             record.update(verdict=verdict, reason=reason, timing={k: round(v, 1) for k, v in timing.items()}, **extra)
             self.emit("step", **record)
 
+        def judged(attempted: Attempted) -> _Attempt:
+            """The step judge's verdict as the replay goes on with it: a passed or unproven step is done."""
+            outcome, latest, feedback = attempted
+            ok = outcome is not None and outcome.verdict in ("passed", "unproven")
+            reason = feedback or (outcome.reason if outcome is not None else "")
+            return _Attempt(ok=ok, outcome=outcome if ok else None, reason=reason, snapshot=latest, action=action, before=safe,
+                            line=record["action_line"])
+
         if isinstance(action, Wait) and action.until is not None:
-            return await self._wait(action, snap, expectation, record, finish)
+            return judged(await judge.wait_until(action, snap, timing, finish, open_ended=False))
         approved = "approved for this workflow" if index + 1 in self.workflow.approved else None
         try:
             admitted = await self.admission.admit(action, snap, safe=safe, record=record, secrets=self._secret_scope(step), approved=approved)
@@ -421,52 +435,21 @@ class Replay:
             finish("blocked", refusal.message, error={"code": refusal.code, "message": refusal.message})
             raise ReplayFailed("blocked", refusal.message) from None
         settled = result.snapshot or await self.session.snapshot()
-        settled = settled.model_copy(update={"screenshot_b64": None, "thumbnail_b64": None})
         if not result.ok:
             code, message = (result.error.code, result.error.message) if result.error else ("failed", "the action failed")
             finish("retry", f"{code}: {message}", error={"code": code, "message": message})
             return _Attempt(ok=False, reason=f"the action failed with {code}: {message}", snapshot=settled, action=action, before=safe,
                             line=record["action_line"], code=code)
+        if isinstance(action, (Fill, Type)):
+            # What the replay typed, kept as a run keeps it: a check that only its typing makes hold
+            # proves the typing, and a password field's check is answered by what it filled in.
+            self.context.secret_fills.typed(snap.url, snap.find(action.ref), action, str(admitted.action.get("text", action.text)),
+                                            secret=admitted.secret_origins is not None)
+            self.context.typed.append(action.text)
         if isinstance(action, Extract) and result.text is not None:
             self.result = result.text[:4000]
-        # Where the checks cannot tell, the page's word on the element acted on can, as in a run.
-        moved = target_state(action, snap, settled, step.intent) if not judged else ""
-        if moved:
-            finish("passed", PROVEN_BY_STATE, target_state=moved)
-            return _Attempt(ok=True, proven=True, snapshot=settled, action=action, before=safe, line=record["action_line"])
-        if not predicates:
-            finish("passed", "the action succeeded (the step has no checks)")
-            return _Attempt(ok=True, proven=False, snapshot=settled, action=action, before=safe, line=record["action_line"])
-        if not judged:
-            finish("unproven", "every check of this step already held before it acted, so none proves it")
-            return _Attempt(ok=True, proven=False, snapshot=settled, action=action, before=safe, line=record["action_line"])
-        t1 = time.perf_counter()
-        verdict = await expectation.eventually(settled, self.session.snapshot)
-        timing["verify_ms"] = (time.perf_counter() - t1) * 1000
-        latest = verdict.snapshot or settled
-        checks = [r.model_dump() for r in verdict.results]
-        if verdict.ok:
-            finish("passed", "", checks=checks, changed=[r.predicate for r in verdict.results])
-            return _Attempt(ok=True, proven=True, snapshot=latest, action=action, before=safe, line=record["action_line"])
-        feedback = "the step's checks failed: " + verdict.failed_line()
-        finish("retry", feedback, checks=checks)
-        return _Attempt(ok=False, reason=feedback, snapshot=latest, action=action, before=safe, line=record["action_line"])
-
-    async def _wait(self, action: Wait, snap: Snapshot, expectation: Expectation, record: dict[str, Any],
-                    finish: Callable[..., None]) -> "_Attempt":
-        try:
-            predicate = parse_predicate(action.until or {})
-        except PredicateError as exc:
-            finish("failed", f"bad wait predicate: {exc}")
-            raise ReplayFailed("failed", f"the workflow's wait has a bad predicate: {exc}") from None
-        waited = await Expectation([predicate], expectation.context, page_text=self._page_text).eventually(
-            snap, self.session.snapshot, timeout=action.timeout_ms / 1000, max_tries=20)
-        latest = waited.snapshot or snap
-        finish("passed" if waited.ok else "retry", "" if waited.ok else "the condition never held",
-               checks=[r.model_dump() for r in waited.results])
-        safe = self._safe(snap)
-        return _Attempt(ok=waited.ok, proven=False, reason="" if waited.ok else "the awaited condition never held", snapshot=latest,
-                        action=action, before=safe, line=record["action_line"])
+        return judged(await judge.after(action, result, settled, safe, self._safe(settled), f"- did: {record['action_line']}", timing,
+                                        finish, record, open_ended=False))
 
     # ------------------------------------------------------------ healing
 
@@ -483,8 +466,8 @@ class Replay:
                                       temperature=self.options.executor_call.temperature)
         return self._executor
 
-    async def _heal(self, index: int, step: WorkflowStep, snap: Snapshot, template: dict[str, Any], expectation: Expectation,
-                    judged: list[Any], predicates: list[Any], problem: str, looked_for: str) -> StepDone:
+    async def _heal(self, index: int, step: WorkflowStep, snap: Snapshot, template: dict[str, Any], judge: StepJudge,
+                    checks: list[dict[str, Any]], problem: str, looked_for: str) -> StepDone:
         """The executor picks this one step's action; its result is proven like any replayed step."""
         what = f"step {index + 1} ({step.intent})"
         executor = await self._executor_for_heal()
@@ -498,7 +481,7 @@ class Replay:
         for attempt in range(1, self.options.heal_attempts + 1):
             safe = self._safe(snap)
             turn = await executor.decide(
-                task=self.task, intent=step.intent, verify=[p.to_json() for p in predicates], history=[], feedback=feedback,
+                task=self.task, intent=step.intent, verify=checks, history=[], feedback=feedback,
                 page=snapshot_block(safe.url, safe.title, safe.text, None), snapshot=safe, step_index=index, attempt=attempt,
                 reminders=2, timeout=self.options.executor_call.timeout_s, allowed=offered_on(safe, offered_actions(multi_tab=False)),
             )
@@ -517,7 +500,7 @@ class Replay:
                 if getattr(chosen, "to_ref", None) is not None:
                     data["to_ref"] = chosen.to_ref
                 chosen = parse_action(data)
-            outcome = await self._attempt(index, step, snap, chosen, expectation, judged, predicates, by="model", attempt=attempt + 1,
+            outcome = await self._attempt(index, step, snap, chosen, judge, checks, by="model", attempt=attempt + 1,
                                           model=model)
             if outcome.ok:
                 return self._done(index, step, outcome, HealNote(at=now(), by="model", was=step.target, model_calls=calls), None, None)
@@ -533,7 +516,8 @@ class _Attempt(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     ok: bool
-    proven: bool = False
+    #: The step judge's verdict when the step is done (passed or unproven).
+    outcome: StepOutcome | None = None
     reason: str = ""
     #: The action's error code when it failed (stale_ref: nothing was dispatched).
     code: str = ""

@@ -494,16 +494,16 @@ REMEMBER_ME_PLAN = [
 SIGN_IN = {"intent": "Sign in", "action": {"type": "click", "target": {"role": "button", "name": "Sign in"}}, "verify": [{"url_changed": True}]}
 
 
-async def test_criteria_that_held_from_the_start_leave_the_proof_to_a_plan_whose_every_step_the_page_proved(sw, ledger, serve):
-    # MiniWoB++ click-checkboxes (tuning half): the plan's criteria were the page's title and URL,
-    # which held from the start, and each box checked as asked was an unproven step: the judge
-    # passed the task and the agent called it unproven.
+async def test_criteria_that_held_from_the_start_prove_nothing_even_after_a_plan_whose_every_step_the_page_proved(sw, ledger, serve):
+    # Issue 56: a criterion that held before the run began says nothing of what it did, however
+    # well the page proved the plan's steps (the site's name in the title holds on every page of it).
     model = await serve([*REMEMBER_ME_PLAN, SIGN_IN], success_criteria=[{"title_contains": "Ledger"}])
     summary = await _run(sw, model, "Sign in to Ledger as ada with the password lovelace and stay signed in.", ledger)
-    assert (summary["success"], summary["outcome"]) == (True, "done"), summary
+    assert (summary["success"], summary["outcome"]) == (False, "unproven"), summary
     steps = trace_events(summary["trace_dir"], "step")
     assert [s["verdict"] for s in steps] == ["passed"] * 4
     assert steps[2]["target_state"] == 'checkbox "Keep me signed in" checked false -> true'
+    assert summary["reason"] == "nothing proves the task was done: every success criterion already held when the run began (3 step(s) verified)"
 
 
 async def test_criteria_that_held_from_the_start_and_a_plan_whose_last_step_showed_nothing_stay_unproven(sw, ledger, serve):

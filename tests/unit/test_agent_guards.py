@@ -3,6 +3,7 @@ pages of other shapes where it must stay quiet. docs/guards.md has the table of 
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -11,8 +12,10 @@ from waymark.host.agent import guards
 from waymark.host.agent.effects import effect_keys, effect_of
 from waymark.host.agent.grammar import validate_decision
 from waymark.host.agent.guards import Conclusion, GuardContext, action_key
+from waymark.host.agent.guards.conclusion import says_failed
 from waymark.host.agent.secret_fills import SecretFills
 from waymark.host.agent.verifier import CheckResult, key, parse_predicates
+from waymark.host.core.actions import Done
 from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
@@ -328,16 +331,16 @@ def test_made_up_url_is_quiet_for_an_address_the_task_gives_or_the_run_has_been_
 def test_scroll_moved_nothing_refuses_a_scroll_the_browser_says_moved_nothing_on_a_page_that_fits():
     snap = page("https://ledger.example/login", E(ref=2, role="textbox", name="Password"))
     scroll = action({"type": "scroll", "direction": "down", "ref": 2}, snap)
-    context = GuardContext(task="t", result=ActionResult(ok=True, action="scroll", scroll={"at_edge": True, "target": "page"}))
-    found = guards.after_dispatch(context, scroll, snap)
+    found = guards.after_dispatch(GuardContext(task="t"), scroll, snap,
+                                  ActionResult(ok=True, action="scroll", scroll={"at_edge": True, "target": "page"}))
     assert (found.guard, found.strength) == ("scroll_moved_nothing", "refusal")
     assert "act on [2] textbox \"Password\" directly by its ref" in found.message
 
 
 def test_scroll_moved_nothing_is_quiet_when_the_scroll_moved():
     snap = page("https://ledger.example/terms", E(ref=2, role="region", name="Terms"))
-    context = GuardContext(task="t", result=ActionResult(ok=True, action="scroll", scroll={"at_edge": False, "target": "element"}))
-    assert guards.after_dispatch(context, action({"type": "scroll", "direction": "down", "ref": 2}, snap), snap) is None
+    moved = ActionResult(ok=True, action="scroll", scroll={"at_edge": False, "target": "element"})
+    assert guards.after_dispatch(GuardContext(task="t"), action({"type": "scroll", "direction": "down", "ref": 2}, snap), snap, moved) is None
 
 
 def test_unreachable_check_drops_a_url_check_no_link_leads_to_instead_of_failing_a_right_consent_click():
@@ -491,13 +494,84 @@ def test_nothing_proves_says_a_criterion_held_when_its_plan_was_made_if_it_did_n
                                                              "held when the plan that named it was made (1 step(s) verified)")
 
 
-def test_nothing_proves_is_quiet_when_every_required_step_of_the_plan_was_proven_by_a_change_on_the_page():
-    # MiniWoB++ click-checkboxes (tuning half): the plan's criteria were the page's title and URL,
-    # which held from the start; each step's target went to the state it asked for.
-    criterion = {"title_contains": "Click Checkboxes Task"}
-    outcome, findings = judge(page(title="Click Checkboxes Task"), criteria=[_result(criterion)], held_before={key(criterion)},
-                              steps_verified=4, plan_proven=True)
+def test_nothing_proves_a_task_whose_criteria_held_from_the_start_even_after_a_plan_whose_every_step_the_page_proved():
+    # Issue 56: the plan's only criterion already held on the start page and a step the page proved
+    # made it a success. A criterion that held before the run began says nothing of what it did.
+    criterion = {"text_present": "endpoint"}
+    outcome, findings = judge(page(title="Docs"), criteria=[_result(criterion)], held_before={key(criterion)},
+                              held_on_start_page={key(criterion)}, steps_verified=1, steps_proving=1, plan_proven=True)
+    assert outcome == "unproven" and findings[-1].message == ("nothing proves the task was done: every success criterion already "
+                                                              "held when the run began (1 step(s) verified)")
+
+
+def test_nothing_proves_a_task_whose_only_changed_criterion_is_an_address_that_changed():
+    # Issue 56: any navigation makes `url_changed` hold, a click on the Login link as much as a ticket created.
+    outcome, findings = judge(page("https://tracker.example/login", title="Login"), criteria=[_result({"url_changed": True})],
+                              steps_verified=2)
+    assert outcome == "unproven"
+    assert findings[-1].message == ("nothing proves the task was done: the success criteria that changed say only that the address "
+                                    "changed, as any navigation does (2 step(s) verified)")
+
+
+def test_nothing_proves_is_quiet_for_an_address_that_changed_beside_a_criterion_on_the_outcome():
+    created = {"text_present": "Ticket #12 created"}
+    outcome, findings = judge(page("https://tracker.example/tickets/12", title="Ticket #12"),
+                              criteria=[_result({"url_changed": True}), _result(created)], steps_verified=2)
     assert (outcome, findings) == (None, [])
+
+
+def test_nothing_proves_a_plan_without_criteria_whose_only_verified_step_is_a_fill_its_own_typing_proved():
+    # Issue 56: a comment typed, Post pressed, and the page refused it with an alert; the fill's
+    # check held only through the text the run typed, and the run ended `done`.
+    outcome, findings = judge(page(title="Field notes"), steps_verified=1, steps_proving=0, steps_unproven=1)
+    assert outcome == "unproven" and findings[-1].message == (
+        "nothing proves the task was done: the plan has no success criteria, and its steps were proven only by what the run typed "
+        "or by the address changing (1 step(s) verified)")
+
+
+def test_nothing_proves_is_quiet_for_a_plan_without_criteria_with_a_step_proven_by_a_check_on_the_outcome():
+    assert judge(page(title="Field notes"), steps_verified=2, steps_proving=1) == (None, [])
+
+
+def test_nothing_proves_is_quiet_where_the_only_criterion_named_the_start_page_and_the_plan_was_proven():
+    # Kanbanish spa-help: the board's title named the page the run began on; the Help link the
+    # page proved is the task.
+    board = {"title_contains": "Board · Kanbanish"}
+    outcome, findings = judge(page("https://kanban.example/#/help", title="Help · Kanbanish"), criteria=[_result(board, ok=False)],
+                              held_before={key(board)}, held_on_start_page={key(board)}, steps_verified=1, steps_proving=1,
+                              plan_proven=True)
+    assert outcome is None and [f.guard for f in findings] == ["left_start_page"]
+
+
+def test_answer_says_failed_fails_a_done_whose_own_answer_is_false():
+    # Issue 56: the model answered done with the result "false", and the run reported success.
+    criterion = {"text_present": "Ticket #12 created"}
+    refused, findings = guards.conclude(Conclusion(task="t", criteria=[_result(criterion)]), Done(result="false"), page(title="Tickets"))
+    assert refused is not None and (refused.outcome, findings[0].guard) == ("failed", "answer_says_failed")
+
+
+@pytest.mark.parametrize("answer", ["false", "Failed.", "Could not find the form to create a ticket", "I was unable to sign in"])
+def test_an_answer_that_says_the_task_failed_is_read_as_one(answer):
+    assert says_failed(answer)
+
+
+@pytest.mark.parametrize("answer", ["The order number is 1042", "No results were found for 'zebra'", "Signed in as ada", ""])
+def test_an_answer_that_gives_the_outcome_is_not_read_as_a_failure(answer):
+    assert not says_failed(answer)
+
+
+def test_the_conclusion_guards_are_those_attached_to_the_run():
+    # A run judged by a list without nothing_proves has nothing refuse a success no criterion proves.
+    view = Conclusion(task="t")
+    assert guards.conclude(view, None, page(title="Field notes"))[0].name == "nothing_proves"
+    assert guards.conclude(view, None, page(title="Field notes"), attached=()) == (None, [])
+
+
+def test_the_conclusion_guards_read_a_view_of_the_run_they_cannot_write():
+    view = Conclusion.of(GuardContext(task="t", typed=["Where is my order?"]))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.typed = ()  # type: ignore[misc]
+    assert view.typed == ("Where is my order?",)
 
 
 def test_nothing_proves_a_plan_without_criteria_whose_only_proof_is_one_box_it_ticked():

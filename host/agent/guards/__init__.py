@@ -1,5 +1,7 @@
 """The agent's guards: named rules that hold on any website, each a `(context, action, snapshot)
 -> Finding | None` in one of three ordered lists (before dispatch, after dispatch, at conclusion).
+An after-dispatch guard is also given the browser's answer for the action; a conclusion guard reads
+a frozen view of the run, the claim and the final page, and the list of them is attached per run.
 docs/guards.md has the table of them."""
 
 from __future__ import annotations
@@ -15,10 +17,16 @@ from waymark.host.agent.guards.base import (
     told_key,
 )
 from waymark.host.agent.guards.before_dispatch import BEFORE_DISPATCH
-from waymark.host.agent.guards.conclusion import CONCLUSION, Conclusion, conclude
+from waymark.host.agent.guards.conclusion import (
+    CONCLUSION,
+    Conclusion,
+    ConclusionGuard,
+    conclude,
+)
+from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.snapshot import Snapshot
 
-__all__ = ["AFTER_DISPATCH", "BEFORE_DISPATCH", "CONCLUSION", "Conclusion", "Finding", "Guard", "GuardContext", "UNREACHABLE_CHECK",
+__all__ = ["AFTER_DISPATCH", "BEFORE_DISPATCH", "CONCLUSION", "Conclusion", "ConclusionGuard", "Finding", "Guard", "GuardContext", "UNREACHABLE_CHECK",
            "action_key", "after_dispatch", "all_guards", "before_dispatch", "conclude"]
 
 
@@ -42,10 +50,11 @@ def before_dispatch(context: GuardContext, action: Any, snapshot: Snapshot) -> t
     return None, findings
 
 
-def after_dispatch(context: GuardContext, action: Any, snapshot: Snapshot) -> Finding | None:
-    """The first finding of the after-dispatch guards on the page the action left (None: judge the step)."""
+def after_dispatch(context: GuardContext, action: Any, snapshot: Snapshot, result: ActionResult) -> Finding | None:
+    """The first finding of the after-dispatch guards on the page the action left, given what the
+    browser answered for it (None: judge the step)."""
     for guard in AFTER_DISPATCH:
-        found = guard.check(context, action, snapshot)
+        found = guard.check(context, action, snapshot, result)
         if found is not None:
             return found
     return None

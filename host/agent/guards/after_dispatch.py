@@ -8,6 +8,7 @@ from typing import Any
 from waymark.host.agent.guards.base import Finding, Guard, GuardContext
 from waymark.host.agent.verifier import Predicate, key, unreachable_by_link
 from waymark.host.core.actions import Scroll
+from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.snapshot import Snapshot
 
 
@@ -16,16 +17,24 @@ def _named(ref: int, snapshot: Snapshot) -> str:
     return f'[{ref}] {element.role} "{element.name[:60]}"' if element else f"[{ref}]"
 
 
-class ScrollMovedNothing(Guard):
+class AfterDispatchGuard(Guard):
+    """A rule over what an action did: it reads the browser's answer for it (`result`), given as an argument."""
+
+    stage = "after_dispatch"
+
+    def check(self, context: GuardContext, action: Any, snapshot: Snapshot, result: ActionResult | None = None) -> Finding | None:
+        raise NotImplementedError
+
+
+class ScrollMovedNothing(AfterDispatchGuard):
     """A scroll the browser reports moved nothing (the page or the list is at its end that way)
     did nothing for the step; the elements of the snapshot are acted on by their refs, in view or not."""
 
     name = "scroll_moved_nothing"
-    stage = "after_dispatch"
     strength = "refusal"
 
-    def check(self, context: GuardContext, action: Any, snapshot: Snapshot) -> Finding | None:
-        result = context.result
+    def check(self, context: GuardContext, action: Any, snapshot: Snapshot, result: ActionResult | None = None) -> Finding | None:
+        """`result`: what the browser answered for the action."""
         moved = (result.model_extra or {}).get("scroll") if isinstance(action, Scroll) and result is not None else None
         if not isinstance(moved, dict) or not moved.get("at_edge"):
             return None
@@ -39,7 +48,7 @@ class ScrollMovedNothing(Guard):
         return self.finding("already_done", f"the scroll moved nothing: the list around {named} {way}; act on one of the elements the snapshot lists")
 
 
-AFTER_DISPATCH: tuple[Guard, ...] = (ScrollMovedNothing(),)
+AFTER_DISPATCH: tuple[AfterDispatchGuard, ...] = (ScrollMovedNothing(),)
 
 
 class UnreachableCheck(Guard):

@@ -19,7 +19,6 @@ from pydantic import BaseModel, ConfigDict
 
 from waymark.host.agent.effects import Effect
 from waymark.host.agent.secret_fills import SecretFills
-from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.snapshot import Snapshot
 
 Stage = Literal["before_dispatch", "after_dispatch", "conclusion"]
@@ -65,8 +64,6 @@ class GuardContext:
     effects: dict[str, Effect] = field(default_factory=dict)
     #: Advisories already told, by `told_key`: the same action again overrules them.
     told: set[str] = field(default_factory=set)
-    #: After dispatch: what the browser answered for the action.
-    result: ActionResult | None = None
 
 
 def _fields(action: Any) -> Any:

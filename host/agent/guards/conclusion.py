@@ -1,16 +1,21 @@
 """Guards on a claimed success, in the order they run: what the final page must show, and what
-counts as proof that the run did the task.
+counts as proof that the run (or a workflow's replay: one conclusion serves both) did the task.
 
-A run proves a task with evidence its own input cannot produce: a step whose check changed from
-failing to holding, or a success criterion that did not hold when the run began and does not hold
-merely because of what the run typed (text that is only inside a field it typed into, a field's
-value it typed). At conclusion a refusal withholds success (`outcome` says how the run ends); an
-advisory is recorded beside the verdict and never changes it.
+A run proves a task with evidence about its outcome that its own input cannot produce: a success
+criterion that came to hold during the run (not one that held when it began), not merely because
+of what the run typed (text that is only inside a field it typed into, a field's value it typed)
+and not one any navigation satisfies (`url_changed`); without criteria, a step proven by such a
+check. Each guard reads a read-only view of the run (`Conclusion`), the claim (the executor's
+`done`, None when the plan's last step passed) and the final page. A refusal withholds success
+(`outcome` says how the run ends); an advisory is recorded beside the verdict and never changes it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 from urllib.parse import unquote_plus
 
@@ -22,36 +27,55 @@ from waymark.host.agent.verifier import (
     failures_line,
     key,
     names_page_left,
+    says_outcome,
     shown_text,
 )
+from waymark.host.core.actions import Done
 from waymark.host.core.snapshot import Snapshot
 from waymark.host.core.targets import normalise
 
 
-@dataclass
-class Conclusion(GuardContext):
-    """The run at its end: the final page's text, the success criteria as judged there, and what
-    the run proved on the way."""
+@dataclass(frozen=True)
+class Conclusion:
+    """A read-only view of the run at its end, the same for a run and a replay: what the task asks,
+    what the run typed, the page it began on, the final page's text, the success criteria as judged
+    there and what the run proved on the way. Guards read it and never write it."""
 
+    task: str
+    #: The values the task gives to enter (host.agent.task_values).
+    task_values: Sequence[str] = ()
+    #: The texts the run typed, as written (placeholders, never secrets).
+    typed: Sequence[str] = ()
+    #: The page the run began on and its readable text.
+    start: Snapshot | None = None
+    start_text: str = ""
     final_text: str = ""
     #: The criteria's results on the final page (empty: the plan gave none).
-    criteria: list[CheckResult] = field(default_factory=list)
+    criteria: Sequence[CheckResult] = ()
     #: Keys of criteria that held before the run acted, or (with no step proven) when written.
-    held_before: set[str] = field(default_factory=set)
+    held_before: AbstractSet[str] = frozenset()
     #: Keys of the criteria that held on the page the run began on.
-    held_on_start_page: set[str] = field(default_factory=set)
+    held_on_start_page: AbstractSet[str] = frozenset()
     #: Keys of the criteria that held on the page the plan naming them was made on.
-    held_when_written: set[str] = field(default_factory=set)
+    held_when_written: AbstractSet[str] = frozenset()
+    #: Steps proven by a check that changed (by the run's typing or a navigation included).
     steps_verified: int = 0
     steps_unproven: int = 0
+    #: Steps proven by a check that changed and says something of the outcome: not only by what
+    #: the run typed, nor only by the address changing (host.agent.verifier.says_outcome).
+    steps_proving: int = 0
     #: Every required step of the final plan was proven by a change on the page, one at least by
-    #: evidence the run's typing cannot produce.
+    #: evidence neither the run's typing nor any navigation can produce.
     plan_proven: bool = False
     #: Keys of criteria that came to hold only while the final plan, every step of it optional,
     #: ran, where no step was verified and no earlier plan proven (host.agent.proof).
-    held_since_optional_plan: set[str] = field(default_factory=set)
-    #: Keys of criteria that prove the task, as the guards before found them (filled in as they run).
-    proving: list[dict[str, Any]] = field(default_factory=list)
+    held_since_optional_plan: AbstractSet[str] = frozenset()
+
+    @classmethod
+    def of(cls, context: GuardContext, **evidence: Any) -> Conclusion:
+        """The view of a run's state (`context`) with the evidence judged at its end."""
+        return cls(task=context.task, task_values=tuple(context.task_values), typed=tuple(context.typed), start=context.start,
+                   start_text=context.start_text, **evidence)
 
     @property
     def held_at_start(self) -> bool:
@@ -59,18 +83,65 @@ class Conclusion(GuardContext):
         plan that named them was made)."""
         return self.held_on_start_page >= {key(r.predicate) for r in self.criteria}
 
+    def counted(self) -> list[CheckResult]:
+        """The criteria that count for or against the task: not one that named a page the run left."""
+        return [r for r in self.criteria if not names_page_left(r, self.held_on_start_page)
+                and not names_page_left(r, self.held_when_written)]
+
+    def came_to_hold(self) -> list[CheckResult]:
+        """The criteria that hold on the final page and did not before the run acted."""
+        return [r for r in self.criteria if r.ok and key(r.predicate) not in self.held_before]
+
+    def typed_only(self, final: Snapshot) -> list[dict[str, Any]]:
+        """Criteria that came to hold only because of what the run typed."""
+        return [r.predicate for r in self.came_to_hold() if typed_only(r, list(self.typed), final, self.final_text)]
+
+    def proving(self, final: Snapshot) -> list[dict[str, Any]]:
+        """The criteria that prove the task: they came to hold during the run, not through its own
+        typing, and say something of the outcome (not an address that changed, as any navigation does)."""
+        typed = self.typed_only(final)
+        return [r.predicate for r in self.came_to_hold() if r.predicate not in typed and says_outcome(r.predicate)]
+
 
 class ConclusionGuard(Guard):
+    """A rule over a claimed success: `conclude(run, claim, final)` reads the run's read-only view,
+    the claim (the executor's `done`, or None when the plan's last step passed) and the final page."""
+
     stage = "conclusion"
     #: How the run ends when this guard refuses the success.
     outcome: ClassVar[Literal["failed", "unproven"]] = "unproven"
 
-    def check(self, context: GuardContext, action: Any, snapshot: Snapshot) -> Finding | None:
-        assert isinstance(context, Conclusion)
-        return self.conclude(context, action, snapshot)
-
-    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
+    def conclude(self, run: Conclusion, claim: Done | None, final: Snapshot) -> Finding | None:
         raise NotImplementedError
+
+
+#: What a model's own final answer says when it did not do the task, whatever success it claimed:
+#: the whole answer (normalised), or how it begins.
+_FAILED_ANSWERS = frozenset({"false", "no success", "fail", "failed", "failure", "unsuccessful", "not done", "not successful",
+                             "task failed", "impossible"})
+_FAILED_OPENINGS = ("failed to ", "could not ", "couldn't ", "couldnt ", "cannot ", "can't ", "cant ", "unable to ", "i could not ",
+                    "i couldn't ", "i cannot ", "i can't ", "i was unable ", "i was not able ", "the task could not ", "the task failed",
+                    "task failed")
+
+
+def says_failed(answer: str) -> bool:
+    """Whether an answer says the task was not done (`false`, "could not find the form")."""
+    said = " ".join(re.sub(r"[^\w' ]+", " ", answer.lower()).split())
+    return said in _FAILED_ANSWERS or (said + " ").startswith(_FAILED_OPENINGS)
+
+
+class AnswerSaysFailed(ConclusionGuard):
+    """A model whose own final answer says the task failed ("false", "could not find the form")
+    did not succeed, whatever success flag it sent beside it: its word against itself is no proof."""
+
+    name = "answer_says_failed"
+    strength = "refusal"
+    outcome = "failed"
+
+    def conclude(self, run: Conclusion, claim: Done | None, final: Snapshot) -> Finding | None:
+        if claim is None or not says_failed(claim.result):
+            return None
+        return self.finding("answer_says_failed", f"success was claimed but the model's own answer says the task failed: {claim.result[:200]!r}")
 
 
 class MissingValue(ConclusionGuard):
@@ -83,12 +154,12 @@ class MissingValue(ConclusionGuard):
     strength = "refusal"
     outcome = "failed"
 
-    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
-        shown = shown_text(snapshot, context.final_text) + " " + normalise(unquote_plus(snapshot.url))
-        if context.start is not None:
-            shown += " " + shown_text(context.start, context.start_text) + " " + normalise(unquote_plus(context.start.url))
-        entered = normalise(" ".join(context.typed))
-        missing = [v for v in context.task_values if normalise(v) not in entered and normalise(v) not in shown]
+    def conclude(self, run: Conclusion, claim: Done | None, final: Snapshot) -> Finding | None:
+        shown = shown_text(final, run.final_text) + " " + normalise(unquote_plus(final.url))
+        if run.start is not None:
+            shown += " " + shown_text(run.start, run.start_text) + " " + normalise(unquote_plus(run.start.url))
+        entered = normalise(" ".join(run.typed))
+        missing = [v for v in run.task_values if normalise(v) not in entered and normalise(v) not in shown]
         if not missing:
             return None
         return self.finding("value_missing", "success was claimed but the task gives " + ", ".join(missing)
@@ -104,9 +175,8 @@ class CriteriaFail(ConclusionGuard):
     strength = "refusal"
     outcome = "failed"
 
-    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
-        failed = [r for r in context.criteria if not r.ok and not names_page_left(r, context.held_on_start_page)
-                  and not names_page_left(r, context.held_when_written)]
+    def conclude(self, run: Conclusion, claim: Done | None, final: Snapshot) -> Finding | None:
+        failed = [r for r in run.counted() if not r.ok]
         if not failed:
             return None
         return self.finding("criteria_fail", "success was claimed but the task's success criteria fail: " + failures_line(failed))
@@ -119,8 +189,8 @@ class LeftStartPage(ConclusionGuard):
     name = "left_start_page"
     strength = "advisory"
 
-    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
-        left = [r for r in context.criteria if names_page_left(r, context.held_on_start_page)]
+    def conclude(self, run: Conclusion, claim: Done | None, final: Snapshot) -> Finding | None:
+        left = [r for r in run.criteria if names_page_left(r, run.held_on_start_page)]
         if not left:
             return None
         return self.finding("left_start_page", "these success criteria named the page the run began on, which it left, and are not "
@@ -136,9 +206,9 @@ class LeftNamedPage(ConclusionGuard):
     name = "left_named_page"
     strength = "refusal"
 
-    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
-        left = [r for r in context.criteria if names_page_left(r, context.held_when_written)
-                and not names_page_left(r, context.held_on_start_page)]
+    def conclude(self, run: Conclusion, claim: Done | None, final: Snapshot) -> Finding | None:
+        left = [r for r in run.criteria if names_page_left(r, run.held_when_written)
+                and not names_page_left(r, run.held_on_start_page)]
         if not left:
             return None
         return self.finding("unproven", "nothing proves the task was done, nor that it failed: these success criteria named the page "
@@ -149,16 +219,13 @@ class LeftNamedPage(ConclusionGuard):
 class OwnTyping(ConclusionGuard):
     """A success criterion that holds only because of what the run typed (text found only inside
     a field the run typed into, a field's value equal to text the run typed) proves the typing,
-    not the task's outcome: it is no evidence."""
+    not the task's outcome: it is no evidence, and never counts as proof (nothing_proves)."""
 
     name = "own_typing"
-    strength = "refusal"
+    strength = "advisory"
 
-    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
-        typed = [r.predicate for r in context.criteria if r.ok and key(r.predicate) not in context.held_before
-                 and typed_only(r, context.typed, snapshot, context.final_text)]
-        context.proving = [r.predicate for r in context.criteria if r.ok and key(r.predicate) not in context.held_before
-                           and r.predicate not in typed]
+    def conclude(self, run: Conclusion, claim: Done | None, final: Snapshot) -> Finding | None:
+        typed = run.typed_only(final)
         if not typed:
             return None
         return self.finding("own_typing", "these success criteria hold only because of what the run typed, which proves the typing, "
@@ -173,37 +240,46 @@ class OptionalStepsOnly(ConclusionGuard):
     name = "optional_steps_only"
     strength = "refusal"
 
-    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
-        if not context.proving or any(key(p) not in context.held_since_optional_plan for p in context.proving):
+    def conclude(self, run: Conclusion, claim: Done | None, final: Snapshot) -> Finding | None:
+        proving = run.proving(final)
+        if not proving or any(key(p) not in run.held_since_optional_plan for p in proving):
             return None
         return self.finding("unproven", "nothing proves the task was done: the success criteria came to hold only while the last "
                                         "plan ran, and every step of it was optional, one the task can succeed without")
 
 
 class NothingProves(ConclusionGuard):
-    """A success needs evidence the run made: a success criterion that changed and was not made by
-    the run's typing; where the criteria held from the start, every required step of the plan
-    proven by a change on the page, one at least by evidence the run's typing cannot produce; where
-    there are no criteria, that, or a step verified by a check that changed."""
+    """A success needs evidence the run made about the task's outcome. With success criteria: one
+    that came to hold during the run (not one that held when it began), not through the run's own
+    typing, and not one any navigation satisfies (`url_changed`); where the only criteria named a
+    page the run left, every required step of the plan proven by a change on the page. Without
+    criteria: a step proven by such a check, or every required step proven by a change on the
+    page; a step proven only by what the run typed or by the address changing proves nothing."""
 
     name = "nothing_proves"
     strength = "refusal"
 
-    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
-        if context.criteria and not context.proving:
-            if any(key(r.predicate) not in context.held_before for r in context.criteria):
-                return self.finding("unproven", "nothing proves the task was done: the success criteria that changed hold only "
-                                                f"because of what the run typed ({context.steps_verified} step(s) verified)")
-            if context.plan_proven:
+    def conclude(self, run: Conclusion, claim: Done | None, final: Snapshot) -> Finding | None:
+        verified = f"({run.steps_verified} step(s) verified)"
+        if run.criteria:
+            if run.proving(final) or (not run.counted() and run.plan_proven):
                 return None
-            when = "when the run began" if context.held_at_start else "when the plan that named it was made"
-            return self.finding("unproven", f"nothing proves the task was done: every success criterion already held {when}"
-                                            f" ({context.steps_verified} step(s) verified)")
-        if not context.criteria and not context.steps_verified and not context.plan_proven:
-            unproven = f"; {context.steps_unproven} step(s) acted with checks that held before they acted" if context.steps_unproven else ""
-            return self.finding("unproven", "nothing proves the task was done: no step was verified by a check that changed, "
-                                            f"and the plan has no success criteria{unproven}")
-        return None
+            came = run.came_to_hold()
+            if came and run.typed_only(final):
+                return self.finding("unproven", f"nothing proves the task was done: the success criteria that changed hold only because of what the run typed {verified}")
+            if came:
+                return self.finding("unproven", "nothing proves the task was done: the success criteria that changed say only that the "
+                                                f"address changed, as any navigation does {verified}")
+            when = "when the run began" if run.held_at_start else "when the plan that named it was made"
+            return self.finding("unproven", f"nothing proves the task was done: every success criterion already held {when} {verified}")
+        if run.steps_proving or run.plan_proven:
+            return None
+        if run.steps_verified:
+            return self.finding("unproven", "nothing proves the task was done: the plan has no success criteria, and its steps were "
+                                            f"proven only by what the run typed or by the address changing {verified}")
+        unproven = f"; {run.steps_unproven} step(s) acted with checks that held before they acted" if run.steps_unproven else ""
+        return self.finding("unproven", "nothing proves the task was done: no step was verified by a check that changed, "
+                                        f"and the plan has no success criteria{unproven}")
 
 
 class PartsUnnamed(ConclusionGuard):
@@ -214,27 +290,30 @@ class PartsUnnamed(ConclusionGuard):
     name = "parts_unnamed"
     strength = "advisory"
 
-    def conclude(self, context: Conclusion, action: Any, snapshot: Snapshot) -> Finding | None:
-        unnamed = parts_unnamed(context.task, context.proving) if context.proving and not context.steps_verified else []
+    def conclude(self, run: Conclusion, claim: Done | None, final: Snapshot) -> Finding | None:
+        proving = run.proving(final)
+        unnamed = parts_unnamed(run.task, proving) if proving and not run.steps_verified else []
         if not unnamed:
             return None
         return self.finding("parts_unnamed", "no success criterion speaks of these parts of the task: " + "; ".join(unnamed))
 
 
-CONCLUSION: tuple[ConclusionGuard, ...] = (MissingValue(), LeftStartPage(), CriteriaFail(), LeftNamedPage(), OwnTyping(),
-                                           OptionalStepsOnly(), NothingProves(), PartsUnnamed())
+#: The conclusion guards every run and replay is given unless its caller attaches others.
+CONCLUSION: tuple[ConclusionGuard, ...] = (AnswerSaysFailed(), MissingValue(), LeftStartPage(), CriteriaFail(), LeftNamedPage(),
+                                           OwnTyping(), OptionalStepsOnly(), NothingProves(), PartsUnnamed())
 
 
-def conclude(context: Conclusion, action: Any, snapshot: Snapshot) -> tuple[ConclusionGuard | None, list[Finding]]:
-    """Run the conclusion guards in order: the first refusal ends the judgement (its guard says how
-    the run ends); every finding is returned, advisories included."""
+def conclude(run: Conclusion, claim: Done | None, final: Snapshot,
+             attached: Sequence[ConclusionGuard] = CONCLUSION) -> tuple[ConclusionGuard | None, list[Finding]]:
+    """Run the attached conclusion guards in order over the run's view, its claim and the final
+    page: the first refusal ends the judgement (its guard says how the run ends); every finding is
+    returned, advisories included."""
     findings: list[Finding] = []
-    for guard in CONCLUSION:
-        found = guard.check(context, action, snapshot)
+    for guard in attached:
+        found = guard.conclude(run, claim, final)
         if found is None:
             continue
         findings.append(found)
-        if found.strength == "refusal" and not isinstance(guard, OwnTyping):
+        if found.strength == "refusal":
             return guard, findings
     return None, findings
-
