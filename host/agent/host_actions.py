@@ -30,6 +30,7 @@ from waymark.host.agent.verifier import Expectation
 from waymark.host.bridge import BrowserError
 from waymark.host.core.actions import (
     ActionModel,
+    AnswerDialog,
     AskUser,
     CloseTab,
     Done,
@@ -98,6 +99,9 @@ class HostActions:
         self.policy = policy
         #: The origins this run may open without asking, and the user's answers (host.agent.egress).
         self.egress = Egress(task)
+        #: The dialog (type, message) that the destructive action the user just approved left
+        #: open: OK on it is the same deletion the user said yes to, asked once, not twice.
+        self.approved_dialog: tuple[str, str] | None = None
 
     async def admit(self, action: ActionModel, snap: Snapshot, safe: Snapshot, record: dict[str, Any],
                     finish: Finish) -> tuple[ActionModel, str | None]:
@@ -126,7 +130,12 @@ class HostActions:
                 finish("refused", refusal)
                 return action, refusal
         reason = destructive_reason(action, safe)
-        if reason:
+        # Only the very next action can answer the approved action's dialog: any other spends it.
+        approved, self.approved_dialog = self.approved_dialog, None
+        if reason and isinstance(action, AnswerDialog) and approved is not None and snap.dialog is not None \
+                and approved == (snap.dialog.type, snap.dialog.message):
+            record.update(destructive=reason, confirmation="approved with the action that opened the dialog")
+        elif reason:
             await self.gate(action, reason, safe, record, finish)
         return action, None
 
@@ -134,6 +143,8 @@ class HostActions:
                 finish: Finish) -> None:
         """Note where the action took the run (pages, tabs); raises RunStopped on a page the user does not allow."""
         self.visited.update(u for u in (snap.url, result.url_after) if u)
+        if record.get("destructive") and record.get("confirmation") == "approved":
+            self.approved_dialog = next(((d.get("type"), d.get("message")) for d in result.dialogs if d.get("handled") == "pending"), None)
         if result.ok and isinstance(action, CloseTab):
             self.task_tabs.discard(action.tab_id if action.tab_id is not None else record.get("tab_before"))
         refusal = domain_refusal(result.url_after, self.policy) if result.url_after else None
