@@ -269,6 +269,28 @@ async def first_action_never_loading(b: Bench, rounds: int) -> dict[str, Any]:
     return out
 
 
+async def action_after_navigation_never_loading(b: Bench, rounds: int) -> dict[str, Any]:
+    """Time from a `navigate` during a run to the next action having landed, on a page that never
+    finishes loading (first_action_never_loading's) and on a static page: the navigation's settle
+    and its inline snapshot, then a click on the page."""
+    out: dict[str, Any] = {}
+    for label, name, button in (("never loading", "never_loading.html", "Send a message"), ("static", "bench.html", "Add to cart")):
+        navigate_ms, settle_ms, next_ms, landed = [], [], [], 0
+        for i in range(rounds):
+            tab = (await b.controller.call("browser.request", {"method": "tabs.open", "params": {"url": f"{b.site}/bench.html"}}))["data"]["tab_id"]
+            started = time.perf_counter()
+            went, went_ms = await b.act(tab, {"type": "navigate", "url": f"{b.site}/{name}?round={i}"})
+            result, _ms = await b.act(tab, {"type": "click", "ref": _ref(went["snapshot"], button)}, snapshot=None)
+            done = time.perf_counter()
+            landed += bool(went["ok"] and result["ok"])
+            navigate_ms.append(went_ms)
+            settle_ms.append(float(went.get("settle_ms") or 0))
+            next_ms.append((done - started) * 1000)
+            await b.controller.call("browser.request", {"method": "tabs.close", "params": {"tab_id": tab}})
+        out[label] = {"navigate": stats(navigate_ms), "settle": stats(settle_ms), "next_action": stats(next_ms), "landed": landed, "rounds": rounds}
+    return out
+
+
 async def run(options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Measure the dispatch path, part by part while the section's bound has time; returns the
     section's numbers (the parts measured)."""
@@ -289,6 +311,7 @@ async def run(options: dict[str, Any] | None = None) -> dict[str, Any]:
                 "pointer_actions": lambda: pointer_actions(b, max(3, rounds // 2)),
                 "typing": lambda: typing_cost(b, max(3, rounds // 4)),
                 "first_action_never_loading": lambda: first_action_never_loading(b, 3),
+                "action_after_navigation_never_loading": lambda: action_after_navigation_never_loading(b, 3),
             }
             for key in bound.each(parts, "parts"):
                 try:
@@ -349,6 +372,9 @@ def format_table(result: dict[str, Any]) -> str:
         for label, row in result["first_action_never_loading"].items():
             lines.append(f"  first action, {label} page: {pair(row['first_action'], '_ms')} ms (open {pair(row['open'], '_ms')}, snapshot {pair(row['snapshot'], '_ms')};"
                          f" {row['landed']}/{row['rounds']} landed, not opened: {row['not_opened']})")
+    for label, row in (result.get("action_after_navigation_never_loading") or {}).items():
+        lines.append(f"  navigate to a {label} page, then an action: {pair(row['next_action'], '_ms')} ms (navigate {pair(row['navigate'], '_ms')},"
+                     f" of which settle {pair(row['settle'], '_ms')}; {row['landed']}/{row['rounds']} landed)")
     return "\n".join(lines)
 
 
@@ -384,4 +410,7 @@ def format_markdown(r: dict[str, Any]) -> str:
         rows.append([f"first action on a {label} page (open, snapshot, click)",
                      f"{pair(row['first_action'], '_ms')} (open {pair(row['open'], '_ms')}, snapshot {pair(row['snapshot'], '_ms')}; {row['landed']}/{row['rounds']} landed"
                      + "".join(f"; not opened: {u['code']} after {u['after_ms']} ms" for u in row["not_opened"]) + ")"])
+    for label, row in (r.get("action_after_navigation_never_loading") or {}).items():
+        rows.append([f"navigate to a {label} page, then an action",
+                     f"{pair(row['next_action'], '_ms')} (navigate {pair(row['navigate'], '_ms')}, of which settle {pair(row['settle'], '_ms')}; {row['landed']}/{row['rounds']} landed)"])
     return table(["dispatch through the real host and extension", "ms (median / p90) or count"], rows)

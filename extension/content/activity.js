@@ -22,6 +22,10 @@
  * the agent must not send again unseen (host.agent.effects). A request sent from an interval or
  * from deep in a timer chain is the page's own polling and does not count.
  *
+ * It tells what still holds the document's load: a frame not yet loaded or an image not yet
+ * complete that a person could see. A page held only by what nobody sees (a hidden "forever
+ * frame" of a long-polling chat) is usable before its load, which may never come (sw/settle.js).
+ *
  * Apart from that, it tells whether any script may be moving things right now, whatever started
  * it: a frame callback not yet run or a short timer or interval (of any generation, loops
  * included). Where none is, an element whose box is unchanged by the action's scroll is where it
@@ -33,6 +37,7 @@
   const HERE = "__waymark_activity_here";
   const MOTION_FRAMES = "__waymark_motion_frames";
   const MOTION_TIMERS = "__waymark_motion_timers";
+  const LOAD_HELD = "__waymark_load_held";
   const g = /** @type {typeof globalThis & Record<string, unknown>} */ (globalThis);
   // No mark on the page's global (a page would see Waymark there): the manifest runs this once per document.
 
@@ -294,6 +299,21 @@
   });
   document.addEventListener(SENT, (/** @type {Event} */ e) => {
     if (lastSent >= Number(/** @type {CustomEvent} */ (e).detail)) e.preventDefault();
+  });
+  /** Frames whose document has loaded (their load event, seen from here since document_start). @type {WeakSet<EventTarget>} */
+  const loadedFrames = new WeakSet();
+  g.addEventListener("load", (/** @type {Event} */ e) => {
+    if (e.target instanceof HTMLIFrameElement || e.target instanceof HTMLFrameElement) loadedFrames.add(e.target);
+  }, true);
+  /** Drawn where a person could see it: rendered, with a box. @param {Element} el */
+  const seen = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && (typeof el.checkVisibility !== "function" || el.checkVisibility({ visibilityProperty: true }));
+  };
+  document.addEventListener(LOAD_HELD, (/** @type {Event} */ e) => {
+    const frames = [...document.querySelectorAll("iframe, frame")].some((f) => !loadedFrames.has(f) && seen(f));
+    const images = !frames && [...document.images].some((i) => !i.complete && i.loading !== "lazy" && seen(i));
+    if (frames || images) e.preventDefault();
   });
   document.addEventListener(HERE, (/** @type {Event} */ e) => e.preventDefault());
   document.addEventListener(MOTION_FRAMES, (/** @type {Event} */ e) => { if (motion.frames.size) e.preventDefault(); });

@@ -274,12 +274,15 @@
       popupsBefore.delete(msg.localRef);
       throw new ActError("no_such_option", `${describe(el)} showed no options to choose from when clicked`, { options: [] });
     }
-    popupsBefore.delete(msg.localRef);
     const wanted = collapse(msg.value);
     const names = options.map(optionName);
     let index = names.findIndex((n) => n === wanted);
     if (index < 0) index = names.findIndex((n) => n.toLowerCase() === wanted.toLowerCase());
     if (index < 0) index = options.findIndex((o) => (o.getAttribute("data-value") ?? o.getAttribute("value")) === msg.value);
+    // A widget that says it is collapsed shows only its chosen item (Choices.js): the others are
+    // in the popup it opens, so it is clicked open before the option is said to be missing.
+    if (index < 0 && !msg.clicked && el.getAttribute("aria-expanded") === "false") return { open: true };
+    popupsBefore.delete(msg.localRef);
     if (index < 0) {
       const listed = names.filter(Boolean).slice(0, 30);
       throw new ActError("no_such_option", `${describe(el)} has no option named ${JSON.stringify(msg.value)}; its options: ${listed.map((n) => JSON.stringify(n)).join(", ")}`, { options: listed });

@@ -581,6 +581,10 @@
     if (pagesListen && listens(el) && (el.childElementCount === 0 || (getComputedStyle(el).cursor === "pointer" && !el.querySelector(HELD_CONTROLS)))) return "clickable";
     // Focusable and styled as clickable, or a focusable leaf (a slider's handle, operated by keys or a drag).
     if (el.hasAttribute("tabindex") && /** @type {HTMLElement} */ (el).tabIndex >= 0 && (el.childElementCount === 0 || getComputedStyle(el).cursor === "pointer")) return "clickable";
+    // A leaf focusable by script only (tabindex -1) that its author named: a date picker's day
+    // ("January 11, 2026"), moved to by its arrow keys and clicked, its page listening on the
+    // calendar around it. Chrome's tree lists it, focusable, by that name.
+    if (el.hasAttribute("tabindex") && el.hasAttribute("aria-label") && el.childElementCount === 0) return "clickable";
     if (pagesListen && dropZone(el)) return "dropzone";
     return null;
   }

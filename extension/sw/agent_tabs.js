@@ -4,6 +4,7 @@ import { WaymarkError } from "./native.js";
 import { describeTab } from "./tabs.js";
 import { admitUrl } from "./gate.js";
 import { applyGate } from "./net_gate.js";
+import { loadHeldInSight } from "./settle.js";
 
 const LOAD_TIMEOUT_MS = 30000;
 /**
@@ -13,11 +14,15 @@ const LOAD_TIMEOUT_MS = 30000;
  */
 const LOAD_AFTER_PARSED_MS = 3000;
 
+/** How often a parsed document is asked whether only what nobody sees still holds its load. */
+const HELD_POLL_MS = 50;
+
 /**
  * Resolve once the tab's document is usable: loaded (the tab complete), or its DOM parsed
- * (DOMContentLoaded of the top frame) and LOAD_AFTER_PARSED_MS gone by without the load. A page
- * that holds a request open (a long poll, a stream in a frame) never loads, and its content is
- * there to act on long before; a page whose frames are still loading gets the time to show them.
+ * (DOMContentLoaded of the top frame) and either nothing a person could see holds its load any
+ * more (sw/settle.js loadHeldInSight) or LOAD_AFTER_PARSED_MS gone by without the load. A page
+ * that holds a request open (a long poll, a stream in a hidden frame) never loads, and its content
+ * is there to act on long before; a page whose frames are still loading gets the time to show them.
  * After `timeoutMs` a document still being parsed (a stream that never ends) is returned as it is.
  * @param {number} tabId
  * @param {number} timeoutMs
@@ -30,7 +35,14 @@ function loaded(tabId, timeoutMs) {
     /** @type {ReturnType<typeof setTimeout>|undefined} */
     let grace;
     const ready = () => chrome.tabs.get(tabId).then(done, () => onRemoved(tabId));
-    const parsed = () => { grace ??= setTimeout(() => void ready(), LOAD_AFTER_PARSED_MS); };
+    /** @type {ReturnType<typeof setInterval>|undefined} */
+    let asking;
+    let settled = false;
+    const parsed = () => {
+      if (grace !== undefined) return;
+      grace = setTimeout(() => void ready(), LOAD_AFTER_PARSED_MS);
+      asking = setInterval(() => void loadHeldInSight(tabId).then((held) => { if (!held && !settled) void ready(); }), HELD_POLL_MS);
+    };
     /** @param {number} id @param {chrome.tabs.OnUpdatedInfo} info @param {chrome.tabs.Tab} tab */
     const onUpdated = (id, info, tab) => {
       if (id === tabId && info.status === "complete") done(tab);
@@ -46,8 +58,10 @@ function loaded(tabId, timeoutMs) {
       reject(new WaymarkError("no_such_tab", `tab ${tabId} was closed while loading`));
     };
     const cleanup = () => {
+      settled = true;
       clearTimeout(timer);
       clearTimeout(grace);
+      clearInterval(asking);
       chrome.tabs.onUpdated.removeListener(onUpdated);
       chrome.webNavigation.onDOMContentLoaded.removeListener(onParsed);
       chrome.tabs.onRemoved.removeListener(onRemoved);

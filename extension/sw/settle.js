@@ -41,8 +41,8 @@ export class TabWatcher {
   /** @param {number} tabId */
   constructor(tabId) {
     this.tabId = tabId;
-    /** Cross-document navigation of the top frame started / committed / finished, per tab. */
-    /** @type {Map<number, {started: number, committed: boolean, completed: boolean, failed: boolean, sameDocument: boolean}>} */
+    /** Cross-document navigation of the top frame started / committed / parsed / finished, per tab. */
+    /** @type {Map<number, {started: number, committed: boolean, parsed: boolean, completed: boolean, failed: boolean, sameDocument: boolean}>} */
     this.nav = new Map();
     /** @type {number|null} */
     this.newTabId = null;
@@ -52,7 +52,7 @@ export class TabWatcher {
     const state = (/** @type {number} */ tabId) => {
       let s = this.nav.get(tabId);
       if (!s) {
-        s = { started: 0, committed: false, completed: false, failed: false, sameDocument: false };
+        s = { started: 0, committed: false, parsed: false, completed: false, failed: false, sameDocument: false };
         this.nav.set(tabId, s);
       }
       return s;
@@ -61,7 +61,7 @@ export class TabWatcher {
     this.unlisten = [
       listen(chrome.webNavigation.onBeforeNavigate, (d) => {
         if (!mine(d)) return;
-        Object.assign(state(d.tabId), { started: performance.now(), committed: false, completed: false, failed: false });
+        Object.assign(state(d.tabId), { started: performance.now(), committed: false, parsed: false, completed: false, failed: false });
         this.wake();
       }),
       listen(chrome.webNavigation.onCommitted, (d) => {
@@ -69,6 +69,11 @@ export class TabWatcher {
         const s = state(d.tabId);
         s.committed = true;
         if (!s.started) s.started = performance.now();
+        this.wake();
+      }),
+      listen(chrome.webNavigation.onDOMContentLoaded, (d) => {
+        if (!mine(d)) return;
+        state(d.tabId).parsed = true;
         this.wake();
       }),
       listen(chrome.webNavigation.onCompleted, (d) => {
@@ -151,7 +156,10 @@ export class TabWatcher {
       // The agent continues in a tab the action opened, as a person would.
       if (this.newTabId !== null) tabId = this.newTabId;
       const nav = this.navigation(tabId);
-      const navigating = (nav && nav.started && !nav.failed && !nav.completed) || (tabId === this.newTabId && !(await tabComplete(tabId)));
+      let navigating = (nav && nav.started && !nav.failed && !nav.completed) || (tabId === this.newTabId && !(await tabComplete(tabId)));
+      // Parsed, and all that still holds its load is out of sight (a hidden long-poll frame): the
+      // document is usable now, as a start page is (agent_tabs.js); its DOM is settled below.
+      if (navigating && nav?.committed && nav.parsed && tabId === this.tabId && !(await loadHeldInSight(tabId))) navigating = false;
       if (navigating) {
         const uncommitted = !nav?.committed && tabId === this.tabId;
         const until = uncommitted ? commitDeadline : deadline;
@@ -206,6 +214,24 @@ export class TabWatcher {
       guard,
     };
   }
+}
+
+/**
+ * Whether the tab's parsed top document still waits, for its load, on something a person could
+ * see: a frame not yet loaded or an image not yet complete (content/activity.js, which has seen
+ * every frame's load since document_start). A document without that script (loaded before the
+ * extension) or that cannot be asked counts as held: its load is waited for as before.
+ * @param {number} tabId @returns {Promise<boolean>}
+ */
+export async function loadHeldInSight(tabId) {
+  const [frame] = await chrome.scripting.executeScript({
+    target: { tabId, frameIds: [0] }, world: "MAIN", injectImmediately: true,
+    func: () => {
+      const ask = (/** @type {string} */ name) => !document.dispatchEvent(new Event(name, { cancelable: true }));
+      return document.readyState === "loading" || !ask("__waymark_activity_here") || ask("__waymark_load_held");
+    },
+  }).catch(() => []);
+  return frame?.result !== false;
 }
 
 /** @param {number} tabId */

@@ -30,6 +30,7 @@ from waymark.host.agent.redaction import (
 )
 from waymark.host.core.actions import (
     ActionModel,
+    AnswerDialog,
     CloseTab,
     NewTab,
     SwitchTab,
@@ -37,6 +38,7 @@ from waymark.host.core.actions import (
     action_json,
 )
 from waymark.host.core.admitted import Admitted
+from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.gate import Gate
 from waymark.host.core.snapshot import Snapshot
 
@@ -76,6 +78,9 @@ class Admission:
         self._tabs = tabs
         self.file_folders = list(file_folders or [])
         self.egress = Egress(task)
+        #: The dialog (type, message) that the destructive action the user just approved left
+        #: open: OK on it is the same deletion the user said yes to, asked once, not twice.
+        self._approved_dialog: tuple[str, str] | None = None
 
     def saw(self, snapshot: Snapshot) -> None:
         """A page of the run: its origin and its links need no egress question."""
@@ -106,6 +111,11 @@ class Admission:
             raise Refusal("tab_refused", f"tab {action.tab_id} is not one of this run's tabs: it moves to and closes only the tabs "
                           "it started in or opened")
         reason = destructive_reason(action, safe)
+        # Only the very next action can answer the approved action's dialog: any other spends it.
+        opened_by_approved, self._approved_dialog = self._approved_dialog, None
+        if reason and isinstance(action, AnswerDialog) and opened_by_approved is not None and snap is not None \
+                and snap.dialog is not None and opened_by_approved == (snap.dialog.type, snap.dialog.message):
+            approved = approved or "approved with the action that opened the dialog"
         if reason:
             await self._confirm(action, reason, safe, record, approved)
         try:
@@ -136,6 +146,13 @@ class Admission:
         refusal = domain_refusal(url_after, self.policy) if url_after else None
         if refusal:
             raise Refusal("url_refused", f"{line} led to a page that is not allowed: {refusal}", ends=True)
+
+    def dispatched(self, result: ActionResult, record: dict[str, Any]) -> None:
+        """What an admitted action did that a later decision depends on: a destructive action the
+        user approved that left a dialog open makes OK on that dialog need no second question."""
+        if record.get("destructive") and record.get("confirmation") == "approved":
+            self._approved_dialog = next(((str(d.get("type")), str(d.get("message"))) for d in result.dialogs
+                                          if d.get("handled") == "pending"), None)
 
     def _resolved(self, action: ActionModel, snap: Snapshot | None, record: dict[str, Any]) -> ActionModel:
         given = getattr(action, "url", None) if action.traits.opens_url else None

@@ -170,12 +170,14 @@ class McpSession:
         generation = self.last.ref_generation if self.last is not None and self.last.tab_id == self.tab_id else None
         seen = await self._snapshot_with(getattr(action, "ref", None))
         secrets = SecretScope(named=None, client=self.client)
-        admitted = await self._admit(lambda: self.admission.admit(action, seen, secrets=secrets), confirm)
+        record: dict[str, Any] = {}
+        admitted = await self._admit(lambda: self.admission.admit(action, seen, secrets=secrets, record=record), confirm)
         line = action_line(admitted.chosen, seen)
         self.url_before = seen.url if seen else ""
         result = await self._dispatch(admitted, max_chars=max_chars, ref_generation=generation)
         if result.tab_id is not None:
             self.tab_id = result.tab_id
+        self.admission.dispatched(result, record)
         try:
             # A link or redirect took the tab somewhere the user does not allow: show nothing of it.
             self.admission.arrived(result.url_after, line)

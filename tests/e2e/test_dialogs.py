@@ -159,8 +159,13 @@ async def _category_run(sw: Any, browser: Any, site_url: str, task: str, model: 
     try:
         run = await start_run(sw, {"task": task, "start_url": f"{site_url}/dialogs/categories.html", **recorder.provider_options()})
         for approve in approvals:
-            while len(asked) == len(await run.events("confirm")):
+            for _ in range(1200):  # a minute for each question
+                if len(asked) < len(await run.events("confirm")):
+                    break
                 await asyncio.sleep(0.05)
+            else:
+                steps = [(e.get("action_line"), e.get("verdict"), e.get("reason")) for e in await run.events("step")]
+                raise AssertionError(f"asked {[r['action_line'] for r in asked]}, then no more; the run's steps: {steps}")
             asked.append((await run.events("confirm"))[len(asked)])
             await run.answer(asked[-1], approve)
         summary = await run.summary()
@@ -190,13 +195,39 @@ async def test_delete_the_category_but_keep_its_products_is_answered_cancel_and_
     assert await page.text_content("#products") == "12"
 
 
-async def test_ok_on_a_destructive_confirm_asks_the_user_and_declined_the_pages_data_stays(sw, browser, site_url):
+async def test_an_approved_delete_click_approves_the_confirm_it_opened_so_the_user_is_asked_once(sw, browser, site_url):
+    # The user said yes to "Delete"; its confirm() is the same deletion: asking again made the user answer twice.
     summary, page, asked = await _category_run(sw, browser, site_url, "Delete the Shoes category and its products",
-                                               _category_model("Delete the category", "Delete", {"accept": True}), approvals=(True, False))
-    assert asked[1]["action_line"] == "answer_dialog accept=true"
-    assert "Delete the category Shoes and all its 12 products" in asked[1]["reason"]
+                                               _category_model("Delete the category", "Delete", {"accept": True}), approvals=(True,))
+    assert [r["action_line"] for r in asked] == ['click [2] button "Delete"']
+    assert [(d["type"], d["handled"]) for d in _answered(summary)] == [("confirm", "accept")]
+    assert await page.text_content("#products") == "0"
+
+
+def _delete_then_tidy_model() -> Callable[[str, str], dict[str, Any]]:
+    """Clicks Delete, answers its confirm OK, clicks Tidy up, answers its confirm OK, then is done."""
+    answered = []
+
+    def model(system: str, user: str) -> dict[str, Any]:
+        if "planner" in system:
+            return _plan("Delete the Shoes category", "Tidy up the empty categories")
+        if "(open: the page waits for answer_dialog)" in user.split(f"<{UNTRUSTED_TAG}", 1)[-1]:
+            answered.append(True)
+            return tool_call("answer_dialog", {"accept": True})
+        if len(answered) == 2:
+            return tool_call("done", {"result": "tidied", "success": True})
+        button = "Tidy up" if answered else "Delete"
+        return tool_call("click", {"ref": int(re.search(r'\[(\d+)\] button "' + button + '"', user).group(1))})
+    return model
+
+
+async def test_a_later_destructive_confirm_the_approved_click_did_not_open_asks_the_user_again(sw, browser, site_url):
+    summary, page, asked = await _category_run(sw, browser, site_url, "Delete the Shoes category and tidy up the empty ones",
+                                               _delete_then_tidy_model(), approvals=(True, False))
+    assert [r["action_line"] for r in asked] == ['click [2] button "Delete"', "answer_dialog accept=true"]
+    assert "Delete the 3 empty categories?" in asked[1]["reason"]
     assert summary["outcome"] == "declined"
-    assert await page.text_content("#products") == "12"
+    assert (await page.text_content("#products"), await page.text_content("#empty")) == ("0", "3")
 
 
 async def test_a_confirm_in_a_cross_origin_frame_is_held_and_answered_like_the_pages_own(sw, page, site_url, other_origin):

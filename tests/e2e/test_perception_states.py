@@ -137,3 +137,20 @@ async def test_current_step_and_sort_order_are_read_as_the_page_marks_them(sw, p
     assert "current" not in _one(snap, "link", "Cart")["states"]
     assert _one(snap, "button", "Name")["states"]["sort"] == "ascending"
     assert "sort" not in _one(snap, "button", "Email")["states"]  # aria-sort="none" says no order
+
+
+async def test_an_admin_indexs_repeated_add_links_say_their_model_as_chrome_names_the_row_header(sw, page, widgets):
+    snap, nodes = await _states(sw, page, f"{widgets}/pages/django_admin_shapes.html")
+    adds = [e for e in snap["elements"] if e["name"] == "Add"]
+    rows = await ax_ancestors(page, nodes, [e["ref"] for e in adds], "row")
+    headers = [next(c for c in r["children"] if c["role"]["value"] == "rowheader")["name"]["value"] for r in rows]
+    assert [e["states"].get("row") for e in adds] == headers == ["Groups", "Users"]
+
+
+async def test_inline_formset_fields_are_unnamed_as_chrome_leaves_them_and_say_their_field(sw, page, widgets):
+    # Chrome names no field from its column header: the snapshot gives none either, and the
+    # form's own field name (Django's product_set-0-name) tells the rows apart.
+    snap, nodes = await _states(sw, page, f"{widgets}/pages/django_admin_shapes.html")
+    fields = [e for e in snap["elements"] if e["role"] in ("textbox", "spinbutton", "checkbox")]
+    assert [e["name"] for e in fields] == [nodes[e["ref"]].get("name", {}).get("value", "") for e in fields] == [""] * 6
+    assert [e["field"] for e in fields[:3]] == ["product_set-0-name", "product_set-0-price", "product_set-0-DELETE"]
