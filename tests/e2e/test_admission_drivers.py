@@ -17,8 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.agent_calls import _START, AgentCall
-from tests.conftest import wait_connected
+from tests.agent_calls import start_run
 from tests.e2e.dispatch_helpers import tab_id_of
 from tests.e2e.mcp_helpers import McpClient, SidePanel, admitted, ref_of, text_of
 from waymark.host.core import secrets_store
@@ -85,8 +84,7 @@ async def _where(browser: Any, allowed_site: Any, attacker_site: Any) -> tuple[W
 
 async def _streamed(sw: Any, method: str, params: dict[str, Any], declined: bool) -> list[dict[str, Any]]:
     """Start `method` from the service worker as the side panel does; say no to its question."""
-    await wait_connected(sw)
-    run = AgentCall(sw, await sw.evaluate(_START.replace("'agent.run'", f"'{method}'"), params))
+    run = await start_run(sw, params, method)
     if declined:
         await run.answer(await run.wait_for("confirm"), False)
     await run.summary()
