@@ -143,8 +143,10 @@ async def by_mcp(case: Case, where: Where, browser: Any, start: str) -> str:
     finally:
         await panel.close()
     said = text_of(result)
-    found = re.match(r"(\w+): ", said) if result.is_error else re.search(r"FAILED (\w+): ", said)
-    assert found, said
+    # A refusal before sending is the tool's error; one the browser made is the action's FAILED line,
+    # an error result too.
+    found = re.search(r"FAILED (\w+): ", said) or re.match(r"(\w+): ", said)
+    assert result.is_error and found, said
     return found.group(1)
 
 
