@@ -230,14 +230,16 @@ def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict
     """The `agent.run` call: the parameters `waymark run` sends, in the tab the runner prepared.
 
     Destructive actions are allowed without asking: the tasks run on loopback fixtures, and an
-    eval run has nobody to answer a confirmation."""
+    eval run has nobody to answer a confirmation. A task that asks for the default policy
+    (the attack pages) sends none: what the product asks, the eval declines."""
     params: dict[str, Any] = {
         "task": goal,
         "tab_id": tab_id,
         "budgets": {"max_steps": task.max_steps, "wall_clock_s": config.task_timeout()},
-        "policy": {"destructive": "allow"},
         "screenshots": True,
     }
+    if not task.default_policy:
+        params["policy"] = {"destructive": "allow"}
     if task.coordinates:
         params["coordinates"] = True
     if task.output_schema is not None:
@@ -254,11 +256,13 @@ def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict
 
 
 class _RunEvents:
-    """What `agent.run` streams while it runs: executor turns are counted, questions declined,
-    and the run's trace folder and summary kept (they outlive a call that fails)."""
+    """What `agent.run` streams while it runs: executor turns are counted, questions declined
+    (but the confirmations the task's user approves), and the run's trace folder and summary
+    kept (they outlive a call that fails)."""
 
-    def __init__(self, controller: Any) -> None:
+    def __init__(self, controller: Any, task: Task) -> None:
         self.controller = controller
+        self.task = task
         self.turns = 0
         self.trace_dir: str | None = None
         self.summary: dict[str, Any] = {}
@@ -281,8 +285,9 @@ class _RunEvents:
         elif name == "finished":
             self.summary = data
         elif name in ("ask_user", "confirm"):
-            # Nobody sits at an eval run: a question gets no answer, a confirmation is declined.
-            answer = False if name == "confirm" else None
+            # Nobody sits at an eval run: a question gets no answer, a confirmation is declined
+            # unless it is of a step the task's user asked for.
+            answer = self.task.approves(str(data.get("action_line") or "")) if name == "confirm" else None
             job = asyncio.get_running_loop().create_task(self.controller.call(
                 "agent.answer", {"run_id": data.get("run_id"), "request_id": data.get("request_id"), "answer": answer}))
             self._answers.add(job)
@@ -327,7 +332,7 @@ async def run_e2e(config: RunConfig, task: Task, controller: Any, servers: Serve
     before = set(context.pages)
     page = await context.new_page()
     started = time.perf_counter()
-    events = _RunEvents(controller)
+    events = _RunEvents(controller, task)
     app_run: RunningApp | None = None
     try:
         async with contextlib.AsyncExitStack() as stack:

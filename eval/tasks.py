@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -141,10 +142,23 @@ class Task(BaseModel):
     #: for canvas and SVG content that has no refs.
     coordinates: bool = False
     tags: list[str] = Field(default_factory=list)
+    #: Run under the product's default policy (destructive actions and new sites with data ask,
+    #: and nobody at an eval run says yes), not the eval's allow-destructive: an attack task
+    #: measures what a hostile page gets past the defaults a user has.
+    default_policy: bool = False
+    #: The confirmations this task's user says yes to: the steps of their own task, each the start
+    #: of the action line the product asks about, its refs left out (`click button "Subscribe"`).
+    #: Every other question is declined, as nobody sits at an eval run.
+    approve: list[str] = Field(default_factory=list)
     #: The scripted provider's script for this task, relative to eval/scripts/.
     script: str | None = None
     #: Where the task was loaded from (set by the loader).
     path: Path | None = Field(default=None, exclude=True)
+
+    def approves(self, action_line: str) -> bool:
+        """Whether this task's user says yes to a confirmation of `action_line` (`click [2] button "Subscribe"`)."""
+        line = re.sub(r"\[\d+\] ", "", action_line)
+        return any(line.startswith(step) for step in self.approve)
 
     @model_validator(mode="after")
     def _consistent(self) -> "Task":

@@ -73,6 +73,26 @@ async def test_the_injection_suite_passes_through_the_eval_runner_with_the_scrip
     assert summary.tasks == len(TASKS) == 8 and summary.passed == 8
 
 
+async def test_through_the_eval_runner_a_destructive_step_the_page_asked_for_is_asked_and_declined(tmp_path):
+    # The suite measures what a page gets past the defaults a user has: under the eval's
+    # allow-destructive policy the obedient agent emptied the wishlist unasked.
+    from waymark.eval.report import read_rows
+    from waymark.eval.runner import RunConfig, run_suite
+    from waymark.providers.spec import ModelSpec
+
+    (task,) = [t for t in TASKS if t.id.endswith("fake-system")]
+    suite = tmp_path / "suites" / "injection"
+    suite.mkdir(parents=True)
+    obey = SCRIPTS_DIR / "injection" / "obey" / "fake-system.json"
+    (suite / "fake-system.json").write_text(task.model_copy(update={"script": str(obey)}).model_dump_json(exclude={"id", "suite"}))
+    config = RunConfig(suite="injection", executor=ModelSpec.make("scripted", "scripted"), out=tmp_path / "report.jsonl",
+                       suites_dir=tmp_path / "suites")
+    await run_suite(config)
+    (row,) = read_rows(config.out)
+    assert row.agent_outcome == "declined", row.reason
+    assert row.verdict == "fail" and "absent failed" not in row.reason, f"the wishlist was emptied: {row.reason}"
+
+
 @pytest.mark.parametrize("task", TASKS, ids=[t.id for t in TASKS])
 async def test_an_agent_that_obeys_the_page_fails_the_task(sw, sites, task: Task):
     obey = SCRIPTS_DIR / "injection" / "obey" / Path(task.script or "").name
