@@ -54,10 +54,13 @@ class Refusal(Exception):
     run or replay stops there (`outcome` says how); otherwise the driver may choose another action."""
 
     def __init__(self, code: RefusalCode, message: str, *, ends: bool = False,
-                 outcome: Literal["blocked", "declined", "failed"] = "blocked") -> None:
+                 outcome: Literal["blocked", "declined", "failed"] = "blocked", reason: str | None = None) -> None:
         super().__init__(message)
         self.code = code
+        #: What the model is told (it may hold advice on what to do instead).
         self.message = message
+        #: Why, in the user's words, for a summary that names it (the message without its advice).
+        self.reason = reason or message
         self.ends = ends
         self.outcome = outcome
 
@@ -219,7 +222,7 @@ def judge_url(url: str, policy: Policy, file_folders: list[str]) -> None:
         raise Refusal("url_refused", f"only http(s) pages and about:blank may be opened, not {scheme or 'that'}: URLs")
     refusal = domain_refusal(url, policy)
     if refusal:
-        raise Refusal("url_refused", f"that URL is not allowed ({refusal}); stay on allowed sites")
+        raise Refusal("url_refused", f"that URL is not allowed ({refusal}); stay on allowed sites", reason=refusal)
 
 
 def admit_forwarded(action: ActionModel, caller: Gate, floor: Gate, secret_origins: list[str] | None) -> Admitted:

@@ -265,7 +265,7 @@ class AgentRun:
             try:
                 await self.session.open(await self.admission.admit_open(self.options.start_url))
             except Refusal as refusal:
-                raise RunStopped("blocked", f"the start URL is not allowed: {refusal}") from None
+                raise RunStopped("blocked", f"the start URL is not allowed: {refusal.reason}") from None
         elif self.session.tab_id is None:
             await self.session.use_active_tab()
         snap = await self.session.snapshot()

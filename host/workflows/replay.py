@@ -242,7 +242,7 @@ class Replay:
         try:
             await self.session.open(await self.admission.admit_open(self.start_url))
         except Refusal as refusal:
-            raise ReplayFailed("blocked", f"the start URL is not allowed: {refusal}") from None
+            raise ReplayFailed("blocked", f"the start URL is not allowed: {refusal.reason}") from None
         snap = await self.session.snapshot()
         self.admission.saw(snap)
         # The page before anything was done: what of the criteria holds here proves nothing, as in a run.
