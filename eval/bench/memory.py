@@ -62,8 +62,10 @@ def read_status(pid: int) -> dict[str, int]:
 
 
 def run_script(steps: int) -> dict[str, Any]:
-    """A scripted plan of `steps` steps: set a quantity field, then add to the cart, in turn."""
+    """A scripted plan of `steps` steps: set a quantity field, then add to the cart, in turn; each
+    add is proven by the cart's count (a filled field proves only the typing)."""
     plan = []
+    adds = 0
     for i in range(steps):
         if i % 2 == 0:
             nth = (i // 2) % 40
@@ -71,8 +73,9 @@ def run_script(steps: int) -> dict[str, Any]:
             plan.append({"intent": f"set quantity {nth + 1} to {i + 2}", "action": {"type": "fill", "target": target, "text": str(i + 2)},
                          "verify": [{"value_equals": {"target": target, "value": str(i + 2)}}]})
         else:
+            adds += 1
             plan.append({"intent": "add to the cart", "action": {"type": "click", "target": {"role": "button", "name": "Add to cart"}},
-                         "verify": [{"exists": {"role": "button", "name": "Add to cart"}}]})
+                         "verify": [{"text_present": f"In cart: {adds}"}]})
     return {"steps": plan, "result": "quantities set"}
 
 
