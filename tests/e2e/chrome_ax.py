@@ -72,11 +72,27 @@ async def ax_nodes(sw: Any, page: Any, tab_id: int, snapshot: dict[str, Any]) ->
                 backend_of[top[int(marks[MARK])]] = node["backendNodeId"]
             stack.extend(node.get("children") or [])
             stack.extend(node.get("shadowRoots") or [])
-        ax = {n["backendDOMNodeId"]: n for n in (await cdp.send("Accessibility.getFullAXTree"))["nodes"] if "backendDOMNodeId" in n}
+        ax = await _settled_ax_tree(page, cdp)
     finally:
         await cdp.detach()
     found = {ref: ax[backend] for ref, backend in backend_of.items() if backend in ax and not ax[backend].get("ignored")}
     return found, len(top) - len(found)
+
+
+async def _settled_ax_tree(page: Any, cdp: Any, reads: int = 6) -> dict[int, dict[str, Any]]:
+    """Chrome's AX nodes by backend id, read until two reads a frame apart agree: Chrome builds
+    its tree lazily (a `<use>` instance's title, a web component's late ARIA attributes), so on a
+    loaded machine one read can predate what the page already holds."""
+    previous: dict[int, dict[str, Any]] | None = None
+    for _ in range(reads):
+        await page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        nodes = (await cdp.send("Accessibility.getFullAXTree"))["nodes"]
+        current = {n["backendDOMNodeId"]: n for n in nodes if "backendDOMNodeId" in n}
+        if current == previous:
+            break
+        previous = current
+    assert previous is not None
+    return previous
 
 
 async def compare(sw: Any, page: Any, tab_id: int, snapshot: dict[str, Any]) -> Agreement:

@@ -1,6 +1,7 @@
 """Privacy through a whole agent run in real Chromium, with the real openai_compat provider
 against a loopback model that records every prompt: a password the user typed and tokens in
-the page's URL reach no prompt, no trace file and no host log line."""
+the page's URL reach no prompt, no trace file and no host log line. The run's one step (a fill)
+passes; the run itself ends unproven, as a run whose only evidence is its own typing must."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ async def test_a_typed_password_and_url_tokens_reach_no_prompt_trace_or_log(sw, 
     tab = await tab_id_of(sw, page)
     run = await start_run(sw, {"task": "Enter ada as the username", "tab_id": tab, "screenshots": True, **model.provider_params()})
     summary = await run.summary()
-    assert summary["success"] is True, summary
+    assert summary["steps_passed"] == 1, summary
     assert await page.input_value("#user") == "ada" and await page.input_value("#pw") == PASSWORD
 
     prompts = "\n".join(s.prompt() for s in model.seen)
@@ -59,7 +60,7 @@ async def test_a_start_url_with_tokens_is_not_written_to_the_trace(sw, site_url,
     url = f"{site_url}/agent/login.html?token={TOKEN}&sid={SESSION}"
     summary = await (await start_run(sw, {"task": "Enter ada as the username", "start_url": url, "screenshots": False,
                                           **model.provider_params()})).summary()
-    assert summary["success"] is True, summary
+    assert summary["steps_passed"] == 1, summary
     for path in [p for p in Path(summary["trace_dir"]).rglob("*") if p.is_file()] + list(state_dir().glob("host.log*")):
         data = path.read_bytes()
         assert TOKEN.encode() not in data and SESSION.encode() not in data, f"a URL token leaked into {path}"
