@@ -218,6 +218,18 @@ async def dpr2_browser(playwright_instance: Any, tmp_path_factory: pytest.TempPa
     await launched.close()
 
 
+@pytest_asyncio.fixture
+async def own_browser(playwright_instance: Any, tmp_path: Path, test_extension: Path) -> AsyncIterator[Any]:
+    """A browser of this test's own, with the host registered: its worker may be stopped, its host killed."""
+    from waymark.host.launch import launch_browser
+
+    launched = await launch_browser(playwright_instance, tmp_path / "profile", host_env=_host_env(), extension=test_extension,
+                                    downloads_dir=tmp_path / "downloads")
+    await wait_connected(launched.service_worker)
+    yield launched
+    await launched.close()
+
+
 def _host_env() -> dict[str, str]:
     return {k: os.environ[k] for k in ("WAYMARK_STATE_DIR", "WAYMARK_CONFIG_DIR", "WAYMARK_RUNS_DIR") if k in os.environ}
 

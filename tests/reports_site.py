@@ -25,6 +25,23 @@ REPORTS_HTML = """<!doctype html><html><head><title>Reports</title></head><body>
 <p><a href="/export?month=march">Export March as CSV</a></p>
 </main></body></html>"""
 
+#: An export the page "prepares" first: its download starts two seconds after the click, by then
+#: long after a debugger that leaves a quiet tab has gone.
+PREPARE_HTML = """<!doctype html><html><head><title>Exports</title></head><body><main>
+<h1>Exports</h1>
+<button id="prepare">Prepare the March export</button><p id="status" role="status"></p>
+<script>
+document.getElementById("prepare").addEventListener("click", () => {
+  document.getElementById("status").textContent = "Preparing your export...";
+  setTimeout(() => {
+    const a = Object.assign(document.createElement("a"), {href: "/march.csv", download: "march-prepared.csv"});
+    document.body.append(a);
+    a.click();
+    document.getElementById("status").textContent = "Your export has started.";
+  }, 2000);
+});
+</script></main></body></html>"""
+
 USER_HTML = """<!doctype html><html><head><title>My files</title></head><body>
 <a href="/april.csv" download>Download the April report</a></body></html>"""
 
@@ -66,7 +83,8 @@ class ReportsSite:
     def start(self) -> ReportsSite:
         site = self
         files = {"/march.csv": ("text/csv", MARCH_CSV), "/april.csv": ("text/csv", APRIL_CSV),
-                 "/reports.html": ("text/html", REPORTS_HTML.encode()), "/mine.html": ("text/html", USER_HTML.encode())}
+                 "/reports.html": ("text/html", REPORTS_HTML.encode()), "/mine.html": ("text/html", USER_HTML.encode()),
+                 "/prepare.html": ("text/html", PREPARE_HTML.encode())}
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name

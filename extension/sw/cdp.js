@@ -9,6 +9,7 @@ import { errorCode, errorMessage } from "../shared/errors.js";
 import { WaymarkError } from "./native.js";
 import { heldDialog, hold, ownPageDialogs, record, release, untilHeld } from "./dialogs.js";
 import { keystrokes, layoutKey } from "./keyboard.js";
+import { actedInTab } from "./downloads.js";
 
 const PROTOCOL_VERSION = "1.3";
 /** Detach after this long without an action, so a finished run does not keep the tab instrumented. */
@@ -80,6 +81,7 @@ export async function attach(tabId) {
       } catch (e) {
         throw new WaymarkError("debugger_unavailable", `the debugger cannot attach to tab ${tabId}: ${errorMessage(e)}`);
       }
+      actedInTab(tabId);
       await chrome.debugger.sendCommand({ tabId }, "Page.enable");
       // From here the debugger answers the tab's dialogs, not the page-world script.
       await ownPageDialogs(tabId, true);

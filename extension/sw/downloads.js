@@ -7,6 +7,12 @@
  * download is recorded for a tab only when that tab's session announced it: one the user starts
  * in another tab is never recorded (the host keeps only those of its run's tabs, see
  * host/core/downloads.py).
+ *
+ * The debugger leaves a tab after a quiet spell, and a page may start its download later (an
+ * export that is "being prepared"): a download nobody announced is then claimed by the page that
+ * started it, Chrome's `referrer`, when exactly one open tab shows that page and Waymark has acted
+ * in it. The records live in `chrome.storage.session`, so a worker Chrome stopped and started again
+ * still knows the downloads the previous one saw.
  */
 
 /**
@@ -20,12 +26,43 @@ const PAIRING_MS = 30_000;
 /** Downloads kept per tab (the oldest are forgotten). */
 const KEPT_PER_TAB = 50;
 
+/** How long a created download waits for its tab to announce it before its page claims it, in ms. */
+const ANNOUNCE_GRACE_MS = 1500;
+/** The key of the records (and the tabs Waymark acted in) in chrome.storage.session. */
+const STORE_KEY = "downloads";
+
 /** @type {Map<number, DownloadRecord>} download id -> its record, for downloads of Waymark's tabs */
 const records = new Map();
+/** @type {Set<number>} tabs the debugger has been attached to: only their pages may claim a download */
+const actedIn = new Set();
 /** @type {Array<{tabId: number, url: string, name: string, at: number}>} announced by a tab, not yet created */
 const announced = [];
 /** @type {Map<number, {item: chrome.downloads.DownloadItem, at: number}>} created, not yet announced */
 const unclaimed = new Map();
+
+/** The records and tabs an earlier worker kept, back in memory (merged: what this worker saw wins). */
+const restored = chrome.storage.session.get(STORE_KEY).then((got) => {
+  const kept = /** @type {{records?: DownloadRecord[], tabs?: number[]}|undefined} */ (got?.[STORE_KEY]);
+  for (const r of kept?.records || []) if (!records.has(r.id)) records.set(r.id, r);
+  for (const t of kept?.tabs || []) actedIn.add(t);
+}).catch(() => undefined);
+
+/** Keep the records where the next worker finds them. */
+function persist() {
+  void restored.then(() => chrome.storage.session.set({ [STORE_KEY]: { records: [...records.values()], tabs: [...actedIn] } })).catch(() => undefined);
+}
+
+/** A tab Waymark's debugger was attached to (sw/cdp.js): its page may claim a download later. @param {number} tabId */
+export function actedInTab(tabId) {
+  if (actedIn.has(tabId)) return;
+  actedIn.add(tabId);
+  persist();
+}
+
+/** A URL without its fragment, as a tab and a download's referrer are compared. @param {string} url */
+function withoutFragment(url) {
+  return url.split("#", 1)[0];
+}
 
 /** A URL as a record shows it: no query or fragment (tokens live there), data:/blob: as the scheme. @param {string} url */
 function shownUrl(url) {
@@ -63,6 +100,7 @@ function remember(item, tabId, suggested) {
   });
   const mine = [...records.values()].filter((r) => r.tab_id === tabId);
   for (const old of mine.slice(0, Math.max(0, mine.length - KEPT_PER_TAB))) records.delete(old.id);
+  persist();
   // The record's name, size and path come from Chrome once it has them: ask for the item as it is now.
   void refresh(item.id);
 }
@@ -78,6 +116,25 @@ async function refresh(id) {
   record.size = item.fileSize > 0 ? item.fileSize : item.bytesReceived || record.size;
   record.state = stateOf(item.state);
   record.error = item.error || null;
+  persist();
+}
+
+/**
+ * A download no tab announced (the debugger had left it): the one open tab showing the page that
+ * started it (Chrome's referrer) claims it, if Waymark acted in that tab; two tabs on that page, or
+ * a tab Waymark never acted in, claim nothing.
+ * @param {number} id
+ */
+async function claimByPage(id) {
+  const waiting = unclaimed.get(id);
+  const referrer = withoutFragment(waiting?.item.referrer || "");
+  if (!waiting || !referrer) return;
+  await restored;
+  const showing = (await chrome.tabs.query({}).catch(() => [])).filter((t) => t.id !== undefined && withoutFragment(t.url || "") === referrer);
+  const tabId = showing.length === 1 ? showing[0].id : undefined;
+  if (tabId === undefined || !actedIn.has(tabId) || !unclaimed.has(id)) return;
+  unclaimed.delete(id);
+  remember(waiting.item, tabId, "");
 }
 
 chrome.downloads.onCreated.addListener((item) => {
@@ -86,13 +143,15 @@ chrome.downloads.onCreated.addListener((item) => {
   const i = announced.findIndex((a) => a.url === item.url || a.url === item.finalUrl);
   if (i < 0) {
     unclaimed.set(item.id, { item, at: now });
+    setTimeout(() => void claimByPage(item.id), ANNOUNCE_GRACE_MS);
     return;
   }
   const [a] = announced.splice(i, 1);
   remember(item, a.tabId, a.name);
 });
 
-chrome.downloads.onChanged.addListener((delta) => {
+chrome.downloads.onChanged.addListener(async (delta) => {
+  await restored;
   if (records.has(delta.id)) void refresh(delta.id);
   else if (unclaimed.has(delta.id) && delta.filename?.current) {
     const u = /** @type {{item: chrome.downloads.DownloadItem}} */ (unclaimed.get(delta.id));
@@ -123,6 +182,9 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
  * @returns {Promise<DownloadRecord[]>}
  */
 export async function tabDownloads(tabId, since = 0) {
+  await restored;
+  // Asked now, a download still waiting for its announcement is claimed by its page at once.
+  await Promise.all([...unclaimed.keys()].map(claimByPage));
   const mine = [...records.values()].filter((r) => r.tab_id === tabId && r.started >= since);
   await Promise.all(mine.filter((r) => r.state === "in_progress" || !r.path).map((r) => refresh(r.id)));
   return mine.map((r) => ({ ...r }));

@@ -84,6 +84,8 @@ class Admission:
         #: The dialog (type, message) that the destructive action the user just approved left
         #: open: OK on it is the same deletion the user said yes to, asked once, not twice.
         self._approved_dialog: tuple[str, str] | None = None
+        #: The user said yes to the destructive action admitted last (until it is dispatched).
+        self._user_said_yes = False
 
     def saw(self, snapshot: Snapshot) -> None:
         """A page of the run: its origin and its links need no egress question."""
@@ -102,6 +104,7 @@ class Admission:
         user's answer)."""
         record = {} if record is None else record
         safe = safe or snap
+        self._user_said_yes = False
         if snap is not None:
             self.saw(snap)
         action = self._resolved(action, snap, record)
@@ -150,12 +153,13 @@ class Admission:
         if refusal:
             raise Refusal("url_refused", f"{line} led to a page that is not allowed: {refusal}", ends=True)
 
-    def dispatched(self, result: ActionResult, record: dict[str, Any]) -> None:
-        """What an admitted action did that a later decision depends on: a destructive action the
-        user approved that left a dialog open makes OK on that dialog need no second question."""
-        if record.get("destructive") and record.get("confirmation") == "approved":
+    def dispatched(self, result: ActionResult) -> None:
+        """What the action admitted last did that a later decision depends on: a destructive action
+        the user approved that left a dialog open makes OK on that dialog need no second question."""
+        if self._user_said_yes:
             self._approved_dialog = next(((str(d.get("type")), str(d.get("message"))) for d in result.dialogs
                                           if d.get("handled") == "pending"), None)
+        self._user_said_yes = False
 
     def _resolved(self, action: ActionModel, snap: Snapshot | None, record: dict[str, Any]) -> ActionModel:
         given = getattr(action, "url", None) if action.traits.opens_url else None
@@ -198,6 +202,7 @@ class Admission:
             raise Refusal("destructive_blocked", f"{line} was blocked by policy ({reason})", ends=True, outcome="blocked")
         yes = await self._ask(action, reason, safe)
         record["confirmation"] = "approved" if yes else "declined"
+        self._user_said_yes = yes
         if not yes:
             raise Refusal("declined", f"the user declined {line} ({reason})", ends=True, outcome="declined")
 

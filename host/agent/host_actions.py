@@ -125,7 +125,7 @@ class HostActions:
                 finish: Finish) -> None:
         """Note where the action took the run (pages, tabs); raises RunStopped on a page the user does not allow."""
         self.visited.update(u for u in (snap.url, result.url_after) if u)
-        self.admission.dispatched(result, record)
+        self.admission.dispatched(result)
         if result.ok and isinstance(action, CloseTab):
             self.task_tabs.discard(action.tab_id if action.tab_id is not None else record.get("tab_before"))
         try:

@@ -177,7 +177,7 @@ class McpSession:
         result = await self._dispatch(admitted, max_chars=max_chars, ref_generation=generation)
         if result.tab_id is not None:
             self.tab_id = result.tab_id
-        self.admission.dispatched(result, record)
+        self.admission.dispatched(result)
         try:
             # A link or redirect took the tab somewhere the user does not allow: show nothing of it.
             self.admission.arrived(result.url_after, line)

@@ -429,7 +429,7 @@ class Replay:
             # The page is not where the secret belongs (a look-alike site): no heal may try elsewhere.
             finish("refused", f"{result.error.code}: {result.error.message}", error=result.error.model_dump())
             raise ReplayFailed("blocked", f"step {index + 1} ({step.intent}): {result.error.code}: {result.error.message}")
-        self.admission.dispatched(result, record)
+        self.admission.dispatched(result)
         try:
             self.admission.arrived(result.url_after, record["action_line"])
         except Refusal as refusal:

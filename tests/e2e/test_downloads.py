@@ -10,7 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.agent_calls import start_run, trace_events
+from tests.conftest import wait_connected
+from tests.e2e.dispatch_helpers import act, open_page, ref
 from tests.e2e.perception_helpers import snapshot
+from tests.e2e.worker_helpers import stop_service_worker
 from tests.reports_site import APRIL_CSV, MARCH_CSV, PDF_LINES
 from waymark.host.core.documents import pdf_text
 
@@ -31,6 +34,15 @@ async def _chrome_download(sw: Any, download_id: int) -> dict[str, Any]:
 async def _next_download_id(sw: Any) -> int:
     """The id Chrome gives the next download (its ids only grow)."""
     return int(await sw.evaluate("async () => Math.max(0, ...(await chrome.downloads.search({})).map((d) => d.id))")) + 1
+
+
+async def until_async(check: Any, tries: int = 200) -> None:
+    """Wait for the awaitable `check()` to give a truthy value (polled every 50 ms)."""
+    for _ in range(tries):
+        if await check():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("condition never held")
 
 
 def _steps(summary: dict[str, Any]) -> list[dict[str, Any]]:
@@ -146,3 +158,51 @@ async def test_the_snapshot_of_a_pdf_in_the_viewer_says_extract_reads_it(sw, pag
     assert await page.evaluate("document.contentType") == "application/pdf"  # Chrome's viewer shows it
     snap = await snapshot(sw, page)
     assert "this tab shows a PDF in the browser's viewer: extract (without a ref) reads its text" in snap["text"].splitlines()
+
+
+async def test_a_download_the_page_starts_after_the_debugger_left_its_tab_is_still_the_tabs(sw, page, reports_site):
+    tab, snap = await open_page(sw, page, f"{reports_site.url}/prepare.html")
+    prepared = await _next_download_id(sw)
+    await sw.evaluate("() => globalThis.waymark.setIdleDetachMs(200)")
+    try:
+        await act(sw, tab, {"type": "click", "ref": ref(snap, "Prepare the March export", "button")})
+        await until_async(lambda: sw.evaluate("(t) => !globalThis.waymark.debuggerTabs().includes(t)", tab))
+        await until_async(lambda: sw.evaluate("async (id) => (await chrome.downloads.search({id}))[0]?.state === 'complete'", prepared))
+    finally:
+        await sw.evaluate("() => globalThis.waymark.setIdleDetachMs(30000)")
+    shown = await snapshot(sw, page)
+    assert [(d["id"], d["name"]) for d in shown["downloads"]] == [(prepared, "march-prepared.csv")], shown["downloads"]
+
+
+async def test_a_download_the_user_starts_in_a_tab_waymark_never_acted_in_is_not_claimed_by_its_page(sw, page, reports_site):
+    await page.goto(f"{reports_site.url}/mine.html")
+    april = await _next_download_id(sw)
+    await page.click("text=Download the April report")
+    await until_async(lambda: sw.evaluate("async (id) => (await chrome.downloads.search({id}))[0]?.state === 'complete'", april))
+    await asyncio.sleep(2)  # past the wait for an announcement, after which a page may claim its download
+    shown = await snapshot(sw, page)
+    assert shown["downloads"] == []
+
+
+async def test_the_downloads_of_a_tab_outlive_a_service_worker_chrome_stopped(own_browser, reports_site):
+    from waymark.host.launch import find_service_worker
+
+    sw = own_browser.service_worker
+    run = await _scripted(sw, "Download the March report", f"{reports_site.url}/reports.html", [
+        {"intent": "Click Download the March report", "action": {"type": "click", "target": _LINK},
+         "verify": [{"downloaded": {"name": "march"}}]},
+    ])
+    summary = await run.summary()
+    recorded = [d["id"] for s in _steps(summary) for d in s.get("downloads", [])]
+    assert summary["success"] is True and len(recorded) == 1, summary
+
+    await stop_service_worker(own_browser)
+    panel = await own_browser.context.new_page()  # any extension page wakes a fresh worker
+    await panel.goto(f"chrome-extension://{own_browser.extension_id}/sidepanel/sidepanel.html")
+    fresh = await find_service_worker(own_browser.context, own_browser.extension_id)
+    own_browser.service_worker = fresh
+    await wait_connected(fresh)
+    reports = next(p for p in own_browser.context.pages if p.url.endswith("/reports.html"))
+    shown = await snapshot(fresh, reports)
+    assert [d["id"] for d in shown["downloads"]] == recorded, shown["downloads"]
+    await panel.close()

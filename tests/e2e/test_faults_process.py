@@ -5,7 +5,6 @@ a fresh host, the run's trace is on disk, and the next run works."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 from pathlib import Path
@@ -15,7 +14,8 @@ import pytest
 import pytest_asyncio
 
 from tests.agent_calls import start_run, trace_events
-from tests.conftest import _host_env, wait_connected
+from tests.conftest import wait_connected
+from tests.e2e.worker_helpers import stop_service_worker, until
 from tests.reliability.fake_model import FakeModel
 
 pytestmark = pytest.mark.timeout(120)
@@ -24,30 +24,11 @@ PLAN = [{"intent": "Open the panel", "action": {"type": "click", "target": {"rol
          "verify": [{"text_present": "Opened the first panel"}]}]
 
 
-@pytest_asyncio.fixture(scope="module")
-async def own_browser(playwright_instance: Any, tmp_path_factory: pytest.TempPathFactory, test_extension: Path) -> AsyncIterator[Any]:
-    from waymark.host.launch import launch_browser
-
-    launched = await launch_browser(playwright_instance, tmp_path_factory.mktemp("faults-profile"), host_env=_host_env(),
-                                    extension=test_extension)
-    await wait_connected(launched.service_worker)
-    yield launched
-    await launched.close()
-
-
 @pytest_asyncio.fixture
 async def model() -> AsyncIterator[FakeModel]:
     server = await FakeModel(plan=PLAN).start()
     yield server
     await server.stop()
-
-
-async def _until(predicate: Any, timeout_s: float = 30.0, evidence: Any = None) -> None:
-    for _ in range(int(timeout_s * 20)):
-        if predicate():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("condition never held" + (f"\n{evidence()}" if evidence else ""))
 
 
 def _host_log_tail(lines: int = 40) -> str:
@@ -65,7 +46,7 @@ async def _run_in_flight(sw: Any, model: FakeModel, site_url: str) -> tuple[Any,
     run = await start_run(sw, {"task": "Open the panel", "start_url": f"{site_url}/agent/menu.html", "screenshots": False,
                                **model.provider_params()})
     started = await run.wait_for("run")
-    await _until(lambda: len(model.seen) >= 2)
+    await until(lambda: len(model.seen) >= 2)
     assert model.seen[1].role == "executor", "the run is mid-step: the executor's model call is in flight"
     return run, started["trace_dir"]
 
@@ -98,33 +79,17 @@ async def test_killing_the_host_mid_step_ends_the_run_with_a_clear_error_and_the
     await _a_whole_run_succeeds(sw, model, site_url)
 
 
-async def _stop_service_worker(browser: Any) -> None:
-    """Stop the extension's worker the way Chrome stops an idle one (Playwright keeps it alive otherwise)."""
-    page = await browser.context.new_page()
-    await page.goto(f"chrome-extension://{browser.extension_id}/icons/icon16.png")
-    cdp = await browser.context.new_cdp_session(page)
-    versions: dict[str, dict[str, Any]] = {}
-    cdp.on("ServiceWorker.workerVersionUpdated", lambda e: versions.update({v["versionId"]: v for v in e["versions"]}))
-    await cdp.send("ServiceWorker.enable")
-    await _until(lambda: any(v["runningStatus"] == "running" and browser.extension_id in v["scriptURL"] for v in versions.values()))
-    running = next(v for v in versions.values() if v["runningStatus"] == "running" and browser.extension_id in v["scriptURL"])
-    await cdp.send("ServiceWorker.stopWorker", {"versionId": running["versionId"]})
-    await _until(lambda: versions[running["versionId"]]["runningStatus"] == "stopped")
-    await cdp.detach()
-    await page.close()
-
-
 async def test_stopping_the_service_worker_mid_run_cancels_the_run_with_its_trace_and_a_fresh_worker_serves_the_next(own_browser, model, site_url):
     from waymark.host.launch import find_service_worker
 
     sw = own_browser.service_worker
     run, trace_dir = await _run_in_flight(sw, model, site_url)
 
-    await _stop_service_worker(own_browser)
+    await stop_service_worker(own_browser)
 
     # The port closed with the worker: the host cancels the run and finishes its trace.
     summary_file = Path(trace_dir) / "summary.json"
-    await _until(summary_file.exists, timeout_s=20, evidence=_host_log_tail)
+    await until(summary_file.exists, timeout_s=20, evidence=_host_log_tail)
     finished = trace_events(trace_dir, "finished")
     assert finished and finished[-1]["outcome"] == "cancelled"
     # Any extension event wakes a fresh worker, which connects to a fresh host.

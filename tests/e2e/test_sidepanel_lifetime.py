@@ -15,24 +15,14 @@ from typing import Any, AsyncIterator
 import pytest_asyncio
 from playwright.async_api import expect
 
-from tests.conftest import _host_env, wait_connected
+from tests.conftest import wait_connected
 from tests.e2e.test_sidepanel import Panel, configure, keepalive_released, tab_id_of
 from waymark.host.extension import extension_dir, extension_id
 from waymark.host.launch import (
     BASE_FLAGS,
     LaunchedBrowser,
     chromium_path,
-    launch_browser,
 )
-
-
-@pytest_asyncio.fixture
-async def own_browser(playwright_instance: Any, tmp_path: Path, test_extension: Path) -> AsyncIterator[LaunchedBrowser]:
-    """A browser of this test's own, with the host registered: its worker may be stopped."""
-    launched = await launch_browser(playwright_instance, tmp_path / "profile", host_env=_host_env(), extension=test_extension)
-    await wait_connected(launched.service_worker)
-    yield launched
-    await launched.close()
 
 
 async def open_panel_on_shop(launched: LaunchedBrowser, site_url: str) -> tuple[Panel, Any]:
