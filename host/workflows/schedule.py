@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from waymark.host.core.paths import config_dir, private_dir
-from waymark.host.workflows.model import NAME_PATTERN, WorkflowInvalid
+from waymark.host.workflows.model import NAME_PATTERN, Workflow, WorkflowInvalid
 
 #: "HH:MM", 24-hour, local time.
 CLOCK = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
@@ -226,3 +226,22 @@ def history(name: str) -> list[RunEntry]:
 def stamp(moment: datetime) -> str:
     """The time stamps of schedules and their history: ISO 8601 with the clock's offset, to the second."""
     return moment.isoformat(timespec="seconds")
+
+
+def new_schedule(workflow: Workflow, cadence: Cadence, now: datetime, *, fields: list[str] | None = None,
+                 approve_destructive: bool = False) -> Schedule:
+    """A schedule for a workflow, checked against it: counted fields must be fields of its answer,
+    and a destructive step it has not approved must be approved for scheduled runs (nobody is
+    there to confirm one)."""
+    fields = list(fields or [])
+    known = [v.path for v in workflow.answer.values] if workflow.answer else []
+    for field in fields:
+        if field not in known:
+            raise ScheduleInvalid(f"--field {field}: {workflow.name} answers " + (f"the fields {', '.join(known)}" if known else "nothing"))
+    unapproved = [i for i, step in enumerate(workflow.steps, 1) if step.destructive and i not in workflow.approved]
+    if unapproved and not approve_destructive:
+        step = workflow.steps[unapproved[0] - 1]
+        raise ScheduleInvalid(f"step {unapproved[0]} ({step.intent}) is destructive ({step.destructive}) and nobody confirms a "
+                              "scheduled run: schedule it with --approve-destructive to let scheduled runs do it")
+    return Schedule(workflow=workflow.name, cadence=cadence, fields=fields, approved=unapproved if approve_destructive else [],
+                    created=stamp(now))
