@@ -7,8 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
-
 from waymark.host.commands.run import EXIT_FAILED, EXIT_OK
 
 PROG = "waymark workflow schedule"
@@ -94,27 +92,9 @@ def _change(verb: str, name: str) -> int:
     return EXIT_OK
 
 
-def rows() -> list[dict[str, Any]]:
-    """Every schedule with its next slot and its last run (also what MCP clients are shown)."""
-    from datetime import datetime
-
-    from waymark.host.workflows import schedule
-    from waymark.host.workflows.scheduler import next_slot, system_clock
-
-    now = system_clock()
-    out: list[dict[str, Any]] = []
-    for name, made in sorted(schedule.load_all().items()):
-        runs = schedule.history(name)
-        last = runs[-1] if runs else None
-        out.append({"workflow": name, "when": made.cadence.words(), "paused": made.paused, "fields": made.fields,
-                    "approved": made.approved,
-                    "next": None if made.paused else schedule.stamp(next_slot(made.cadence, datetime.fromisoformat(made.created), now)),
-                    "last": last.model_dump(mode="json", exclude={"host_pid"}) if last else None})
-    return out
-
-
 def _list(args: argparse.Namespace) -> int:
     from waymark.host.workflows import schedule
+    from waymark.host.workflows.schedule_view import rows
 
     listed = rows()
     if args.json:

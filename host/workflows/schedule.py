@@ -115,6 +115,8 @@ class RunEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     run_id: str
+    #: The schedule it ran for, by when that was made: a schedule made again starts its slots afresh.
+    schedule: str = ""
     #: The slot it ran for and when it started (ISO 8601 with offset).
     slot: str
     started: str

@@ -63,13 +63,13 @@ def in_progress(runs: list[RunEntry], alive: Callable[[int], bool]) -> RunEntry 
 
 def due_slot(schedule: Schedule, runs: list[RunEntry], now: datetime, alive: Callable[[int], bool]) -> datetime | None:
     """The slot to run now, or None: paused, nothing due yet, the latest slot already has a run
-    (finished or not), or a run is in progress."""
+    of this schedule (finished or not), or a run is in progress."""
     if schedule.paused or in_progress(runs, alive) is not None:
         return None
     slot = latest_slot(schedule.cadence, datetime.fromisoformat(schedule.created), now)
     if slot is None:
         return None
-    if any(datetime.fromisoformat(r.slot) >= slot for r in runs):
+    if any(datetime.fromisoformat(r.slot) >= slot for r in runs if r.schedule == schedule.created):
         return None
     return slot
 

@@ -19,8 +19,9 @@ def _schedule(cadence: Cadence, created: datetime = MONDAY, **more: object) -> S
     return Schedule(workflow="prices", cadence=cadence, created=stamp(created), **more)  # type: ignore[arg-type]
 
 
-def _ran(slot: datetime, outcome: str = "done", pid: int = 1) -> RunEntry:
-    return RunEntry(run_id=f"r{slot.timestamp()}", slot=stamp(slot), started=stamp(slot), outcome=outcome, host_pid=pid)
+def _ran(slot: datetime, outcome: str = "done", pid: int = 1, created: datetime = MONDAY) -> RunEntry:
+    return RunEntry(run_id=f"r{slot.timestamp()}", schedule=stamp(created), slot=stamp(slot), started=stamp(slot), outcome=outcome,
+                    host_pid=pid)
 
 
 def test_an_hourly_schedule_is_not_due_before_its_first_hour():
@@ -42,6 +43,11 @@ def test_missed_slots_run_once_for_the_latest_when_the_browser_opens_again():
     slot = due_slot(schedule, [_ran(MONDAY + timedelta(hours=1))], reopened, GONE)
     assert slot == MONDAY + timedelta(hours=5)
     assert due_slot(schedule, [_ran(MONDAY + timedelta(hours=1)), _ran(slot)], reopened + timedelta(minutes=1), GONE) is None
+
+
+def test_a_schedule_made_again_starts_its_slots_afresh():
+    earlier = _ran(MONDAY + timedelta(hours=2), created=MONDAY - timedelta(hours=1))
+    assert due_slot(_schedule(every("1h")), [earlier], MONDAY + timedelta(hours=2, minutes=1), GONE) == MONDAY + timedelta(hours=2)
 
 
 def test_a_run_in_progress_is_not_started_twice_even_when_its_next_slot_comes():
