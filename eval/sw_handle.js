@@ -10,6 +10,7 @@ import { keepaliveState } from "./keepalive.js";
 import { dispatchStats } from "./dispatch.js";
 import { attachedTabs, setIdleDetachMs } from "./cdp.js";
 import { snapshotDiagnostics } from "./snapshot.js";
+import { tickSchedules } from "./schedules.js";
 
 const api = {
   channel,
@@ -24,5 +25,7 @@ const api = {
   reconnect: () => channel.disconnect(),
   snapshot: snapshotDiagnostics,
   keepalive: () => keepaliveState(),
+  /** What the schedule alarm does, at a time the test chooses. @param {string=} now */
+  tickSchedules: (now) => tickSchedules(channel, now ? { now } : {}),
 };
 /** @type {{waymark?: typeof api}} */ (globalThis).waymark = api;

@@ -92,17 +92,34 @@ async function parsedAlready(tabId) {
   return href !== "about:blank" && state !== "loading";
 }
 
+/**
+ * Put a tab in a collapsed group of this title, so a background run's tab is set apart from the
+ * user's own; a browser without tab groups leaves it ungrouped.
+ * @param {number} tabId @param {string} title
+ */
+async function intoGroup(tabId, title) {
+  try {
+    const groupId = await chrome.tabs.group({ tabIds: [tabId] });
+    await chrome.tabGroups.update(groupId, { title, collapsed: true });
+  } catch (e) {
+    console.warn("waymark: could not group the background tab", e);
+  }
+}
+
 /** @param {import("./native.js").NativeChannel} channel */
 export function registerAgentTabHandlers(channel) {
   channel.handle("tabs.open", async (params) => {
     if (typeof params.url !== "string") throw new WaymarkError("bad_params", "tabs.open needs a URL");
     const gate = /** @type {import("../shared/actions.js").Gate|undefined} */ (params.gate);
     const url = admitUrl(gate, params.url);
-    const tab = await chrome.tabs.create({ url, active: params.active !== false });
+    const active = params.active !== false;
+    const tab = await chrome.tabs.create({ url, active });
     if (tab.id === undefined) throw new WaymarkError("no_such_tab", "the new tab has no id");
     // The URL itself was admitted above; the rules catch what it redirects to or loads.
     await applyGate(gate, tab.id);
-    if (tab.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
+    if (typeof params.group === "string") await intoGroup(tab.id, params.group);
+    // A background run (a scheduled one) must not pull the user's window to the front.
+    if (active && tab.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
     return describeTab(await loaded(tab.id, typeof params.timeout_ms === "number" ? params.timeout_ms : LOAD_TIMEOUT_MS));
   });
   channel.handle("tabs.close", async (params) => {

@@ -31,6 +31,9 @@ class BrowserSession:
         #: switched to). The only tabs it may switch to or close.
         self.tabs: set[int] = set()
         self.tab_id = tab_id
+        #: The title of a tab group to open the run's tab in, in the background (a scheduled run, which
+        #: must not take the user's active tab); None: the run's tab opens active, for the user to watch.
+        self.background: str | None = None
         self.max_chars = max_chars
         self.screenshots = screenshots
         #: The ref generation of the last snapshot the run saw, which its refs come from.
@@ -48,9 +51,11 @@ class BrowserSession:
         return set(self.tabs)
 
     async def open(self, admitted: Admitted) -> int:
-        """Open the admitted new_tab's URL in a new active tab (the gate judges it again), wait for it
-        to load, and continue there."""
-        data = await self.bridge.request("tabs.open", {"url": admitted.action["url"], "gate": admitted.gate.model_dump()}, timeout=45.0)
+        """Open the admitted new_tab's URL in a new tab (the gate judges it again), active unless the
+        session runs in the background, wait for it to load, and continue there."""
+        where = {"active": False, "group": self.background} if self.background else {}
+        data = await self.bridge.request("tabs.open", {"url": admitted.action["url"], "gate": admitted.gate.model_dump(), **where},
+                                         timeout=45.0)
         self.tab_id = int(data["tab_id"])
         self.tabs.add(self.tab_id)
         return self.tab_id

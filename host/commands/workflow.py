@@ -1,4 +1,4 @@
-"""`waymark workflow save|list|show|edit|run|delete`: a successful run saved as a workflow and
+"""`waymark workflow save|list|show|edit|run|delete|schedule`: a successful run saved as a workflow and
 replayed without a model while its steps still match the page (host.workflows)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import subprocess
 import sys
 from typing import Any
 
+from waymark.host.commands import workflow_schedule
 from waymark.host.commands._model_args import add_model_arguments, models_from_args
 from waymark.host.commands.run import (
     EXIT_FAILED,
@@ -64,6 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="answer to destructive-action confirmations the workflow has not approved")
     add_model_arguments(run)
     run.set_defaults(handler=_run)
+    workflow_schedule.register(verbs)
     p.set_defaults(handler=lambda args: (p.print_help(), EXIT_USAGE)[1])
 
 

@@ -71,11 +71,33 @@ def workflow_tool(workflow: Workflow) -> Tool:
     return Tool(f"{PREFIX}{workflow.name}", description, params_model(workflow), run)
 
 
+class NoParams(BaseModel):
+    """browser_list_workflows takes no arguments."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+async def list_workflows(params: Any, call: ToolCall) -> Structured:
+    """The saved workflows, each with its schedule and its last scheduled run: read-only (a client
+    can neither make nor change a schedule; only the user does, with `waymark workflow schedule`)."""
+    from waymark.host.workflows.schedule_view import rows
+
+    schedules = {row["workflow"]: row for row in rows()}
+    listed = [{**{k: w[k] for k in ("name", "steps", "updated", "reviewed", "error") if k in w},
+               "schedule": schedules.get(str(w["name"]))} for w in store.listing()]
+    lines = [f"{w['name']}: " + (f"{s['when']}{' (paused)' if s['paused'] else ''}, last run: "
+                                 + (f"{s['last']['outcome']} at {s['last']['started']}" if s["last"] else "none yet")
+                                 if (s := w["schedule"]) else "not scheduled") for w in listed]
+    return Structured([text("\n".join(lines) or "no workflows are saved")], {"workflows": listed})
+
+
 def workflow_tools() -> list[Tool]:
     """browser_save_workflow and one tool per saved workflow (read when the tools are listed)."""
     tools = [Tool("browser_save_workflow", "Save a run that succeeded (browser_run_task's) as a reusable workflow: it becomes "
                   "a tool of its own that replays it without a model while the page still matches.", SaveParams, save_workflow,
-                  changes_tools=True)]
+                  changes_tools=True),
+             Tool("browser_list_workflows", "List the saved workflows with their schedules and the last result of each scheduled "
+                  "run (read-only: schedules are made and changed by the user only).", NoParams, list_workflows)]
     for name in store.names():
         try:
             workflow = store.load(name)

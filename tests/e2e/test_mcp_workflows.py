@@ -99,3 +99,21 @@ async def test_a_workflow_of_a_run_that_answered_gives_its_answer_again_as_struc
     assert not replayed.is_error and replayed.structured_content["success"] is True
     assert replayed.structured_content["data"] == {"total": 1249}
     assert replayed.structured_content["grounding"]["values"][0]["status"] == "found"
+
+
+async def test_the_workflow_list_shows_each_workflows_schedule_and_last_result_read_only(client, saved):
+    from datetime import datetime
+
+    from waymark.host.workflows import schedule
+    from waymark.host.workflows.schedule import Schedule, at_time, stamp
+
+    schedule.put(Schedule(workflow="mcp-sign-in", cadence=at_time("daily", "08:00"), created=stamp(datetime.now().astimezone())))
+    try:
+        listed = await client.call("browser_list_workflows", {})
+        row = next(w for w in listed.structured_content["workflows"] if w["name"] == "mcp-sign-in")
+        assert (row["schedule"]["when"], row["schedule"]["last"]) == ("daily at 08:00", None)
+        assert "mcp-sign-in: daily at 08:00, last run: none yet" in text_of(listed)
+        tools = {t.name for t in (await client.session.list_tools()).tools}
+        assert not any("schedule" in name for name in tools)
+    finally:
+        schedule.remove("mcp-sign-in")
