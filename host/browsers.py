@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from waymark.host.core.paths import private_dir, state_dir
+from waymark.host.core.processes import alive
 
 #: How many ancestors of the host are searched for the browser that started it (the browser may
 #: start the host through a wrapper script).
@@ -123,16 +124,6 @@ def unregister(entry: RunningBrowser) -> None:
             path.unlink()
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def running(folder: Path | None = None) -> list[RunningBrowser]:
     """The browsers whose hosts listen now, oldest first; entries of hosts that died are removed."""
     folder = folder or registry_dir()
@@ -142,7 +133,7 @@ def running(folder: Path | None = None) -> list[RunningBrowser]:
             entry = RunningBrowser.model_validate_json(description.read_text())
         except (OSError, ValidationError):
             continue
-        if not _alive(entry.pid):
+        if not alive(entry.pid):
             unregister(entry)
         elif entry.socket.exists():
             found.append(entry)

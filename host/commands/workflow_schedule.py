@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+
 from waymark.host.commands.run import EXIT_FAILED, EXIT_OK
 
 PROG = "waymark workflow schedule"

@@ -23,6 +23,7 @@ from waymark.host.agent.confirm import Policy
 from waymark.host.agent.human import Human
 from waymark.host.agent.trace import new_run_id
 from waymark.host.bridge import BrowserBridge, BrowserError
+from waymark.host.core.processes import alive
 from waymark.host.methods import CallContext, MethodError, method
 from waymark.host.rpc.workflows import ReplayParams, _heal_source
 from waymark.host.settings import load_settings, run_policy
@@ -30,7 +31,12 @@ from waymark.host.workflows import schedule, store
 from waymark.host.workflows.model import ParamMissing, WorkflowInvalid, bind
 from waymark.host.workflows.replay import Replay, ReplayOptions
 from waymark.host.workflows.schedule import RunEntry, Schedule, stamp
-from waymark.host.workflows.schedule_news import changes, last_answer, message, worth_telling
+from waymark.host.workflows.schedule_news import (
+    changes,
+    last_answer,
+    message,
+    worth_telling,
+)
 from waymark.host.workflows.scheduler import due, system_clock
 
 log = logging.getLogger(__name__)
@@ -41,18 +47,6 @@ GROUP = "Waymark schedule"
 _ACTIVE: set[str] = set()
 #: One tick at a time: an alarm that fires while a tick still runs finds its runs in progress.
 _TICK = asyncio.Lock()
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return pid > 0
 
 
 class NobodyAtSchedule(Human):
@@ -77,7 +71,7 @@ def _end_lost_runs(now: datetime) -> None:
         for entry in schedule.history(name):
             if entry.outcome != "running":
                 continue
-            if (entry.host_pid == os.getpid() and entry.run_id not in _ACTIVE) or not _alive(entry.host_pid):
+            if (entry.host_pid == os.getpid() and entry.run_id not in _ACTIVE) or not alive(entry.host_pid):
                 schedule.record(name, entry.model_copy(update={
                     "outcome": "interrupted", "ended": stamp(now),
                     "reason": "the browser or its service worker stopped while the run was in progress; the next slot runs it again"}))
@@ -161,7 +155,7 @@ async def schedule_tick(params: dict[str, Any], ctx: CallContext) -> dict[str, A
         except schedule.ScheduleInvalid as exc:
             raise MethodError("invalid_schedules", str(exc)) from None
         ran: list[tuple[str, RunEntry]] = []
-        for made, slot in due(list(schedules.values()), {n: schedule.history(n) for n in schedules}, now, _alive):
+        for made, slot in due(list(schedules.values()), {n: schedule.history(n) for n in schedules}, now, alive):
             ran.append((made.workflow, await run_scheduled(made, slot, ctx.browser, now)))
     notify = [{"workflow": name, "run_id": e.run_id, "title": message(name, e)[0], "message": message(name, e)[1], "trace": e.trace,
                "why": e.notify} for name, e in ran if e.notify]

@@ -6,7 +6,15 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from waymark.host.workflows.schedule import Cadence, RunEntry, Schedule, ScheduleInvalid, at_time, every, stamp
+from waymark.host.workflows.schedule import (
+    Cadence,
+    RunEntry,
+    Schedule,
+    ScheduleInvalid,
+    at_time,
+    every,
+    stamp,
+)
 from waymark.host.workflows.scheduler import due, due_slot, next_slot
 
 UTC = timezone.utc
