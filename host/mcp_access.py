@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 CONSENT_TIMEOUT_S = 120.0
 #: How many of the clients' latest actions the side panel lists.
 ACTIVITY_ITEMS = 12
+#: Approvals a connection keeps unspent (its act follows its question at once; older ones are dropped).
+APPROVALS_KEPT = 4
 #: Fields of an action shown in the activity list; typed text never is (it may be a filled-in secret).
 _SHOWN_FIELDS = ("ref", "url", "key", "value", "direction", "tab_id", "ms")
 
@@ -57,6 +59,17 @@ class ClientConnection:
     tabs: set[int] = field(default_factory=set)
     #: Runs this connection started: the only ones it may save as workflows (host.rpc.clients).
     runs: set[str] = field(default_factory=set)
+    #: The questions (action line, reason) the user said yes to through this connection and that
+    #: no act has spent yet: the act that follows them is not asked about a second time.
+    approvals: deque[tuple[str, str]] = field(default_factory=lambda: deque(maxlen=APPROVALS_KEPT))
+
+    def spend_approval(self, action_line: str, reason: str) -> bool:
+        """Whether the user already said yes to this very question through this connection (spent once)."""
+        try:
+            self.approvals.remove((action_line, reason))
+        except ValueError:
+            return False
+        return True
 
 
 _connection_ids = itertools.count(1)
@@ -121,6 +134,8 @@ class Access:
     async def confirm(self, connection: ClientConnection, action_line: str, reason: str, timeout: float = CONSENT_TIMEOUT_S) -> bool:
         """The user's yes or no, in the side panel, to a destructive action of an allowed client."""
         answer = await self._ask({"kind": "confirm", "client": connection.client, "action_line": action_line, "reason": reason}, timeout)
+        if answer is True:
+            connection.approvals.append((action_line, reason))
         return answer is True
 
     async def ask(self, connection: ClientConnection, question: str, timeout: float = CONSENT_TIMEOUT_S) -> str | None:

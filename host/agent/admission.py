@@ -216,6 +216,17 @@ class Admission:
             return False
 
 
+async def admit_from_client(admission: Admission, action: ActionModel, snap: Snapshot | None, caller: Gate,
+                            secret_origins: list[str] | None) -> Admitted:
+    """An act an attached MCP client sent over the control socket itself, decided by `admission` as any
+    driver's action is (a destructive one asked about in the side panel), under a gate the caller's
+    can only narrow. `secret_origins`: where the client's own session let a secret it resolved be
+    typed, kept unless this admission resolved one itself."""
+    admitted = await admission.admit(action, snap)
+    return Admitted(action=admitted.action, gate=caller.within(admitted.gate), chosen=admitted.chosen,
+                    secret_origins=admitted.secret_origins if admitted.secret_origins is not None else secret_origins)
+
+
 def judge_url(url: str, policy: Policy, file_folders: list[str]) -> None:
     """A Refusal (url_refused) unless `url` may be opened: http(s) and about:blank by the domain
     lists, file: only while some folder is allowed (the extension judges which, on the browser's

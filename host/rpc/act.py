@@ -2,7 +2,9 @@
 
 The agent loop calls `host.browser.act` directly; this method serves the controller, the
 terminal commands and the end-to-end tests, which reach the browser through the host exactly
-as the agent does.
+as the agent does, and attached MCP clients, whose every act an admission of the host's own
+decides (AskedInPanel), since the process at the other end of the socket may be any program the
+user allowed.
 """
 
 from __future__ import annotations
@@ -11,15 +13,33 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from waymark.host.agent.admission import admit_forwarded
+from waymark.host.agent.admission import (
+    Admission,
+    Refusal,
+    admit_forwarded,
+    admit_from_client,
+)
 from waymark.host.agent.confirm import Policy, policy_gate
+from waymark.host.agent.human import Human
+from waymark.host.agent.redaction import Redactor, SecretScope
 from waymark.host.browser import act as browser_act
-from waymark.host.core.actions import BROWSER_ACTIONS, UPLOAD_ACTIONS, parse_action
-from waymark.host.core.browser_api import ActRequest
+from waymark.host.browser import snapshot
+from waymark.host.core.actions import (
+    BROWSER_ACTIONS,
+    UPLOAD_ACTIONS,
+    ActionModel,
+    parse_action,
+)
+from waymark.host.core.admitted import Admitted
+from waymark.host.core.browser_api import ActRequest, SnapshotOptions
 from waymark.host.core.gate import Gate
 from waymark.host.core.validation import problems
+from waymark.host.mcp_access import ACCESS, ClientConnection
 from waymark.host.methods import CallContext, MethodError, method
-from waymark.host.settings import load_settings
+from waymark.host.settings import Settings, load_settings, saved_policy
+
+#: The snapshot an attached client's action is judged on lists every element, not a model's budget.
+JUDGED_CHARS = 1_000_000
 
 
 @method("act")
@@ -37,9 +57,48 @@ async def act(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     if kind not in BROWSER_ACTIONS:
         raise MethodError("bad_action", f"{kind!r} is handled by the agent loop, not the browser")
     settings = load_settings()
-    # The caller's gate (its policy and its run's tabs) can only narrow the user's saved lists.
-    saved = Policy(allow_domains=settings.allow_domains, block_domains=settings.block_domains)
-    admitted = admit_forwarded(action, request.gate or Gate(), policy_gate(saved, [], settings.file_folders), request.secret_origins)
+    connection = ACCESS.connections.get(ctx.client_id) if ctx.client_id is not None else None
+    if connection is not None:
+        admitted = await _admitted_for_client(connection, action, request, ctx, settings)
+    else:
+        # The caller's gate (its policy and its run's tabs) can only narrow the user's saved lists.
+        saved = Policy(allow_domains=settings.allow_domains, block_domains=settings.block_domains)
+        admitted = admit_forwarded(action, request.gate or Gate(), policy_gate(saved, [], settings.file_folders), request.secret_origins)
     upload_dir = settings.upload_dir if kind in UPLOAD_ACTIONS else None
     result = await browser_act(ctx.browser, admitted, request, upload_dir=upload_dir)
     return result.model_dump(mode="json")
+
+
+class AskedInPanel(Human):
+    """The user behind an attached MCP client's act, asked in the side panel, unless they just said
+    yes to this very question through the client's own session (`waymark mcp` asks before it acts)."""
+
+    def __init__(self, connection: ClientConnection) -> None:
+        self.connection = connection
+
+    async def ask(self, question: str) -> str | None:
+        return None
+
+    async def confirm(self, request: dict[str, Any]) -> bool:
+        line, reason = str(request.get("action_line", "")), str(request.get("reason", ""))
+        return self.connection.spend_approval(line, reason) or await ACCESS.confirm(self.connection, line, reason)
+
+
+async def _admitted_for_client(connection: ClientConnection, action: ActionModel, request: ActRequest, ctx: CallContext,
+                               settings: Settings) -> Admitted:
+    """An attached MCP client's act, decided by an admission of its own: whatever process sent it
+    (the `waymark mcp` session, or one that skips it), a destructive action is asked about, the
+    user's saved policy is the floor and the client's tabs and secret grants are its bounds. The
+    egress question needs a run's pages and is the session's (docs/security.md)."""
+    policy = saved_policy(settings).model_copy(update={"egress": "allow"})
+
+    async def tabs() -> set[int]:
+        return ACCESS.scope(connection)
+
+    admission = Admission(policy, AskedInPanel(connection), Redactor(), SecretScope(named=None, client=connection.client or "an unnamed MCP client"), tabs)
+    # Whether a click is destructive is read off the element it lands on, as the page holds it now.
+    snap = await snapshot(ctx.browser, SnapshotOptions(tab_id=request.tab_id, max_chars=JUDGED_CHARS)) if action.traits.confirm else None
+    try:
+        return await admit_from_client(admission, action, snap, request.gate or Gate(), request.secret_origins)
+    except Refusal as refusal:
+        raise MethodError(str(refusal.code), refusal.message) from None
