@@ -30,13 +30,20 @@ from waymark.host.workflows import schedule, store
 from waymark.host.workflows.model import ParamMissing, WorkflowInvalid, bind
 from waymark.host.workflows.replay import Replay, ReplayOptions
 from waymark.host.workflows.schedule import RunEntry, Schedule, stamp
-from waymark.host.workflows.schedule_news import changes, last_answer, message, worth_telling
+from waymark.host.workflows.schedule_news import (
+    changes,
+    last_answer,
+    message,
+    worth_telling,
+)
 from waymark.host.workflows.scheduler import due, system_clock
 
 log = logging.getLogger(__name__)
 
 #: The title of the tab group scheduled runs open their tabs in.
 GROUP = "Waymark schedule"
+#: Why a run ended `interrupted`.
+INTERRUPTED = "the browser or its service worker stopped while the run was in progress; the next slot runs it again"
 #: Runs of this host in progress, by run id: a `running` entry of this host not here was lost.
 _ACTIVE: set[str] = set()
 #: One tick at a time: an alarm that fires while a tick still runs finds its runs in progress.
@@ -80,7 +87,7 @@ def _end_lost_runs(now: datetime) -> None:
             if (entry.host_pid == os.getpid() and entry.run_id not in _ACTIVE) or not _alive(entry.host_pid):
                 schedule.record(name, entry.model_copy(update={
                     "outcome": "interrupted", "ended": stamp(now),
-                    "reason": "the browser or its service worker stopped while the run was in progress; the next slot runs it again"}))
+                    "reason": INTERRUPTED}))
 
 
 async def _close_tabs(bridge: BrowserBridge, tabs: set[int]) -> None:
@@ -89,6 +96,18 @@ async def _close_tabs(bridge: BrowserBridge, tabs: set[int]) -> None:
             await bridge.request("tabs.close", {"tab_id": tab})
         except BrowserError as exc:
             log.info("could not close the scheduled run's tab %s: %s", tab, exc.code)
+
+
+async def _close_left_tabs(bridge: BrowserBridge) -> None:
+    """Close what is left in the scheduled runs' tab group while none runs: the tabs of a run whose
+    host went away before it could close them."""
+    try:
+        left = await bridge.request("tabs.close_group", {"title": GROUP})
+    except BrowserError as exc:
+        log.info("could not close the tabs left in %r: %s", GROUP, exc.code)
+        return
+    if left.get("closed"):
+        log.info("closed %d tab(s) an interrupted scheduled run left open", len(left["closed"]))
 
 
 def _stopped_reason(human: NobodyAtSchedule, reason: str) -> str:
@@ -124,13 +143,18 @@ async def run_scheduled(made: Schedule, slot: datetime, bridge: BrowserBridge, n
     try:
         summary = await replay.run()
     except asyncio.CancelledError:
-        schedule.record(made.workflow, entry.model_copy(update={
-            "outcome": "interrupted", "ended": stamp(system_clock()),
-            "reason": "the browser's service worker stopped while the run was in progress; the next slot runs it again"}))
+        schedule.record(made.workflow, entry.model_copy(update={"outcome": "interrupted", "ended": stamp(system_clock()), "reason": INTERRUPTED}))
         raise
     finally:
         _ACTIVE.discard(run_id)
         await asyncio.shield(_close_tabs(bridge, replay.session.tabs))
+    if bridge.disconnected:
+        # The replay failed because its browser went away, not because of the page: nobody is
+        # told of a failure, the run is only cut short.
+        lost = entry.model_copy(update={"outcome": "interrupted", "ended": stamp(now), "reason": INTERRUPTED,
+                                        "duration_ms": summary.duration_ms, "trace": summary.trace_dir or entry.trace})
+        schedule.record(made.workflow, lost)
+        return lost
     answered_before, before = last_answer(runs)
     done = summary.success and summary.outcome == "done"
     changed = changes(workflow.answer, made.fields, before, summary.data) if done and answered_before else []
@@ -156,6 +180,8 @@ async def schedule_tick(params: dict[str, Any], ctx: CallContext) -> dict[str, A
         now = now.astimezone()
     async with _TICK:
         _end_lost_runs(now)
+        if not _ACTIVE:
+            await _close_left_tabs(ctx.browser)
         try:
             schedules = schedule.load_all()
         except schedule.ScheduleInvalid as exc:
