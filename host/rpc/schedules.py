@@ -18,6 +18,8 @@ import os
 from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
 from waymark.host.agent.budgets import snapshot_chars
 from waymark.host.agent.confirm import Policy
 from waymark.host.agent.human import Human
@@ -200,3 +202,81 @@ async def schedule_list(params: dict[str, Any], ctx: CallContext) -> dict[str, A
     from waymark.host.workflows.schedule_view import rows
 
     return {"schedules": rows()}
+
+
+class ScheduleParams(BaseModel):
+    """What the side panel's schedule form sends: one of `every` (30m, 1h), `daily` or `weekdays` (HH:MM)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    every: str | None = None
+    daily: str | None = None
+    weekdays: str | None = None
+    approve_destructive: bool = False
+
+
+class ScheduleName(BaseModel):
+    """The workflow whose schedule is paused, resumed or removed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+
+
+def _users_own(ctx: CallContext, params: dict[str, Any], model: type[Any]) -> Any:
+    """Only the user's own panel makes or changes schedules, never an MCP client."""
+    if ctx.client_id is not None:
+        raise MethodError("not_allowed", "only the user makes or changes schedules, in the side panel or on the command line")
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        raise MethodError("bad_params", str(exc.errors()[0]["msg"])) from None
+
+
+@method("schedule.set")
+async def schedule_set(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Schedule a saved workflow (or replace its schedule), as `waymark workflow schedule NAME --every ...` does."""
+    asked: ScheduleParams = _users_own(ctx, params, ScheduleParams)
+    try:
+        cadence = (schedule.every(asked.every) if asked.every else schedule.at_time("daily", asked.daily) if asked.daily
+                   else schedule.at_time("weekdays", asked.weekdays) if asked.weekdays else None)
+        if cadence is None:
+            raise schedule.ScheduleInvalid("say when it runs: every N minutes or hours, daily at, or weekdays at")
+        workflow = store.load(asked.name)
+        schedule.put(schedule.new_schedule(workflow, cadence, system_clock(), approve_destructive=asked.approve_destructive))
+    except (schedule.ScheduleInvalid, store.WorkflowNotFound, WorkflowInvalid) as exc:
+        raise MethodError("invalid_schedule", str(exc)) from None
+    return await schedule_list({}, ctx)
+
+
+@method("schedule.pause")
+async def schedule_pause(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Pause a workflow's schedule: it does not run until resumed."""
+    return await _change(_users_own(ctx, params, ScheduleName).name, paused=True, ctx=ctx)
+
+
+@method("schedule.resume")
+async def schedule_resume(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Resume a paused schedule."""
+    return await _change(_users_own(ctx, params, ScheduleName).name, paused=False, ctx=ctx)
+
+
+@method("schedule.remove")
+async def schedule_remove(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Remove a workflow's schedule (its history stays)."""
+    name = _users_own(ctx, params, ScheduleName).name
+    try:
+        schedule.remove(name)
+    except (schedule.ScheduleInvalid, WorkflowInvalid) as exc:
+        raise MethodError("invalid_schedule", str(exc)) from None
+    return await schedule_list({}, ctx)
+
+
+async def _change(name: str, *, paused: bool, ctx: CallContext) -> dict[str, Any]:
+    try:
+        made = schedule.get(name)
+        schedule.put(made.model_copy(update={"paused": paused}))
+    except schedule.ScheduleInvalid as exc:
+        raise MethodError("invalid_schedule", str(exc)) from None
+    return await schedule_list({}, ctx)
