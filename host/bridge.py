@@ -93,6 +93,11 @@ class BrowserBridge:
             except Exception:  # a listener's bug must not take the channel down
                 log.exception("browser event listener failed on %s", name)
 
+    @property
+    def disconnected(self) -> bool:
+        """Whether the port is gone (the browser or its service worker stopped)."""
+        return self._closed
+
     def disconnect(self) -> None:
         """Fail every outstanding request and every later one: the port is gone."""
         self._closed = True

@@ -6,6 +6,7 @@
  */
 import { errorMessage } from "../shared/errors.js";
 import { byId, h } from "./dom.js";
+import { loadSchedules, scheduleBlock } from "./schedules.js";
 
 /** @typedef {import("./host_client.js").HostClient} HostClient */
 /** @typedef {import("./agent.js").AgentView} AgentView */
@@ -29,6 +30,8 @@ export class WorkflowsView {
     this.agent = deps.agent;
     this.list = byId("workflow-list");
     this.note = byId("workflow-note");
+    /** @type {Map<string, import("./schedules.js").ScheduleRow>} */
+    this.schedules = new Map();
     this.agent.onSaveable = (summary) => this.saveForm(summary);
   }
 
@@ -36,6 +39,7 @@ export class WorkflowsView {
   async refresh() {
     try {
       const data = await this.client.call("workflow.list", {});
+      this.schedules = await loadSchedules(this.client);
       this.render(/** @type {WorkflowRow[]} */ (data.workflows || []));
     } catch (e) {
       this.note.textContent = `Could not list the workflows: ${errorMessage(e)}`;
@@ -62,7 +66,8 @@ export class WorkflowsView {
     return h("li", { class: "workflow", dataset: { name: row.name } },
       h("div", { class: "row" }, h("strong", { text: row.name }), h("span", { class: "muted", text: ` · ${row.steps} steps` }), h("span", { class: "spacer" }), run),
       h("p", { class: "muted", text: row.description || row.task || "" }),
-      inputs.length ? h("div", { class: "params" }, inputs) : null);
+      inputs.length ? h("div", { class: "params" }, inputs) : null,
+      scheduleBlock(this.client, row.name, this.schedules.get(row.name), () => this.refresh()));
   }
 
   /**

@@ -122,6 +122,17 @@ export function registerAgentTabHandlers(channel) {
     if (active && tab.windowId !== undefined) await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
     return describeTab(await loaded(tab.id, typeof params.timeout_ms === "number" ? params.timeout_ms : LOAD_TIMEOUT_MS));
   });
+  // Tabs a background run left in its group when its host went away mid-run (the worker stopped).
+  channel.handle("tabs.close_group", async (params) => {
+    if (typeof params.title !== "string" || !params.title) throw new WaymarkError("bad_params", "tabs.close_group needs a group title");
+    /** @type {number[]} */
+    const closed = [];
+    for (const group of await chrome.tabGroups.query({ title: params.title })) {
+      for (const tab of await chrome.tabs.query({ groupId: group.id })) if (tab.id !== undefined) closed.push(tab.id);
+    }
+    if (closed.length) await chrome.tabs.remove(closed).catch(() => {});
+    return { closed };
+  });
   channel.handle("tabs.close", async (params) => {
     if (typeof params.tab_id !== "number") throw new WaymarkError("bad_params", "tabs.close needs a tab_id");
     await chrome.tabs.remove(params.tab_id).catch(() => {});

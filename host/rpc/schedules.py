@@ -18,6 +18,8 @@ import os
 from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
 from waymark.host.agent.budgets import snapshot_chars
 from waymark.host.agent.confirm import Policy
 from waymark.host.agent.human import Human
@@ -43,6 +45,8 @@ log = logging.getLogger(__name__)
 
 #: The title of the tab group scheduled runs open their tabs in.
 GROUP = "Waymark schedule"
+#: Why a run ended `interrupted`.
+INTERRUPTED = "the browser or its service worker stopped while the run was in progress; the next slot runs it again"
 #: Runs of this host in progress, by run id: a `running` entry of this host not here was lost.
 _ACTIVE: set[str] = set()
 #: One tick at a time: an alarm that fires while a tick still runs finds its runs in progress.
@@ -74,7 +78,7 @@ def _end_lost_runs(now: datetime) -> None:
             if (entry.host_pid == os.getpid() and entry.run_id not in _ACTIVE) or not alive(entry.host_pid):
                 schedule.record(name, entry.model_copy(update={
                     "outcome": "interrupted", "ended": stamp(now),
-                    "reason": "the browser or its service worker stopped while the run was in progress; the next slot runs it again"}))
+                    "reason": INTERRUPTED}))
 
 
 async def _close_tabs(bridge: BrowserBridge, tabs: set[int]) -> None:
@@ -83,6 +87,18 @@ async def _close_tabs(bridge: BrowserBridge, tabs: set[int]) -> None:
             await bridge.request("tabs.close", {"tab_id": tab})
         except BrowserError as exc:
             log.info("could not close the scheduled run's tab %s: %s", tab, exc.code)
+
+
+async def _close_left_tabs(bridge: BrowserBridge) -> None:
+    """Close what is left in the scheduled runs' tab group while none runs: the tabs of a run whose
+    host went away before it could close them."""
+    try:
+        left = await bridge.request("tabs.close_group", {"title": GROUP})
+    except BrowserError as exc:
+        log.info("could not close the tabs left in %r: %s", GROUP, exc.code)
+        return
+    if left.get("closed"):
+        log.info("closed %d tab(s) an interrupted scheduled run left open", len(left["closed"]))
 
 
 def _stopped_reason(human: NobodyAtSchedule, reason: str) -> str:
@@ -118,13 +134,18 @@ async def run_scheduled(made: Schedule, slot: datetime, bridge: BrowserBridge, n
     try:
         summary = await replay.run()
     except asyncio.CancelledError:
-        schedule.record(made.workflow, entry.model_copy(update={
-            "outcome": "interrupted", "ended": stamp(system_clock()),
-            "reason": "the browser's service worker stopped while the run was in progress; the next slot runs it again"}))
+        schedule.record(made.workflow, entry.model_copy(update={"outcome": "interrupted", "ended": stamp(system_clock()), "reason": INTERRUPTED}))
         raise
     finally:
         _ACTIVE.discard(run_id)
         await asyncio.shield(_close_tabs(bridge, replay.session.tabs))
+    if bridge.disconnected:
+        # The replay failed because its browser went away, not because of the page: nobody is
+        # told of a failure, the run is only cut short.
+        lost = entry.model_copy(update={"outcome": "interrupted", "ended": stamp(now), "reason": INTERRUPTED,
+                                        "duration_ms": summary.duration_ms, "trace": summary.trace_dir or entry.trace})
+        schedule.record(made.workflow, lost)
+        return lost
     answered_before, before = last_answer(runs)
     done = summary.success and summary.outcome == "done"
     changed = changes(workflow.answer, made.fields, before, summary.data) if done and answered_before else []
@@ -150,6 +171,8 @@ async def schedule_tick(params: dict[str, Any], ctx: CallContext) -> dict[str, A
         now = now.astimezone()
     async with _TICK:
         _end_lost_runs(now)
+        if not _ACTIVE:
+            await _close_left_tabs(ctx.browser)
         try:
             schedules = schedule.load_all()
         except schedule.ScheduleInvalid as exc:
@@ -168,3 +191,81 @@ async def schedule_list(params: dict[str, Any], ctx: CallContext) -> dict[str, A
     from waymark.host.workflows.schedule_view import rows
 
     return {"schedules": rows()}
+
+
+class ScheduleParams(BaseModel):
+    """What the side panel's schedule form sends: one of `every` (30m, 1h), `daily` or `weekdays` (HH:MM)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    every: str | None = None
+    daily: str | None = None
+    weekdays: str | None = None
+    approve_destructive: bool = False
+
+
+class ScheduleName(BaseModel):
+    """The workflow whose schedule is paused, resumed or removed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+
+
+def _users_own(ctx: CallContext, params: dict[str, Any], model: type[Any]) -> Any:
+    """Only the user's own panel makes or changes schedules, never an MCP client."""
+    if ctx.client_id is not None:
+        raise MethodError("not_allowed", "only the user makes or changes schedules, in the side panel or on the command line")
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        raise MethodError("bad_params", str(exc.errors()[0]["msg"])) from None
+
+
+@method("schedule.set")
+async def schedule_set(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Schedule a saved workflow (or replace its schedule), as `waymark workflow schedule NAME --every ...` does."""
+    asked: ScheduleParams = _users_own(ctx, params, ScheduleParams)
+    try:
+        cadence = (schedule.every(asked.every) if asked.every else schedule.at_time("daily", asked.daily) if asked.daily
+                   else schedule.at_time("weekdays", asked.weekdays) if asked.weekdays else None)
+        if cadence is None:
+            raise schedule.ScheduleInvalid("say when it runs: every N minutes or hours, daily at, or weekdays at")
+        workflow = store.load(asked.name)
+        schedule.put(schedule.new_schedule(workflow, cadence, system_clock(), approve_destructive=asked.approve_destructive))
+    except (schedule.ScheduleInvalid, store.WorkflowNotFound, WorkflowInvalid) as exc:
+        raise MethodError("invalid_schedule", str(exc)) from None
+    return await schedule_list({}, ctx)
+
+
+@method("schedule.pause")
+async def schedule_pause(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Pause a workflow's schedule: it does not run until resumed."""
+    return await _change(_users_own(ctx, params, ScheduleName).name, paused=True, ctx=ctx)
+
+
+@method("schedule.resume")
+async def schedule_resume(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Resume a paused schedule."""
+    return await _change(_users_own(ctx, params, ScheduleName).name, paused=False, ctx=ctx)
+
+
+@method("schedule.remove")
+async def schedule_remove(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Remove a workflow's schedule (its history stays)."""
+    name = _users_own(ctx, params, ScheduleName).name
+    try:
+        schedule.remove(name)
+    except (schedule.ScheduleInvalid, WorkflowInvalid) as exc:
+        raise MethodError("invalid_schedule", str(exc)) from None
+    return await schedule_list({}, ctx)
+
+
+async def _change(name: str, *, paused: bool, ctx: CallContext) -> dict[str, Any]:
+    try:
+        made = schedule.get(name)
+        schedule.put(made.model_copy(update={"paused": paused}))
+    except schedule.ScheduleInvalid as exc:
+        raise MethodError("invalid_schedule", str(exc)) from None
+    return await schedule_list({}, ctx)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from playwright.async_api import expect
 
+from tests.conftest import ARTIFACTS
 from tests.e2e import test_sidepanel as sidepanel_tests
 from tests.e2e.test_sidepanel import Panel, configure
 
@@ -59,3 +60,35 @@ async def test_saving_under_a_name_that_is_not_allowed_says_why(panel: Panel, sw
     await summary.get_by_label("Workflow name").fill("Not A Name!")
     await summary.get_by_role("button", name="Save as workflow").click()
     await expect(summary.locator(".saved")).to_contain_text("Not saved: 'Not A Name!' is not a workflow name")
+
+
+async def test_a_saved_workflow_is_scheduled_paused_resumed_and_unscheduled_from_its_item(panel: Panel, sw: Any):
+    from waymark.host.workflows import schedule
+
+    summary = await _finished_run(panel, sw)
+    await summary.get_by_label("Workflow name").fill("panel-scheduled")
+    await summary.get_by_role("button", name="Save as workflow").click()
+    item = panel.page.locator('#workflow-list li[data-name="panel-scheduled"]')
+    await expect(item.locator(".schedule-when")).to_have_text("Not scheduled")
+
+    await item.get_by_label("Schedule", exact=True).select_option(label="Every N hours")
+    await item.get_by_label("How many").fill("2")
+    await item.get_by_role("button", name="Schedule").click()
+    # The place-order step is destructive: a scheduled run would have nobody to confirm it.
+    await expect(item.locator(".schedule-status")).to_contain_text("is destructive")
+    await item.get_by_label("Let scheduled runs do its destructive steps").check()
+    await item.get_by_role("button", name="Schedule").click()
+    await expect(item.locator(".schedule-when")).to_contain_text("Runs every 2h · next ")
+    await expect(item.locator(".schedule-last")).to_have_text("Never ran yet.")
+    assert schedule.get("panel-scheduled").approved == [2]
+    ARTIFACTS.mkdir(exist_ok=True)
+    await panel.page.screenshot(path=str(ARTIFACTS / "sidepanel-workflow-schedule.png"), full_page=True)
+
+    await item.get_by_role("button", name="Pause").click()
+    await expect(item.locator(".schedule-when")).to_have_text("Runs every 2h · paused")
+    assert schedule.get("panel-scheduled").paused
+    await item.get_by_role("button", name="Resume").click()
+    await expect(item.locator(".schedule-when")).to_contain_text("· next ")
+    await item.get_by_role("button", name="Remove schedule").click()
+    await expect(item.locator(".schedule-when")).to_have_text("Not scheduled")
+    assert "panel-scheduled" not in schedule.load_all()

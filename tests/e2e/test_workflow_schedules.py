@@ -6,6 +6,7 @@ needs a confirmation stops the run and notifies; missed slots run once."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -16,7 +17,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+from playwright.async_api import Error as PlaywrightError
 
+from tests.conftest import wait_connected
+from tests.e2e.worker_helpers import stop_service_worker, until
 from waymark.eval.sites.serve import SITES_DIR, SiteServer
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.e2e]
@@ -178,3 +182,73 @@ async def test_a_step_that_needs_confirmation_stops_the_scheduled_run_and_notifi
     assert news["title"] == f"{order_workflow}: the scheduled run stopped"
     assert await _notifications(sw) == [f"waymark-run:{news['trace']}"]
     schedule.remove(order_workflow)
+
+
+REPORT = """<!doctype html><title>Report</title><main><h1>Nightly report</h1>
+<button type="button" onclick="start()">Wait for the report</button><p id="asked"></p><p id="status"></p></main>
+<script>
+function start() { document.getElementById("asked").textContent = "Waiting for the report"; poll(); }
+async function poll() {
+  const said = (await (await fetch("status.txt", {cache: "no-store"})).text()).trim();
+  if (said === "ready") document.getElementById("status").textContent = "Report ready"; else setTimeout(poll, 200);
+}
+</script>"""
+
+
+def _report_workflow(url: str) -> str:
+    """A workflow that asks for a report and waits (up to a minute) until it says "Report ready": a
+    report still being prepared holds the replay open."""
+    from waymark.host.core.targets import ElementPlace
+    from waymark.host.workflows import store
+    from waymark.host.workflows.model import Workflow, WorkflowStep
+
+    store.write(Workflow(name="nightly-report", task="Wait for the nightly report", start_url=url, steps=[
+        WorkflowStep(intent="Ask for the report", action={"type": "click"},
+                     target=ElementPlace(role="button", name="Wait for the report"),
+                     checks=[{"text_present": "Waiting for the report"}]),
+        WorkflowStep(intent="Wait until the report is ready",
+                     action={"type": "wait", "until": {"text_present": "Report ready"}, "timeout_ms": 60_000},
+                     checks=[{"text_present": "Report ready"}])]), replace=True)
+    return "nightly-report"
+
+
+async def test_a_worker_stopped_mid_run_ends_the_run_interrupted_with_its_reason_and_trace_and_the_next_tick_runs(
+        own_browser, tmp_path):
+    from waymark.host.launch import find_service_worker
+    from waymark.host.workflows import schedule
+
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "report.html").write_text(REPORT, encoding="utf-8")
+    status = tmp_path / "site" / "status.txt"
+    status.write_text("preparing", encoding="utf-8")
+    server = SiteServer(tmp_path / "site").start()
+    try:
+        schedule.save_all({})  # only this schedule is due in this browser
+        name = _report_workflow(f"{server.site}/report.html")
+        made = _schedule(name, "--every", "1h")
+        mid_run = asyncio.create_task(_tick(own_browser.service_worker, made + timedelta(hours=1, minutes=1)))
+        await until(lambda: [e.outcome for e in schedule.history(name)] == ["running"] or mid_run.done())
+        await until(lambda: any(p.url.endswith("/report.html") for p in own_browser.context.pages))
+
+        await stop_service_worker(own_browser)
+        with pytest.raises(PlaywrightError):  # the worker that asked is gone
+            await mid_run
+        status.write_text("ready", encoding="utf-8")
+        panel = await own_browser.context.new_page()  # any extension page wakes a fresh worker
+        await panel.goto(f"chrome-extension://{own_browser.extension_id}/sidepanel/sidepanel.html")
+        own_browser.service_worker = await find_service_worker(own_browser.context, own_browser.extension_id)
+        await wait_connected(own_browser.service_worker)
+
+        reply = await _tick(own_browser.service_worker, made + timedelta(hours=2, minutes=1))
+
+        lost, again = schedule.history(name)
+        assert lost.outcome == "interrupted", lost
+        assert "service worker stopped while the run was in progress" in lost.reason
+        assert Path(lost.trace).is_dir() and any(Path(lost.trace).iterdir())
+        (ran,) = reply["ran"]
+        assert (ran["run_id"], ran["outcome"], ran["replay"], ran["model_calls"]) == (again.run_id, "done", "unchanged", 0)
+        assert not [p for p in own_browser.context.pages if p.url.endswith("/report.html")]
+        await panel.close()
+    finally:
+        schedule.save_all({})
+        server.close()
