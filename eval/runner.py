@@ -40,6 +40,7 @@ from waymark.eval.tasks import (
     Task,
     TaskError,
     load_suite,
+    own_folder,
     parse_shard,
     shard,
 )
@@ -91,11 +92,22 @@ class RunConfig(BaseModel):
 
     @classmethod
     def from_cli(
-        cls, *, suite: str, specs: tuple[ModelSpec, ModelSpec] | None, tasks: list[str] | None, workers: int,
+        cls, *, suite: str | None, specs: tuple[ModelSpec, ModelSpec] | None, tasks: list[str] | None, workers: int,
         shard: str | None, out: Path, headless: bool = True, plan: bool = True, output_schema: bool = True,
-        half: str | None = None, seeds: int = 1, budget_minutes: float | None = None,
+        half: str | None = None, seeds: int = 1, budget_minutes: float | None = None, suite_dir: Path | None = None,
     ) -> "RunConfig":
-        """Validate the command line's choices (raises RunnerError / TaskError with the fix)."""
+        """Validate the command line's choices (raises RunnerError / TaskError with the fix).
+        `suite_dir`: a folder of task files kept anywhere (its `sites/` and `scripts/` beside
+        them), run as the bundled suites are, in place of `suite`."""
+        if (suite is None) == (suite_dir is None):
+            raise RunnerError("choose one suite: --suite NAME (bundled) or --suite-dir DIR (a folder of task files)")
+        suites_dir = SUITES_DIR
+        if suite_dir is not None:
+            folder = suite_dir.expanduser().resolve()
+            if not folder.is_dir() or not any(folder.glob("*.json")):
+                raise RunnerError(f"--suite-dir {suite_dir}: not a folder of task files (*.json)")
+            suite, suites_dir = folder.name, folder.parent
+        assert suite is not None
         if specs is None:
             raise RunnerError("choose a model: --provider P --model M, --model SPEC, or --planner SPEC --executor SPEC")
         planner, executor = specs
@@ -110,7 +122,7 @@ class RunConfig(BaseModel):
         return cls(
             suite=suite, executor=executor, planner=None if planner == executor else planner, tasks=tasks, workers=workers,
             shard=parse_shard(shard) if shard else None, out=out, headless=headless, plan=plan, output_schema=output_schema,
-            half=half, seeds=seeds, budget_s=budget_minutes * 60 if budget_minutes is not None else None,
+            half=half, seeds=seeds, budget_s=budget_minutes * 60 if budget_minutes is not None else None, suites_dir=suites_dir,
         )
 
     def select(self) -> list[Task]:
@@ -202,8 +214,13 @@ class Servers:
         self._own_apps = apps is None
 
     def start(self, tasks: list[Task]) -> "Servers":
-        if any(t.kind == "e2e" and t.miniwob is None and t.app is None for t in tasks):
-            self.sites = SiteServer().start()
+        site_tasks = [t for t in tasks if t.kind == "e2e" and t.miniwob is None and t.app is None]
+        if site_tasks:
+            # A suite kept outside the package serves the `sites/` folder beside its tasks.
+            own = {own_folder(t.path, "sites") for t in site_tasks} - {None}
+            if len(own) > 1:
+                raise RunnerError("the tasks come from suites with different sites folders: run one suite at a time")
+            self.sites = SiteServer(*own).start()
         apps = {t.app for t in tasks if t.app is not None}
         if apps:
             self.apps = self.apps or AppStates()

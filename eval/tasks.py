@@ -206,14 +206,26 @@ class Task(BaseModel):
             raise TaskError(f"{self.id}: cannot read snapshot {path}: {exc}") from exc
 
     def script_path(self) -> Path | None:
-        """The scripted provider's script for this task, if it has one."""
-        return (SCRIPTS_DIR / self.script).resolve() if self.script else None
+        """The scripted provider's script for this task, if it has one: in the `scripts/` folder
+        beside the task's own file when there is one there (a suite kept outside the package),
+        else under eval/scripts/."""
+        if not self.script:
+            return None
+        beside = own_folder(self.path, "scripts")
+        return ((beside if beside and (beside / self.script).is_file() else SCRIPTS_DIR) / self.script).resolve()
 
     def resolved_start_url(self, site: str, other: str) -> str:
         """The start URL with the two loopback origins filled in."""
         if not self.start_url:
             raise TaskError(f"{self.id}: no start_url")
         return self.start_url.replace("{site}", site.rstrip("/")).replace("{other}", other.rstrip("/"))
+
+
+def own_folder(task_file: Path | None, name: str) -> Path | None:
+    """The folder `name` beside a task file's suite folder (`<suite>/name`), if it exists: where a
+    suite kept outside the package holds its scripts and its sites."""
+    folder = task_file.parent / name if task_file is not None else None
+    return folder if folder is not None and folder.is_dir() else None
 
 
 def suite_names(root: Path = SUITES_DIR) -> list[str]:
@@ -243,7 +255,7 @@ def load_task(path: Path, suite: str) -> Task:
     task.path = path
     script = task.script_path()
     if script is not None and not script.is_file():
-        raise TaskError(f"{path}: script {task.script} not found under {SCRIPTS_DIR}")
+        raise TaskError(f"{path}: script {task.script} not found under {path.parent / 'scripts'} or {SCRIPTS_DIR}")
     return task
 
 

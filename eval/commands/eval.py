@@ -18,7 +18,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     commands = p.add_subparsers(dest="eval_command", metavar="SUBCOMMAND")
 
     run = commands.add_parser("run", help="run a suite and write one JSONL row per task")
-    run.add_argument("--suite", required=True, help="smoke, sites, miniwob, injection, apps (folders under eval/suites/)")
+    which = run.add_mutually_exclusive_group(required=True)
+    which.add_argument("--suite", help="smoke, sites, miniwob, injection, apps (folders under eval/suites/)")
+    which.add_argument("--suite-dir", type=Path, metavar="DIR",
+                       help="a suite of your own: a folder of task files, with the pages they use in DIR/sites/ and scripts in DIR/scripts/")
     add_model_arguments(run)
     run.add_argument("--tasks", metavar="GLOB", action="append",
                      help="only tasks whose id (suite/name) or name matches; repeat it or separate globs with commas")
@@ -102,13 +105,13 @@ def _run(args: argparse.Namespace) -> int:
         config = RunConfig.from_cli(
             suite=args.suite, specs=specs_from_args(args), tasks=args.tasks, workers=args.workers, shard=args.shard,
             out=args.out, headless=not args.headed, plan=args.plan, output_schema=args.output_schema, half=args.half,
-            seeds=args.seeds, budget_minutes=args.budget_minutes,
+            seeds=args.seeds, budget_minutes=args.budget_minutes, suite_dir=args.suite_dir,
         )
         summary = run_suite_sync(config, progress=shown_on(sys.stderr, disabled=args.no_progress))
     except (TaskError, RunnerError, ReportError, ValueError) as exc:
         print(f"waymark eval run: {exc}", file=sys.stderr)
         return 2
-    print(format_summary(summary, title=f"suite {args.suite}: {args.out}"))
+    print(format_summary(summary, title=f"suite {config.suite}: {args.out}"))
     return 0
 
 

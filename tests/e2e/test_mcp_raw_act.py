@@ -27,6 +27,12 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 CLIENT = "raw-act-tool"
 
 
+@pytest.fixture(autouse=True)
+def asks_first(saved_settings: Any) -> None:
+    """The user's saved policy: destructive actions ask first (the product's default)."""
+    saved_settings({"confirm_policy": "ask"})
+
+
 async def _shop_tab(connection: Any, site_url: str) -> tuple[int, int, str]:
     """The client's own tab on a shop page of its own, the ref of its Place order button, and its URL."""
     url = f"{site_url}/sidepanel/shop.html?case={uuid.uuid4().hex}"
@@ -42,13 +48,26 @@ async def _status(browser: Any, url: str) -> str:
     return await page.locator("#status").inner_text()
 
 
+async def _question(panel: SidePanel, clicking: Any) -> Any:
+    """The panel's question about the client's click (the click's own answer, had it come first, says why not)."""
+    question = panel.page.get_by_role("alertdialog", name=f"Confirm for {CLIENT}")
+    shown = asyncio.ensure_future(question.wait_for(timeout=30_000))
+    await asyncio.wait([shown, clicking], return_when=asyncio.FIRST_COMPLETED)
+    if clicking.done():
+        shown.cancel()
+        answer = clicking.exception() or clicking.result()
+        raise AssertionError(f"the click was answered without a question: {answer!r}")
+    await shown
+    return question
+
+
 async def test_a_raw_clients_destructive_click_is_asked_in_the_side_panel_and_a_decline_never_reaches_the_page(browser, site_url):
     connection = await allowed_connection(browser, CLIENT)
     panel = await SidePanel.open(browser)
     try:
         tab, order, url = await _shop_tab(connection, site_url)
         clicking = asyncio.ensure_future(connection.call("act", {"tab_id": tab, "action": {"type": "click", "ref": order}}, timeout=60))
-        question = panel.page.get_by_role("alertdialog", name=f"Confirm for {CLIENT}")
+        question = await _question(panel, clicking)
         await question.get_by_role("button", name="Decline").click(timeout=30_000)
         with pytest.raises(HostCallError) as refused:
             await clicking
@@ -65,7 +84,7 @@ async def test_a_raw_clients_destructive_click_the_user_approves_is_sent_once(br
     try:
         tab, order, url = await _shop_tab(connection, site_url)
         clicking = asyncio.ensure_future(connection.call("act", {"tab_id": tab, "action": {"type": "click", "ref": order}}, timeout=60))
-        question = panel.page.get_by_role("alertdialog", name=f"Confirm for {CLIENT}")
+        question = await _question(panel, clicking)
         await question.get_by_role("button", name="Allow once").click(timeout=30_000)
         result = await clicking
         assert result["ok"] is True, result
