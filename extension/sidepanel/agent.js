@@ -324,12 +324,15 @@ export class AgentView {
       s.workflow ? h("p", { class: "figures", text: `Replay: ${s.replay} · ${s.model_calls ?? 0} model calls` }) : null,
       ok && s.run_id && !s.workflow && this.onSaveable ? this.onSaveable(s) : null,
     ));
+    // The outcome is what the user waited for: it is brought into the timeline's view.
+    this.summary.scrollIntoView({ block: "nearest" });
   }
 
   /** @param {{kind: string, title: string, text: string}} end */
   showEnd(end) {
     this.summary.replaceChildren(h("section", { class: `summary ${end.kind === "error" ? "bad" : ""}`, role: end.kind === "error" ? "alert" : "status", dataset: { outcome: end.kind } },
       h("h3", { text: end.title }), h("p", { text: end.text })));
+    this.summary.scrollIntoView({ block: "nearest" });
   }
 }
 
