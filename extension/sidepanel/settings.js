@@ -17,7 +17,7 @@ import { secretsFieldset } from "./secrets.js";
 /**
  * What `settings.test` answers (host/rpc/settings.py).
  * @typedef {{ok: boolean, provider: string, model: string, latency_ms?: number,
- *   error?: import("../shared/protocol_types.js").ErrorInfo}} RoleCheck
+ *   checked?: "listing"|"prompt", error?: import("../shared/protocol_types.js").ErrorInfo}} RoleCheck
  */
 
 const ROLES = /** @type {const} */ (["chat", "planner", "executor"]);
@@ -230,12 +230,17 @@ export class SettingsView {
   /** @param {"chat"|"planner"|"executor"} role */
   async test(role) {
     const out = byId(`set-${role}-test-result`);
-    out.textContent = "Testing… (save first to test changes)";
+    out.textContent = "Testing…";
     out.className = "test-result";
     try {
-      const r = /** @type {RoleCheck} */ (await this.client.call("settings.test", { role }));
+      // What is on screen is tested, saved or not: the chat role too, which an empty role falls back to.
+      /** @type {Record<string, RoleSettings>} */
+      const form = { chat: await this.collectRole("chat") };
+      if (role !== "chat") form[role] = await this.collectRole(role);
+      const r = /** @type {RoleCheck} */ (await this.client.call("settings.test", { role, settings: form }));
       if (r.ok) {
-        out.textContent = `OK: ${r.provider}/${r.model} answered in ${Math.round(r.latency_ms ?? 0)} ms`;
+        const how = r.checked === "listing" ? "is listed by the server (no tokens spent)" : "answered";
+        out.textContent = `OK: ${r.provider}/${r.model} ${how} in ${Math.round(r.latency_ms ?? 0)} ms`;
         out.className = "test-result ok";
       } else {
         out.textContent = `${r.error?.code}: ${r.error?.message}`;

@@ -12,6 +12,7 @@ reliability tests: the agent, the provider, the retry policy and the browser are
   the prompt (a native tool call when the request carries tools, JSON text otherwise);
 - chat requests get `chat(prompt)` when given (an answer read from what the page sent), else a
   fixed line; a request that asks for a stream is answered as a text/event-stream;
+- `GET .../models` gets the listing of `models` (OpenAI's shape), recorded with role "listing";
 - `faults` is a queue consumed one per request: "ok", "429", "500", "drop" (headers and half
   the body, then the connection closes), "reset" (closed before any answer), "hold" (the answer
   waits until `release()`; the request is counted as soon as it arrives).
@@ -36,6 +37,8 @@ class Seen:
     role: str
     body: dict[str, Any]
     fault: str
+    #: The request's method and path, e.g. "POST /v1/chat/completions".
+    request: str = ""
 
     def prompt(self) -> str:
         """Every message's text, joined: what the model would have read."""
@@ -70,6 +73,8 @@ class FakeModel:
     faults: list[str] = field(default_factory=list)
     #: The chat role's answer to the prompt it was sent (every message's text, joined).
     chat: Callable[[str], str] | None = None
+    #: The model ids a `GET /models` lists.
+    models: list[str] = field(default_factory=lambda: ["fake-model"])
     seen: list[Seen] = field(default_factory=list)
     port: int = 0
 
@@ -209,8 +214,15 @@ class FakeModel:
                 headers[key.strip().lower()] = value.strip()
             raw = await reader.readexactly(int(headers.get("content-length", "0")))
             body = json.loads(raw) if raw else {}
+            method, path = (request_line.decode().split() + ["", ""])[:2]
+            if method == "GET" and path.rstrip("/").endswith("/models"):
+                self.seen.append(Seen("listing", {}, "ok", f"{method} {path}"))
+                payload = json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]}).encode()
+                writer.write(f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\nConnection: close\r\n\r\n".encode() + payload)
+                await writer.drain()
+                return
             fault = self.faults.pop(0) if self.faults else "ok"
-            self.seen.append(Seen(self.role_of(body), body, fault))
+            self.seen.append(Seen(self.role_of(body), body, fault, f"{method} {path}"))
             self.arrived.set()
             if fault == "hold":
                 await self._release.wait()
