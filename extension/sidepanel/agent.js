@@ -108,9 +108,10 @@ export function answerTable(s) {
 }
 
 export class AgentView {
-  /** @param {{client: HostClient, status: HostStatus, tab: CurrentTab}} deps */
+  /** @param {{client: HostClient, status: HostStatus, tab: CurrentTab, openSettings: () => void}} deps */
   constructor(deps) {
     this.client = deps.client;
+    this.openSettings = deps.openSettings;
     this.status = deps.status;
     this.tab = deps.tab;
     /** @type {Settings|null} */
@@ -175,7 +176,8 @@ export class AgentView {
       params = agentParams(this.settings, task, this.tab.tabId, this.schema.value);
     } catch (e) {
       clear(this.timeline);
-      this.showEnd({ kind: "error", title: "Cannot start", text: errorMessage(e) });
+      const fix = /** @type {{code?: string}} */ (e).code === "provider_not_configured" ? { label: "Open settings", run: this.openSettings } : undefined;
+      this.showEnd({ kind: "error", title: "Cannot start", text: errorMessage(e) }, fix);
       return;
     }
     await this.follow("agent.run", params, task);
@@ -328,10 +330,14 @@ export class AgentView {
     this.summary.scrollIntoView({ block: "nearest" });
   }
 
-  /** @param {{kind: string, title: string, text: string}} end */
-  showEnd(end) {
+  /**
+   * @param {{kind: string, title: string, text: string}} end
+   * @param {{label: string, run: () => void}=} fix  the button that fixes what went wrong
+   */
+  showEnd(end, fix) {
     this.summary.replaceChildren(h("section", { class: `summary ${end.kind === "error" ? "bad" : ""}`, role: end.kind === "error" ? "alert" : "status", dataset: { outcome: end.kind } },
-      h("h3", { text: end.title }), h("p", { text: end.text })));
+      h("h3", { text: end.title }), h("p", { text: end.text }),
+      fix ? h("button", { type: "button", class: "small", onclick: fix.run }, fix.label) : null));
     this.summary.scrollIntoView({ block: "nearest" });
   }
 }

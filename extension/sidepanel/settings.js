@@ -26,7 +26,13 @@ const ROLE_HELP = {
   planner: "Plans agent tasks. Empty: uses the chat model.",
   executor: "Picks each agent action. Empty: uses the chat model.",
 };
-const PRESETS = ["openrouter", "openai", "ollama", "lmstudio", "vllm", "llamacpp"];
+/** The OpenAI-compatible servers, by the names users know. */
+const PRESETS = [["openai", "OpenAI"], ["openrouter", "OpenRouter"], ["ollama", "Ollama"], ["lmstudio", "LM Studio"], ["llamacpp", "llama.cpp"], ["vllm", "vLLM"]];
+/** The registry's providers (providers/registry.py), by the names users know. */
+const PROVIDER_NAMES = /** @type {Record<string, string>} */ ({
+  openai_compat: "OpenAI, Ollama, LM Studio… (OpenAI-compatible)", anthropic: "Anthropic", gemini: "Google Gemini",
+  mlx: "MLX (on this Mac)", scripted: "Scripted (tests and demos)",
+});
 const THEME_KEY = "waymark.theme";
 
 /** Apply the saved theme ("system", "light" or "dark"); UI-only, so it may live in chrome.storage. */
@@ -121,13 +127,13 @@ export class SettingsView {
     const { preset, base_url: baseUrl, temperature, timeout, context_tokens: contextTokens, native_tools: nativeTools, ...extra } = conf.options || {};
     const num = (/** @type {string} */ name, /** @type {unknown} */ v, /** @type {string} */ placeholder, /** @type {string} */ step) =>
       h("input", { id: id(name), type: "number", min: "0", step, value: v === undefined || v === null ? "" : String(v), placeholder });
-    const providers = [["", role === "chat" ? "(none)" : "(same as chat)"], ...view.providers.map((p) => [p, p])];
+    const providers = [["", role === "chat" ? "(none)" : "(same as chat)"], ...view.providers.map((p) => [p, PROVIDER_NAMES[p] || p])];
     const fs = h("fieldset", { class: "role", dataset: { role } },
       h("legend", { text: role[0].toUpperCase() + role.slice(1) }),
       h("p", { class: "muted small", text: ROLE_HELP[role] }),
       field("Provider", select(id("provider"), providers, conf.provider)),
       field("Model", h("input", { id: id("model"), type: "text", value: conf.model, placeholder: "e.g. gemini-2.5-flash", spellcheck: "false" })),
-      field("Preset (OpenAI-compatible)", select(id("preset"), [["", "(none)"], ...PRESETS.map((p) => [p, p])], String(preset || "")), "preset"),
+      field("Service", select(id("preset"), [["", "(none)"], ...PRESETS], String(preset || "")), "preset"),
       field("Base URL", h("input", { id: id("base_url"), type: "url", value: baseUrl || "", placeholder: "the provider's default", spellcheck: "false" })),
       field("API key", h("input", { id: id("key"), type: "password", autocomplete: "off", value: "" }), "key"),
       field("Temperature", num("temperature", temperature, "default (local servers: 0)", "0.1")),
