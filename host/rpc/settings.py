@@ -18,7 +18,6 @@ from waymark.host.core import secrets_store
 from waymark.host.core.validation import problems
 from waymark.host.methods import CallContext, MethodError, method
 from waymark.host.settings import (
-    ROLES,
     Role,
     RoleSettings,
     Settings,

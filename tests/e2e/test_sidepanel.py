@@ -386,7 +386,7 @@ async def test_agent_run_renders_every_step(panel: Panel, sw: Any, shop: Any):
     await expect(steps.first.locator(".action-line")).to_contain_text('button "Add to cart"')
     await expect(panel.page.locator("#agent-timeline .entry-plan")).to_contain_text("Plan: 2 steps")
     await expect(summary).to_contain_text("2/2 steps passed")
-    await expect(summary.locator(".trace a")).to_have_attribute("href", lambda_endswith("trace.jsonl"))
+    await expect(summary.locator(".trace a")).to_have_attribute("href", lambda_endswith("trace.html"))
     await expect(shop.locator("#status")).to_have_text("Order placed")
 
 
