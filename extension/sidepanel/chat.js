@@ -99,7 +99,7 @@ export class ChatView {
     label.classList.toggle("builtin", this.useBuiltin());
     if (this.useBuiltin()) label.textContent = BUILTIN_LABEL;
     else if (this.hostChat) label.textContent = `Chat model: ${this.hostChat}`;
-    else if (this.hostChat === "") label.textContent = "No chat model configured: choose one in Settings.";
+    else if (this.hostChat === "") label.textContent = "No chat model yet: set one up above, or in Settings.";
     else label.textContent = "";
   }
 

@@ -94,7 +94,14 @@ export class SettingsView {
     const view = /** @type {HostSettings} */ (this.view);
     const s = view.settings;
     clear(this.root);
-    for (const role of ROLES) this.root.append(this.roleFieldset(role, s[role], view));
+    // One model does everything unless the user asks for separate ones: most need only the chat role.
+    const separate = Boolean(s.planner.provider || s.executor.provider);
+    const toggle = checkbox("set-separate-roles", "Use separate models for planning and for acting (agent)", separate);
+    const roles = ROLES.map((role) => this.roleFieldset(role, s[role], view));
+    const showRoles = () => { for (const fs of roles.slice(1)) fs.hidden = !toggle.querySelector("input")?.checked; };
+    toggle.querySelector("input")?.addEventListener("change", showRoles);
+    showRoles();
+    this.root.append(roles[0], toggle, ...roles.slice(1));
     this.root.append(secretsFieldset(this.client, view.secrets, () => this.load()));
     const theme = await applySavedTheme();
     this.root.append(
@@ -209,7 +216,9 @@ export class SettingsView {
     try {
       /** @type {Record<string, unknown>} */
       const patch = {};
-      for (const role of ROLES) patch[role] = await this.collectRole(role);
+      const separate = /** @type {HTMLInputElement} */ (byId("set-separate-roles")).checked;
+      // Without separate models, planning and acting use the chat model: their own are cleared.
+      for (const role of ROLES) patch[role] = role === "chat" || separate ? await this.collectRole(role) : { provider: "", model: "", options: {} };
       const lines = (/** @type {string} */ id) => /** @type {HTMLTextAreaElement} */ (byId(id)).value.split(/[\n,]/).map((l) => l.trim()).filter(Boolean);
       patch.allow_domains = lines("set-allow");
       patch.block_domains = lines("set-block");

@@ -63,3 +63,20 @@ async def test_test_names_a_model_the_server_does_not_list(browser: Any, sw: Any
         f"model_not_found: {model.base_url} answers, but has no model 'mistral'; it lists llama3.2:latest, qwen2.5:1.5b.")
     assert panel.errors == []
     await panel.page.close()
+
+
+async def test_settings_show_one_model_until_separate_planner_and_executor_are_asked_for(browser: Any, sw: Any):
+    await configure(sw, chat=SAVED, planner={"provider": "", "model": "", "options": {}}, executor={"provider": "", "model": "", "options": {}})
+    panel = await open_panel(browser)
+    page = panel.page
+    await page.locator("#tab-settings").click()
+    await expect(page.locator("fieldset.role[data-role=chat]")).to_be_visible()
+    await expect(page.locator("fieldset.role[data-role=planner]")).to_be_hidden()
+    await expect(page.locator("fieldset.role[data-role=executor]")).to_be_hidden()
+
+    await page.locator("#set-separate-roles").check()
+
+    await expect(page.locator("fieldset.role[data-role=planner]")).to_be_visible()
+    await expect(page.locator("fieldset.role[data-role=executor]")).to_be_visible()
+    assert panel.errors == []
+    await page.close()
