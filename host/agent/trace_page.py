@@ -16,12 +16,34 @@ main{max-width:1100px;margin:20px auto;padding:0 20px}
 .summary{background:#fff;border-radius:8px;padding:16px 20px;margin-bottom:16px}
 .ok{color:#1b7f3a}.bad{color:#b3261e}
 .step{background:#fff;border-radius:8px;padding:14px 18px;margin:10px 0;display:grid;grid-template-columns:1fr 360px;gap:16px}
-.step img{width:360px;border:1px solid #dde;border-radius:4px}
+.step img{width:360px;border:1px solid #dde;border-radius:4px;cursor:zoom-in}
+.step img:focus{position:fixed;inset:0;width:100%;height:100%;object-fit:contain;background:rgba(0,0,0,.85);z-index:10;cursor:zoom-out;border:0;border-radius:0}
 .step h3{margin:0 0 6px;font-size:15px}code{background:#eef0f6;padding:1px 4px;border-radius:3px}
 ul{margin:4px 0;padding-left:18px}.meta{color:#5a6275;font-size:12px}
 .plan{background:#fff;border-radius:8px;padding:12px 20px}
 table.answer{border-collapse:collapse}table.answer td,table.answer th{padding:4px 8px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
 """
+
+
+def check_words(predicate: Any) -> str:
+    """A check as a sentence's subject, not JSON: `exists: button "In cart (1)"`, `url contains "/cart"`."""
+    if not isinstance(predicate, dict) or len(predicate) != 1:
+        return json.dumps(predicate, ensure_ascii=False)
+    (name, arg), = predicate.items()
+    said = name.replace("_", " ")
+    if isinstance(arg, str):
+        return f'{said} "{arg}"'
+    if isinstance(arg, dict) and any(k in arg for k in ("role", "name", "name_contains", "text_contains")):
+        what = str(arg.get("role") or "element")
+        if arg.get("name"):
+            what += f' "{arg["name"]}"'
+        elif arg.get("name_contains"):
+            what += f' named with "{arg["name_contains"]}"'
+        if arg.get("text_contains"):
+            what += f' showing "{arg["text_contains"]}"'
+        rest = {k: v for k, v in arg.items() if k not in ("role", "name", "name_contains", "text_contains")}
+        return f"{said}: {what}" + (f" {json.dumps(rest, ensure_ascii=False)}" if rest else "")
+    return f"{said}: {json.dumps(arg, ensure_ascii=False)}"
 
 
 def _img(folder: Path, rel: str | None) -> str:
@@ -31,7 +53,8 @@ def _img(folder: Path, rel: str | None) -> str:
     if not path.is_file():
         return ""
     data = base64.b64encode(path.read_bytes()).decode("ascii")
-    return f'<img alt="overlay screenshot" src="data:image/jpeg;base64,{data}">'
+    # Focusable: a click enlarges it to the whole window (the CSS's :focus rule), a click elsewhere shrinks it.
+    return f'<img alt="overlay screenshot (click to enlarge)" title="click to enlarge" tabindex="0" src="data:image/jpeg;base64,{data}">'
 
 
 def render_html(folder: Path, events: list[dict[str, Any]], summary: dict[str, Any] | None) -> str:
@@ -59,7 +82,8 @@ def render_html(folder: Path, events: list[dict[str, Any]], summary: dict[str, A
             verdict = str(ev.get("verdict", ""))
             cls = "ok" if verdict in ("passed", "done") else "bad"
             checks = "".join(
-                f"<li class='{'ok' if c.get('ok') else 'bad'}'><code>{e(json.dumps(c.get('predicate')))}</code> {e(str(c.get('detail', '')))}</li>"
+                f"<li class='{'ok' if c.get('ok') else 'bad'}'>{'✓' if c.get('ok') else '✗'} {e(check_words(c.get('predicate')))}"
+                f"{' <span class=meta>' + e(str(c['detail'])) + '</span>' if c.get('detail') else ''}</li>"
                 for c in ev.get("checks") or [])
             notes = "".join(f"<li>{e(str(n))}</li>" for n in (ev.get("repair") or []))
             problems = "".join(f"<li>unusable answer [{e(str(p.get('kind')))}]</li>" for p in (ev.get("parse_failures") or []))
