@@ -16,7 +16,6 @@ import waymark.host.commands
 from waymark.host.core import __version__
 from waymark.host.launch import LaunchError
 
-
 #: Commands for those who develop or measure Waymark (or that Chrome starts): they work as ever,
 #: but the help lists them on one line apart, so a user sees only the commands meant for them.
 DEVELOPER_COMMANDS = ("bench", "eval", "schema", "host")
