@@ -52,3 +52,34 @@ async def test_a_question_answered_only_by_a_paragraph_is_answered_from_the_page
     assert PARAGRAPH not in BLOCK.sub("", question), "no page text outside the untrusted block"
     assert panel.errors == []
     await page.close()
+
+
+async def open_chat(browser: Any, sw: Any, kettle: Any, model: Any) -> Panel:
+    await configure(sw, chat={"provider": "openai_compat", "model": "fake-model", "options": {"preset": "ollama", "base_url": model.base_url}})
+    page = await browser.context.new_page()
+    await page.set_viewport_size({"width": 400, "height": 800})
+    panel = await Panel(page).open(browser.extension_id, await tab_id_of(sw, kettle.url))
+    await expect(page.locator("#chat-model")).to_contain_text("fake-model", timeout=20000)
+    return panel
+
+
+async def test_a_relative_link_in_an_answer_about_the_page_opens_on_that_page_s_site(browser: Any, sw: Any, kettle: Any, serve: Any, site_url: str):
+    model = await serve([], chat=lambda prompt: "See [the care guide](/sidepanel/care.html).")
+    panel = await open_chat(browser, sw, kettle, model)
+
+    answer = await panel.ask("How do I descale it?", use_page=True)
+
+    await expect(answer.get_by_role("link", name="the care guide")).to_have_attribute("href", f"{site_url}/sidepanel/care.html")
+    assert panel.errors == []
+    await panel.page.close()
+
+
+async def test_a_relative_link_in_an_answer_without_a_page_stays_text(browser: Any, sw: Any, kettle: Any, serve: Any):
+    model = await serve([], chat=lambda prompt: "See [the care guide](/sidepanel/care.html).")
+    panel = await open_chat(browser, sw, kettle, model)
+
+    answer = await panel.ask("How do I descale it?")
+
+    await expect(answer.locator(".bubble")).to_have_text("See [the care guide](/sidepanel/care.html).")
+    assert await answer.locator("a").count() == 0
+    await panel.page.close()
