@@ -447,10 +447,11 @@ async def _open_task(task: Task, page: Any, controller: Any, servers: Servers,
 async def _e2e_worker(config: RunConfig, queue: "asyncio.Queue[Task]", servers: Servers, sha: str,
                       emit: Callable[[Row], None], deadline: float | None) -> None:
     from waymark.host.control_client import Controller, HostNotConnected
+    from waymark.host.core.paths import eval_runs_dir
     from waymark.host.launch import ChromiumNotFound
 
     try:
-        controller = await Controller(headless=config.headless).__aenter__()
+        controller = await Controller(headless=config.headless, host_env={"WAYMARK_RUNS_DIR": str(eval_runs_dir())}).__aenter__()
     except (HostNotConnected, ChromiumNotFound, OSError) as exc:
         raise RunnerError(f"cannot start the browser with the extension and host: {exc}") from exc
     try:

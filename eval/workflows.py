@@ -295,12 +295,15 @@ async def run_suite(patterns: list[str] | None, out: Path | None, heal_model: di
     """Every selected sites task through fresh run, save, replay and changed-site replay, in one
     browser; `fresh_model` (a model spec) runs the fresh runs instead of the tasks' scripts."""
     from waymark.host.control_client import Controller
+    from waymark.host.core.paths import eval_runs_dir
 
     tasks = [t for t in load_suite("sites", patterns) if t.kind == "e2e" and t.script]
     rows: list[WorkflowRow] = []
     with tempfile.TemporaryDirectory(prefix="waymark-workflows-eval-") as scratch:
-        saved_env = {k: os.environ.get(k) for k in ("WAYMARK_CONFIG_DIR",)}
-        # Workflows and the secrets the tasks type live in a folder of this eval run, which the host it launches uses too.
+        saved_env = {k: os.environ.get(k) for k in ("WAYMARK_CONFIG_DIR", "WAYMARK_RUNS_DIR")}
+        # Workflows and the secrets the tasks type live in a folder of this eval run, which the host it launches uses too;
+        # its runs' traces are kept apart from the user's own.
+        os.environ["WAYMARK_RUNS_DIR"] = str(eval_runs_dir())
         os.environ["WAYMARK_CONFIG_DIR"] = str(Path(scratch) / "config")
         site = SiteServer().start()
         changed = SiteServer(make_variant(Path(scratch) / "variant")).start() if variant else None

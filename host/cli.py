@@ -16,14 +16,29 @@ import waymark.host.commands
 from waymark.host.core import __version__
 from waymark.host.launch import LaunchError
 
+#: Commands for those who develop or measure Waymark (or that Chrome starts): they work as ever,
+#: but the help lists them on one line apart, so a user sees only the commands meant for them.
+DEVELOPER_COMMANDS = ("bench", "eval", "schema", "host")
+START_HERE = """start here:
+  waymark doctor      check the install
+  waymark demo        watch the agent do a task on a demo shop (no key needed)
+  waymark run "TASK" --start-url URL --model PROVIDER:MODEL
+
+for developers: """
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand module's `register(subparsers)` applied."""
-    parser = argparse.ArgumentParser(prog="waymark", description="Waymark: an AI agent that lives in your own Chrome.")
+    parser = argparse.ArgumentParser(prog="waymark", description="Waymark: an AI agent that lives in your own Chrome.",
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"waymark {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for _, register in sorted(_registrars().items()):
         register(sub)
+    developer = [name for name in DEVELOPER_COMMANDS if name in sub.choices]
+    sub._choices_actions = [a for a in sub._choices_actions if a.dest not in developer]
+    parser.epilog = START_HERE + ", ".join(f"waymark {name}" for name in developer if name != "host") + \
+        ("; waymark host is the native-messaging host Chrome starts" if "host" in developer else "")
     return parser
 
 

@@ -153,5 +153,10 @@ class LLMProvider(abc.ABC):
         short description. Raises ProviderError. In-process providers have nothing to reach."""
         return "in-process"
 
+    async def model_ids(self, timeout: float = 3.0) -> list[str] | None:
+        """The model names the backend lists, for a check that spends no tokens; None when it has
+        no listing to ask (in-process providers, APIs without one). Raises ProviderError."""
+        return None
+
     async def aclose(self) -> None:  # noqa: B027 - optional: only providers holding connections override it
         """Release connections."""

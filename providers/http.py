@@ -213,12 +213,28 @@ class HTTPProvider(LLMProvider):
 
     async def ping(self, timeout: float = 3.0) -> str:
         started = time.monotonic()
+        await self._listing(timeout)
+        return f"answered in {(time.monotonic() - started) * 1000:.0f} ms"
+
+    async def model_ids(self, timeout: float = 3.0) -> list[str] | None:
+        """The models the backend lists (OpenAI's and Anthropic's shape: `data[].id`), or None when
+        its answer is not such a listing."""
+        response = await self._listing(timeout)
+        try:
+            data = response.json().get("data")
+        except (ValueError, AttributeError):
+            return None
+        if not isinstance(data, list):
+            return None
+        return [str(m["id"]) for m in data if isinstance(m, dict) and m.get("id")]
+
+    async def _listing(self, timeout: float) -> httpx.Response:
         try:
             response = await self._client.get(self.base_url + self.ping_path, headers=self.headers(), timeout=timeout)
         except httpx.TransportError as exc:
             raise transport_error(exc, self.name) from None
         await raise_for_status(response, self.name)
-        return f"answered in {(time.monotonic() - started) * 1000:.0f} ms"
+        return response
 
     async def aclose(self) -> None:
         await self._client.aclose()

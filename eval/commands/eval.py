@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     page = commands.add_parser("html", help="render a report (with the runs' steps and screenshots) as one HTML file")
     page.add_argument("report", type=Path, help="the JSONL report")
-    page.add_argument("-o", "--out", type=Path, required=True, help="the HTML file to write")
+    page.add_argument("-o", "--out", type=Path, help="the HTML file to write (default: the report's name with .html, beside it)")
     page.set_defaults(handler=_html)
 
     table = commands.add_parser("table", help="markdown tables of reports: pass rate with its 95%% interval, tokens and seconds per task")
@@ -159,7 +159,7 @@ def _html(args: argparse.Namespace) -> int:
     rows = _reading("html", lambda: read_rows(args.report))
     if rows is None:
         return 2
-    path = write_html(rows, args.out, title=f"Waymark eval: {args.report.name}")
+    path = write_html(rows, args.out or args.report.with_suffix(".html"), title=f"Waymark eval: {args.report.name}")
     print(f"wrote {path}")
     return 0
 

@@ -108,9 +108,10 @@ export function answerTable(s) {
 }
 
 export class AgentView {
-  /** @param {{client: HostClient, status: HostStatus, tab: CurrentTab}} deps */
+  /** @param {{client: HostClient, status: HostStatus, tab: CurrentTab, openSettings: () => void}} deps */
   constructor(deps) {
     this.client = deps.client;
+    this.openSettings = deps.openSettings;
     this.status = deps.status;
     this.tab = deps.tab;
     /** @type {Settings|null} */
@@ -175,7 +176,8 @@ export class AgentView {
       params = agentParams(this.settings, task, this.tab.tabId, this.schema.value);
     } catch (e) {
       clear(this.timeline);
-      this.showEnd({ kind: "error", title: "Cannot start", text: errorMessage(e) });
+      const fix = /** @type {{code?: string}} */ (e).code === "provider_not_configured" ? { label: "Open settings", run: this.openSettings } : undefined;
+      this.showEnd({ kind: "error", title: "Cannot start", text: errorMessage(e) }, fix);
       return;
     }
     await this.follow("agent.run", params, task);
@@ -224,8 +226,28 @@ export class AgentView {
     } finally {
       this.running = null;
       this.setBusy(false);
+      this.markOutcome();
       for (const card of this.timeline.querySelectorAll(".prompt-card:not([data-answered])")) disableCard(/** @type {HTMLElement} */ (card), "The run ended.");
     }
+  }
+
+  /** Open the run's trace as a page (the host writes its trace.html first). @param {string} runId */
+  async openTrace(runId) {
+    try {
+      const page = /** @type {{path: string}} */ (await this.client.call("trace.page", { run_id: runId }));
+      await chrome.tabs.create({ url: `file://${page.path}` });
+    } catch (e) {
+      this.summary.querySelector(".trace")?.append(h("span", { class: "bad", text: ` Could not open it: ${errorMessage(e)}` }));
+    }
+  }
+
+  /** The task card's badge says how the run ended (as its summary does), not "started" for ever. */
+  markOutcome() {
+    const badge = this.timeline.querySelector(".entry-task .badge");
+    if (!badge) return;
+    const outcome = this.summary.querySelector(".summary")?.getAttribute("data-outcome") || "ended";
+    badge.textContent = outcome;
+    badge.className = `badge ${outcome === "done" ? "ok" : ["stopped", "unproven"].includes(outcome) ? "warn" : "bad"}`;
   }
 
   /** @param {string} name @param {Record<string, unknown>} data */
@@ -311,25 +333,32 @@ export class AgentView {
   /** @param {RunSummary} s */
   showSummary(s) {
     const ok = Boolean(s.success);
-    const trace = s.trace_dir ? `${s.trace_dir}/trace.jsonl` : "";
+    const trace = s.trace_dir && s.run_id ? s.run_id : "";
     this.summary.replaceChildren(h("section", { class: `summary ${ok ? "ok" : "bad"}`, role: "status", dataset: { outcome: s.outcome || (ok ? "done" : "failed") } },
       h("h3", { text: ok ? "Done" : `Not done: ${s.outcome || "failed"}` }),
       s.result ? h("p", { class: "result", text: s.result }) : null,
       answerTable(s),
       s.reason && !ok ? h("p", { class: "reason", text: s.reason }) : null,
       h("p", { class: "figures", text: `${s.steps_passed}/${s.steps_total} steps passed${s.steps_unproven ? ` · ${s.steps_unproven} unproven` : ""} · ${formatMs(s.duration_ms)} · ${s.tokens_total} tokens${s.retries ? ` · ${s.retries} retries` : ""}${s.replans ? ` · ${s.replans} replans` : ""}` }),
-      trace ? h("p", { class: "trace" }, "Trace: ",
-        h("a", { href: `file://${trace}`, onclick: (/** @type {Event} */ e) => { e.preventDefault(); void chrome.tabs.create({ url: `file://${trace}` }); } }, s.run_id || trace),
-        h("br"), h("code", { text: `waymark trace html ${s.run_id}` })) : null,
+      trace ? h("p", { class: "trace" },
+        h("a", { href: `file://${s.trace_dir}/trace.html`, onclick: (/** @type {Event} */ e) => { e.preventDefault(); void this.openTrace(trace); } }, "Open the run's trace"),
+        h("span", { class: "figures", text: ` · ${trace}` })) : null,
       s.workflow ? h("p", { class: "figures", text: `Replay: ${s.replay} · ${s.model_calls ?? 0} model calls` }) : null,
       ok && s.run_id && !s.workflow && this.onSaveable ? this.onSaveable(s) : null,
     ));
+    // The outcome is what the user waited for: it is brought into the timeline's view.
+    this.summary.scrollIntoView({ block: "nearest" });
   }
 
-  /** @param {{kind: string, title: string, text: string}} end */
-  showEnd(end) {
+  /**
+   * @param {{kind: string, title: string, text: string}} end
+   * @param {{label: string, run: () => void}=} fix  the button that fixes what went wrong
+   */
+  showEnd(end, fix) {
     this.summary.replaceChildren(h("section", { class: `summary ${end.kind === "error" ? "bad" : ""}`, role: end.kind === "error" ? "alert" : "status", dataset: { outcome: end.kind } },
-      h("h3", { text: end.title }), h("p", { text: end.text })));
+      h("h3", { text: end.title }), h("p", { text: end.text }),
+      fix ? h("button", { type: "button", class: "small", onclick: fix.run }, fix.label) : null));
+    this.summary.scrollIntoView({ block: "nearest" });
   }
 }
 

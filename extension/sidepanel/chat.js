@@ -30,6 +30,7 @@ import { renderMarkdown } from "./markdown.js";
  * @property {string=} source     who answered: "provider/model" or the built-in label
  * @property {string=} usage
  * @property {string=} page       title of the page attached as context
+ * @property {string=} pageUrl    address of that page: the answer's relative links are relative to it
  */
 
 const STORAGE_PREFIX = "waymark.chat.";
@@ -99,7 +100,7 @@ export class ChatView {
     label.classList.toggle("builtin", this.useBuiltin());
     if (this.useBuiltin()) label.textContent = BUILTIN_LABEL;
     else if (this.hostChat) label.textContent = `Chat model: ${this.hostChat}`;
-    else if (this.hostChat === "") label.textContent = "No chat model configured: choose one in Settings.";
+    else if (this.hostChat === "") label.textContent = "No chat model yet: set one up above, or in Settings.";
     else label.textContent = "";
   }
 
@@ -226,6 +227,7 @@ export class ChatView {
         answer.blocked = Boolean(data.blocked);
         if (data.usage) answer.usage = `${data.usage.input_tokens} in · ${data.usage.output_tokens} out`;
         if (data.page) answer.page = String(data.page.title || data.page.url || "this page");
+        if (data.page?.url) answer.pageUrl = String(data.page.url);
         this.status.reportProvider(null);
         return;
       } catch (e) {
@@ -292,7 +294,7 @@ export class ChatView {
 function renderMessage(m) {
   const body = h("div", { class: "bubble" });
   if (m.role === "user") body.textContent = m.text;
-  else if (m.text) body.append(renderMarkdown(m.text));
+  else if (m.text) body.append(renderMarkdown(m.text, m.pageUrl || ""));
   else if (m.pending) body.append(h("span", { class: "thinking", text: "Thinking…" }));
   const meta = [m.source, m.usage, m.page ? `page: ${m.page}` : "", m.stopped ? "stopped" : "", m.blocked ? "the model declined to answer" : ""].filter(Boolean).join(" · ");
   return h("article", { class: `msg msg-${m.role}`, dataset: { role: m.role, state: m.pending ? "pending" : m.error ? "error" : m.stopped ? "stopped" : m.blocked ? "blocked" : "done" } },

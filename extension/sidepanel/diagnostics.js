@@ -62,7 +62,7 @@ export class DiagnosticsView {
       h("thead", {}, h("tr", {}, ["provider", "phase", "calls", "ok", "errors", "p50", "p95", "max"].map((c) => h("th", { scope: "col", text: c })))),
       h("tbody", {}, rows.map((r) => h("tr", { dataset: { provider: r.provider, phase: r.phase } },
         h("td", { text: r.provider }), h("td", { text: r.phase }), h("td", { class: "num", text: r.calls }), h("td", { class: "num", text: r.ok }),
-        h("td", { text: Object.entries(r.errors).map(([code, n]) => `${code} ×${n}`).join(", ") || "–" }),
+        h("td", { class: "errors", text: Object.entries(r.errors).map(([code, n]) => `${code} ×${n}`).join(", ") || "–" }),
         h("td", { class: "num", text: ms(r.latency?.p50_ms) }), h("td", { class: "num", text: ms(r.latency?.p95_ms) }), h("td", { class: "num", text: ms(r.latency?.max_ms) }),
       ))),
     ));

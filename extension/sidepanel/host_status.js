@@ -89,7 +89,9 @@ export class HostStatus {
     this.state = state;
     const pill = byId("status");
     pill.dataset.status = state.status;
-    pill.textContent = state.status === "connected" ? `host ${state.hostVersion}` : state.status === "connecting" ? "connecting…" : "host offline";
+    // Users need to know whether it works, not the version: that stays in the tooltip.
+    pill.textContent = state.status === "connected" ? "connected" : state.status === "connecting" ? "connecting…" : "host offline";
+    pill.title = state.status === "connected" ? `Waymark host ${state.hostVersion}` : "";
     this.render();
   }
 

@@ -2,7 +2,8 @@
 /**
  * A small, safe Markdown renderer for model answers. It builds DOM nodes and only ever sets
  * text through text nodes: HTML in the input (from the model or from a page the model quotes)
- * is shown as the characters it is, never parsed. Links are kept only for http(s) and mailto.
+ * is shown as the characters it is, never parsed. Links are kept only for http(s) and mailto; a
+ * relative link ("/product/2", quoted from the page) is resolved against the page's address.
  *
  * Supported: paragraphs, line breaks, #-headings, fenced and indented code, block quotes,
  * - / * / + and 1. lists, horizontal rules, `code`, **bold**, *italic*, [links](url), bare URLs.
@@ -13,30 +14,41 @@ const SAFE_SCHEMES = new Set(["http:", "https:", "mailto:"]);
 
 /**
  * @param {string} href
+ * @param {string=} base  the address a relative link is relative to (the page the answer is about); "" for none
  * @returns {string|null} the URL if its scheme is safe to link to
  */
-export function safeHref(href) {
+export function safeHref(href, base = "") {
   try {
-    const url = new URL(href.trim());
+    const url = new URL(href.trim(), SAFE_SCHEMES.has(safeProtocol(base)) ? base : undefined);
     return SAFE_SCHEMES.has(url.protocol) ? url.href : null;
   } catch {
     return null;
   }
 }
 
+/** @param {string} url @returns {string} its scheme ("" when it is no URL) */
+function safeProtocol(url) {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return "";
+  }
+}
+
 /**
  * Render Markdown text to a fragment of DOM nodes.
  * @param {string} source
+ * @param {string=} base  the page's address, for relative links
  * @returns {DocumentFragment}
  */
-export function renderMarkdown(source) {
+export function renderMarkdown(source, base = "") {
   const out = document.createDocumentFragment();
   const lines = source.replace(/\r\n?/g, "\n").split("\n");
   let i = 0;
   /** @type {string[]} */
   let paragraph = [];
   const flush = () => {
-    if (paragraph.length) out.appendChild(renderParagraph(paragraph));
+    if (paragraph.length) out.appendChild(renderParagraph(paragraph, base));
     paragraph = [];
   };
   while (i < lines.length) {
@@ -62,7 +74,7 @@ export function renderMarkdown(source) {
       flush();
       const level = Math.min(6, heading[1].length + 2); // h3..h6: the panel is small
       const tag = /** @type {"h3"|"h4"|"h5"|"h6"} */ (`h${level}`);
-      out.appendChild(h(tag, {}, renderInline(heading[2])));
+      out.appendChild(h(tag, {}, renderInline(heading[2], base)));
       i += 1;
       continue;
     }
@@ -77,7 +89,7 @@ export function renderMarkdown(source) {
       const quoted = [];
       while (i < lines.length && /^\s{0,3}>/.test(lines[i])) quoted.push(lines[i++].replace(/^\s{0,3}>\s?/, ""));
       const quote = h("blockquote");
-      quote.appendChild(renderMarkdown(quoted.join("\n")));
+      quote.appendChild(renderMarkdown(quoted.join("\n"), base));
       out.appendChild(quote);
       continue;
     }
@@ -101,8 +113,8 @@ export function renderMarkdown(source) {
           i += 1;
         }
         const li = h("li");
-        if (body.length === 1) li.appendChild(renderInline(body[0]));
-        else li.appendChild(renderMarkdown(body.join("\n")));
+        if (body.length === 1) li.appendChild(renderInline(body[0], base));
+        else li.appendChild(renderMarkdown(body.join("\n"), base));
         list.appendChild(li);
       }
       out.appendChild(list);
@@ -121,12 +133,12 @@ export function renderMarkdown(source) {
   return out;
 }
 
-/** @param {string[]} lines */
-function renderParagraph(lines) {
+/** @param {string[]} lines @param {string} base */
+function renderParagraph(lines, base) {
   const p = h("p");
   lines.forEach((line, index) => {
     if (index > 0) p.appendChild(h("br"));
-    p.appendChild(renderInline(line.trim()));
+    p.appendChild(renderInline(line.trim(), base));
   });
   return p;
 }
@@ -134,9 +146,10 @@ function renderParagraph(lines) {
 /**
  * Inline Markdown: code spans first (their content is literal), then links, bold, italic, URLs.
  * @param {string} text
+ * @param {string=} base  the page's address, for relative links
  * @returns {DocumentFragment}
  */
-export function renderInline(text) {
+export function renderInline(text, base = "") {
   const out = document.createDocumentFragment();
   const pattern = /(`+)([\s\S]*?[^`])\1(?!`)|\[([^\]\n]+)\]\(\s*<?([^\s)>]+)>?(?:\s+"[^"]*")?\s*\)|\*\*([^*\n]+?)\*\*|__([^_\n]+?)__|\*([^*\s][^*\n]*?)\*|(?<![\w])_([^_\s][^_\n]*?)_(?![\w])|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/g;
   let last = 0;
@@ -146,13 +159,13 @@ export function renderInline(text) {
     if (m[1] !== undefined) {
       out.appendChild(h("code", { text: m[2].trim() || m[2] }));
     } else if (m[3] !== undefined) {
-      out.appendChild(link(m[4], renderInline(m[3]), m[0]));
+      out.appendChild(link(m[4], renderInline(m[3], base), m[0], base));
     } else if (m[5] !== undefined || m[6] !== undefined) {
-      out.appendChild(h("strong", {}, renderInline(m[5] ?? m[6])));
+      out.appendChild(h("strong", {}, renderInline(m[5] ?? m[6], base)));
     } else if (m[7] !== undefined || m[8] !== undefined) {
-      out.appendChild(h("em", {}, renderInline(m[7] ?? m[8])));
+      out.appendChild(h("em", {}, renderInline(m[7] ?? m[8], base)));
     } else if (m[9] !== undefined) {
-      out.appendChild(link(m[9], document.createTextNode(m[9]), m[9]));
+      out.appendChild(link(m[9], document.createTextNode(m[9]), m[9], base));
     }
     last = at + m[0].length;
   }
@@ -161,10 +174,10 @@ export function renderInline(text) {
 }
 
 /**
- * @param {string} href @param {Node} label @param {string} literal  shown as text when the URL is unsafe
+ * @param {string} href @param {Node} label @param {string} literal  shown as text when the URL is unsafe @param {string} base
  */
-function link(href, label, literal) {
-  const safe = safeHref(href);
+function link(href, label, literal, base) {
+  const safe = safeHref(href, base);
   if (!safe) return document.createTextNode(literal);
   return h("a", { href: safe, target: "_blank", rel: "noopener noreferrer" }, label);
 }

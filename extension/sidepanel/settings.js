@@ -17,7 +17,7 @@ import { secretsFieldset } from "./secrets.js";
 /**
  * What `settings.test` answers (host/rpc/settings.py).
  * @typedef {{ok: boolean, provider: string, model: string, latency_ms?: number,
- *   error?: import("../shared/protocol_types.js").ErrorInfo}} RoleCheck
+ *   checked?: "listing"|"prompt", error?: import("../shared/protocol_types.js").ErrorInfo}} RoleCheck
  */
 
 const ROLES = /** @type {const} */ (["chat", "planner", "executor"]);
@@ -26,7 +26,13 @@ const ROLE_HELP = {
   planner: "Plans agent tasks. Empty: uses the chat model.",
   executor: "Picks each agent action. Empty: uses the chat model.",
 };
-const PRESETS = ["openrouter", "openai", "ollama", "lmstudio", "vllm", "llamacpp"];
+/** The OpenAI-compatible servers, by the names users know. */
+const PRESETS = [["openai", "OpenAI"], ["openrouter", "OpenRouter"], ["ollama", "Ollama"], ["lmstudio", "LM Studio"], ["llamacpp", "llama.cpp"], ["vllm", "vLLM"]];
+/** The registry's providers (providers/registry.py), by the names users know. */
+const PROVIDER_NAMES = /** @type {Record<string, string>} */ ({
+  openai_compat: "OpenAI, Ollama, LM Studio… (OpenAI-compatible)", anthropic: "Anthropic", gemini: "Google Gemini",
+  mlx: "MLX (on this Mac)", scripted: "Scripted (tests and demos)",
+});
 const THEME_KEY = "waymark.theme";
 
 /** Apply the saved theme ("system", "light" or "dark"); UI-only, so it may live in chrome.storage. */
@@ -88,7 +94,14 @@ export class SettingsView {
     const view = /** @type {HostSettings} */ (this.view);
     const s = view.settings;
     clear(this.root);
-    for (const role of ROLES) this.root.append(this.roleFieldset(role, s[role], view));
+    // One model does everything unless the user asks for separate ones: most need only the chat role.
+    const separate = Boolean(s.planner.provider || s.executor.provider);
+    const toggle = checkbox("set-separate-roles", "Use separate models for planning and for acting (agent)", separate);
+    const roles = ROLES.map((role) => this.roleFieldset(role, s[role], view));
+    const showRoles = () => { for (const fs of roles.slice(1)) fs.hidden = !toggle.querySelector("input")?.checked; };
+    toggle.querySelector("input")?.addEventListener("change", showRoles);
+    showRoles();
+    this.root.append(roles[0], toggle, ...roles.slice(1));
     this.root.append(secretsFieldset(this.client, view.secrets, () => this.load()));
     const theme = await applySavedTheme();
     this.root.append(
@@ -121,13 +134,13 @@ export class SettingsView {
     const { preset, base_url: baseUrl, temperature, timeout, context_tokens: contextTokens, native_tools: nativeTools, ...extra } = conf.options || {};
     const num = (/** @type {string} */ name, /** @type {unknown} */ v, /** @type {string} */ placeholder, /** @type {string} */ step) =>
       h("input", { id: id(name), type: "number", min: "0", step, value: v === undefined || v === null ? "" : String(v), placeholder });
-    const providers = [["", role === "chat" ? "(none)" : "(same as chat)"], ...view.providers.map((p) => [p, p])];
+    const providers = [["", role === "chat" ? "(none)" : "(same as chat)"], ...view.providers.map((p) => [p, PROVIDER_NAMES[p] || p])];
     const fs = h("fieldset", { class: "role", dataset: { role } },
       h("legend", { text: role[0].toUpperCase() + role.slice(1) }),
       h("p", { class: "muted small", text: ROLE_HELP[role] }),
       field("Provider", select(id("provider"), providers, conf.provider)),
       field("Model", h("input", { id: id("model"), type: "text", value: conf.model, placeholder: "e.g. gemini-2.5-flash", spellcheck: "false" })),
-      field("Preset (OpenAI-compatible)", select(id("preset"), [["", "(none)"], ...PRESETS.map((p) => [p, p])], String(preset || "")), "preset"),
+      field("Service", select(id("preset"), [["", "(none)"], ...PRESETS], String(preset || "")), "preset"),
       field("Base URL", h("input", { id: id("base_url"), type: "url", value: baseUrl || "", placeholder: "the provider's default", spellcheck: "false" })),
       field("API key", h("input", { id: id("key"), type: "password", autocomplete: "off", value: "" }), "key"),
       field("Temperature", num("temperature", temperature, "default (local servers: 0)", "0.1")),
@@ -203,7 +216,9 @@ export class SettingsView {
     try {
       /** @type {Record<string, unknown>} */
       const patch = {};
-      for (const role of ROLES) patch[role] = await this.collectRole(role);
+      const separate = /** @type {HTMLInputElement} */ (byId("set-separate-roles")).checked;
+      // Without separate models, planning and acting use the chat model: their own are cleared.
+      for (const role of ROLES) patch[role] = role === "chat" || separate ? await this.collectRole(role) : { provider: "", model: "", options: {} };
       const lines = (/** @type {string} */ id) => /** @type {HTMLTextAreaElement} */ (byId(id)).value.split(/[\n,]/).map((l) => l.trim()).filter(Boolean);
       patch.allow_domains = lines("set-allow");
       patch.block_domains = lines("set-block");
@@ -230,12 +245,17 @@ export class SettingsView {
   /** @param {"chat"|"planner"|"executor"} role */
   async test(role) {
     const out = byId(`set-${role}-test-result`);
-    out.textContent = "Testing… (save first to test changes)";
+    out.textContent = "Testing…";
     out.className = "test-result";
     try {
-      const r = /** @type {RoleCheck} */ (await this.client.call("settings.test", { role }));
+      // What is on screen is tested, saved or not: the chat role too, which an empty role falls back to.
+      /** @type {Record<string, RoleSettings>} */
+      const form = { chat: await this.collectRole("chat") };
+      if (role !== "chat") form[role] = await this.collectRole(role);
+      const r = /** @type {RoleCheck} */ (await this.client.call("settings.test", { role, settings: form }));
       if (r.ok) {
-        out.textContent = `OK: ${r.provider}/${r.model} answered in ${Math.round(r.latency_ms ?? 0)} ms`;
+        const how = r.checked === "listing" ? "is listed by the server (no tokens spent)" : "answered";
+        out.textContent = `OK: ${r.provider}/${r.model} ${how} in ${Math.round(r.latency_ms ?? 0)} ms`;
         out.className = "test-result ok";
       } else {
         out.textContent = `${r.error?.code}: ${r.error?.message}`;

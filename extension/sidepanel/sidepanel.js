@@ -5,6 +5,7 @@ import { ChatView } from "./chat.js";
 import { CurrentTab } from "./current_tab.js";
 import { DiagnosticsView } from "./diagnostics.js";
 import { byId } from "./dom.js";
+import { FirstRunCard } from "./first_run.js";
 import { HostClient } from "./host_client.js";
 import { HostStatus } from "./host_status.js";
 import { McpView } from "./mcp.js";
@@ -52,13 +53,15 @@ const client = new HostClient();
 const tab = new CurrentTab();
 const status = new HostStatus({ openSettings: () => selectTab("settings") });
 const chat = new ChatView({ client, status, tab });
-const agent = new AgentView({ client, status, tab });
+const agent = new AgentView({ client, status, tab, openSettings: () => selectTab("settings") });
 const workflows = new WorkflowsView({ client, agent });
 const diagnostics = new DiagnosticsView({ client });
 const mcp = new McpView({ client, tab });
+const firstRun = new FirstRunCard({ client, onReady: () => settings.load(), openSettings: () => selectTab("settings") });
 const settings = new SettingsView({
   client,
   onSaved: (view) => {
+    firstRun.update(view);
     chat.setHostChat(view.settings.chat);
     agent.setSettings(view.settings);
     const diag = byId("tab-diagnostics");
@@ -86,4 +89,4 @@ void tab.start().then(() => chat.start());
 
 /** The panel's parts, for the diagnostic build's test handle (eval/panel_handle.js); the panel
  * users load sets no global. */
-export const panel = { client, chat, agent, workflows, settings, diagnostics, mcp, status, tab, selectTab };
+export const panel = { client, chat, agent, workflows, settings, diagnostics, mcp, status, tab, firstRun, selectTab };

@@ -151,14 +151,38 @@ def run_and_report(args: argparse.Namespace, method: str, params: dict[str, Any]
     return EXIT_OK if summary.get("success") else EXIT_FAILED
 
 
+#: What to do when no model is chosen, after the error that says so.
+CHOOSE_MODEL = ("choose the model: --provider P --model M, --model SPEC, --planner SPEC --executor SPEC, --script FILE, "
+                "or save a provider per role in the side panel's settings")
+
+
+def unconfigured_roles(params: dict[str, Any]) -> str | None:
+    """Why the run has no model (the first role the saved settings leave without one), when the
+    command line names none: said before a browser is started for nothing."""
+    from waymark.host.settings import load_settings, role_spec
+    from waymark.providers.errors import ProviderNotConfigured
+
+    if "script" in params or "planner" in params:
+        return None
+    settings = load_settings()
+    try:
+        for role in ("planner", "executor"):
+            role_spec(role, settings)
+    except ProviderNotConfigured as exc:
+        return str(exc)
+    return None
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
         params = run_params(args)
     except ValueError as exc:
         print(f"waymark run: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    missing = unconfigured_roles(params)
+    if missing:
+        print(f"waymark run: provider_not_configured: {missing}\n{CHOOSE_MODEL}", file=sys.stderr)
+        return EXIT_USAGE
     return run_and_report(args, "agent.run", params, prog="waymark run",
                           usage_codes=frozenset({"bad_params", "provider_not_configured"}),
-                          hints={"provider_not_configured": (
-                              "choose the model: --provider P --model M, --model SPEC, --planner SPEC --executor SPEC, --script FILE, "
-                              "or save a provider per role in the side panel's settings")})
+                          hints={"provider_not_configured": CHOOSE_MODEL})

@@ -39,6 +39,12 @@ def runs_dir() -> Path:
     return state_dir() / "runs"
 
 
+def eval_runs_dir() -> Path:
+    """Eval runs' traces: beside the user's own runs, never among them (`waymark trace show latest`
+    is the user's last run, not an eval task's)."""
+    return runs_dir().parent / "eval-runs"
+
+
 def private_dir(path: Path) -> Path:
     """Create a folder readable by the user only (0700), and each missing folder above it, and
     return it.

@@ -94,6 +94,9 @@ class MeasuredProvider(LLMProvider):
     async def ping(self, timeout: float = 3.0) -> str:
         return await self.inner.ping(timeout)
 
+    async def model_ids(self, timeout: float = 3.0) -> list[str] | None:
+        return await self.inner.model_ids(timeout)
+
     async def aclose(self) -> None:
         await self.inner.aclose()
 

@@ -12,12 +12,14 @@ import logging
 import time
 from typing import Any, Callable
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from waymark.host.core import secrets_store
+from waymark.host.core.validation import problems
 from waymark.host.methods import CallContext, MethodError, method
 from waymark.host.settings import (
-    ROLES,
+    Role,
+    RoleSettings,
     Settings,
     SettingsView,
     build_provider,
@@ -117,30 +119,59 @@ async def secrets_list(params: dict[str, Any], ctx: CallContext) -> dict[str, An
     return _store_call(lambda: None)
 
 
+class TestParams(BaseModel):
+    """Parameters of `settings.test`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Role = "chat"
+    #: The roles as the form on screen sets them, unsaved, each whole (not merged into the saved
+    #: role: options the form dropped are gone); the roles not given are the saved ones.
+    settings: dict[Role, RoleSettings] | None = None
+
+
+def _listed(model: str, ids: list[str]) -> bool:
+    """Whether `model` is among a backend's listed ids (Ollama lists "llama3.2:latest" for "llama3.2")."""
+    return not model or not ids or any(i == model or i.startswith(model + ":") or i.endswith("/" + model) for i in ids)
+
+
 @method("settings.test")
 async def settings_test(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-    """Check that a role's provider answers a one-word prompt: {ok, provider, model, latency_ms} or {ok: false, error}."""
+    """Check that a role's provider, as the form on screen sets it, answers: by its model listing where
+    it has one (no tokens spent), else a one-word prompt. {ok, provider, model, latency_ms, checked} or
+    {ok: false, error}; nothing is saved."""
     from waymark.providers.base import CompletionRequest, Message
     from waymark.providers.errors import ProviderError
 
-    role = params.get("role", "chat")
-    if role not in ROLES:
-        raise MethodError("bad_params", f"role must be one of {', '.join(ROLES)}")
-    settings = load_settings()
-    conf = effective_role(settings, role)
+    try:
+        test = TestParams.model_validate(params)
+        settings = load_settings().model_copy(update=test.settings or {})
+    except ValidationError as exc:
+        raise MethodError("bad_params", f"settings.test: {problems(exc)}") from None
+    conf = effective_role(settings, test.role)
     start = time.perf_counter()
     provider = None
+    checked = "listing"
     try:
-        provider = build_provider(role, settings)
-        request = CompletionRequest(
-            messages=[Message.text("user", "Reply with the single word: ready")],
-            max_tokens=8, timeout=15.0, metadata={"role": "chat", "check": True},
-        )
-        await provider.complete(request)
+        provider = build_provider(test.role, settings)
+        ids = await provider.model_ids(timeout=10.0)
+        if ids is None:
+            checked = "prompt"
+            request = CompletionRequest(
+                messages=[Message.text("user", "Reply with the single word: ready")],
+                max_tokens=8, timeout=15.0, metadata={"role": "chat", "check": True},
+            )
+            await provider.complete(request)
+        elif not _listed(conf.model, ids):
+            where = getattr(provider, "base_url", "") or conf.provider
+            shown = ", ".join(ids[:6]) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "")
+            return {"ok": False, "provider": conf.provider, "model": conf.model,
+                    "error": {"code": "model_not_found", "message": f"{where} answers, but has no model {conf.model!r}; it lists {shown}."}}
     except ProviderError as exc:
         return {"ok": False, "provider": conf.provider, "model": conf.model,
                 "error": {"code": error_code(exc), "message": str(exc)[:500]}}
     finally:
         if provider is not None:
             await provider.aclose()
-    return {"ok": True, "provider": conf.provider, "model": conf.model, "latency_ms": round((time.perf_counter() - start) * 1000, 1)}
+    return {"ok": True, "provider": conf.provider, "model": conf.model, "checked": checked,
+            "latency_ms": round((time.perf_counter() - start) * 1000, 1)}

@@ -61,6 +61,16 @@ def test_run_without_a_model_choice_or_saved_settings_is_a_usage_error(tmp_path)
     assert "--provider P --model M" in done.stderr
 
 
+def test_run_without_a_model_says_so_before_starting_a_browser(tmp_path):
+    # No browser can start here (WAYMARK_CHROMIUM names none): only a refusal that comes first is seen.
+    env = {"WAYMARK_CONFIG_DIR": str(tmp_path), "WAYMARK_CHROMIUM": str(tmp_path / "no-browser")}
+    done = waymark("run", "Do something", "--start-url", "http://127.0.0.1:9/", env=env)
+    assert done.returncode == 2
+    first, hint = done.stderr.strip().splitlines()
+    assert first == "waymark run: provider_not_configured: no provider is configured for planner: choose one in the side panel's settings"
+    assert hint.startswith("choose the model: --provider P --model M")
+
+
 def test_run_with_a_provider_but_no_model_is_a_usage_error():
     done = waymark("run", "Do something", "--start-url", "http://127.0.0.1:9/", "--provider", "openai")
     assert done.returncode == 2

@@ -254,7 +254,7 @@ async def test_without_a_chat_model_the_panel_points_to_settings(panel: Panel, s
     # time (it said "downloadable" once in a loaded run): pin the case this test is about.
     await panel.page.add_init_script("if (globalThis.LanguageModel) globalThis.LanguageModel.availability = async () => 'unavailable';")
     await panel.page.reload()
-    await expect(panel.page.locator("#chat-model")).to_have_text("No chat model configured: choose one in Settings.", timeout=20000)
+    await expect(panel.page.locator("#chat-model")).to_have_text("No chat model yet: set one up above, or in Settings.", timeout=20000)
     await panel.page.locator("#chat-input").fill("Hello?")
     await panel.page.locator("#chat-send").click()
     answer = panel.page.locator(".msg-assistant").last
@@ -282,6 +282,7 @@ async def test_api_key_is_stored_by_the_host_and_never_in_chrome_storage(panel: 
     key = f"sk-test-{uuid.uuid4().hex}"
     page = panel.page
     await page.locator("#tab-settings").click()
+    await page.locator("#set-separate-roles").check()
     await page.locator("#set-planner-provider").select_option("gemini")
     await page.locator("#set-planner-model").fill("gemini-2.5-flash")
     await expect(page.locator(".role[data-role=planner] .field-key")).to_contain_text("GEMINI_API_KEY")
@@ -386,7 +387,7 @@ async def test_agent_run_renders_every_step(panel: Panel, sw: Any, shop: Any):
     await expect(steps.first.locator(".action-line")).to_contain_text('button "Add to cart"')
     await expect(panel.page.locator("#agent-timeline .entry-plan")).to_contain_text("Plan: 2 steps")
     await expect(summary).to_contain_text("2/2 steps passed")
-    await expect(summary.locator(".trace a")).to_have_attribute("href", lambda_endswith("trace.jsonl"))
+    await expect(summary.locator(".trace a")).to_have_attribute("href", lambda_endswith("trace.html"))
     await expect(shop.locator("#status")).to_have_text("Order placed")
 
 

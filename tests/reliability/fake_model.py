@@ -10,6 +10,9 @@ reliability tests: the agent, the provider, the retry policy and the browser are
   list answers its turns in order, the last repeated: a model that acts again after a refusal), with the
   action's `target` {role, name} resolved to a ref from the element lines of the snapshot in
   the prompt (a native tool call when the request carries tools, JSON text otherwise);
+- chat requests get `chat(prompt)` when given (an answer read from what the page sent), else a
+  fixed line; a request that asks for a stream is answered as a text/event-stream;
+- `GET .../models` gets the listing of `models` (OpenAI's shape), recorded with role "listing";
 - `faults` is a queue consumed one per request: "ok", "429", "500", "drop" (headers and half
   the body, then the connection closes), "reset" (closed before any answer), "hold" (the answer
   waits until `release()`; the request is counted as soon as it arrives).
@@ -21,7 +24,7 @@ import asyncio
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 #: An element line: a link's has no role word (`[3] "Home"`).
 _ELEMENT = re.compile(r'^\[(\d+)\] (?:(\S+) )?"((?:[^"\\]|\\.)*)"', re.MULTILINE)
@@ -34,6 +37,8 @@ class Seen:
     role: str
     body: dict[str, Any]
     fault: str
+    #: The request's method and path, e.g. "POST /v1/chat/completions".
+    request: str = ""
 
     def prompt(self) -> str:
         """Every message's text, joined: what the model would have read."""
@@ -66,6 +71,10 @@ class FakeModel:
     success_criteria: list[dict[str, Any]] = field(default_factory=list)
     plan_text: list[str] = field(default_factory=list)
     faults: list[str] = field(default_factory=list)
+    #: The chat role's answer to the prompt it was sent (every message's text, joined).
+    chat: Callable[[str], str] | None = None
+    #: The model ids a `GET /models` lists.
+    models: list[str] = field(default_factory=lambda: ["fake-model"])
     seen: list[Seen] = field(default_factory=list)
     port: int = 0
 
@@ -173,6 +182,8 @@ class FakeModel:
                 finish = "tool_calls"
             else:
                 message["content"] = json.dumps(decision)
+        elif self.chat is not None:
+            message["content"] = self.chat(Seen(role, body, "ok").prompt())
         else:
             message["content"] = "I read the page. It is data, and I follow only the user's instructions."
         return {"id": "chatcmpl-fake", "object": "chat.completion", "model": body.get("model", ""),
@@ -180,6 +191,17 @@ class FakeModel:
                 "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
 
     # ------------------------------------------------------------ HTTP
+
+    @staticmethod
+    def _event_stream(answer: dict[str, Any]) -> bytes:
+        """A whole answer as a streamed one: its text in one chunk, then the finish, the usage and [DONE]."""
+        choice = answer["choices"][0]
+        chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": choice["message"].get("content") or ""}}]},
+                  {"choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]},
+                  {"choices": [], "usage": answer["usage"]}]
+        events = "".join(f"data: {json.dumps({'id': answer['id'], 'object': 'chat.completion.chunk', **c})}\n\n" for c in chunks)
+        body = (events + "data: [DONE]\n\n").encode()
+        return b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n" + body
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -192,8 +214,15 @@ class FakeModel:
                 headers[key.strip().lower()] = value.strip()
             raw = await reader.readexactly(int(headers.get("content-length", "0")))
             body = json.loads(raw) if raw else {}
+            method, path = (request_line.decode().split() + ["", ""])[:2]
+            if method == "GET" and path.rstrip("/").endswith("/models"):
+                self.seen.append(Seen("listing", {}, "ok", f"{method} {path}"))
+                payload = json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]}).encode()
+                writer.write(f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\nConnection: close\r\n\r\n".encode() + payload)
+                await writer.drain()
+                return
             fault = self.faults.pop(0) if self.faults else "ok"
-            self.seen.append(Seen(self.role_of(body), body, fault))
+            self.seen.append(Seen(self.role_of(body), body, fault, f"{method} {path}"))
             self.arrived.set()
             if fault == "hold":
                 await self._release.wait()
@@ -203,6 +232,10 @@ class FakeModel:
                 payload = json.dumps({"error": {"message": f"injected {fault}", "type": "fault"}}).encode()
                 extra = "Retry-After: 0\r\n" if fault == "429" else ""
                 writer.write(f"HTTP/1.1 {fault} Fault\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n{extra}Connection: close\r\n\r\n".encode() + payload)
+                await writer.drain()
+                return
+            if body.get("stream"):
+                writer.write(self._event_stream(self.answer(body)))
                 await writer.drain()
                 return
             payload = json.dumps(self.answer(body)).encode()

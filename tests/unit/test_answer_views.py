@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from waymark.host.agent.timeline import summary_lines
-from waymark.host.commands.trace import answer_html
+from waymark.host.agent.trace_page import answer_html
 
 SUMMARY = {
     "success": False, "outcome": "unproven", "reason": "the answer holds values not found", "data": {"total": 1249, "note": "<b>x</b>"},

@@ -109,6 +109,17 @@ def test_eval_compare_and_html_commands_work_on_report_files(tmp_path):
     assert "sites/x" in out.read_text()
 
 
+def test_eval_html_writes_beside_the_report_without_an_out_option(tmp_path):
+    report = tmp_path / "sites.jsonl"
+    writer = ReportWriter(report)
+    writer.write(row("sites/x", "pass"))
+    writer.close()
+    done = _cli("eval", "html", str(report))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"wrote {tmp_path / 'sites.html'}"
+    assert "sites/x" in (tmp_path / "sites.html").read_text()
+
+
 def test_eval_compare_refuses_a_file_that_is_not_a_report(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text("not json\n")
