@@ -139,7 +139,16 @@ class RunConfig(BaseModel):
         return LOCAL_TASK_TIMEOUT_S if local else TASK_TIMEOUT_S
 
     def scripted(self) -> bool:
-        return self.executor.provider == "scripted" or (self.planner is not None and self.planner.provider == "scripted")
+        """Every role plays the task's script (no model)."""
+        return self.executor.provider == "scripted"
+
+    def executor_alone(self) -> bool:
+        """The task's script plans and a real executor acts (`--planner scripted --executor SPEC`):
+        the executor measured alone, beside the full agent on the same tasks."""
+        return self.planner is not None and self.planner.provider == "scripted" and not self.scripted()
+
+    def needs_scripts(self) -> bool:
+        return self.scripted() or self.executor_alone()
 
 
 # ------------------------------------------------------------------ rows
@@ -265,6 +274,9 @@ def _agent_params(config: RunConfig, task: Task, goal: str, tab_id: int) -> dict
         params["output_schema"] = task.output_schema if config.output_schema else {}
     if config.scripted():
         params["script"] = str(task.script_path())
+    elif config.executor_alone():
+        params["script"] = str(task.script_path())
+        params["executor"] = config.executor.label()
     else:
         params["planner"] = (config.planner or config.executor).label()
         params["executor"] = config.executor.label()
@@ -472,7 +484,7 @@ async def _check_providers(config: RunConfig) -> None:
 
     if config.scripted():
         return
-    for choice in {c.label(): c for c in (config.executor, config.planner) if c is not None}.values():
+    for choice in {c.label(): c for c in (config.executor, config.planner) if c is not None and c.provider != "scripted"}.values():
         try:
             provider = choice.build()
         except ProviderError as exc:
@@ -487,7 +499,7 @@ async def run_suite(config: RunConfig, progress: bool = False) -> Summary:
     tasks = config.select()
     if not tasks:
         raise RunnerError("the selection is empty (check --tasks and --shard)")
-    if config.scripted():
+    if config.needs_scripts():
         missing = [t.id for t in tasks if t.script is None]
         if missing:
             raise RunnerError(f"the scripted provider needs a script for every task; missing: {', '.join(missing)}")

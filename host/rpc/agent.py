@@ -52,7 +52,7 @@ from waymark.host.settings import load_settings, role_spec, run_policy
 from waymark.providers import registry
 from waymark.providers.base import LLMProvider
 from waymark.providers.errors import ProviderError, error_code
-from waymark.providers.spec import ChoiceError, ModelChoice, ModelSpec
+from waymark.providers.spec import ChoiceError, ModelChoice, ModelSpec, SpecError
 
 log = logging.getLogger(__name__)
 
@@ -111,12 +111,27 @@ def role_specs(params: ModelParams) -> tuple[ModelSpec, ModelSpec]:
     return role_spec("planner", settings), role_spec("executor", settings)
 
 
-async def build_providers(params: ModelParams, specs: tuple[ModelSpec, ModelSpec] | None) -> tuple[LLMProvider, LLMProvider]:
+def script_executor(params: ModelParams) -> ModelSpec | None:
+    """The model that acts in a run whose plan comes from its script (`script` with `executor`):
+    the executor measured alone, on the task's own plan (the eval's `--planner scripted`)."""
+    if params.script is None or params.executor is None:
+        return None
+    try:
+        return ModelSpec.parse(params.executor)
+    except SpecError as exc:
+        raise MethodError("bad_params", f"executor: {exc}") from None
+
+
+async def build_providers(params: ModelParams, specs: tuple[ModelSpec, ModelSpec] | None,
+                          alone: ModelSpec | None = None) -> tuple[LLMProvider, LLMProvider]:
     """(planner, executor) for a run, each counted in the diagnostics: one scripted provider
-    for both roles when a script is given, else one provider per distinct spec (roles with the
-    same spec share one: the scripted provider's executor follows the plan it served)."""
+    for both roles when a script is given (the script's plan and the model `alone` acting, when
+    given), else one provider per distinct spec (roles with the same spec share one: the scripted
+    provider's executor follows the plan it served)."""
     if params.script is not None:
         provider = registry.create("scripted", "scripted", script=params.script)
+        if alone is not None:
+            return _measured(provider, await _second(provider, alone.build))
         return _measured(provider, provider)
     assert specs is not None
     planner_spec, executor_spec = specs
@@ -196,7 +211,8 @@ async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         raise MethodError("bad_params", problems(exc, limit=1)) from None
     try:
         specs = None if run_params.script is not None else role_specs(run_params)
-        planner, executor = await build_providers(run_params, specs)
+        alone = script_executor(run_params)
+        planner, executor = await build_providers(run_params, specs, alone)
     except ProviderError as exc:
         code = error_code(exc)
         raise MethodError(code if code == "provider_not_configured" else "provider_unavailable", str(exc)) from None
@@ -210,7 +226,7 @@ async def agent_run(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         output_schema=run_params.output_schema, secret_client=run_params.secret_client,
         upload_dir=run_params.upload_dir or load_settings().upload_dir, file_folders=load_settings().file_folders,
         max_chars=snapshot_chars(executor.capabilities().context_tokens),
-        planner_call=_call(specs[0] if specs else None), executor_call=_call(specs[1] if specs else None),
+        planner_call=_call(specs[0] if specs else None), executor_call=_call(specs[1] if specs else alone),
     )
     try:
         run = AgentRun(options, ctx.browser, planner, executor, human_for(StreamedHuman(state, ctx), ctx), emit=ctx.notify, run_id=run_id)
