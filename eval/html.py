@@ -7,15 +7,14 @@ page has no script; each task is a <details> element, failures open by default.
 
 from __future__ import annotations
 
-import base64
 import html
 import json
 from pathlib import Path
 from typing import Any
 
 from waymark.eval.report import Row, format_summary, summarize
-
-_IMAGE_TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png"}
+from waymark.host.agent.trace_page import CSS as STEP_CSS
+from waymark.host.agent.trace_page import event_html
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:24px;color:#111;background:#fafafa}
@@ -34,29 +33,6 @@ def _esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _image(path: Path) -> str:
-    media = _IMAGE_TYPES.get(path.suffix.lower())
-    if media is None or not path.is_file():
-        return ""
-    data = base64.b64encode(path.read_bytes()).decode("ascii")
-    return f'<img alt="{_esc(path.name)}" src="data:{media};base64,{data}">'
-
-
-def _artifact_paths(value: Any) -> list[str]:
-    """Every string in an event that names an image artifact (e.g. "artifacts/step-3.jpg")."""
-    found: list[str] = []
-    if isinstance(value, str):
-        if Path(value).suffix.lower() in _IMAGE_TYPES:
-            found.append(value)
-    elif isinstance(value, dict):
-        for item in value.values():
-            found += _artifact_paths(item)
-    elif isinstance(value, list):
-        for item in value:
-            found += _artifact_paths(item)
-    return found
-
-
 def _read_events(trace_dir: Path) -> list[dict[str, Any]]:
     trace = trace_dir / "trace.jsonl"
     if not trace.is_file():
@@ -72,24 +48,19 @@ def _read_events(trace_dir: Path) -> list[dict[str, Any]]:
     return events
 
 
-def _event_text(event: dict[str, Any]) -> str:
-    """The event's fields without bulky ones (snapshots travel as digests and artifacts)."""
-    shown = {k: v for k, v in event.items() if k not in ("event", "t_ms") and not (isinstance(v, str) and len(v) > 2000)}
-    return json.dumps(shown, ensure_ascii=False, default=str)[:3000]
-
-
 def _steps_html(trace_dir: Path) -> str:
+    """The run's plan and steps in words, as its trace page shows them (host.agent.trace_page)."""
     events = _read_events(trace_dir)
     if not events:
         return f'<p class="meta">no trace at {_esc(trace_dir)}</p>'
-    rows = []
-    for event in events:
-        images = "".join(_image(trace_dir / p) for p in _artifact_paths(event))
-        rows.append(
-            f"<tr><td>{_esc(event.get('t_ms', ''))}</td><td>{_esc(event.get('event', ''))}</td>"
-            f"<td><code>{_esc(_event_text(event))}</code>{images}</td></tr>"
-        )
-    return "<table><tr><th>ms</th><th>event</th><th>detail</th></tr>" + "".join(rows) + "</table>"
+    return "".join(event_html(trace_dir, event) for event in events)
+
+
+def _details_html(details: dict[str, Any]) -> str:
+    """A row's details as a list of named values, not one JSON blob."""
+    items = "".join(f"<li><b>{_esc(k)}</b>: {_esc(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))}</li>"
+                    for k, v in details.items())
+    return f"<ul class=\"details\">{items}</ul>"
 
 
 def _task_html(row: Row) -> str:
@@ -103,7 +74,7 @@ def _task_html(row: Row) -> str:
         + (f" · planner {_esc(row.planner)}" if row.planner else "")
         + f" · retries {row.retries} · replans {row.replans}</p>"
     )
-    details = f"<p><code>{_esc(json.dumps(row.details, ensure_ascii=False))}</code></p>" if row.details else ""
+    details = _details_html(row.details) if row.details else ""
     steps = _steps_html(Path(row.trace_dir)) if row.trace_dir else ""
     return f"<details{opened}>{head}{meta}{details}{steps}</details>"
 
@@ -115,7 +86,7 @@ def render(rows: list[Row], title: str) -> str:
     run = f"{_esc(first.git_sha)} · {_esc(first.timestamp)}" if first else ""
     return (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title>'
-        f"<style>{_STYLE}</style></head><body><h1>{_esc(title)}</h1><p class=\"meta\">{run}</p>"
+        f"<style>{STEP_CSS}{_STYLE}</style></head><body><h1>{_esc(title)}</h1><p class=\"meta\">{run}</p>"
         f'<pre class="summary">{_esc(summary)}</pre>'
         + "".join(_task_html(r) for r in rows)
         + "</body></html>"

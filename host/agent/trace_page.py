@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-_CSS = """
+#: The page's style (the eval report's pages show steps with it too).
+CSS = """
 body{font:14px/1.5 system-ui,sans-serif;margin:0;background:#f5f6fa;color:#1d2330}
 header{background:#1d2330;color:#fff;padding:18px 28px}header h1{margin:0;font-size:20px}
 main{max-width:1100px;margin:20px auto;padding:0 20px}
@@ -57,13 +58,47 @@ def _img(folder: Path, rel: str | None) -> str:
     return f'<img alt="overlay screenshot (click to enlarge)" title="click to enlarge" tabindex="0" src="data:image/jpeg;base64,{data}">'
 
 
+def event_html(folder: Path, ev: dict[str, Any]) -> str:
+    """One trace event as the trace page shows it, in words ("" for events the page does not show):
+    a plan's steps, a step's action, verdict and checks with its screenshot, a required step that failed."""
+    e = html.escape
+    kind = ev.get("event")
+    if kind in ("plan", "replan"):
+        items = "".join(f"<li>{e(str(s.get('intent', '')))}</li>" for s in ev.get("steps", []))
+        return f"<div class='plan'><b>{'Replan' if kind == 'replan' else 'Plan'}</b><ol>{items}</ol></div>"
+    if kind == "step":
+        verdict = str(ev.get("verdict", ""))
+        cls = "ok" if verdict in ("passed", "done") else "bad"
+        checks = "".join(
+            f"<li class='{'ok' if c.get('ok') else 'bad'}'>{'✓' if c.get('ok') else '✗'} {e(check_words(c.get('predicate')))}"
+            f"{' <span class=meta>' + e(str(c['detail'])) + '</span>' if c.get('detail') else ''}</li>"
+            for c in ev.get("checks") or [])
+        notes = "".join(f"<li>{e(str(n))}</li>" for n in (ev.get("repair") or []))
+        problems = "".join(f"<li>unusable answer [{e(str(p.get('kind')))}]</li>" for p in (ev.get("parse_failures") or []))
+        timing = ", ".join(f"{k} {v:.0f}" for k, v in (ev.get("timing") or {}).items() if isinstance(v, (int, float)))
+        return (
+            f"<div class='step'><div><h3>{ev.get('step')}. {e(str(ev.get('intent', '')))} "
+            f"<span class='{cls}'>{e(verdict)}</span></h3>"
+            f"<p><code>{e(str(ev.get('action_line', '')))}</code></p>"
+            f"<p>{e(str(ev.get('thought') or ''))}</p>"
+            f"{'<ul>' + checks + '</ul>' if checks else ''}{'<ul>' + notes + problems + '</ul>' if notes or problems else ''}"
+            f"<p>{e(str(ev.get('reason', '')))}</p>"
+            f"<p class='meta'>attempt {ev.get('attempt')} · {e(timing)} · {ev.get('tokens', 0)} tokens</p></div>"
+            f"<div>{_img(folder, ev.get('screenshot'))}</div></div>")
+    if kind == "step_failed":
+        arts = ev.get("artifacts") or {}
+        return (f"<div class='step'><div><h3 class='bad'>Required step failed: {e(str(ev.get('intent', '')))}</h3>"
+                f"<p>{e(str(ev.get('reason', '')))}</p></div><div>{_img(folder, arts.get('screenshot'))}</div></div>")
+    return ""
+
+
 def render_html(folder: Path, events: list[dict[str, Any]], summary: dict[str, Any] | None) -> str:
     """The whole trace as one HTML page (screenshots inlined as data URLs); every value escaped."""
     from waymark.host.agent.timeline import OUTCOMES
 
     e = html.escape
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>Waymark run {e(folder.name)}</title>"
-             f"<style>{_CSS}</style></head><body><header><h1>Waymark run {e(folder.name)}</h1></header><main>"]
+             f"<style>{CSS}</style></head><body><header><h1>Waymark run {e(folder.name)}</h1></header><main>"]
     start = next((ev for ev in events if ev.get("event") == "run"), {})
     if summary:
         cls = "ok" if summary.get("success") else "bad"
@@ -73,34 +108,7 @@ def render_html(folder: Path, events: list[dict[str, Any]], summary: dict[str, A
             f"{summary.get('steps_passed')}/{summary.get('steps_total')} steps verified, {summary.get('duration_ms', 0) / 1000:.1f} s, "
             f"{summary.get('tokens_total', 0)} tokens</p><p>{e(str(summary.get('reason', '')))}</p></div>")
         parts.append(answer_html(summary))
-    for ev in events:
-        kind = ev.get("event")
-        if kind in ("plan", "replan"):
-            items = "".join(f"<li>{e(str(s.get('intent', '')))}</li>" for s in ev.get("steps", []))
-            parts.append(f"<div class='plan'><b>{'Replan' if kind == 'replan' else 'Plan'}</b><ol>{items}</ol></div>")
-        elif kind == "step":
-            verdict = str(ev.get("verdict", ""))
-            cls = "ok" if verdict in ("passed", "done") else "bad"
-            checks = "".join(
-                f"<li class='{'ok' if c.get('ok') else 'bad'}'>{'✓' if c.get('ok') else '✗'} {e(check_words(c.get('predicate')))}"
-                f"{' <span class=meta>' + e(str(c['detail'])) + '</span>' if c.get('detail') else ''}</li>"
-                for c in ev.get("checks") or [])
-            notes = "".join(f"<li>{e(str(n))}</li>" for n in (ev.get("repair") or []))
-            problems = "".join(f"<li>unusable answer [{e(str(p.get('kind')))}]</li>" for p in (ev.get("parse_failures") or []))
-            timing = ", ".join(f"{k} {v:.0f}" for k, v in (ev.get("timing") or {}).items() if isinstance(v, (int, float)))
-            parts.append(
-                f"<div class='step'><div><h3>{ev.get('step')}. {e(str(ev.get('intent', '')))} "
-                f"<span class='{cls}'>{e(verdict)}</span></h3>"
-                f"<p><code>{e(str(ev.get('action_line', '')))}</code></p>"
-                f"<p>{e(str(ev.get('thought') or ''))}</p>"
-                f"{'<ul>' + checks + '</ul>' if checks else ''}{'<ul>' + notes + problems + '</ul>' if notes or problems else ''}"
-                f"<p>{e(str(ev.get('reason', '')))}</p>"
-                f"<p class='meta'>attempt {ev.get('attempt')} · {e(timing)} · {ev.get('tokens', 0)} tokens</p></div>"
-                f"<div>{_img(folder, ev.get('screenshot'))}</div></div>")
-        elif kind == "step_failed":
-            arts = ev.get("artifacts") or {}
-            parts.append(f"<div class='step'><div><h3 class='bad'>Required step failed: {e(str(ev.get('intent', '')))}</h3>"
-                         f"<p>{e(str(ev.get('reason', '')))}</p></div><div>{_img(folder, arts.get('screenshot'))}</div></div>")
+    parts.extend(event_html(folder, ev) for ev in events)
     parts.append("</main></body></html>")
     return "".join(parts)
 
