@@ -219,6 +219,9 @@ def update_settings(patch: dict[str, Any]) -> Settings:
 
 def _merge(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
+    if "provider" in patch and patch["provider"] != base.get("provider") and "options" not in patch:
+        # A role moved to another provider: the old one's options (a script, a preset) are not the new one's.
+        out.pop("options", None)
     for key, value in patch.items():
         if isinstance(value, dict) and isinstance(out.get(key), dict) and key != "options":
             out[key] = _merge(out[key], value)
