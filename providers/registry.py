@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import Any
 
 from waymark.providers.base import LLMProvider
@@ -40,5 +41,28 @@ def provider_class(name: str) -> type[LLMProvider]:
 
 def create(name: str, model: str, **options: Any) -> LLMProvider:
     """Build provider `name` for `model`. Options are the implementation's keyword arguments
-    (e.g. api_key, base_url, preset, script)."""
-    return provider_class(name)(model, **options)
+    (e.g. api_key, base_url, preset, script); one it does not take is ProviderNotConfigured,
+    naming it, not a TypeError."""
+    cls = provider_class(name)
+    taken = _options_taken(cls)
+    unknown = sorted(set(options) - taken) if taken is not None else []
+    if unknown:
+        raise ProviderNotConfigured(f"{name} takes no option {', '.join(unknown)}: remove it from the model's settings", provider=name)
+    return cls(model, **options)
+
+
+def _options_taken(cls: type) -> set[str] | None:
+    """The keyword arguments a provider class's constructor takes, following `**kw` passed up
+    to its bases; None when some constructor takes anything."""
+    taken: set[str] = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        if klass is object:
+            return None
+        parameters = inspect.signature(init).parameters
+        taken |= {n for n, p in parameters.items() if p.kind is not inspect.Parameter.VAR_KEYWORD}
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            return taken
+    return None
