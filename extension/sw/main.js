@@ -10,6 +10,7 @@ import { registerAgentTabHandlers } from "./agent_tabs.js";
 import { registerLoadErrors } from "./load_errors.js";
 import { registerMcpBadge } from "./mcp_badge.js";
 import { registerNetGate } from "./net_gate.js";
+import { registerRecorder } from "./recorder.js";
 
 /** Exported so the diagnostic build (eval/sw_handle.js) can reach it; production installs no global. */
 export const channel = new NativeChannel();
@@ -24,6 +25,7 @@ registerKeepalive();
 registerLoadErrors();
 registerMcpBadge(channel);
 registerNetGate();
+registerRecorder();
 
 chrome.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 
