@@ -10,6 +10,7 @@ import { HostStatus } from "./host_status.js";
 import { McpView } from "./mcp.js";
 import { applySavedTheme, SettingsView } from "./settings.js";
 import { WorkflowsView } from "./workflows.js";
+import { RecorderView } from "./recorder.js";
 
 const TABS = ["chat", "agent", "settings", "diagnostics"];
 
@@ -54,6 +55,7 @@ const status = new HostStatus({ openSettings: () => selectTab("settings") });
 const chat = new ChatView({ client, status, tab });
 const agent = new AgentView({ client, status, tab });
 const workflows = new WorkflowsView({ client, agent });
+const recorder = new RecorderView({ client, tab, onSaved: () => void workflows.refresh() });
 const diagnostics = new DiagnosticsView({ client });
 const mcp = new McpView({ client, tab });
 const settings = new SettingsView({
@@ -86,4 +88,4 @@ void tab.start().then(() => chat.start());
 
 /** The panel's parts, for the diagnostic build's test handle (eval/panel_handle.js); the panel
  * users load sets no global. */
-export const panel = { client, chat, agent, workflows, settings, diagnostics, mcp, status, tab, selectTab };
+export const panel = { client, chat, agent, workflows, recorder, settings, diagnostics, mcp, status, tab, selectTab };

@@ -21,7 +21,7 @@ import { takeSnapshot } from "./snapshot.js";
  * One recorded step: what the user did, where (the snapshot `before` lists its element under
  * `ref`, when it does), and the snapshot `after` it settled.
  * @typedef {{action: string, role?: string, name?: string, ref?: number|null, value?: string, key?: string, url?: string,
- *   secret?: boolean, secret_origin?: string|null, tab_id: number, box?: number[], before: number, after: number}} RecordedStep
+ *   secret?: boolean, secret_origin?: string|null, frame_origin?: string|null, tab_id: number, box?: number[], before: number, after: number}} RecordedStep
  * @typedef {{tabId: number, tabs: Set<number>, current: number, startUrl: string, snapshots: Snapshot[], steps: RecordedStep[],
  *   queue: Promise<void>, watcher: TabWatcher, problem: string}} Recording
  */
@@ -58,7 +58,7 @@ async function arm(tabId, on) {
 /** Tell the side panel how far the recording is. */
 function progress() {
   const r = recording;
-  chrome.runtime.sendMessage({ kind: "wm:recorder:progress", recording: Boolean(r), steps: r ? r.steps.length : 0 }).catch(() => {});
+  chrome.runtime.sendMessage({ kind: "wm:recorder:progress", recording: Boolean(r), steps: r ? r.steps.length : 0, problem: r?.problem || "" }).catch(() => {});
 }
 
 /** @param {number} tabId */
@@ -83,16 +83,24 @@ async function stop() {
 }
 
 /**
- * Settle after a step and keep the page it left: its snapshot is the step's `after` and the next step's `before`.
+ * Settle after a step and keep the page it left: its snapshot is the step's `after` and the next
+ * step's `before` (a typed value or a choice keeps the page it was made on).
  * @param {Recording} r @param {Omit<RecordedStep, "before"|"after">} step
  */
 async function settled(r, step) {
+  const before = r.snapshots.length - 1;
+  if (step.action === "fill" || step.action === "select") {
+    // A value changes only its field, which the step reports itself; and the user's next action
+    // (Sign in, clicked as the field loses focus) must find the page before it, not after it.
+    r.steps.push({ ...step, before, after: before });
+    progress();
+    return;
+  }
   const result = await r.watcher.settle({ startedAt: performance.now(), minMs: SETTLE_MIN_MS, timeoutMs: SETTLE_MAX_MS }).catch(() => null);
   if (result?.new_tab) {
     r.tabs.add(result.new_tab.tab_id);
     r.current = result.new_tab.tab_id;
   }
-  const before = r.snapshots.length - 1;
   r.snapshots.push(await snapshot(r.current));
   r.steps.push({ ...step, before, after: r.snapshots.length - 1 });
   progress();
@@ -107,10 +115,14 @@ async function recordAction(r, seen, tabId, frameId) {
   const step = { action: seen.action, role: seen.role, name: seen.name, tab_id: tabId, box: seen.box,
     ref: seen.local_ref !== null ? globalRef(tabId, frameId, seen.doc_id, seen.local_ref) : null };
   if (seen.key) step.key = seen.key;
-  if (seen.secret) {
+  if (seen.action === "fill") {
+    // Where the field is, as the browser says it (never the page): a secret typed there is bound to it.
     const frame = await chrome.webNavigation.getFrame({ tabId, frameId }).catch(() => null);
+    step.frame_origin = originOf(frame?.url);
+  }
+  if (seen.secret) {
     step.secret = true;
-    step.secret_origin = originOf(frame?.url);
+    step.secret_origin = step.frame_origin;
   } else if (typeof seen.value === "string") {
     step.value = seen.value;
   }
@@ -122,7 +134,10 @@ async function recordAction(r, seen, tabId, frameId) {
  * @param {Recording} r @param {() => Promise<void>} work
  */
 function enqueue(r, work) {
-  r.queue = r.queue.then(work).catch((e) => { r.problem = `a step could not be recorded: ${errorMessage(e)}`; });
+  r.queue = r.queue.then(work).catch((e) => {
+    r.problem = `a step could not be recorded: ${errorMessage(e)}`;
+    progress();
+  });
 }
 
 export function registerRecorder() {

@@ -1,0 +1,162 @@
+"""Recording a demonstration, in real Chromium with the real extension and host: the user presses
+Record in the side panel, does the task by hand (Playwright's own mouse and keyboard on the page,
+never Waymark's dispatch), presses Stop, reviews the steps and saves them; the workflow then
+replays with no model call, on the same site and on changed copies of it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterator
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import expect
+
+from tests.e2e.test_sidepanel import Panel, configure, tab_id_of
+from waymark.eval.sites.serve import SITES_DIR, SiteServer
+
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.e2e]
+
+ROOT = Path(__file__).resolve().parents[2]
+BANNER = '<body>\n<div role="note"><p>We changed how signing in looks.</p></div>'
+
+
+def waymark(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "waymark.host", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env=dict(os.environ))
+
+
+def _replay(name: str, *args: str) -> dict[str, Any]:
+    done = waymark("workflow", "run", name, "--json", "--no-heal", *args)
+    summary: dict[str, Any] = json.loads(done.stdout)
+    assert done.returncode == (0 if summary["success"] else 1), done.stderr
+    return summary
+
+
+def _copy(base: Path, name: str, site: str, *replacements: tuple[str, str]) -> None:
+    shutil.copytree(SITES_DIR / site, base / name / site)
+    for page in (base / name / site).glob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        for old, new in replacements:
+            html = html.replace(old, new)
+        page.write_text(html, encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """The eval's sites as recorded, and changed copies: the sign-in with a banner and its button
+    renamed (found again by its neighbours), and with its neighbours renamed too (matches nothing)."""
+    base = tmp_path_factory.mktemp("record-sites")
+    renamed = (("<body>", BANNER), (">Sign in</button>", ">Log in</button>"))
+    _copy(base, "recorded", "login")
+    _copy(base, "renamed", "login", *renamed)
+    _copy(base, "reworded", "login", *renamed, ("Keep me signed in", "Stay logged in"), ("Forgot password?", "Reset your password"))
+    _copy(base, "recorded", "shop")
+    server = SiteServer(base).start()
+    yield {"origin": server.site, "other": server.other,
+           **{f"login-{n}": f"{server.site}/{n}/login/index.html" for n in ("recorded", "renamed", "reworded")},
+           "shop": f"{server.site}/recorded/shop/index.html"}
+    server.close()
+
+
+@pytest_asyncio.fixture
+async def site_page(browser: Any) -> AsyncIterator[Any]:
+    page = await browser.context.new_page()
+    yield page
+    await page.close()
+
+
+class Recorder:
+    """The side panel's recorder, used as a person uses it."""
+
+    def __init__(self, panel: Panel) -> None:
+        self.panel = panel
+        self.page = panel.page
+
+    async def record(self) -> None:
+        await self.page.locator("#tab-agent").click()
+        await self.page.get_by_role("button", name="Record").click()
+        await expect(self.page.locator("#record-status")).to_have_text("Recording: 0 step(s)")
+
+    async def recorded(self, n: int) -> None:
+        """Wait until the panel shows `n` steps recorded (a person glances at it before going on)."""
+        await expect(self.page.locator("#record-status")).to_have_text(f"Recording: {n} step(s)", timeout=20000)
+
+    async def stop(self) -> Any:
+        await self.page.get_by_role("button", name="Stop").click()
+        await expect(self.page.locator("#record-status")).to_contain_text("review them", timeout=20000)
+        return self.page.locator("#record-review .recorded-step")
+
+    async def save(self, name: str) -> Any:
+        await self.page.get_by_label("Recorded workflow name").fill(name)
+        await self.page.locator("#record-review").get_by_role("button", name="Save").click()
+        saved = self.page.locator("#record-review .saved")
+        await expect(saved).not_to_be_empty()
+        return saved
+
+
+@pytest_asyncio.fixture
+async def recorder(browser: Any, sw: Any, site_page: Any, sites: dict[str, str]) -> AsyncIterator[Recorder]:
+    """The side panel pinned to the site page's tab (opened on the sign-in page)."""
+    await configure(sw)
+    await site_page.goto(sites["login-recorded"])
+    page = await browser.context.new_page()
+    await page.set_viewport_size({"width": 380, "height": 900})
+    panel = Panel(page)
+    await panel.open(browser.extension_id, await tab_id_of(sw, site_page.url))
+    await panel.connected()
+    yield Recorder(panel)
+    errors = list(panel.errors)
+    await page.close()
+    assert errors == [], f"the side panel logged console errors: {errors}"
+
+
+async def _sign_in_by_hand(recorder: Recorder, page: Any) -> None:
+    await recorder.record()
+    await page.click("#user")
+    await page.keyboard.type("ada")
+    await page.click("#pass")
+    await recorder.recorded(1)
+    await page.keyboard.type("lovelace")
+    await page.get_by_role("button", name="Sign in").click()
+    await recorder.recorded(3)
+    await expect(page.locator("h1")).to_have_text("Welcome, ada")
+
+
+async def _record_sign_in(recorder: Recorder, page: Any, name: str) -> Path:
+    from waymark.host.workflows import store
+
+    waymark("workflow", "delete", name)
+    await _sign_in_by_hand(recorder, page)
+    await recorder.stop()
+    saved = await recorder.save(name)
+    await expect(saved).to_have_text(f"Saved as workflow {name}.")
+    return store.path_of(name)
+
+
+async def test_recorded_sign_in_shows_each_step_with_a_proposed_check(recorder: Recorder, site_page: Any):
+    await _sign_in_by_hand(recorder, site_page)
+    steps = await recorder.stop()
+    await expect(steps.locator("strong")).to_have_text([' Type into textbox "Username"', ' Enter the secret into textbox "Password"',
+                                                        ' Click button "Sign in"'])
+    await expect(steps.nth(0)).to_contain_text('Username holds "ada"')
+    await expect(steps.nth(2)).to_contain_text("the address holds /recorded/login/account.html")
+    await expect(recorder.page.get_by_label("Parameter name of step 1")).to_have_value("username")
+
+
+async def test_a_recorded_sign_in_replays_with_no_model_call_and_never_holds_the_password(recorder: Recorder, site_page: Any,
+                                                                                            sites: dict[str, str]):
+    from waymark.host.core.secrets_store import set_secret
+
+    path = await _record_sign_in(recorder, site_page, "recorded-sign-in")
+    text = path.read_text()
+    assert "lovelace" not in text and "{{secret:password}}" in text and "{{param:username}}" in text
+    set_secret("password", "lovelace", [sites["origin"]])
+    summary = _replay("recorded-sign-in")
+    assert summary["success"] and summary["replay"] == "unchanged", summary["reason"]
+    assert (summary["model_calls"], summary["tokens_total"], summary["steps_passed"]) == (0, 0, 3)
