@@ -86,10 +86,23 @@
     report(el, described.role, described.name, secret ? { action: "fill", secret: true } : { action: "fill", value });
   }
 
+  /**
+   * Enter in a field clicks its form's default button (implicit submission) with the focus still in
+   * the field: that click is the Enter, already a step. A person's own click moves the focus, and a
+   * key pressed on a focused button leaves the focus on it.
+   * @param {MouseEvent} event @param {Element} el
+   */
+  function implicitSubmit(event, el) {
+    const focused = document.activeElement;
+    return event.detail === 0 && focused !== null && focused !== el && isTypedField(focused)
+      && "form" in focused && "form" in el && focused.form !== null && focused.form === el.form;
+  }
+
   document.addEventListener("click", (event) => {
     if (!armed || !event.isTrusted) return;
     const hit = operated(event);
     if (!hit || FOCUS_ONLY.has(hit.role) || hit.el instanceof HTMLOptionElement) return;
+    if (implicitSubmit(event, hit.el)) return;
     report(hit.el, hit.role, hit.name, { action: "click" });
   }, true);
 

@@ -185,7 +185,9 @@ def _address(before: str, after: str) -> str:
     """What of `after`'s address tells it from `before`'s: its path, else its query or fragment."""
     old, new = urlsplit(before), urlsplit(after)
     if new.path != old.path and new.path not in ("", "/"):
-        return new.path
+        # From where the two paths part: a copy of the site served from another folder still matches.
+        folder = old.path.rsplit("/", 1)[0] + "/"
+        return "/" + new.path[len(folder):] if new.path.startswith(folder) and len(new.path) > len(folder) else new.path
     if new.query != old.query and new.query:
         return f"?{new.query}"
     return f"#{new.fragment}" if new.fragment and new.fragment != old.fragment else ""
@@ -212,6 +214,12 @@ def proposed(step: DraftStep, seen: RecordedAction, before: Snapshot, after: Sna
     changed = changed or bool(appeared) or {_key(e) for e in after.elements} != old_keys
     for element in sorted(appeared, key=lambda e: (e.role not in _MESSAGES, e.order or 0))[:2]:
         checks.append(ProposedCheck(check={"text_present": element.name.strip()[:120]}, says=f"the page shows {element.name.strip()[:80]!r}"))
+    if after.url == before.url and not appeared:
+        # A dialog closed, a row removed: what went away is the step's effect.
+        new_keys = {_key(e) for e in after.elements}
+        gone = [e for e in before.elements if e.name.strip() and _key(e) not in new_keys and e.ref != seen.ref]
+        for element in sorted(gone, key=lambda e: (e.role not in _MESSAGES, e.order or 0))[:1]:
+            checks.append(ProposedCheck(check={"absent": _target(element)}, says=f'{element.role} "{element.name[:80]}" is gone'))
     own = _own_check(step, seen, before, after)
     if own is not None:
         changed = True

@@ -145,7 +145,7 @@ async def test_recorded_sign_in_shows_each_step_with_a_proposed_check(recorder: 
     await expect(steps.locator("strong")).to_have_text([' Type into textbox "Username"', ' Enter the secret into textbox "Password"',
                                                         ' Click button "Sign in"'])
     await expect(steps.nth(0)).to_contain_text('Username holds "ada"')
-    await expect(steps.nth(2)).to_contain_text("the address holds /recorded/login/account.html")
+    await expect(steps.nth(2)).to_contain_text("the address holds /account.html")
     await expect(recorder.page.get_by_label("Parameter name of step 1")).to_have_value("username")
 
 
@@ -160,3 +160,96 @@ async def test_a_recorded_sign_in_replays_with_no_model_call_and_never_holds_the
     summary = _replay("recorded-sign-in")
     assert summary["success"] and summary["replay"] == "unchanged", summary["reason"]
     assert (summary["model_calls"], summary["tokens_total"], summary["steps_passed"]) == (0, 0, 3)
+
+
+async def test_a_recorded_sign_in_replayed_on_a_copy_with_a_renamed_button_finds_it_by_its_neighbours(recorder: Recorder, site_page: Any,
+                                                                                                      sites: dict[str, str]):
+    from waymark.host.core.secrets_store import set_secret
+
+    await _record_sign_in(recorder, site_page, "recorded-sign-in-renamed")
+    set_secret("password", "lovelace", [sites["origin"]])
+    summary = _replay("recorded-sign-in-renamed", "--start-url", sites["login-renamed"])
+    assert summary["success"] and summary["replay"] == "healed" and summary["model_calls"] == 0, summary["reason"]
+    assert summary["heals"][0]["step"] == 3 and summary["heals"][0]["by"] == "near"
+
+
+async def test_a_recorded_sign_in_replayed_on_a_copy_where_nothing_matches_fails_naming_the_step(recorder: Recorder, site_page: Any,
+                                                                                                 sites: dict[str, str]):
+    from waymark.host.core.secrets_store import set_secret
+
+    await _record_sign_in(recorder, site_page, "recorded-sign-in-reworded")
+    set_secret("password", "lovelace", [sites["origin"]])
+    summary = _replay("recorded-sign-in-reworded", "--start-url", sites["login-reworded"])
+    assert summary["success"] is False and summary["replay"] == "failed"
+    assert 'step 3 (Click button "Sign in")' in summary["reason"] and 'button "Sign in"' in summary["reason"], summary["reason"]
+
+
+async def test_a_step_that_changed_the_page_cannot_be_saved_once_its_checks_are_dropped(recorder: Recorder, site_page: Any):
+    waymark("workflow", "delete", "recorded-unchecked")
+    await _sign_in_by_hand(recorder, site_page)
+    steps = await recorder.stop()
+    for box in await steps.nth(2).get_by_role("checkbox").all():
+        await box.uncheck()
+    saved = await recorder.save("recorded-unchecked")
+    await expect(saved).to_contain_text('Not saved: step 3 (Click button "Sign in") changed the page but has no check')
+    assert "recorded-unchecked" not in waymark("workflow", "list").stdout
+
+
+async def test_a_value_the_user_marks_secret_is_never_written_in_the_workflow(recorder: Recorder, site_page: Any):
+    from waymark.host.workflows import store
+
+    waymark("workflow", "delete", "recorded-secret-user")
+    await _sign_in_by_hand(recorder, site_page)
+    await recorder.stop()
+    await recorder.page.get_by_label("Step 1 is a secret").check()
+    saved = await recorder.save("recorded-secret-user")
+    await expect(saved).to_have_text("Saved as workflow recorded-secret-user.")
+    text = store.path_of("recorded-secret-user").read_text()
+    assert "ada" not in text and "lovelace" not in text and "{{secret:username}}" in text
+
+
+async def test_actions_in_another_tab_are_not_recorded(recorder: Recorder, site_page: Any, browser: Any, sites: dict[str, str]):
+    other = await browser.context.new_page()
+    await other.goto(sites["shop"])
+    await recorder.record()
+    await other.get_by_label("Search products").click()
+    await other.keyboard.type("socks")
+    await other.keyboard.press("Enter")
+    await expect(other.locator("h1")).to_contain_text("results for")
+    await site_page.click("#remember")
+    await recorder.recorded(1)
+    steps = await recorder.stop()
+    await expect(steps.locator("strong")).to_have_text([' Click checkbox "Keep me signed in"'])
+    await expect(steps.nth(0)).to_contain_text("Keep me signed in is checked")
+    await other.close()
+
+
+async def test_a_basket_filled_by_hand_replays_with_no_model_call_and_a_verified_outcome(recorder: Recorder, site_page: Any,
+                                                                                          sites: dict[str, str]):
+    from waymark.host.workflows import store
+
+    waymark("workflow", "delete", "recorded-basket")
+    await site_page.goto(sites["shop"])
+    await recorder.record()
+    await site_page.get_by_label("Search products").click()
+    await site_page.keyboard.type("socks")
+    await site_page.keyboard.press("Enter")
+    await recorder.recorded(2)
+    await site_page.get_by_role("link", name="Trail socks (3 pack)").click()
+    await recorder.recorded(3)
+    await site_page.get_by_role("button", name="Add to cart").click()
+    await recorder.recorded(4)
+    await site_page.get_by_role("button", name="No thanks").click()
+    await recorder.recorded(5)
+    await site_page.get_by_role("link", name="Cart (1)").click()
+    await recorder.recorded(6)
+    steps = await recorder.stop()
+    await expect(steps).to_have_count(6)
+    await expect(recorder.page.get_by_label("Parameter name of step 1")).to_have_value("search_products")
+    saved = await recorder.save("recorded-basket")
+    await expect(saved).to_have_text("Saved as workflow recorded-basket.")
+    workflow = store.load("recorded-basket")
+    assert [p.name for p in workflow.parameters] == ["search_products"]
+    summary = _replay("recorded-basket")
+    assert summary["success"] and summary["replay"] == "unchanged", summary["reason"]
+    assert (summary["model_calls"], summary["steps_passed"]) == (0, 6)
