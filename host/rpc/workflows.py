@@ -40,7 +40,12 @@ from waymark.host.rpc.diagnostics import MeasuredProvider
 from waymark.host.settings import load_settings, run_policy
 from waymark.host.workflows import store
 from waymark.host.workflows.model import ParamMissing, WorkflowInvalid, bind
-from waymark.host.workflows.record import Demonstration, RecordedSave, draft, workflow_of
+from waymark.host.workflows.record import (
+    Demonstration,
+    RecordedSave,
+    draft,
+    workflow_of,
+)
 from waymark.host.workflows.replay import Replay, ReplayOptions
 from waymark.host.workflows.save import NotSaveable, recorded, workflow_from
 from waymark.providers import registry

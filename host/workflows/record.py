@@ -23,7 +23,13 @@ from waymark.host.agent.redaction import is_password_field, redact_url
 from waymark.host.agent.verifier import PredicateError, parse_predicate
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 from waymark.host.core.targets import ElementPlace, element_place, normalise
-from waymark.host.workflows.model import NAME_PATTERN, PARAM_PATTERN, Parameter, Workflow, WorkflowStep
+from waymark.host.workflows.model import (
+    NAME_PATTERN,
+    PARAM_PATTERN,
+    Parameter,
+    Workflow,
+    WorkflowStep,
+)
 from waymark.host.workflows.save import NotSaveable, slug
 from waymark.host.workflows.store import now
 
