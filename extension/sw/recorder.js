@@ -100,6 +100,8 @@ async function settled(r, step) {
   if (result?.new_tab) {
     r.tabs.add(result.new_tab.tab_id);
     r.current = result.new_tab.tab_id;
+    // Its document may have asked before the tab was known as the recorded tab's.
+    await arm(result.new_tab.tab_id, true);
   }
   r.snapshots.push(await snapshot(r.current));
   r.steps.push({ ...step, before, after: r.snapshots.length - 1 });
@@ -169,6 +171,10 @@ export function registerRecorder() {
   // A tab the recorded tab opens is recorded too (its first document asks, content/recorder.js).
   chrome.tabs.onCreated.addListener((tab) => {
     if (recording && tab.id !== undefined && tab.openerTabId !== undefined && recording.tabs.has(tab.openerTabId)) recording.tabs.add(tab.id);
+  });
+  // A link with target=_blank opens its tab without an opener (noopener): the navigation names its source.
+  chrome.webNavigation.onCreatedNavigationTarget.addListener((d) => {
+    if (recording && recording.tabs.has(d.sourceTabId)) recording.tabs.add(d.tabId);
   });
   // An address the user typed or picked is a step of its own; a link's or a form's navigation is the click's.
   chrome.webNavigation.onCommitted.addListener((d) => {

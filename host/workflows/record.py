@@ -218,6 +218,8 @@ def proposed(step: DraftStep, seen: RecordedAction, before: Snapshot, after: Sna
     old_keys = {_key(e) for e in before.elements}
     appeared = [e for e in after.elements if e.name.strip() and _key(e) not in old_keys]
     changed = changed or bool(appeared) or {_key(e) for e in after.elements} != old_keys
+    for message in _messages(after.text, before.text)[:2]:
+        checks.append(ProposedCheck(check={"text_present": message[:120]}, says=f"the page shows {message[:80]!r}"))
     for element in sorted(appeared, key=lambda e: (e.role not in _MESSAGES, e.order or 0))[:2]:
         checks.append(ProposedCheck(check={"text_present": element.name.strip()[:120]}, says=f"the page shows {element.name.strip()[:80]!r}"))
     if after.url == before.url and not appeared:
@@ -253,6 +255,25 @@ def _value_check(step: DraftStep) -> ProposedCheck | None:
     if step.action.get("type") == "select":
         return ProposedCheck(check={"state": {"target": _target(target), "value": step.value}}, says=f'{said} shows "{step.value}"')
     return ProposedCheck(check={"value_equals": {"target": _target(target), "value": step.value}}, says=f'{said} holds "{step.value}"')
+
+
+#: A snapshot's text line of a heading (`## Added to your cart`) or a live region (`status "Saved"`).
+_HEADING = re.compile(r"^#{1,6} (.+)$")
+_LIVE = re.compile(r'^(?:status|alert|log|output|marquee|timer) "(.+)"$')
+
+
+def _messages(after: str, before: str) -> list[str]:
+    """The headings and live regions' texts `after` shows that `before` did not: what a person reads as the step's outcome."""
+    def said(text: str) -> list[str]:
+        found = []
+        for line in text.splitlines():
+            match = _HEADING.match(line.strip()) or _LIVE.match(line.strip())
+            if match and match.group(1).strip():
+                found.append(match.group(1).strip())
+        return found
+
+    old = set(said(before))
+    return [m for m in said(after) if m not in old]
 
 
 def _own_check(step: DraftStep, seen: RecordedAction, before: Snapshot, after: Snapshot) -> ProposedCheck | None:

@@ -26,6 +26,24 @@ ROOT = Path(__file__).resolve().parents[2]
 BANNER = '<body>\n<div role="note"><p>We changed how signing in looks.</p></div>'
 
 
+#: A page on one origin holding a newsletter form on another origin, and a link that opens a new tab.
+FRAMED = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Trail news</title></head><body>
+<h1>Trail news</h1>
+<iframe title="Newsletter" src="OTHER/framed/newsletter.html" width="500" height="200"></iframe>
+<p><a href="offers.html" target="_blank">See the offers</a></p>
+</body></html>"""
+NEWSLETTER = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Newsletter</title></head><body>
+<form id="f"><label for="email">Email</label> <input id="email" type="email"> <button type="submit">Subscribe</button></form>
+<p id="out" role="status"></p>
+<script>document.getElementById("f").addEventListener("submit", (e) => { e.preventDefault();
+  document.getElementById("out").textContent = "Subscribed " + document.getElementById("email").value; });</script>
+</body></html>"""
+OFFERS = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Offers · Trail news</title></head><body>
+<h1>Offers</h1><button type="button" id="claim">Claim the offer</button><p id="claimed" role="status"></p>
+<script>document.getElementById("claim").addEventListener("click", () => { document.getElementById("claimed").textContent = "Offer claimed"; });</script>
+</body></html>"""
+
+
 def waymark(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "waymark.host", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
                           env=dict(os.environ))
@@ -57,8 +75,12 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     _copy(base, "renamed", "login", *renamed)
     _copy(base, "reworded", "login", *renamed, ("Keep me signed in", "Stay logged in"), ("Forgot password?", "Reset your password"))
     _copy(base, "recorded", "shop")
+    (base / "framed").mkdir()
+    (base / "framed" / "newsletter.html").write_text(NEWSLETTER, encoding="utf-8")
+    (base / "framed" / "offers.html").write_text(OFFERS, encoding="utf-8")
     server = SiteServer(base).start()
-    yield {"origin": server.site, "other": server.other,
+    (base / "framed" / "index.html").write_text(FRAMED.replace("OTHER", server.other), encoding="utf-8")
+    yield {"origin": server.site, "other": server.other, "framed": f"{server.site}/framed/index.html",
            **{f"login-{n}": f"{server.site}/{n}/login/index.html" for n in ("recorded", "renamed", "reworded")},
            "shop": f"{server.site}/recorded/shop/index.html"}
     server.close()
@@ -253,3 +275,34 @@ async def test_a_basket_filled_by_hand_replays_with_no_model_call_and_a_verified
     summary = _replay("recorded-basket")
     assert summary["success"] and summary["replay"] == "unchanged", summary["reason"]
     assert (summary["model_calls"], summary["steps_passed"]) == (0, 6)
+
+
+async def test_a_step_in_a_cross_origin_frame_and_one_in_a_new_tab_are_recorded_and_replayed(recorder: Recorder, site_page: Any,
+                                                                                                browser: Any, sites: dict[str, str]):
+    waymark("workflow", "delete", "recorded-framed")
+    await site_page.goto(sites["framed"])
+    frame = site_page.frame_locator("iframe")
+    await expect(frame.get_by_role("button", name="Subscribe")).to_be_visible()
+    await recorder.record()
+    await frame.get_by_label("Email").click()
+    await site_page.keyboard.type("ada@example.com")
+    await site_page.keyboard.press("Enter")
+    await recorder.recorded(2)
+    await expect(frame.get_by_role("status")).to_have_text("Subscribed ada@example.com")
+    async with browser.context.expect_page() as opened:
+        await site_page.get_by_role("link", name="See the offers").click()
+    offers = await opened.value
+    await recorder.recorded(3)
+    await offers.get_by_role("button", name="Claim the offer").click()
+    await recorder.recorded(4)
+    steps = await recorder.stop()
+    await expect(steps.locator("strong")).to_have_text([' Type into textbox "Email"', ' Press Enter in textbox "Email"',
+                                                        ' Click link "See the offers"', ' Click button "Claim the offer"'])
+    await expect(steps.nth(1)).to_contain_text("Subscribed ada@example.com")
+    saved = await recorder.save("recorded-framed")
+    await expect(saved).to_have_text("Saved as workflow recorded-framed.")
+    await offers.close()
+    # Subscribe looks like a step that commits the user: the replay asks first, as every run does, and is told yes.
+    summary = _replay("recorded-framed", "--confirm", "approve")
+    assert summary["success"] and summary["replay"] == "unchanged", summary["reason"]
+    assert (summary["model_calls"], summary["steps_passed"]) == (0, 4)
