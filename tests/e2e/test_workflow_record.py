@@ -306,3 +306,19 @@ async def test_a_step_in_a_cross_origin_frame_and_one_in_a_new_tab_are_recorded_
     summary = _replay("recorded-framed", "--confirm", "approve")
     assert summary["success"] and summary["replay"] == "unchanged", summary["reason"]
     assert (summary["model_calls"], summary["steps_passed"]) == (0, 4)
+
+
+async def test_a_recorded_workflow_is_listed_in_the_panel_and_its_run_button_replays_it_with_no_model_call(
+        recorder: Recorder, site_page: Any, browser: Any, sites: dict[str, str]):
+    from waymark.host.core.secrets_store import set_secret
+
+    await _record_sign_in(recorder, site_page, "recorded-panel-run")
+    set_secret("password", "lovelace", [sites["origin"]])
+    listed = recorder.page.locator('#workflow-list li[data-name="recorded-panel-run"]')
+    await expect(listed).to_contain_text("3 steps")
+    await listed.get_by_role("button", name="Run").click()
+    replayed = recorder.page.locator("#agent-summary .summary")
+    await expect(replayed).to_contain_text("Replay: unchanged · 0 model calls", timeout=30000)
+    await expect(replayed).to_have_attribute("data-outcome", "done")
+    await expect(browser.context.pages[-1].locator("h1")).to_have_text("Welcome, ada")
+    await browser.context.pages[-1].close()
