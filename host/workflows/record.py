@@ -139,8 +139,9 @@ def draft(demo: Demonstration) -> Draft:
         step.changed, step.checks = proposed(step, seen, before, after)
         steps.append(step)
     host = urlsplit(demo.start_url).hostname or "the page"
-    return Draft(start_url=redact_url(demo.start_url) or demo.start_url, steps=steps,
-                 name=re.sub(r"[^a-z0-9]+", "-", (steps[0].target.name if steps and steps[0].target else host).lower()).strip("-")[:40],
+    # A name to start from: the words of the first page's title ("Sign in · Ledger" -> sign-in-ledger).
+    name = re.sub(r"[^a-z0-9]+", "-", (demo.snapshots[0].title or host).lower()).strip("-")[:40].strip("-")
+    return Draft(start_url=redact_url(demo.start_url) or demo.start_url, steps=steps, name=name or "recorded",
                  task=f"Do on {host} what was recorded: " + "; ".join(s.intent for s in steps))
 
 

@@ -76,3 +76,7 @@ def test_a_value_marked_secret_is_never_written_nor_any_check_that_quotes_it():
     save.steps[0].secret, save.steps[0].param, save.steps[0].secret_origin = "username", None, "http://127.0.0.1:8000"
     text = workflow_of(save).model_dump_json()
     assert "ada" not in text and "{{secret:username}}" in text
+
+
+def test_the_draft_is_named_after_the_first_pages_title():
+    assert draft(_demo()).name == "sign-in"
