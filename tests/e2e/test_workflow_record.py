@@ -75,6 +75,8 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     _copy(base, "renamed", "login", *renamed)
     _copy(base, "reworded", "login", *renamed, ("Keep me signed in", "Stay logged in"), ("Forgot password?", "Reset your password"))
     _copy(base, "recorded", "shop")
+    # The checkout page loads its payment frame from /checkout/ of the other origin: it stays at the root.
+    shutil.copytree(SITES_DIR / "checkout", base / "checkout")
     (base / "framed").mkdir()
     (base / "framed" / "newsletter.html").write_text(NEWSLETTER, encoding="utf-8")
     (base / "framed" / "offers.html").write_text(OFFERS, encoding="utf-8")
@@ -82,7 +84,8 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     (base / "framed" / "index.html").write_text(FRAMED.replace("OTHER", server.other), encoding="utf-8")
     yield {"origin": server.site, "other": server.other, "framed": f"{server.site}/framed/index.html",
            **{f"login-{n}": f"{server.site}/{n}/login/index.html" for n in ("recorded", "renamed", "reworded")},
-           "shop": f"{server.site}/recorded/shop/index.html"}
+           "shop": f"{server.site}/recorded/shop/index.html",
+           "checkout": f"{server.site}/checkout/index.html?pay={server.other}"}
     server.close()
 
 
@@ -322,3 +325,42 @@ async def test_a_recorded_workflow_is_listed_in_the_panel_and_its_run_button_rep
     await expect(replayed).to_have_attribute("data-outcome", "done")
     await expect(browser.context.pages[-1].locator("h1")).to_have_text("Welcome, ada")
     await browser.context.pages[-1].close()
+
+
+async def test_a_checkout_with_a_choice_and_card_fields_in_a_payment_frame_replays_with_its_secrets_bound_to_that_frame(
+        recorder: Recorder, site_page: Any, browser: Any, sites: dict[str, str]):
+    from waymark.host.core.secrets_store import set_secret
+    from waymark.host.workflows import store
+
+    waymark("workflow", "delete", "recorded-checkout")
+    await site_page.goto(sites["checkout"])
+    pay = site_page.frame_locator("#pay")
+    await expect(pay.get_by_label("Card number")).to_be_visible()
+    await recorder.record()
+    await site_page.click("#name")
+    await site_page.keyboard.type("Ada Lovelace")
+    await site_page.keyboard.press("Tab")
+    await recorder.recorded(1)
+    await site_page.keyboard.press("ArrowDown")
+    await recorder.recorded(2)
+    for n, (field, value) in enumerate((("Card number", "4242424242424242"), ("Expiry (MM/YY)", "12/30"), ("Security code", "123")), 3):
+        await pay.get_by_label(field).click()
+        await site_page.keyboard.type(value)
+        if n > 3:
+            await recorder.recorded(n - 1)
+    await pay.get_by_role("button", name="Pay € 40.50").click()
+    await recorder.recorded(6)
+    await expect(site_page.locator("h1")).to_contain_text("Order confirmed")
+    steps = await recorder.stop()
+    await expect(steps.nth(1)).to_contain_text('Choose "Express (next day)" in combobox "Shipping"')
+    saved = await recorder.save("recorded-checkout")
+    await expect(saved).to_have_text("Saved as workflow recorded-checkout.")
+    text = store.path_of("recorded-checkout").read_text()
+    assert "4242424242424242" not in text and "{{secret:card_number}}" in text and "{{secret:security_code}}" in text
+    card = store.load("recorded-checkout").steps[2]
+    assert card.secret_origin == sites["other"] and card.target is not None and card.target.frame == 1
+    set_secret("card_number", "4242424242424242", [sites["other"]])
+    set_secret("security_code", "123", [sites["other"]])
+    summary = _replay("recorded-checkout", "--confirm", "approve")
+    assert summary["success"] and summary["replay"] == "unchanged", summary["reason"]
+    assert (summary["model_calls"], summary["steps_passed"]) == (0, 6)
