@@ -50,6 +50,22 @@ function snapshot(tabId) {
   return takeSnapshot(tabId, { max_chars: SNAPSHOT_CHARS, occlusion: false });
 }
 
+/**
+ * Wait (bounded) until the tab's document has loaded; whether it had to wait.
+ * @param {number} tabId @returns {Promise<boolean>}
+ */
+async function loaded(tabId) {
+  const deadline = performance.now() + SETTLE_MAX_MS;
+  let waited = false;
+  while (performance.now() < deadline) {
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    if (!tab || tab.status === "complete") return waited;
+    waited = true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return waited;
+}
+
 /** Turn the recorders of every frame of a tab on or off. @param {number} tabId @param {boolean} on */
 async function arm(tabId, on) {
   await chrome.tabs.sendMessage(tabId, { kind: KIND.RECORD_ARM, on }).catch(() => {});
@@ -102,6 +118,11 @@ async function settled(r, step) {
     r.current = result.new_tab.tab_id;
     // Its document may have asked before the tab was known as the recorded tab's.
     await arm(result.new_tab.tab_id, true);
+  }
+  if (await loaded(r.current)) {
+    // A page the step led to is read once its own scripts have run (its title, its headings): a
+    // check proposed from a page half loaded would fail every replay.
+    await r.watcher.settle({ startedAt: performance.now(), minMs: 0, timeoutMs: SETTLE_MAX_MS }).catch(() => null);
   }
   r.snapshots.push(await snapshot(r.current));
   r.steps.push({ ...step, before, after: r.snapshots.length - 1 });
