@@ -23,7 +23,7 @@ import { takeSnapshot } from "./snapshot.js";
  * @typedef {{action: string, role?: string, name?: string, ref?: number|null, value?: string, key?: string, url?: string,
  *   secret?: boolean, secret_origin?: string|null, frame_origin?: string|null, tab_id: number, box?: number[], before: number, after: number}} RecordedStep
  * @typedef {{tabId: number, tabs: Set<number>, current: number, startUrl: string, snapshots: Snapshot[], steps: RecordedStep[],
- *   queue: Promise<void>, watcher: TabWatcher, problem: string}} Recording
+ *   queue: Promise<void>, pending: number, watcher: TabWatcher, problem: string}} Recording
  */
 
 /** How much of each page a recorded snapshot keeps: enough for a long form's every field. */
@@ -31,6 +31,8 @@ const SNAPSHOT_CHARS = 60000;
 /** A step's page gets this long at least to show what the action did. */
 const SETTLE_MIN_MS = 100;
 const SETTLE_MAX_MS = 8000;
+/** The page is read again this long after a step settled, unless the user already acted again. */
+const LATE_MS = 300;
 
 /** @type {Recording|null} */
 let recording = null;
@@ -82,7 +84,7 @@ async function start(tabId) {
   if (recording) throw new Error("a recording is already running: stop it first");
   const first = await snapshot(tabId);
   recording = { tabId, tabs: new Set([tabId]), current: tabId, startUrl: first.url, snapshots: [first], steps: [],
-    queue: Promise.resolve(), watcher: new TabWatcher(tabId), problem: "" };
+    queue: Promise.resolve(), pending: 0, watcher: new TabWatcher(tabId), problem: "" };
   await arm(tabId, true);
   return { recording: true, tab_id: tabId, start_url: first.url };
 }
@@ -125,6 +127,9 @@ async function settled(r, step) {
     await r.watcher.settle({ startedAt: performance.now(), minMs: 0, timeoutMs: SETTLE_MAX_MS }).catch(() => null);
   }
   r.snapshots.push(await snapshot(r.current));
+  await new Promise((resolve) => setTimeout(resolve, LATE_MS));
+  // What the page showed a moment later (an upsell that slides in): the next step acts on it.
+  if (r.pending === 1) r.snapshots[r.snapshots.length - 1] = await snapshot(r.current);
   r.steps.push({ ...step, before, after: r.snapshots.length - 1 });
   progress();
 }
@@ -157,10 +162,11 @@ async function recordAction(r, seen, tabId, frameId) {
  * @param {Recording} r @param {() => Promise<void>} work
  */
 function enqueue(r, work) {
+  r.pending += 1;
   r.queue = r.queue.then(work).catch((e) => {
     r.problem = `a step could not be recorded: ${errorMessage(e)}`;
     progress();
-  });
+  }).finally(() => { r.pending -= 1; });
 }
 
 export function registerRecorder() {
