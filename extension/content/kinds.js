@@ -35,6 +35,9 @@
     ACT_WHEEL_END: "wm:act:wheel-end",
     ACT_MARK_SECRET: "wm:act:mark-secret",
     SETTLE_QUIET: "wm:settle:quiet",
+    RECORD_ARM: "wm:record:arm",
+    RECORD_ASK: "wm:record:ask",
+    RECORD_STEP: "wm:record:step",
   });
   /** @type {{__waymarkKinds?: typeof kinds}} */ (globalThis).__waymarkKinds ??= kinds;
 })();

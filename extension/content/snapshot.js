@@ -1170,6 +1170,12 @@
   });
   /** Only the child-frame placeholders: the current offsets of child frames (dispatch uses them). */
   core.handle(KIND.FRAMES, () => collect({ framesOnly: true }));
+  // The recorder (content/recorder.js) names what a person operated as the snapshot names it, so
+  // a recorded step's target is the element the agent and the replay see.
+  core.roleName = (el) => {
+    const role = interactiveRole(el, el.localName);
+    return role ? { role, name: nameOf(el, role) } : null;
+  };
   /** Diagnostics: is each local ref still alive, and what is it. */
   core.handle(KIND.REFINFO, (/** @type {{kind: string, refs?: number[]}} */ msg) => (msg.refs || []).map((l) => {
     const el = core.elementFor(l);

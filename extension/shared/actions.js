@@ -50,6 +50,9 @@ export const KIND = Object.freeze({
   ACT_WHEEL_END: "wm:act:wheel-end",
   ACT_MARK_SECRET: "wm:act:mark-secret",
   SETTLE_QUIET: "wm:settle:quiet",
+  RECORD_ARM: "wm:record:arm",
+  RECORD_ASK: "wm:record:ask",
+  RECORD_STEP: "wm:record:step",
 });
 
 /**

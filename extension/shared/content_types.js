@@ -26,6 +26,8 @@
  * @property {boolean=} pointerLoaded  content/pointer.js is loaded
  * @property {boolean=} formsLoaded  content/forms.js is loaded
  * @property {((el: Element) => boolean)=} typedSecret  a secret was typed into this field (content/secret_fields.js)
+ * @property {((el: Element) => {role: string, name: string}|null)=} roleName  the role and name a snapshot gives an operable element (content/snapshot.js)
+ * @property {boolean=} recorderLoaded  content/recorder.js is loaded
  * @property {PointerKit=} pointer  what content/actions.js lends content/pointer.js
  * @property {ActKit=} act  what content/actions.js lends content/forms.js
  *
@@ -62,6 +64,13 @@
  *
  * The isolated world's global, with what the content scripts put on it.
  * @typedef {typeof globalThis & {__waymark?: ContentCore, __waymarkKinds?: typeof import("../shared/actions.js").KIND}} ContentGlobal
+ */
+
+/**
+ * One action a user made, as a frame's recorder reports it to the service worker (content/recorder.js):
+ * its element by role and accessible name, and by the ref a snapshot gave it, if any.
+ * @typedef {{action: "click"|"fill"|"select"|"press", role: string, name: string, local_ref: number|null,
+ *   doc_id: string, value?: string, key?: string, secret?: boolean, box: number[]}} RecordedAction
  */
 
 export {};

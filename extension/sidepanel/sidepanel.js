@@ -11,6 +11,7 @@ import { HostStatus } from "./host_status.js";
 import { McpView } from "./mcp.js";
 import { applySavedTheme, SettingsView } from "./settings.js";
 import { WorkflowsView } from "./workflows.js";
+import { RecorderView } from "./recorder.js";
 
 const TABS = ["chat", "agent", "settings", "diagnostics"];
 
@@ -55,6 +56,7 @@ const status = new HostStatus({ openSettings: () => selectTab("settings") });
 const chat = new ChatView({ client, status, tab });
 const agent = new AgentView({ client, status, tab, openSettings: () => selectTab("settings") });
 const workflows = new WorkflowsView({ client, agent });
+const recorder = new RecorderView({ client, tab, onSaved: () => void workflows.refresh() });
 const diagnostics = new DiagnosticsView({ client });
 const mcp = new McpView({ client, tab });
 const firstRun = new FirstRunCard({ client, onReady: () => settings.load(), openSettings: () => selectTab("settings") });
@@ -89,4 +91,4 @@ void tab.start().then(() => chat.start());
 
 /** The panel's parts, for the diagnostic build's test handle (eval/panel_handle.js); the panel
  * users load sets no global. */
-export const panel = { client, chat, agent, workflows, settings, diagnostics, mcp, status, tab, firstRun, selectTab };
+export const panel = { client, chat, agent, workflows, recorder, settings, diagnostics, mcp, status, tab, firstRun, selectTab };

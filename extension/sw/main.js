@@ -11,6 +11,7 @@ import { registerLoadErrors } from "./load_errors.js";
 import { registerMcpBadge } from "./mcp_badge.js";
 import { registerNetGate } from "./net_gate.js";
 import { registerSchedules } from "./schedules.js";
+import { registerRecorder } from "./recorder.js";
 
 /** Exported so the diagnostic build (eval/sw_handle.js) can reach it; production installs no global. */
 export const channel = new NativeChannel();
@@ -26,6 +27,7 @@ registerLoadErrors();
 registerMcpBadge(channel);
 registerNetGate();
 registerSchedules(channel);
+registerRecorder();
 
 chrome.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 

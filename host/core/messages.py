@@ -40,4 +40,9 @@ CONTENT_KINDS: dict[str, str] = {
     "ACT_WHEEL_END": "wm:act:wheel-end",
     "ACT_MARK_SECRET": "wm:act:mark-secret",
     "SETTLE_QUIET": "wm:settle:quiet",
+    #: The service worker turns a frame's recorder on or off (content/recorder.js).
+    "RECORD_ARM": "wm:record:arm",
+    #: A recorder asks whether its tab is being recorded, and reports each step (content -> service worker).
+    "RECORD_ASK": "wm:record:ask",
+    "RECORD_STEP": "wm:record:step",
 }

@@ -2,6 +2,8 @@
 `workflow.show`, `workflow.delete`, and `workflow.run`, which replays one and streams the same
 notifications as `agent.run` (`run`, `plan`, `step`, `criteria`, `confirm`, `finished`); its reply is
 a run summary with `model_calls`, `replay` (unchanged | healed | failed) and `heals`.
+`workflow.record_draft` turns a demonstration the side panel recorded into steps to review, and
+`workflow.record_save` writes the reviewed steps as a workflow (host.workflows.record).
 
 `workflow.run` params: {name, params? {NAME: value}, start_url?, heal? (default true),
 provider?+model? | executor? | script?, provider_options?, policy?, screenshots?}. Healing asks
@@ -38,6 +40,12 @@ from waymark.host.rpc.diagnostics import MeasuredProvider
 from waymark.host.settings import load_settings, run_policy
 from waymark.host.workflows import store
 from waymark.host.workflows.model import ParamMissing, WorkflowInvalid, bind
+from waymark.host.workflows.record import (
+    Demonstration,
+    RecordedSave,
+    draft,
+    workflow_of,
+)
 from waymark.host.workflows.replay import Replay, ReplayOptions
 from waymark.host.workflows.save import NotSaveable, recorded, workflow_from
 from waymark.providers import registry
@@ -92,6 +100,32 @@ async def workflow_save(params: dict[str, Any], ctx: CallContext) -> dict[str, A
     refuse_user_only(params, ctx, USER_ONLY_SAVE)
     refuse_others_run(ctx, str(params.get("run_id", "")))
     return save_run(_params(SaveParams, params), reviewed=ctx.client_id is None)
+
+
+@method("workflow.record_draft")
+async def workflow_record_draft(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """The steps of a demonstration the side panel recorded, each target placed and its checks
+    proposed, for the user to review (not a method MCP clients may call: host.control_server)."""
+    try:
+        return draft(_params(Demonstration, params)).model_dump(mode="json", exclude_none=True)
+    except NotSaveable as exc:
+        raise MethodError("not_saveable", str(exc)) from None
+
+
+@method("workflow.record_save")
+async def workflow_record_save(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """Save a reviewed recording as a workflow; refused, naming the step, while a step that
+    changed the page has no check."""
+    try:
+        workflow = workflow_of(_params(RecordedSave, params))
+        path = store.write(workflow, replace=bool(params.get("replace")))
+    except NotSaveable as exc:
+        raise MethodError("not_saveable", str(exc)) from None
+    except store.WorkflowExists as exc:
+        raise MethodError("workflow_exists", str(exc)) from None
+    except WorkflowInvalid as exc:
+        raise MethodError("bad_params", str(exc)) from None
+    return {"workflow": workflow.model_dump(mode="json", exclude_none=True), "path": str(path)}
 
 
 @method("workflow.review")

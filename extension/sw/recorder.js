@@ -1,0 +1,216 @@
+// @ts-check
+/**
+ * Recording a demonstration: the side panel starts and stops it; while it runs, the frames of the
+ * recorded tab (and of tabs it opens) report each action the user makes (content/recorder.js),
+ * and this takes a snapshot after each one has settled, so the host can find each step's element
+ * among its neighbours on the page before it and propose a check from what changed
+ * (host/workflows/record.py). Steps from any other tab are ignored: only the recorded tab is
+ * watched. A secret typed in a frame is bound to the origin the browser says the frame has
+ * (chrome.webNavigation, never the page), and its value never leaves the frame.
+ */
+import { KIND } from "../shared/actions.js";
+import { errorMessage } from "../shared/errors.js";
+import { isOwnPage } from "./panel.js";
+import { globalRef } from "./refs.js";
+import { TabWatcher } from "./settle.js";
+import { takeSnapshot } from "./snapshot.js";
+
+/** @typedef {import("../shared/actions.js").Snapshot} Snapshot */
+/** @typedef {import("../shared/content_types.js").RecordedAction} RecordedAction */
+/**
+ * One recorded step: what the user did, where (the snapshot `before` lists its element under
+ * `ref`, when it does), and the snapshot `after` it settled.
+ * @typedef {{action: string, role?: string, name?: string, ref?: number|null, value?: string, key?: string, url?: string,
+ *   secret?: boolean, secret_origin?: string|null, frame_origin?: string|null, tab_id: number, box?: number[], before: number, after: number}} RecordedStep
+ * @typedef {{tabId: number, tabs: Set<number>, current: number, startUrl: string, snapshots: Snapshot[], steps: RecordedStep[],
+ *   queue: Promise<void>, pending: number, watcher: TabWatcher, problem: string}} Recording
+ */
+
+/** How much of each page a recorded snapshot keeps: enough for a long form's every field. */
+const SNAPSHOT_CHARS = 60000;
+/** A step's page gets this long at least to show what the action did. */
+const SETTLE_MIN_MS = 100;
+const SETTLE_MAX_MS = 8000;
+/** The page is read again this long after a step settled, unless the user already acted again. */
+const LATE_MS = 300;
+
+/** @type {Recording|null} */
+let recording = null;
+
+/** The origin of a URL as the browser's parser reads it, or null for an opaque one. @param {string|undefined} url */
+function originOf(url) {
+  try {
+    const origin = new URL(url || "").origin;
+    return origin && origin !== "null" ? origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/** @param {number} tabId */
+function snapshot(tabId) {
+  return takeSnapshot(tabId, { max_chars: SNAPSHOT_CHARS, occlusion: false });
+}
+
+/**
+ * Wait (bounded) until the tab's document has loaded; whether it had to wait.
+ * @param {number} tabId @returns {Promise<boolean>}
+ */
+async function loaded(tabId) {
+  const deadline = performance.now() + SETTLE_MAX_MS;
+  let waited = false;
+  while (performance.now() < deadline) {
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    if (!tab || tab.status === "complete") return waited;
+    waited = true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return waited;
+}
+
+/** Turn the recorders of every frame of a tab on or off. @param {number} tabId @param {boolean} on */
+async function arm(tabId, on) {
+  await chrome.tabs.sendMessage(tabId, { kind: KIND.RECORD_ARM, on }).catch(() => {});
+}
+
+/** Tell the side panel how far the recording is. */
+function progress() {
+  const r = recording;
+  chrome.runtime.sendMessage({ kind: "wm:recorder:progress", recording: Boolean(r), steps: r ? r.steps.length : 0, problem: r?.problem || "" }).catch(() => {});
+}
+
+/** @param {number} tabId */
+async function start(tabId) {
+  if (recording) throw new Error("a recording is already running: stop it first");
+  const first = await snapshot(tabId);
+  recording = { tabId, tabs: new Set([tabId]), current: tabId, startUrl: first.url, snapshots: [first], steps: [],
+    queue: Promise.resolve(), pending: 0, watcher: new TabWatcher(tabId), problem: "" };
+  await arm(tabId, true);
+  return { recording: true, tab_id: tabId, start_url: first.url };
+}
+
+async function stop() {
+  const r = recording;
+  if (!r) throw new Error("nothing is being recorded");
+  await r.queue;
+  recording = null;
+  r.watcher.stop();
+  await Promise.all([...r.tabs].map((tabId) => arm(tabId, false)));
+  progress();
+  return { start_url: r.startUrl, snapshots: r.snapshots, steps: r.steps, problem: r.problem };
+}
+
+/**
+ * Settle after a step and keep the page it left: its snapshot is the step's `after` and the next
+ * step's `before` (a typed value or a choice keeps the page it was made on).
+ * @param {Recording} r @param {Omit<RecordedStep, "before"|"after">} step
+ */
+async function settled(r, step) {
+  const before = r.snapshots.length - 1;
+  if (step.action === "fill" || step.action === "select") {
+    // A value changes only its field, which the step reports itself; and the user's next action
+    // (Sign in, clicked as the field loses focus) must find the page before it, not after it.
+    r.steps.push({ ...step, before, after: before });
+    progress();
+    return;
+  }
+  const result = await r.watcher.settle({ startedAt: performance.now(), minMs: SETTLE_MIN_MS, timeoutMs: SETTLE_MAX_MS }).catch(() => null);
+  if (result?.new_tab) {
+    r.tabs.add(result.new_tab.tab_id);
+    r.current = result.new_tab.tab_id;
+    // Its document may have asked before the tab was known as the recorded tab's.
+    await arm(result.new_tab.tab_id, true);
+  }
+  if (await loaded(r.current)) {
+    // A page the step led to is read once its own scripts have run (its title, its headings): a
+    // check proposed from a page half loaded would fail every replay.
+    await r.watcher.settle({ startedAt: performance.now(), minMs: 0, timeoutMs: SETTLE_MAX_MS }).catch(() => null);
+  }
+  r.snapshots.push(await snapshot(r.current));
+  await new Promise((resolve) => setTimeout(resolve, LATE_MS));
+  // What the page showed a moment later (an upsell that slides in): the next step acts on it.
+  if (r.pending === 1) r.snapshots[r.snapshots.length - 1] = await snapshot(r.current);
+  r.steps.push({ ...step, before, after: r.snapshots.length - 1 });
+  progress();
+}
+
+/**
+ * A step a frame of a recorded tab reported.
+ * @param {Recording} r @param {RecordedAction} seen @param {number} tabId @param {number} frameId
+ */
+async function recordAction(r, seen, tabId, frameId) {
+  /** @type {Omit<RecordedStep, "before"|"after">} */
+  const step = { action: seen.action, role: seen.role, name: seen.name, tab_id: tabId, box: seen.box,
+    ref: seen.local_ref !== null ? globalRef(tabId, frameId, seen.doc_id, seen.local_ref) : null };
+  if (seen.key) step.key = seen.key;
+  if (seen.action === "fill") {
+    // Where the field is, as the browser says it (never the page): a secret typed there is bound to it.
+    const frame = await chrome.webNavigation.getFrame({ tabId, frameId }).catch(() => null);
+    step.frame_origin = originOf(frame?.url);
+  }
+  if (seen.secret) {
+    step.secret = true;
+    step.secret_origin = step.frame_origin;
+  } else if (typeof seen.value === "string") {
+    step.value = seen.value;
+  }
+  await settled(r, step);
+}
+
+/**
+ * Queue work on the recording, in the order the user acted; a failure is kept for the panel to show.
+ * @param {Recording} r @param {() => Promise<void>} work
+ */
+function enqueue(r, work) {
+  r.pending += 1;
+  r.queue = r.queue.then(work).catch((e) => {
+    r.problem = `a step could not be recorded: ${errorMessage(e)}`;
+    progress();
+  }).finally(() => { r.pending -= 1; });
+}
+
+export function registerRecorder() {
+  chrome.runtime.onMessage.addListener((/** @type {{kind?: string, tab_id?: number, step?: RecordedAction}|null} */ msg, sender, sendResponse) => {
+    const kind = msg?.kind;
+    if (kind === KIND.RECORD_ASK) {
+      sendResponse({ on: Boolean(recording && sender.tab?.id !== undefined && recording.tabs.has(sender.tab.id)) });
+      return false;
+    }
+    if (kind === KIND.RECORD_STEP) {
+      const r = recording;
+      const tabId = sender.tab?.id;
+      // Only the recorded tab and the tabs it opened are recorded, whatever another tab's frame sends.
+      if (r && msg?.step && tabId !== undefined && r.tabs.has(tabId)) {
+        const seen = msg.step;
+        enqueue(r, () => recordAction(r, seen, tabId, sender.frameId ?? 0));
+      }
+      return false;
+    }
+    if (kind !== "wm:recorder:start" && kind !== "wm:recorder:stop" && kind !== "wm:recorder:status") return false;
+    // Starting and stopping is the user's, through the side panel: never a page's.
+    if (!isOwnPage(sender, chrome.runtime.getURL(""))) return false;
+    const work = kind === "wm:recorder:start" ? start(Number(msg?.tab_id))
+      : kind === "wm:recorder:stop" ? stop()
+      : Promise.resolve({ recording: Boolean(recording), steps: recording?.steps.length ?? 0, tab_id: recording?.tabId ?? null });
+    work.then((data) => sendResponse({ ok: true, data }), (e) => sendResponse({ ok: false, error: errorMessage(e) }));
+    return true;
+  });
+  // A tab the recorded tab opens is recorded too (its first document asks, content/recorder.js).
+  chrome.tabs.onCreated.addListener((tab) => {
+    if (recording && tab.id !== undefined && tab.openerTabId !== undefined && recording.tabs.has(tab.openerTabId)) recording.tabs.add(tab.id);
+  });
+  // A link with target=_blank opens its tab without an opener (noopener): the navigation names its source.
+  chrome.webNavigation.onCreatedNavigationTarget.addListener((d) => {
+    if (recording && recording.tabs.has(d.sourceTabId)) recording.tabs.add(d.tabId);
+  });
+  // An address the user typed or picked is a step of its own; a link's or a form's navigation is the click's.
+  chrome.webNavigation.onCommitted.addListener((d) => {
+    const r = recording;
+    if (!r || d.frameId !== 0 || !r.tabs.has(d.tabId)) return;
+    if (!["typed", "auto_bookmark", "generated"].includes(d.transitionType)) return;
+    enqueue(r, async () => {
+      r.current = d.tabId;
+      await settled(r, { action: "navigate", url: d.url, tab_id: d.tabId });
+    });
+  });
+}

@@ -1,0 +1,366 @@
+"""Recording a demonstration, in real Chromium with the real extension and host: the user presses
+Record in the side panel, does the task by hand (Playwright's own mouse and keyboard on the page,
+never Waymark's dispatch), presses Stop, reviews the steps and saves them; the workflow then
+replays with no model call, on the same site and on changed copies of it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterator
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import expect
+
+from tests.e2e.test_sidepanel import Panel, configure, tab_id_of
+from waymark.eval.sites.serve import SITES_DIR, SiteServer
+
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.e2e]
+
+ROOT = Path(__file__).resolve().parents[2]
+BANNER = '<body>\n<div role="note"><p>We changed how signing in looks.</p></div>'
+
+
+#: A page on one origin holding a newsletter form on another origin, and a link that opens a new tab.
+FRAMED = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Trail news</title></head><body>
+<h1>Trail news</h1>
+<iframe title="Newsletter" src="OTHER/framed/newsletter.html" width="500" height="200"></iframe>
+<p><a href="offers.html" target="_blank">See the offers</a></p>
+</body></html>"""
+NEWSLETTER = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Newsletter</title></head><body>
+<form id="f"><label for="email">Email</label> <input id="email" type="email"> <button type="submit">Subscribe</button></form>
+<p id="out" role="status"></p>
+<script>document.getElementById("f").addEventListener("submit", (e) => { e.preventDefault();
+  document.getElementById("out").textContent = "Subscribed " + document.getElementById("email").value; });</script>
+</body></html>"""
+OFFERS = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Offers · Trail news</title></head><body>
+<h1>Offers</h1><button type="button" id="claim">Claim the offer</button><p id="claimed" role="status"></p>
+<script>document.getElementById("claim").addEventListener("click", () => { document.getElementById("claimed").textContent = "Offer claimed"; });</script>
+</body></html>"""
+
+
+def waymark(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "waymark.host", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env=dict(os.environ))
+
+
+def _replay(name: str, *args: str) -> dict[str, Any]:
+    done = waymark("workflow", "run", name, "--json", "--no-heal", *args)
+    summary: dict[str, Any] = json.loads(done.stdout)
+    assert done.returncode == (0 if summary["success"] else 1), done.stderr
+    return summary
+
+
+def _copy(base: Path, name: str, site: str, *replacements: tuple[str, str]) -> None:
+    shutil.copytree(SITES_DIR / site, base / name / site)
+    for page in (base / name / site).glob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        for old, new in replacements:
+            html = html.replace(old, new)
+        page.write_text(html, encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """The eval's sites as recorded, and changed copies: the sign-in with a banner and its button
+    renamed (found again by its neighbours), and with its neighbours renamed too (matches nothing)."""
+    base = tmp_path_factory.mktemp("record-sites")
+    renamed = (("<body>", BANNER), (">Sign in</button>", ">Log in</button>"))
+    _copy(base, "recorded", "login")
+    _copy(base, "renamed", "login", *renamed)
+    _copy(base, "reworded", "login", *renamed, ("Keep me signed in", "Stay logged in"), ("Forgot password?", "Reset your password"))
+    _copy(base, "recorded", "shop")
+    # The checkout page loads its payment frame from /checkout/ of the other origin: it stays at the root.
+    shutil.copytree(SITES_DIR / "checkout", base / "checkout")
+    (base / "framed").mkdir()
+    (base / "framed" / "newsletter.html").write_text(NEWSLETTER, encoding="utf-8")
+    (base / "framed" / "offers.html").write_text(OFFERS, encoding="utf-8")
+    server = SiteServer(base).start()
+    (base / "framed" / "index.html").write_text(FRAMED.replace("OTHER", server.other), encoding="utf-8")
+    yield {"origin": server.site, "other": server.other, "framed": f"{server.site}/framed/index.html",
+           **{f"login-{n}": f"{server.site}/{n}/login/index.html" for n in ("recorded", "renamed", "reworded")},
+           "shop": f"{server.site}/recorded/shop/index.html",
+           "checkout": f"{server.site}/checkout/index.html?pay={server.other}"}
+    server.close()
+
+
+@pytest_asyncio.fixture
+async def site_page(browser: Any) -> AsyncIterator[Any]:
+    page = await browser.context.new_page()
+    yield page
+    await page.close()
+
+
+class Recorder:
+    """The side panel's recorder, used as a person uses it."""
+
+    def __init__(self, panel: Panel) -> None:
+        self.panel = panel
+        self.page = panel.page
+
+    async def record(self) -> None:
+        await self.page.locator("#tab-agent").click()
+        await self.page.get_by_role("button", name="Record").click()
+        await expect(self.page.locator("#record-status")).to_have_text("Recording: 0 step(s)")
+
+    async def recorded(self, n: int) -> None:
+        """Wait until the panel shows `n` steps recorded (a person glances at it before going on)."""
+        await expect(self.page.locator("#record-status")).to_have_text(f"Recording: {n} step(s)", timeout=20000)
+
+    async def stop(self) -> Any:
+        await self.page.get_by_role("button", name="Stop").click()
+        await expect(self.page.locator("#record-status")).to_contain_text("review them", timeout=20000)
+        return self.page.locator("#record-review .recorded-step")
+
+    async def save(self, name: str) -> Any:
+        await self.page.get_by_label("Recorded workflow name").fill(name)
+        await self.page.locator("#record-review").get_by_role("button", name="Save").click()
+        saved = self.page.locator("#record-review .saved")
+        await expect(saved).not_to_be_empty()
+        return saved
+
+
+@pytest_asyncio.fixture
+async def recorder(browser: Any, sw: Any, site_page: Any, sites: dict[str, str]) -> AsyncIterator[Recorder]:
+    """The side panel pinned to the site page's tab (opened on the sign-in page)."""
+    await configure(sw)
+    await site_page.goto(sites["login-recorded"])
+    page = await browser.context.new_page()
+    await page.set_viewport_size({"width": 380, "height": 900})
+    panel = Panel(page)
+    await panel.open(browser.extension_id, await tab_id_of(sw, site_page.url))
+    await panel.connected()
+    yield Recorder(panel)
+    errors = list(panel.errors)
+    await page.close()
+    assert errors == [], f"the side panel logged console errors: {errors}"
+
+
+async def _sign_in_by_hand(recorder: Recorder, page: Any) -> None:
+    await recorder.record()
+    await page.click("#user")
+    await page.keyboard.type("ada")
+    await page.click("#pass")
+    await recorder.recorded(1)
+    await page.keyboard.type("lovelace")
+    await page.get_by_role("button", name="Sign in").click()
+    await recorder.recorded(3)
+    await expect(page.locator("h1")).to_have_text("Welcome, ada")
+
+
+async def _record_sign_in(recorder: Recorder, page: Any, name: str) -> Path:
+    from waymark.host.workflows import store
+
+    waymark("workflow", "delete", name)
+    await _sign_in_by_hand(recorder, page)
+    await recorder.stop()
+    saved = await recorder.save(name)
+    await expect(saved).to_have_text(f"Saved as workflow {name}.")
+    return store.path_of(name)
+
+
+async def test_recorded_sign_in_shows_each_step_with_a_proposed_check(recorder: Recorder, site_page: Any):
+    await _sign_in_by_hand(recorder, site_page)
+    steps = await recorder.stop()
+    await expect(steps.locator("strong")).to_have_text([' Type into textbox "Username"', ' Enter the secret into textbox "Password"',
+                                                        ' Click button "Sign in"'])
+    await expect(steps.nth(0)).to_contain_text('Username holds "ada"')
+    await expect(steps.nth(2)).to_contain_text("the address holds /account.html")
+    await expect(recorder.page.get_by_label("Parameter name of step 1")).to_have_value("username")
+
+
+async def test_a_recorded_sign_in_replays_with_no_model_call_and_never_holds_the_password(recorder: Recorder, site_page: Any,
+                                                                                            sites: dict[str, str]):
+    from waymark.host.core.secrets_store import set_secret
+
+    path = await _record_sign_in(recorder, site_page, "recorded-sign-in")
+    text = path.read_text()
+    assert "lovelace" not in text and "{{secret:password}}" in text and "{{param:username}}" in text
+    set_secret("password", "lovelace", [sites["origin"]])
+    summary = _replay("recorded-sign-in")
+    assert summary["success"] and summary["replay"] == "unchanged", summary["reason"]
+    assert (summary["model_calls"], summary["tokens_total"], summary["steps_passed"]) == (0, 0, 3)
+
+
+async def test_a_recorded_sign_in_replayed_on_a_copy_with_a_renamed_button_finds_it_by_its_neighbours(recorder: Recorder, site_page: Any,
+                                                                                                      sites: dict[str, str]):
+    from waymark.host.core.secrets_store import set_secret
+
+    await _record_sign_in(recorder, site_page, "recorded-sign-in-renamed")
+    set_secret("password", "lovelace", [sites["origin"]])
+    summary = _replay("recorded-sign-in-renamed", "--start-url", sites["login-renamed"])
+    assert summary["success"] and summary["replay"] == "healed" and summary["model_calls"] == 0, summary["reason"]
+    assert summary["heals"][0]["step"] == 3 and summary["heals"][0]["by"] == "near"
+
+
+async def test_a_recorded_sign_in_replayed_on_a_copy_where_nothing_matches_fails_naming_the_step(recorder: Recorder, site_page: Any,
+                                                                                                 sites: dict[str, str]):
+    from waymark.host.core.secrets_store import set_secret
+
+    await _record_sign_in(recorder, site_page, "recorded-sign-in-reworded")
+    set_secret("password", "lovelace", [sites["origin"]])
+    summary = _replay("recorded-sign-in-reworded", "--start-url", sites["login-reworded"])
+    assert summary["success"] is False and summary["replay"] == "failed"
+    assert 'step 3 (Click button "Sign in")' in summary["reason"] and 'button "Sign in"' in summary["reason"], summary["reason"]
+
+
+async def test_a_step_that_changed_the_page_cannot_be_saved_once_its_checks_are_dropped(recorder: Recorder, site_page: Any):
+    waymark("workflow", "delete", "recorded-unchecked")
+    await _sign_in_by_hand(recorder, site_page)
+    steps = await recorder.stop()
+    for box in await steps.nth(2).get_by_role("checkbox").all():
+        await box.uncheck()
+    saved = await recorder.save("recorded-unchecked")
+    await expect(saved).to_contain_text('Not saved: step 3 (Click button "Sign in") changed the page but has no check')
+    assert "recorded-unchecked" not in waymark("workflow", "list").stdout
+
+
+async def test_a_value_the_user_marks_secret_is_never_written_in_the_workflow(recorder: Recorder, site_page: Any):
+    from waymark.host.workflows import store
+
+    waymark("workflow", "delete", "recorded-secret-user")
+    await _sign_in_by_hand(recorder, site_page)
+    await recorder.stop()
+    await recorder.page.get_by_label("Step 1 is a secret").check()
+    saved = await recorder.save("recorded-secret-user")
+    await expect(saved).to_have_text("Saved as workflow recorded-secret-user.")
+    text = store.path_of("recorded-secret-user").read_text()
+    assert "ada" not in text and "lovelace" not in text and "{{secret:username}}" in text
+
+
+async def test_actions_in_another_tab_are_not_recorded(recorder: Recorder, site_page: Any, browser: Any, sites: dict[str, str]):
+    other = await browser.context.new_page()
+    await other.goto(sites["shop"])
+    await recorder.record()
+    await other.get_by_label("Search products").click()
+    await other.keyboard.type("socks")
+    await other.keyboard.press("Enter")
+    await expect(other.locator("h1")).to_contain_text("results for")
+    await site_page.click("#remember")
+    await recorder.recorded(1)
+    steps = await recorder.stop()
+    await expect(steps.locator("strong")).to_have_text([' Click checkbox "Keep me signed in"'])
+    await expect(steps.nth(0)).to_contain_text("Keep me signed in is checked")
+    await other.close()
+
+
+async def test_a_basket_filled_by_hand_replays_with_no_model_call_and_a_verified_outcome(recorder: Recorder, site_page: Any,
+                                                                                          sites: dict[str, str]):
+    from waymark.host.workflows import store
+
+    waymark("workflow", "delete", "recorded-basket")
+    await site_page.goto(sites["shop"])
+    await recorder.record()
+    await site_page.get_by_label("Search products").click()
+    await site_page.keyboard.type("socks")
+    await site_page.keyboard.press("Enter")
+    await recorder.recorded(2)
+    await site_page.get_by_role("link", name="Trail socks (3 pack)").click()
+    await recorder.recorded(3)
+    await site_page.get_by_role("button", name="Add to cart").click()
+    await recorder.recorded(4)
+    await site_page.get_by_role("button", name="No thanks").click()
+    await recorder.recorded(5)
+    await site_page.get_by_role("link", name="Cart (1)").click()
+    await recorder.recorded(6)
+    steps = await recorder.stop()
+    await expect(steps).to_have_count(6)
+    await expect(recorder.page.get_by_label("Parameter name of step 1")).to_have_value("search_products")
+    saved = await recorder.save("recorded-basket")
+    await expect(saved).to_have_text("Saved as workflow recorded-basket.")
+    workflow = store.load("recorded-basket")
+    assert [p.name for p in workflow.parameters] == ["search_products"]
+    summary = _replay("recorded-basket")
+    assert summary["success"] and summary["replay"] == "unchanged", summary["reason"]
+    assert (summary["model_calls"], summary["steps_passed"]) == (0, 6)
+
+
+async def test_a_step_in_a_cross_origin_frame_and_one_in_a_new_tab_are_recorded_and_replayed(recorder: Recorder, site_page: Any,
+                                                                                                browser: Any, sites: dict[str, str]):
+    waymark("workflow", "delete", "recorded-framed")
+    await site_page.goto(sites["framed"])
+    frame = site_page.frame_locator("iframe")
+    await expect(frame.get_by_role("button", name="Subscribe")).to_be_visible()
+    await recorder.record()
+    await frame.get_by_label("Email").click()
+    await site_page.keyboard.type("ada@example.com")
+    await site_page.keyboard.press("Enter")
+    await recorder.recorded(2)
+    await expect(frame.get_by_role("status")).to_have_text("Subscribed ada@example.com")
+    async with browser.context.expect_page() as opened:
+        await site_page.get_by_role("link", name="See the offers").click()
+    offers = await opened.value
+    await recorder.recorded(3)
+    await offers.get_by_role("button", name="Claim the offer").click()
+    await recorder.recorded(4)
+    steps = await recorder.stop()
+    await expect(steps.locator("strong")).to_have_text([' Type into textbox "Email"', ' Press Enter in textbox "Email"',
+                                                        ' Click link "See the offers"', ' Click button "Claim the offer"'])
+    await expect(steps.nth(1)).to_contain_text("Subscribed ada@example.com")
+    saved = await recorder.save("recorded-framed")
+    await expect(saved).to_have_text("Saved as workflow recorded-framed.")
+    await offers.close()
+    # Subscribe looks like a step that commits the user: the replay asks first, as every run does, and is told yes.
+    summary = _replay("recorded-framed", "--confirm", "approve")
+    assert summary["success"] and summary["replay"] == "unchanged", summary["reason"]
+    assert (summary["model_calls"], summary["steps_passed"]) == (0, 4)
+
+
+async def test_a_recorded_workflow_is_listed_in_the_panel_and_its_run_button_replays_it_with_no_model_call(
+        recorder: Recorder, site_page: Any, browser: Any, sites: dict[str, str]):
+    from waymark.host.core.secrets_store import set_secret
+
+    await _record_sign_in(recorder, site_page, "recorded-panel-run")
+    set_secret("password", "lovelace", [sites["origin"]])
+    listed = recorder.page.locator('#workflow-list li[data-name="recorded-panel-run"]')
+    await expect(listed).to_contain_text("3 steps")
+    await listed.get_by_role("button", name="Run").click()
+    replayed = recorder.page.locator("#agent-summary .summary")
+    await expect(replayed).to_contain_text("Replay: unchanged · 0 model calls", timeout=30000)
+    await expect(replayed).to_have_attribute("data-outcome", "done")
+    await expect(browser.context.pages[-1].locator("h1")).to_have_text("Welcome, ada")
+    await browser.context.pages[-1].close()
+
+
+async def test_a_checkout_with_a_choice_and_card_fields_in_a_payment_frame_replays_with_its_secrets_bound_to_that_frame(
+        recorder: Recorder, site_page: Any, browser: Any, sites: dict[str, str]):
+    from waymark.host.core.secrets_store import set_secret
+    from waymark.host.workflows import store
+
+    waymark("workflow", "delete", "recorded-checkout")
+    await site_page.goto(sites["checkout"])
+    pay = site_page.frame_locator("#pay")
+    await expect(pay.get_by_label("Card number")).to_be_visible()
+    await recorder.record()
+    await site_page.click("#name")
+    await site_page.keyboard.type("Ada Lovelace")
+    await site_page.keyboard.press("Tab")
+    await recorder.recorded(1)
+    await site_page.keyboard.press("ArrowDown")
+    await recorder.recorded(2)
+    for n, (field, value) in enumerate((("Card number", "4242424242424242"), ("Expiry (MM/YY)", "12/30"), ("Security code", "123")), 3):
+        await pay.get_by_label(field).click()
+        await site_page.keyboard.type(value)
+        if n > 3:
+            await recorder.recorded(n - 1)
+    await pay.get_by_role("button", name="Pay € 40.50").click()
+    await recorder.recorded(6)
+    await expect(site_page.locator("h1")).to_contain_text("Order confirmed")
+    steps = await recorder.stop()
+    await expect(steps.nth(1)).to_contain_text('Choose "Express (next day)" in combobox "Shipping"')
+    saved = await recorder.save("recorded-checkout")
+    await expect(saved).to_have_text("Saved as workflow recorded-checkout.")
+    text = store.path_of("recorded-checkout").read_text()
+    assert "4242424242424242" not in text and "{{secret:card_number}}" in text and "{{secret:security_code}}" in text
+    card = store.load("recorded-checkout").steps[2]
+    assert card.secret_origin == sites["other"] and card.target is not None and card.target.frame == 1
+    set_secret("card_number", "4242424242424242", [sites["other"]])
+    set_secret("security_code", "123", [sites["other"]])
+    summary = _replay("recorded-checkout", "--confirm", "approve")
+    assert summary["success"] and summary["replay"] == "unchanged", summary["reason"]
+    assert (summary["model_calls"], summary["steps_passed"]) == (0, 6)

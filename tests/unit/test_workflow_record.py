@@ -1,0 +1,82 @@
+"""A recorded demonstration becomes a draft and then a workflow (host.workflows.record): targets
+placed among their neighbours, checks proposed from what changed, typed values as parameters and
+secrets as placeholders; the browser side is tested in tests/e2e/test_workflow_record.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from waymark.host.core.snapshot import Snapshot
+from waymark.host.workflows.model import validate
+from waymark.host.workflows.record import (
+    Demonstration,
+    RecordedSave,
+    draft,
+    workflow_of,
+)
+from waymark.host.workflows.save import NotSaveable
+
+SITE = "http://127.0.0.1:8000/site/login"
+
+
+def _element(ref: int, role: str, name: str, **extra: Any) -> dict[str, Any]:
+    return {"ref": ref, "order": ref, "role": role, "name": name, "doc": "d1", **extra}
+
+
+SIGN_IN = {"url": f"{SITE}/index.html", "title": "Sign in", "text": "# Sign in to Ledger", "elements": [
+    _element(1, "textbox", "Username"), _element(2, "textbox", "Password"), _element(3, "button", "Sign in")]}
+ACCOUNT = {"url": f"{SITE}/account.html?user=ada", "title": "Account", "text": "# Welcome, ada",
+           "elements": [_element(1, "link", "Sign out")]}
+
+
+def _demo() -> Demonstration:
+    return Demonstration(start_url=SIGN_IN["url"], snapshots=[Snapshot.model_validate(SIGN_IN), Snapshot.model_validate(ACCOUNT)], steps=[
+        {"action": "fill", "role": "textbox", "name": "Username", "ref": 1, "value": "ada", "frame_origin": "http://127.0.0.1:8000",
+         "before": 0, "after": 0},
+        {"action": "fill", "role": "textbox", "name": "Password", "ref": 2, "secret": True, "secret_origin": "http://127.0.0.1:8000",
+         "before": 0, "after": 0},
+        {"action": "click", "role": "button", "name": "Sign in", "ref": 3, "before": 0, "after": 1}])
+
+
+def _saved(**changes: Any) -> RecordedSave:
+    drafted = draft(_demo())
+    return RecordedSave.model_validate({"name": "sign-in", "start_url": drafted.start_url, "task": drafted.task,
+                                        "steps": [s.model_dump() for s in drafted.steps], **changes})
+
+
+def test_a_click_that_led_to_another_page_proposes_its_address_from_where_it_parts_and_the_heading_that_appeared():
+    click = draft(_demo()).steps[2]
+    assert click.changed and click.target is not None and click.target.before == ["Password", "Username"]
+    assert [c.check for c in click.checks] == [{"url_contains": "/account.html"}, {"title_contains": "Account"},
+                                               {"text_present": "Welcome, ada"}]
+
+
+def test_a_typed_value_becomes_a_parameter_wherever_it_stands_and_the_password_a_bound_secret():
+    workflow = workflow_of(_saved())
+    validate(workflow.model_dump(mode="json"))
+    assert [(p.name, p.default) for p in workflow.parameters] == [("username", "ada")]
+    typed, secret, click = workflow.steps
+    assert typed.action == {"type": "fill", "text": "{{param:username}}"}
+    assert typed.checks == [{"value_equals": {"target": {"role": "textbox", "name": "Username"}, "value": "{{param:username}}"}}]
+    assert secret.action == {"type": "fill", "text": "{{secret:password}}"} and secret.secret_origin == "http://127.0.0.1:8000"
+    assert {"text_present": "Welcome, {{param:username}}"} in click.checks
+
+
+def test_a_step_that_changed_the_page_without_a_check_is_not_saveable_and_the_reason_names_it():
+    save = _saved()
+    save.steps[2].checks = []
+    with pytest.raises(NotSaveable, match=r'step 3 \(Click button "Sign in"\) changed the page but has no check'):
+        workflow_of(save)
+
+
+def test_a_value_marked_secret_is_never_written_nor_any_check_that_quotes_it():
+    save = _saved()
+    save.steps[0].secret, save.steps[0].param, save.steps[0].secret_origin = "username", None, "http://127.0.0.1:8000"
+    text = workflow_of(save).model_dump_json()
+    assert "ada" not in text and "{{secret:username}}" in text
+
+
+def test_the_draft_is_named_after_the_first_pages_title():
+    assert draft(_demo()).name == "sign-in"
