@@ -14,6 +14,7 @@ import { isOwnPage } from "./panel.js";
 import { globalRef } from "./refs.js";
 import { TabWatcher } from "./settle.js";
 import { takeSnapshot } from "./snapshot.js";
+import { originOf } from "./secret_gate.js";
 
 /** @typedef {import("../shared/actions.js").Snapshot} Snapshot */
 /** @typedef {import("../shared/content_types.js").RecordedAction} RecordedAction */
@@ -36,16 +37,6 @@ const LATE_MS = 300;
 
 /** @type {Recording|null} */
 let recording = null;
-
-/** The origin of a URL as the browser's parser reads it, or null for an opaque one. @param {string|undefined} url */
-function originOf(url) {
-  try {
-    const origin = new URL(url || "").origin;
-    return origin && origin !== "null" ? origin : null;
-  } catch {
-    return null;
-  }
-}
 
 /** @param {number} tabId */
 function snapshot(tabId) {

@@ -16,7 +16,7 @@ import { sanitizeOrigin } from "./snapshot_text.js";
  * (about:blank, data:, a sandboxed document), on which no secret is typed.
  * @param {string|undefined} url @returns {string|null}
  */
-function originOf(url) {
+export function originOf(url) {
   try {
     const origin = new URL(url || "").origin;
     return origin && origin !== "null" ? origin : null;

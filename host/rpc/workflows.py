@@ -13,7 +13,8 @@ configured, a step that no longer matches fails the replay with a reason naming 
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from typing import Any, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -76,13 +77,21 @@ class SaveParams(BaseModel):
 def save_run(params: SaveParams, reviewed: bool = True) -> dict[str, Any]:
     """Save a run as a workflow; the reply is the workflow and its file. Not `reviewed`: an MCP
     client saved it, and it waits for the user's review (`workflow.review`)."""
-    try:
+    with _saving():
         folder = find_run(params.run_id)
         workflow = workflow_from(recorded(folder), params.name, params.description)
         workflow.reviewed = reviewed
         if params.approve:
             workflow.approved = [i for i, s in enumerate(workflow.steps, 1) if s.destructive]
         path = store.write(workflow, replace=params.replace)
+    return {"workflow": workflow.model_dump(mode="json", exclude_none=True), "path": str(path)}
+
+
+@contextlib.contextmanager
+def _saving() -> Iterator[None]:
+    """Writing a workflow: each reason it cannot be written as the typed error the caller shows."""
+    try:
+        yield
     except TraceNotFound as exc:
         raise MethodError("no_such_run", str(exc)) from None
     except NotSaveable as exc:
@@ -91,7 +100,6 @@ def save_run(params: SaveParams, reviewed: bool = True) -> dict[str, Any]:
         raise MethodError("workflow_exists", str(exc)) from None
     except WorkflowInvalid as exc:
         raise MethodError("bad_params", str(exc)) from None
-    return {"workflow": workflow.model_dump(mode="json", exclude_none=True), "path": str(path)}
 
 
 @method("workflow.save")
@@ -116,15 +124,9 @@ async def workflow_record_draft(params: dict[str, Any], ctx: CallContext) -> dic
 async def workflow_record_save(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
     """Save a reviewed recording as a workflow; refused, naming the step, while a step that
     changed the page has no check."""
-    try:
+    with _saving():
         workflow = workflow_of(_params(RecordedSave, params))
         path = store.write(workflow, replace=bool(params.get("replace")))
-    except NotSaveable as exc:
-        raise MethodError("not_saveable", str(exc)) from None
-    except store.WorkflowExists as exc:
-        raise MethodError("workflow_exists", str(exc)) from None
-    except WorkflowInvalid as exc:
-        raise MethodError("bad_params", str(exc)) from None
     return {"workflow": workflow.model_dump(mode="json", exclude_none=True), "path": str(path)}
 
 
