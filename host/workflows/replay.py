@@ -485,12 +485,15 @@ class Replay:
                 task=self.task, intent=step.intent, verify=checks, history=[], feedback=feedback,
                 page=snapshot_block(safe.url, safe.title, safe.text, None), snapshot=safe, step_index=index, attempt=attempt,
                 reminders=2, timeout=self.options.executor_call.timeout_s, allowed=offered_on(safe, offered_actions(multi_tab=False)),
+                guards=self.context,
             )
             self.tokens_in += turn.tokens_in
             self.tokens_out += turn.tokens_out
             self.model_calls += turn.calls
             calls += turn.calls
-            model = {"tokens": turn.tokens, "model_calls": turn.calls, "healing": True}
+            model: dict[str, Any] = {"tokens": turn.tokens, "model_calls": turn.calls, "healing": True}
+            # What the guards held back before the heal's action was sent, as a run's step records it.
+            self.record.found(model, turn.findings)
             if turn.decision is None or turn.decision.action.type in ("done", "ask_user"):
                 feedback = f"{context} Answer with one action on the page."
                 continue

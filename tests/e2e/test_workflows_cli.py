@@ -148,6 +148,21 @@ def test_the_executor_heals_a_step_once_and_the_next_replay_finds_it_by_name(sav
     assert again["success"] and again["replay"] == "unchanged" and again["model_calls"] == 0
 
 
+def test_a_heal_turns_action_the_page_cannot_do_is_held_back_by_the_runs_guards_before_it_is_sent(saved_run, sites, tmp_path):
+    _save(saved_run, "sign-in-heal-guarded")
+    heal = tmp_path / "heal.json"
+    # The healing model first scrolls a page that cannot scroll, then clicks the renamed button.
+    heal.write_text(json.dumps({"steps": [{"intent": "unused", "action": {"type": "wait", "ms": 0}}] * 2 + [
+        {"intent": "Sign in", "action": {"type": "click", "target": {"role": "button", "name": "Log in"}},
+         "fail_first": 1, "wrong_action": {"type": "scroll", "direction": "down"}}]}))
+    summary = _replay("sign-in-heal-guarded", "--start-url", sites["reworded"], "--script", str(heal))
+    assert summary["success"] and summary["replay"] == "healed", summary["reason"]
+    steps = [json.loads(line) for line in (Path(summary["trace_dir"]) / "trace.jsonl").read_text().splitlines()]
+    steps = [e for e in steps if e.get("event") == "step"]
+    assert not any(e["action"]["type"] == "scroll" for e in steps), [e["action"] for e in steps]
+    assert any(f["guard"] == "page_at_edge" for e in steps for f in e.get("findings", [])), steps[-1]
+
+
 def test_a_replay_started_on_a_look_alike_origin_types_no_password_and_reports_no_success(saved_run, sites):
     _save(saved_run, "sign-in-look-alike")
     summary = _replay("sign-in-look-alike", "--start-url", sites["look-alike"])
