@@ -11,6 +11,7 @@
 import { KIND } from "../shared/actions.js";
 import { errorMessage } from "../shared/errors.js";
 import { isOwnPage } from "./panel.js";
+import { pageText } from "./page_text.js";
 import { globalRef } from "./refs.js";
 import { TabWatcher } from "./settle.js";
 import { takeSnapshot } from "./snapshot.js";
@@ -20,7 +21,7 @@ import { takeSnapshot } from "./snapshot.js";
 /**
  * One recorded step: what the user did, where (the snapshot `before` lists its element under
  * `ref`, when it does), and the snapshot `after` it settled.
- * @typedef {{action: string, role?: string, name?: string, ref?: number|null, value?: string, key?: string, url?: string,
+ * @typedef {{action: string, role?: string, name?: string, ref?: number|null, value?: string, key?: string, url?: string, text?: string, page_text?: string,
  *   secret?: boolean, secret_origin?: string|null, frame_origin?: string|null, tab_id: number, box?: number[], before: number, after: number}} RecordedStep
  * @typedef {{tabId: number, tabs: Set<number>, current: number, startUrl: string, snapshots: Snapshot[], steps: RecordedStep[],
  *   queue: Promise<void>, pending: number, watcher: TabWatcher, problem: string}} Recording
@@ -28,6 +29,8 @@ import { takeSnapshot } from "./snapshot.js";
 
 /** How much of each page a recorded snapshot keeps: enough for a long form's every field. */
 const SNAPSHOT_CHARS = 60000;
+/** The readable text kept of the page an answer is marked on: as much as a replay reads (host PAGE_TEXT). */
+const PAGE_TEXT_CHARS = 20000;
 /** A step's page gets this long at least to show what the action did. */
 const SETTLE_MIN_MS = 100;
 const SETTLE_MAX_MS = 8000;
@@ -89,6 +92,17 @@ async function start(tabId) {
   return { recording: true, tab_id: tabId, start_url: first.url };
 }
 
+/**
+ * The user asks to mark the answer: the text selected in the recorded tab is it, else the next
+ * element clicked there (content/recorder.js); the panel hears of it as a step.
+ */
+async function mark() {
+  const r = recording;
+  if (!r) throw new Error("nothing is being recorded: press Record first");
+  await chrome.tabs.sendMessage(r.current, { kind: KIND.RECORD_MARK, on: true }).catch(() => {});
+  return { marking: true };
+}
+
 async function stop() {
   const r = recording;
   if (!r) throw new Error("nothing is being recorded");
@@ -107,6 +121,16 @@ async function stop() {
  */
 async function settled(r, step) {
   const before = r.snapshots.length - 1;
+  if (step.action === "answer") {
+    // The answer is read from the page as it stands when marked (a section loaded since the last step included),
+    // in the readable text a replay reads it again from (host/workflows/reread.py).
+    r.snapshots.push(await snapshot(r.current));
+    step.page_text = (await pageText(r.current, PAGE_TEXT_CHARS, true)).text;
+    r.steps.push({ ...step, before: r.snapshots.length - 1, after: r.snapshots.length - 1 });
+    await Promise.all([...r.tabs].map((tabId) => chrome.tabs.sendMessage(tabId, { kind: KIND.RECORD_MARK, on: false }).catch(() => {})));
+    progress();
+    return;
+  }
   if (step.action === "fill" || step.action === "select") {
     // A value changes only its field, which the step reports itself; and the user's next action
     // (Sign in, clicked as the field loses focus) must find the page before it, not after it.
@@ -143,6 +167,7 @@ async function recordAction(r, seen, tabId, frameId) {
   const step = { action: seen.action, role: seen.role, name: seen.name, tab_id: tabId, box: seen.box,
     ref: seen.local_ref !== null ? globalRef(tabId, frameId, seen.doc_id, seen.local_ref) : null };
   if (seen.key) step.key = seen.key;
+  if (typeof seen.text === "string") step.text = seen.text;
   if (seen.action === "fill") {
     // Where the field is, as the browser says it (never the page): a secret typed there is bound to it.
     const frame = await chrome.webNavigation.getFrame({ tabId, frameId }).catch(() => null);
@@ -186,11 +211,12 @@ export function registerRecorder() {
       }
       return false;
     }
-    if (kind !== "wm:recorder:start" && kind !== "wm:recorder:stop" && kind !== "wm:recorder:status") return false;
+    if (!["wm:recorder:start", "wm:recorder:stop", "wm:recorder:mark", "wm:recorder:status"].includes(kind || "")) return false;
     // Starting and stopping is the user's, through the side panel: never a page's.
     if (!isOwnPage(sender, chrome.runtime.getURL(""))) return false;
     const work = kind === "wm:recorder:start" ? start(Number(msg?.tab_id))
       : kind === "wm:recorder:stop" ? stop()
+      : kind === "wm:recorder:mark" ? mark()
       : Promise.resolve({ recording: Boolean(recording), steps: recording?.steps.length ?? 0, tab_id: recording?.tabId ?? null });
     work.then((data) => sendResponse({ ok: true, data }), (e) => sendResponse({ ok: false, error: errorMessage(e) }));
     return true;
