@@ -7,6 +7,10 @@
  * (host/workflows/record.py). Steps from any other tab are ignored: only the recorded tab is
  * watched. A secret typed in a frame is bound to the origin the browser says the frame has
  * (chrome.webNavigation, never the page), and its value never leaves the frame.
+ *
+ * The recording is kept in `chrome.storage.session` after each step (as sw/downloads.js keeps its
+ * records): Chrome stops an idle worker whenever it likes, and the next one, woken by the user's
+ * next action in the still-armed page, carries on with the steps already recorded.
  */
 import { KIND } from "../shared/actions.js";
 import { errorMessage } from "../shared/errors.js";
@@ -25,6 +29,9 @@ import { takeSnapshot } from "./snapshot.js";
  *   secret?: boolean, secret_origin?: string|null, frame_origin?: string|null, tab_id: number, box?: number[], before: number, after: number}} RecordedStep
  * @typedef {{tabId: number, tabs: Set<number>, current: number, startUrl: string, snapshots: Snapshot[], steps: RecordedStep[],
  *   queue: Promise<void>, pending: number, watcher: TabWatcher, problem: string}} Recording
+ * What of a recording a later worker needs, as chrome.storage.session holds it.
+ * @typedef {{tabId: number, tabs: number[], current: number, startUrl: string, snapshots: Snapshot[], steps: RecordedStep[],
+ *   problem: string}} KeptRecording
  */
 
 /** How much of each page a recorded snapshot keeps: enough for a long form's every field. */
@@ -37,8 +44,40 @@ const SETTLE_MAX_MS = 8000;
 /** The page is read again this long after a step settled, unless the user already acted again. */
 const LATE_MS = 300;
 
+/** The key of the recording in chrome.storage.session. */
+const STORE_KEY = "recording";
+
 /** @type {Recording|null} */
 let recording = null;
+/** The recording an earlier worker kept, back in memory: every message waits for it. */
+let restored = Promise.resolve();
+/** Writes to chrome.storage.session, one after another (the last one written is the newest state). */
+let saving = Promise.resolve();
+
+/** @param {KeptRecording} kept @returns {Recording} */
+function revive(kept) {
+  return { ...kept, tabs: new Set(kept.tabs), queue: Promise.resolve(), pending: 0, watcher: new TabWatcher(kept.current) };
+}
+
+/**
+ * Keep the recording where the next worker finds it (null: none is running). One too large for the
+ * storage's quota is kept as its problem, so a worker that had to start again says what was lost
+ * instead of saving a recording with steps missing.
+ * @param {Recording|null} r
+ */
+function persist(r) {
+  /** @type {KeptRecording|null} */
+  const kept = r && { tabId: r.tabId, tabs: [...r.tabs], current: r.current, startUrl: r.startUrl, snapshots: r.snapshots, steps: r.steps, problem: r.problem };
+  saving = saving.then(async () => {
+    if (!kept) {
+      await chrome.storage.session.remove(STORE_KEY);
+      return;
+    }
+    await chrome.storage.session.set({ [STORE_KEY]: kept }).catch((e) => chrome.storage.session.set({ [STORE_KEY]: { ...kept, snapshots: [], steps: [],
+      problem: `the service worker was stopped and the recording could not be kept for it (${errorMessage(e)}): record it again` } }));
+  }).catch(() => undefined);
+  return saving;
+}
 
 /** The origin of a URL as the browser's parser reads it, or null for an opaque one. @param {string|undefined} url */
 function originOf(url) {
@@ -79,6 +118,7 @@ async function arm(tabId, on) {
 /** Tell the side panel how far the recording is. */
 function progress() {
   const r = recording;
+  void persist(r);
   chrome.runtime.sendMessage({ kind: "wm:recorder:progress", recording: Boolean(r), steps: r ? r.steps.length : 0, problem: r?.problem || "" }).catch(() => {});
 }
 
@@ -88,6 +128,7 @@ async function start(tabId) {
   const first = await snapshot(tabId);
   recording = { tabId, tabs: new Set([tabId]), current: tabId, startUrl: first.url, snapshots: [first], steps: [],
     queue: Promise.resolve(), pending: 0, watcher: new TabWatcher(tabId), problem: "" };
+  await persist(recording);
   await arm(tabId, true);
   return { recording: true, tab_id: tabId, start_url: first.url };
 }
@@ -108,6 +149,7 @@ async function stop() {
   if (!r) throw new Error("nothing is being recorded");
   await r.queue;
   recording = null;
+  await persist(null);
   r.watcher.stop();
   await Promise.all([...r.tabs].map((tabId) => arm(tabId, false)));
   progress();
@@ -195,42 +237,48 @@ function enqueue(r, work) {
 }
 
 export function registerRecorder() {
+  restored = chrome.storage.session.get(STORE_KEY).then((got) => {
+    const kept = /** @type {KeptRecording|undefined} */ (got?.[STORE_KEY]);
+    if (kept && !recording) recording = revive(kept);
+  }).catch(() => undefined);
   chrome.runtime.onMessage.addListener((/** @type {{kind?: string, tab_id?: number, step?: RecordedAction}|null} */ msg, sender, sendResponse) => {
     const kind = msg?.kind;
     if (kind === KIND.RECORD_ASK) {
-      sendResponse({ on: Boolean(recording && sender.tab?.id !== undefined && recording.tabs.has(sender.tab.id)) });
-      return false;
+      void restored.then(() => sendResponse({ on: Boolean(recording && sender.tab?.id !== undefined && recording.tabs.has(sender.tab.id)) }));
+      return true;
     }
     if (kind === KIND.RECORD_STEP) {
-      const r = recording;
-      const tabId = sender.tab?.id;
-      // Only the recorded tab and the tabs it opened are recorded, whatever another tab's frame sends.
-      if (r && msg?.step && tabId !== undefined && r.tabs.has(tabId)) {
-        const seen = msg.step;
-        enqueue(r, () => recordAction(r, seen, tabId, sender.frameId ?? 0));
-      }
+      void restored.then(() => {
+        const r = recording;
+        const tabId = sender.tab?.id;
+        // Only the recorded tab and the tabs it opened are recorded, whatever another tab's frame sends.
+        if (r && msg?.step && tabId !== undefined && r.tabs.has(tabId)) {
+          const seen = msg.step;
+          enqueue(r, () => recordAction(r, seen, tabId, sender.frameId ?? 0));
+        }
+      });
       return false;
     }
     if (!["wm:recorder:start", "wm:recorder:stop", "wm:recorder:mark", "wm:recorder:status"].includes(kind || "")) return false;
     // Starting and stopping is the user's, through the side panel: never a page's.
     if (!isOwnPage(sender, chrome.runtime.getURL(""))) return false;
-    const work = kind === "wm:recorder:start" ? start(Number(msg?.tab_id))
+    const work = restored.then((/** @returns {Promise<object>|object} */ () => kind === "wm:recorder:start" ? start(Number(msg?.tab_id))
       : kind === "wm:recorder:stop" ? stop()
       : kind === "wm:recorder:mark" ? mark()
-      : Promise.resolve({ recording: Boolean(recording), steps: recording?.steps.length ?? 0, tab_id: recording?.tabId ?? null });
+      : { recording: Boolean(recording), steps: recording?.steps.length ?? 0, tab_id: recording?.tabId ?? null }));
     work.then((data) => sendResponse({ ok: true, data }), (e) => sendResponse({ ok: false, error: errorMessage(e) }));
     return true;
   });
   // A tab the recorded tab opens is recorded too (its first document asks, content/recorder.js).
-  chrome.tabs.onCreated.addListener((tab) => {
+  chrome.tabs.onCreated.addListener((tab) => void restored.then(() => {
     if (recording && tab.id !== undefined && tab.openerTabId !== undefined && recording.tabs.has(tab.openerTabId)) recording.tabs.add(tab.id);
-  });
+  }));
   // A link with target=_blank opens its tab without an opener (noopener): the navigation names its source.
-  chrome.webNavigation.onCreatedNavigationTarget.addListener((d) => {
+  chrome.webNavigation.onCreatedNavigationTarget.addListener((d) => void restored.then(() => {
     if (recording && recording.tabs.has(d.sourceTabId)) recording.tabs.add(d.tabId);
-  });
+  }));
   // An address the user typed or picked is a step of its own; a link's or a form's navigation is the click's.
-  chrome.webNavigation.onCommitted.addListener((d) => {
+  chrome.webNavigation.onCommitted.addListener((d) => void restored.then(() => {
     const r = recording;
     if (!r || d.frameId !== 0 || !r.tabs.has(d.tabId)) return;
     if (!["typed", "auto_bookmark", "generated"].includes(d.transitionType)) return;
@@ -238,5 +286,5 @@ export function registerRecorder() {
       r.current = d.tabId;
       await settled(r, { action: "navigate", url: d.url, tab_id: d.tabId });
     });
-  });
+  }));
 }

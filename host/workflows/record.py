@@ -78,7 +78,8 @@ class Demonstration(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     start_url: str
-    snapshots: list[Snapshot] = Field(min_length=1)
+    #: Empty only when the recording was lost (then `problem` says why).
+    snapshots: list[Snapshot] = Field(default_factory=list)
     steps: list[RecordedAction] = Field(default_factory=list)
     #: Why a step could not be recorded, if one could not.
     problem: str = ""
@@ -149,6 +150,8 @@ def draft(demo: Demonstration) -> Draft:
     """The steps of a demonstration with each target placed and its checks proposed."""
     if demo.problem:
         raise NotSaveable(demo.problem)
+    if not demo.snapshots:
+        raise NotSaveable("the recording holds no page: record it again")
     steps: list[DraftStep] = []
     taken: set[str] = set()
     for index, seen in enumerate(demo.steps):

@@ -404,3 +404,37 @@ async def test_an_answer_marked_on_a_table_reads_the_new_value_on_a_copy_where_i
     summary = _replay("recorded-order-repriced", "--start-url", sites["orders-repriced"])
     assert summary["success"], summary["reason"]
     assert (summary["model_calls"], summary["data"]) == (0, {"total": 1312.5})
+
+
+async def test_a_recording_survives_a_service_worker_chrome_stopped_midway(own_browser: Any, sites: dict[str, str]):
+    from tests.e2e.worker_helpers import stop_service_worker
+    from waymark.host.workflows import store
+
+    waymark("workflow", "delete", "recorded-worker-stopped")
+    await configure(own_browser.service_worker)
+    page = await own_browser.context.new_page()
+    await page.goto(sites["login-recorded"])
+    panel_page = await own_browser.context.new_page()
+    await panel_page.set_viewport_size({"width": 380, "height": 900})
+    panel = Panel(panel_page)
+    await panel.open(own_browser.extension_id, await tab_id_of(own_browser.service_worker, page.url))
+    await panel.connected()
+    recorder = Recorder(panel)
+    await recorder.record()
+    await page.click("#user")
+    await page.keyboard.type("ada")
+    await page.click("#pass")
+    await recorder.recorded(1)
+    await stop_service_worker(own_browser)
+    # The page's next actions wake a fresh worker, which carries on with the step already recorded.
+    await page.keyboard.type("lovelace")
+    await page.get_by_role("button", name="Sign in").click()
+    await recorder.recorded(3)
+    steps = await recorder.stop()
+    await expect(steps.locator("strong")).to_have_text([' Type into textbox "Username"', ' Enter the secret into textbox "Password"',
+                                                        ' Click button "Sign in"'])
+    saved = await recorder.save("recorded-worker-stopped")
+    await expect(saved).to_have_text("Saved as workflow recorded-worker-stopped.")
+    assert [s.intent for s in store.load("recorded-worker-stopped").steps] == ['Type into textbox "Username"',
+                                                                                'Enter the secret into textbox "Password"',
+                                                                                'Click button "Sign in"']
