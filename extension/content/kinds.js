@@ -38,6 +38,7 @@
     RECORD_ARM: "wm:record:arm",
     RECORD_ASK: "wm:record:ask",
     RECORD_STEP: "wm:record:step",
+    RECORD_MARK: "wm:record:mark",
   });
   /** @type {{__waymarkKinds?: typeof kinds}} */ (globalThis).__waymarkKinds ??= kinds;
 })();

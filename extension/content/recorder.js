@@ -21,6 +21,8 @@
   const roleName = core.roleName;
 
   let armed = false;
+  /** The user asked to mark the answer and selected nothing: the next element clicked is the answer, not a step. */
+  let marking = false;
   /** Roles whose click only puts the caret or opens a list: what the user then types or picks is the step. */
   const FOCUS_ONLY = new Set(["textbox", "searchbox", "combobox", "listbox", "spinbutton", "slider"]);
   /** Input types whose value is typed text (a field's final value is one step). */
@@ -98,8 +100,41 @@
       && "form" in focused && "form" in el && focused.form !== null && focused.form === el.form;
   }
 
+  /**
+   * Report what the user marked as the answer: the element's text as the page shows it, or the
+   * text selected (then the element is the one holding the selection).
+   * @param {Element} el @param {string} text
+   */
+  function reportAnswer(el, text) {
+    const words = text.replace(/\s+/g, " ").trim();
+    if (!words) return false;
+    let holder = /** @type {Element|null} */ (el);
+    let described = null;
+    while (holder && !(described = roleName(holder))) holder = holder.parentElement;
+    report(holder || el, described?.role || "text", described?.name || "", { action: "answer", text: words });
+    return true;
+  }
+
+  /** The text selected in this frame, and the element holding it; null when nothing is selected. */
+  function selected() {
+    const selection = document.getSelection();
+    const text = selection ? selection.toString() : "";
+    if (!selection || !text.trim() || selection.rangeCount === 0) return null;
+    const node = selection.getRangeAt(0).commonAncestorContainer;
+    const el = node instanceof Element ? node : node.parentElement;
+    return el ? { el, text } : null;
+  }
+
   document.addEventListener("click", (event) => {
     if (!armed || !event.isTrusted) return;
+    if (marking) {
+      // The click that marks the answer is the user's pointing, not an action of the task: the page never sees it.
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      const target = event.composedPath()[0];
+      if (target instanceof Element && reportAnswer(target, target instanceof HTMLElement ? target.innerText : target.textContent || "")) marking = false;
+      return;
+    }
     const hit = operated(event);
     if (!hit || FOCUS_ONLY.has(hit.role) || hit.el instanceof HTMLOptionElement) return;
     if (implicitSubmit(event, hit.el)) return;
@@ -131,6 +166,16 @@
   core.handle(KIND.RECORD_ARM, (/** @type {{on: boolean}} */ msg) => {
     armed = Boolean(msg.on);
     return { armed };
+  });
+  core.handle(KIND.RECORD_MARK, (/** @type {{on: boolean}} */ msg) => {
+    if (!armed || !msg.on) {
+      marking = false;
+      return { marked: false };
+    }
+    const chosen = selected();
+    if (chosen && reportAnswer(chosen.el, chosen.text)) return { marked: true };
+    marking = true;
+    return { marked: false };
   });
   // A document loaded while its tab is recorded (a navigation, a new tab the recorded one opened) arms itself.
   chrome.runtime.sendMessage({ kind: KIND.RECORD_ASK }).then((answer) => { armed = Boolean(answer?.on); }, () => {});

@@ -53,6 +53,7 @@ export const KIND = Object.freeze({
   RECORD_ARM: "wm:record:arm",
   RECORD_ASK: "wm:record:ask",
   RECORD_STEP: "wm:record:step",
+  RECORD_MARK: "wm:record:mark",
 });
 
 /**

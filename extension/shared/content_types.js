@@ -69,8 +69,9 @@
 /**
  * One action a user made, as a frame's recorder reports it to the service worker (content/recorder.js):
  * its element by role and accessible name, and by the ref a snapshot gave it, if any.
- * @typedef {{action: "click"|"fill"|"select"|"press", role: string, name: string, local_ref: number|null,
- *   doc_id: string, value?: string, key?: string, secret?: boolean, box: number[]}} RecordedAction
+ * An `answer` is what the user marked as the answer to read: its `text` as the page shows it.
+ * @typedef {{action: "click"|"fill"|"select"|"press"|"answer", role: string, name: string, local_ref: number|null,
+ *   doc_id: string, value?: string, key?: string, secret?: boolean, text?: string, box: number[]}} RecordedAction
  */
 
 export {};

@@ -5,7 +5,9 @@
  * run, each with the checks proposed from what the page showed afterwards
  * (host/workflows/record.py, workflow.record_draft). The user names the parameters, keeps or
  * drops each check, marks a typed value secret, names the workflow and saves it
- * (workflow.record_save, which refuses a step that changed the page without a check).
+ * (workflow.record_save, which refuses a step that changed the page without a check). Mark the
+ * answer makes the text selected on the page, or the next element clicked there, the answer the
+ * workflow reads; the user names its field in the review.
  */
 import { errorMessage } from "../shared/errors.js";
 import { byId, h } from "./dom.js";
@@ -16,7 +18,7 @@ import { byId, h } from "./dom.js";
  * A step of a recording as the host drafts it.
  * @typedef {{intent: string, action: Record<string, unknown>, target?: Record<string, unknown>, changed?: boolean,
  *   checks: Array<{check: Record<string, unknown>, says: string}>, value?: string, param?: string, secret?: string,
- *   secret_origin?: string, frame_origin?: string}} DraftStep
+ *   secret_origin?: string, frame_origin?: string, answer?: {field: string, text: string}}} DraftStep
  * @typedef {{start_url: string, name: string, task: string, steps: DraftStep[]}} Draft
  */
 
@@ -39,10 +41,12 @@ export class RecorderView {
     this.onSaved = deps.onSaved;
     this.record = /** @type {HTMLButtonElement} */ (byId("record-start"));
     this.stop = /** @type {HTMLButtonElement} */ (byId("record-stop"));
+    this.mark = /** @type {HTMLButtonElement} */ (byId("record-mark"));
     this.status = byId("record-status");
     this.review = byId("record-review");
     this.record.addEventListener("click", () => void this.start());
     this.stop.addEventListener("click", () => void this.finish());
+    this.mark.addEventListener("click", () => void this.markAnswer());
     chrome.runtime.onMessage.addListener((/** @type {{kind?: string, recording?: boolean, steps?: number, problem?: string}} */ msg) => {
       if (msg?.kind !== "wm:recorder:progress" || !msg.recording) return;
       this.status.textContent = `Recording: ${msg.steps} step(s)` + (msg.problem ? ` (${msg.problem})` : "");
@@ -63,11 +67,23 @@ export class RecorderView {
     this.review.replaceChildren();
     this.record.hidden = true;
     this.stop.hidden = false;
+    this.mark.hidden = false;
     this.status.textContent = "Recording: 0 step(s)";
+  }
+
+  async markAnswer() {
+    try {
+      await ask("wm:recorder:mark");
+      // A selection is reported at once (the step count moves on); otherwise the next click on the page is the answer.
+      this.status.textContent = "Marking the answer: click it on the page (or select its text first).";
+    } catch (e) {
+      this.status.textContent = `Could not mark the answer: ${errorMessage(e)}`;
+    }
   }
 
   async finish() {
     this.stop.hidden = true;
+    this.mark.hidden = true;
     this.record.hidden = false;
     try {
       const demo = await ask("wm:recorder:stop");
@@ -90,11 +106,15 @@ export class RecorderView {
     const param = step.param ? h("input", { type: "text", class: "param-name", "aria-label": `Parameter name of step ${index + 1}`, value: step.param }) : null;
     const secret = step.param ? h("label", {}, h("input", { type: "checkbox", class: "secret-mark", "aria-label": `Step ${index + 1} is a secret` }), " secret") : null;
     const value = step.secret ? "a secret (its value is not kept)" : step.value !== undefined ? `"${step.value}"` : "";
+    const answer = step.answer ? h("div", { class: "row" }, h("label", {}, "Answer field ",
+      h("input", { type: "text", class: "answer-name", "aria-label": `Answer field of step ${index + 1}`, value: step.answer.field }))) : null;
     return h("li", { class: "entry entry-step recorded-step", dataset: { index: String(index) } },
       h("div", { class: "row" }, h("span", { class: "badge" }, String(index + 1)), h("strong", { text: ` ${step.intent}` })),
       value ? h("p", { class: "muted", text: `Value: ${value}` }) : null,
       param ? h("div", { class: "row" }, param, secret) : null,
-      checks.length ? h("div", { class: "checks" }, checks) : h("p", { class: "muted", text: step.changed ? "No check proposed" : "Changed nothing on the page" }));
+      answer,
+      checks.length ? h("div", { class: "checks" }, checks)
+        : h("p", { class: "muted", text: step.answer ? "Read again on the page by every replay" : step.changed ? "No check proposed" : "Changed nothing on the page" }));
   }
 
   /** The review form: the steps, the workflow's name, Save. @param {Draft} draft */
@@ -123,6 +143,8 @@ export class RecorderView {
   edited(step, item) {
     const kept = step.checks.filter((_c, i) => /** @type {HTMLInputElement|null} */ (item.querySelector(`input[data-check="${i}"]`))?.checked);
     const out = { ...step, checks: kept };
+    const field = /** @type {HTMLInputElement|null} */ (item.querySelector(".answer-name"));
+    if (field && step.answer) out.answer = { ...step.answer, field: field.value.trim() };
     const named = /** @type {HTMLInputElement|null} */ (item.querySelector(".param-name"));
     if (named) out.param = named.value.trim();
     if (/** @type {HTMLInputElement|null} */ (item.querySelector(".secret-mark"))?.checked) {

@@ -7,10 +7,15 @@
  * (host/workflows/record.py). Steps from any other tab are ignored: only the recorded tab is
  * watched. A secret typed in a frame is bound to the origin the browser says the frame has
  * (chrome.webNavigation, never the page), and its value never leaves the frame.
+ *
+ * The recording is kept in `chrome.storage.session` after each step (as sw/downloads.js keeps its
+ * records): Chrome stops an idle worker whenever it likes, and the next one, woken by the user's
+ * next action in the still-armed page, carries on with the steps already recorded.
  */
 import { KIND } from "../shared/actions.js";
 import { errorMessage } from "../shared/errors.js";
 import { isOwnPage } from "./panel.js";
+import { pageText } from "./page_text.js";
 import { globalRef } from "./refs.js";
 import { TabWatcher } from "./settle.js";
 import { takeSnapshot } from "./snapshot.js";
@@ -21,22 +26,59 @@ import { originOf } from "./secret_gate.js";
 /**
  * One recorded step: what the user did, where (the snapshot `before` lists its element under
  * `ref`, when it does), and the snapshot `after` it settled.
- * @typedef {{action: string, role?: string, name?: string, ref?: number|null, value?: string, key?: string, url?: string,
+ * @typedef {{action: string, role?: string, name?: string, ref?: number|null, value?: string, key?: string, url?: string, text?: string, page_text?: string,
  *   secret?: boolean, secret_origin?: string|null, frame_origin?: string|null, tab_id: number, box?: number[], before: number, after: number}} RecordedStep
  * @typedef {{tabId: number, tabs: Set<number>, current: number, startUrl: string, snapshots: Snapshot[], steps: RecordedStep[],
  *   queue: Promise<void>, pending: number, watcher: TabWatcher, problem: string}} Recording
+ * What of a recording a later worker needs, as chrome.storage.session holds it.
+ * @typedef {{tabId: number, tabs: number[], current: number, startUrl: string, snapshots: Snapshot[], steps: RecordedStep[],
+ *   problem: string}} KeptRecording
  */
 
 /** How much of each page a recorded snapshot keeps: enough for a long form's every field. */
 const SNAPSHOT_CHARS = 60000;
+/** The readable text kept of the page an answer is marked on: as much as a replay reads (host PAGE_TEXT). */
+const PAGE_TEXT_CHARS = 20000;
 /** A step's page gets this long at least to show what the action did. */
 const SETTLE_MIN_MS = 100;
 const SETTLE_MAX_MS = 8000;
 /** The page is read again this long after a step settled, unless the user already acted again. */
 const LATE_MS = 300;
 
+/** The key of the recording in chrome.storage.session. */
+const STORE_KEY = "recording";
+
 /** @type {Recording|null} */
 let recording = null;
+/** The recording an earlier worker kept, back in memory: every message waits for it. */
+let restored = Promise.resolve();
+/** Writes to chrome.storage.session, one after another (the last one written is the newest state). */
+let saving = Promise.resolve();
+
+/** @param {KeptRecording} kept @returns {Recording} */
+function revive(kept) {
+  return { ...kept, tabs: new Set(kept.tabs), queue: Promise.resolve(), pending: 0, watcher: new TabWatcher(kept.current) };
+}
+
+/**
+ * Keep the recording where the next worker finds it (null: none is running). One too large for the
+ * storage's quota is kept as its problem, so a worker that had to start again says what was lost
+ * instead of saving a recording with steps missing.
+ * @param {Recording|null} r
+ */
+function persist(r) {
+  /** @type {KeptRecording|null} */
+  const kept = r && { tabId: r.tabId, tabs: [...r.tabs], current: r.current, startUrl: r.startUrl, snapshots: r.snapshots, steps: r.steps, problem: r.problem };
+  saving = saving.then(async () => {
+    if (!kept) {
+      await chrome.storage.session.remove(STORE_KEY);
+      return;
+    }
+    await chrome.storage.session.set({ [STORE_KEY]: kept }).catch((e) => chrome.storage.session.set({ [STORE_KEY]: { ...kept, snapshots: [], steps: [],
+      problem: `the service worker was stopped and the recording could not be kept for it (${errorMessage(e)}): record it again` } }));
+  }).catch(() => undefined);
+  return saving;
+}
 
 /** @param {number} tabId */
 function snapshot(tabId) {
@@ -67,6 +109,7 @@ async function arm(tabId, on) {
 /** Tell the side panel how far the recording is. */
 function progress() {
   const r = recording;
+  void persist(r);
   chrome.runtime.sendMessage({ kind: "wm:recorder:progress", recording: Boolean(r), steps: r ? r.steps.length : 0, problem: r?.problem || "" }).catch(() => {});
 }
 
@@ -76,8 +119,20 @@ async function start(tabId) {
   const first = await snapshot(tabId);
   recording = { tabId, tabs: new Set([tabId]), current: tabId, startUrl: first.url, snapshots: [first], steps: [],
     queue: Promise.resolve(), pending: 0, watcher: new TabWatcher(tabId), problem: "" };
+  await persist(recording);
   await arm(tabId, true);
   return { recording: true, tab_id: tabId, start_url: first.url };
+}
+
+/**
+ * The user asks to mark the answer: the text selected in the recorded tab is it, else the next
+ * element clicked there (content/recorder.js); the panel hears of it as a step.
+ */
+async function mark() {
+  const r = recording;
+  if (!r) throw new Error("nothing is being recorded: press Record first");
+  await chrome.tabs.sendMessage(r.current, { kind: KIND.RECORD_MARK, on: true }).catch(() => {});
+  return { marking: true };
 }
 
 async function stop() {
@@ -85,6 +140,7 @@ async function stop() {
   if (!r) throw new Error("nothing is being recorded");
   await r.queue;
   recording = null;
+  await persist(null);
   r.watcher.stop();
   await Promise.all([...r.tabs].map((tabId) => arm(tabId, false)));
   progress();
@@ -98,6 +154,16 @@ async function stop() {
  */
 async function settled(r, step) {
   const before = r.snapshots.length - 1;
+  if (step.action === "answer") {
+    // The answer is read from the page as it stands when marked (a section loaded since the last step included),
+    // in the readable text a replay reads it again from (host/workflows/reread.py).
+    r.snapshots.push(await snapshot(r.current));
+    step.page_text = (await pageText(r.current, PAGE_TEXT_CHARS, true)).text;
+    r.steps.push({ ...step, before: r.snapshots.length - 1, after: r.snapshots.length - 1 });
+    await Promise.all([...r.tabs].map((tabId) => chrome.tabs.sendMessage(tabId, { kind: KIND.RECORD_MARK, on: false }).catch(() => {})));
+    progress();
+    return;
+  }
   if (step.action === "fill" || step.action === "select") {
     // A value changes only its field, which the step reports itself; and the user's next action
     // (Sign in, clicked as the field loses focus) must find the page before it, not after it.
@@ -134,6 +200,7 @@ async function recordAction(r, seen, tabId, frameId) {
   const step = { action: seen.action, role: seen.role, name: seen.name, tab_id: tabId, box: seen.box,
     ref: seen.local_ref !== null ? globalRef(tabId, frameId, seen.doc_id, seen.local_ref) : null };
   if (seen.key) step.key = seen.key;
+  if (typeof seen.text === "string") step.text = seen.text;
   if (seen.action === "fill") {
     // Where the field is, as the browser says it (never the page): a secret typed there is bound to it.
     const frame = await chrome.webNavigation.getFrame({ tabId, frameId }).catch(() => null);
@@ -161,41 +228,48 @@ function enqueue(r, work) {
 }
 
 export function registerRecorder() {
+  restored = chrome.storage.session.get(STORE_KEY).then((got) => {
+    const kept = /** @type {KeptRecording|undefined} */ (got?.[STORE_KEY]);
+    if (kept && !recording) recording = revive(kept);
+  }).catch(() => undefined);
   chrome.runtime.onMessage.addListener((/** @type {{kind?: string, tab_id?: number, step?: RecordedAction}|null} */ msg, sender, sendResponse) => {
     const kind = msg?.kind;
     if (kind === KIND.RECORD_ASK) {
-      sendResponse({ on: Boolean(recording && sender.tab?.id !== undefined && recording.tabs.has(sender.tab.id)) });
-      return false;
+      void restored.then(() => sendResponse({ on: Boolean(recording && sender.tab?.id !== undefined && recording.tabs.has(sender.tab.id)) }));
+      return true;
     }
     if (kind === KIND.RECORD_STEP) {
-      const r = recording;
-      const tabId = sender.tab?.id;
-      // Only the recorded tab and the tabs it opened are recorded, whatever another tab's frame sends.
-      if (r && msg?.step && tabId !== undefined && r.tabs.has(tabId)) {
-        const seen = msg.step;
-        enqueue(r, () => recordAction(r, seen, tabId, sender.frameId ?? 0));
-      }
+      void restored.then(() => {
+        const r = recording;
+        const tabId = sender.tab?.id;
+        // Only the recorded tab and the tabs it opened are recorded, whatever another tab's frame sends.
+        if (r && msg?.step && tabId !== undefined && r.tabs.has(tabId)) {
+          const seen = msg.step;
+          enqueue(r, () => recordAction(r, seen, tabId, sender.frameId ?? 0));
+        }
+      });
       return false;
     }
-    if (kind !== "wm:recorder:start" && kind !== "wm:recorder:stop" && kind !== "wm:recorder:status") return false;
+    if (!["wm:recorder:start", "wm:recorder:stop", "wm:recorder:mark", "wm:recorder:status"].includes(kind || "")) return false;
     // Starting and stopping is the user's, through the side panel: never a page's.
     if (!isOwnPage(sender, chrome.runtime.getURL(""))) return false;
-    const work = kind === "wm:recorder:start" ? start(Number(msg?.tab_id))
+    const work = restored.then((/** @returns {Promise<object>|object} */ () => kind === "wm:recorder:start" ? start(Number(msg?.tab_id))
       : kind === "wm:recorder:stop" ? stop()
-      : Promise.resolve({ recording: Boolean(recording), steps: recording?.steps.length ?? 0, tab_id: recording?.tabId ?? null });
+      : kind === "wm:recorder:mark" ? mark()
+      : { recording: Boolean(recording), steps: recording?.steps.length ?? 0, tab_id: recording?.tabId ?? null }));
     work.then((data) => sendResponse({ ok: true, data }), (e) => sendResponse({ ok: false, error: errorMessage(e) }));
     return true;
   });
   // A tab the recorded tab opens is recorded too (its first document asks, content/recorder.js).
-  chrome.tabs.onCreated.addListener((tab) => {
+  chrome.tabs.onCreated.addListener((tab) => void restored.then(() => {
     if (recording && tab.id !== undefined && tab.openerTabId !== undefined && recording.tabs.has(tab.openerTabId)) recording.tabs.add(tab.id);
-  });
+  }));
   // A link with target=_blank opens its tab without an opener (noopener): the navigation names its source.
-  chrome.webNavigation.onCreatedNavigationTarget.addListener((d) => {
+  chrome.webNavigation.onCreatedNavigationTarget.addListener((d) => void restored.then(() => {
     if (recording && recording.tabs.has(d.sourceTabId)) recording.tabs.add(d.tabId);
-  });
+  }));
   // An address the user typed or picked is a step of its own; a link's or a form's navigation is the click's.
-  chrome.webNavigation.onCommitted.addListener((d) => {
+  chrome.webNavigation.onCommitted.addListener((d) => void restored.then(() => {
     const r = recording;
     if (!r || d.frameId !== 0 || !r.tabs.has(d.tabId)) return;
     if (!["typed", "auto_bookmark", "generated"].includes(d.transitionType)) return;
@@ -203,5 +277,5 @@ export function registerRecorder() {
       r.current = d.tabId;
       await settled(r, { action: "navigate", url: d.url, tab_id: d.tabId });
     });
-  });
+  }));
 }

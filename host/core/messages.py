@@ -45,4 +45,6 @@ CONTENT_KINDS: dict[str, str] = {
     #: A recorder asks whether its tab is being recorded, and reports each step (content -> service worker).
     "RECORD_ASK": "wm:record:ask",
     "RECORD_STEP": "wm:record:step",
+    #: The service worker asks a recorded tab's frames for the answer the user marks (selected text, or the next element clicked).
+    "RECORD_MARK": "wm:record:mark",
 }

@@ -19,6 +19,9 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from waymark.host.agent.answers.grounding import SeenText
+from waymark.host.agent.answers.matching import amount_of, normalize
+from waymark.host.agent.answers.schema import path_of
 from waymark.host.agent.redaction import is_password_field, redact_url
 from waymark.host.agent.verifier import PredicateError, parse_predicate
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
@@ -26,11 +29,12 @@ from waymark.host.core.targets import ElementPlace, element_place, normalise
 from waymark.host.workflows.model import (
     NAME_PATTERN,
     PARAM_PATTERN,
+    Answer,
     Parameter,
     Workflow,
     WorkflowStep,
 )
-from waymark.host.workflows.save import NotSaveable, slug
+from waymark.host.workflows.save import NotSaveable, answer_from, slug
 from waymark.host.workflows.store import now
 
 #: Roles whose name is a message a person reads (a heading, an alert): their appearing is the step's effect.
@@ -47,7 +51,7 @@ class RecordedAction(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    action: Literal["click", "fill", "select", "press", "navigate"]
+    action: Literal["click", "fill", "select", "press", "navigate", "answer"]
     role: str = ""
     name: str = ""
     ref: int | None = None
@@ -61,6 +65,9 @@ class RecordedAction(BaseModel):
     secret_origin: str | None = None
     tab_id: int | None = None
     box: list[float] = Field(default_factory=list)
+    #: What the user marked as the answer (`answer`), and the page's readable text when they marked it.
+    text: str | None = None
+    page_text: str = ""
     before: int = Field(ge=0)
     after: int = Field(ge=0)
 
@@ -71,7 +78,8 @@ class Demonstration(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     start_url: str
-    snapshots: list[Snapshot] = Field(min_length=1)
+    #: Empty only when the recording was lost (then `problem` says why).
+    snapshots: list[Snapshot] = Field(default_factory=list)
     steps: list[RecordedAction] = Field(default_factory=list)
     #: Why a step could not be recorded, if one could not.
     problem: str = ""
@@ -84,6 +92,21 @@ class ProposedCheck(BaseModel):
 
     check: dict[str, Any]
     says: str
+
+
+class DraftAnswer(BaseModel):
+    """A value the user marked as the answer to read: the field of the answer it becomes (the user
+    may rename it), its value in its kind, and the words the page showed around it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    field: str = Field(pattern=PARAM_PATTERN)
+    #: What the user marked, as the page showed it.
+    text: str
+    value: str | int | float
+    written: str = ""
+    before: str = ""
+    after: str = ""
 
 
 class DraftStep(BaseModel):
@@ -105,6 +128,8 @@ class DraftStep(BaseModel):
     secret: str | None = Field(default=None, pattern=PARAM_PATTERN)
     secret_origin: str | None = None
     frame_origin: str | None = None
+    #: The answer the user marked at this step (an `extract` step): read again by every replay.
+    answer: DraftAnswer | None = None
 
 
 class Draft(BaseModel):
@@ -125,12 +150,17 @@ def draft(demo: Demonstration) -> Draft:
     """The steps of a demonstration with each target placed and its checks proposed."""
     if demo.problem:
         raise NotSaveable(demo.problem)
+    if not demo.snapshots:
+        raise NotSaveable("the recording holds no page: record it again")
     steps: list[DraftStep] = []
     taken: set[str] = set()
     for index, seen in enumerate(demo.steps):
         if seen.before >= len(demo.snapshots) or seen.after >= len(demo.snapshots):
             raise NotSaveable(f"step {index + 1} names a page the recording does not hold")
         before, after = demo.snapshots[seen.before], demo.snapshots[seen.after]
+        if seen.action == "answer":
+            steps.append(_answer_step(seen, after, taken))
+            continue
         step = _step(seen, before)
         if step.secret is not None:
             step.secret = _unique(slug(step.target.name if step.target else "", "secret"), taken)
@@ -167,6 +197,32 @@ def _step(seen: RecordedAction, before: Snapshot) -> DraftStep:
                          secret_origin=seen.secret_origin, frame_origin=seen.frame_origin)
     return DraftStep(intent=f"Type into {said}", action={"type": "fill", "text": seen.value or ""}, target=target, value=seen.value or "",
                      frame_origin=seen.frame_origin)
+
+
+def _typed(text: str) -> str | int | float:
+    """A marked value in its kind: a number or an amount read as the number it writes (`€ 1,249.00`
+    is 1249), when it can mean only one; anything else the string the page shows."""
+    amount = amount_of(text)
+    if amount is None or len(amount[0]) != 1:
+        return text
+    number = next(iter(amount[0]))
+    return int(number) if number == number.to_integral_value() else float(number)
+
+
+def _answer_step(seen: RecordedAction, page: Snapshot, taken: set[str]) -> DraftStep:
+    """The step that reads the answer the user marked, with the words around it on the page it was
+    marked on (found as a run's answer is grounded: host.agent.answers.grounding)."""
+    text = " ".join((seen.text or "").split())
+    value = _typed(text)
+    read = SeenText()
+    read.snapshot(page)
+    read.text(page.url, page.title, seen.page_text)
+    source = read.find(value) if text else None
+    if source is None or not (source.before.strip() or source.after.strip()):
+        raise NotSaveable(f"the answer marked ({text[:80]!r}) is not among words the page showed: a replay would not know where to read it")
+    field = _unique(slug(seen.name if seen.role not in ("cell", "text", "gridcell") else "", "answer"), taken)
+    return DraftStep(intent=f'Read the answer "{text[:80]}"', action={"type": "extract"},
+                     answer=DraftAnswer(field=field, text=text, value=value, written=source.written, before=source.before, after=source.after))
 
 
 def _unique(name: str, taken: set[str]) -> str:
@@ -405,7 +461,29 @@ def workflow_of(save: RecordedSave) -> Workflow:
     # The last step's checks that do not merely repeat its own typing say the task is done.
     last = steps[-1]
     criteria = [c for c in last.checks if "value_equals" not in c]
+    answer = _answer_of(save.steps)
+    if answer is not None:
+        for step in save.steps:
+            if step.param is not None and step.value:
+                # A typed value in the words around the answer (`order px-1042 total`) is read beside the value the replay is given.
+                word = normalize(step.value)
+                for held in answer.values:
+                    held.before, held.after = _replace(held.before, word, "{{param:%s}}" % step.param), _replace(held.after, word, "{{param:%s}}" % step.param)
     stamp = now()
     return Workflow(name=save.name, description=save.description, task=task or f"Replay the recorded workflow {save.name}",
-                    start_url=save.start_url, parameters=list(params.values()), steps=steps, success_criteria=criteria,
+                    start_url=save.start_url, parameters=list(params.values()), steps=steps, success_criteria=criteria, answer=answer,
                     source_run="recorded", created=stamp, updated=stamp)
+
+
+def _answer_of(steps: list[DraftStep]) -> Answer | None:
+    """The answer the user marked (one field per mark), as a saved run's answer is kept (host.workflows.save.answer_from)."""
+    marks = [s.answer for s in steps if s.answer is not None]
+    if not marks:
+        return None
+    fields = [m.field for m in marks]
+    if len(set(fields)) != len(fields):
+        raise NotSaveable(f"two marked answers are both named {next(f for f in fields if fields.count(f) > 1)!r}: give each its own name")
+    kinds = {m.field: "string" if isinstance(m.value, str) else "number" for m in marks}
+    schema = {"type": "object", "properties": {f: {"type": k} for f, k in kinds.items()}, "required": fields}
+    grounding = [{"path": path_of([m.field]), "source": {"written": m.written, "before": m.before, "after": m.after}} for m in marks]
+    return answer_from({m.field: m.value for m in marks}, schema, grounding, "the recording")

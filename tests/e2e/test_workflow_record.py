@@ -75,6 +75,8 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     _copy(base, "renamed", "login", *renamed)
     _copy(base, "reworded", "login", *renamed, ("Keep me signed in", "Stay logged in"), ("Forgot password?", "Reset your password"))
     _copy(base, "recorded", "shop")
+    _copy(base, "recorded", "orders")
+    _copy(base, "repriced", "orders", ("€ 1,249.00", "€ 1,312.50"))
     # The checkout page loads its payment frame from /checkout/ of the other origin: it stays at the root.
     shutil.copytree(SITES_DIR / "checkout", base / "checkout")
     (base / "framed").mkdir()
@@ -85,6 +87,7 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     yield {"origin": server.site, "other": server.other, "framed": f"{server.site}/framed/index.html",
            **{f"login-{n}": f"{server.site}/{n}/login/index.html" for n in ("recorded", "renamed", "reworded")},
            "shop": f"{server.site}/recorded/shop/index.html",
+           **{f"orders-{n}": f"{server.site}/{n}/orders/index.html" for n in ("recorded", "repriced")},
            "checkout": f"{server.site}/checkout/index.html?pay={server.other}"}
     server.close()
 
@@ -364,3 +367,74 @@ async def test_a_checkout_with_a_choice_and_card_fields_in_a_payment_frame_repla
     summary = _replay("recorded-checkout", "--confirm", "approve")
     assert summary["success"] and summary["replay"] == "unchanged", summary["reason"]
     assert (summary["model_calls"], summary["steps_passed"]) == (0, 6)
+
+
+async def _record_order_total(recorder: Recorder, page: Any, sites: dict[str, str], name: str) -> None:
+    """On the orders table, mark the total of order PX-1042 as the answer (clicking it), name it, save."""
+    waymark("workflow", "delete", name)
+    await page.goto(sites["orders-recorded"])
+    await recorder.record()
+    await recorder.page.get_by_role("button", name="Mark the answer").click()
+    await expect(recorder.page.locator("#record-status")).to_contain_text("click it on the page")
+    await page.get_by_role("cell", name="€ 1,249.00").click()
+    await recorder.recorded(1)
+    steps = await recorder.stop()
+    await expect(steps.locator("strong")).to_have_text([' Read the answer "€ 1,249.00"'])
+    await recorder.page.get_by_label("Answer field of step 1").fill("total")
+    saved = await recorder.save(name)
+    await expect(saved).to_have_text(f"Saved as workflow {name}.")
+
+
+async def test_an_answer_marked_on_a_table_replays_with_no_model_call_read_again_from_the_page(recorder: Recorder, site_page: Any,
+                                                                                               sites: dict[str, str]):
+    from waymark.host.workflows import store
+
+    await _record_order_total(recorder, site_page, sites, "recorded-order-total")
+    answer = store.load("recorded-order-total").answer
+    assert answer is not None and answer.values[0].path == "$.total" and "px-1042" in answer.values[0].before
+    summary = _replay("recorded-order-total")
+    assert summary["success"], summary["reason"]
+    assert (summary["model_calls"], summary["tokens_total"], summary["data"]) == (0, 0, {"total": 1249})
+    assert summary["grounding"]["values"][0]["status"] == "found"
+
+
+async def test_an_answer_marked_on_a_table_reads_the_new_value_on_a_copy_where_it_changed(recorder: Recorder, site_page: Any,
+                                                                                          sites: dict[str, str]):
+    await _record_order_total(recorder, site_page, sites, "recorded-order-repriced")
+    summary = _replay("recorded-order-repriced", "--start-url", sites["orders-repriced"])
+    assert summary["success"], summary["reason"]
+    assert (summary["model_calls"], summary["data"]) == (0, {"total": 1312.5})
+
+
+async def test_a_recording_survives_a_service_worker_chrome_stopped_midway(own_browser: Any, sites: dict[str, str]):
+    from tests.e2e.worker_helpers import stop_service_worker
+    from waymark.host.workflows import store
+
+    waymark("workflow", "delete", "recorded-worker-stopped")
+    await configure(own_browser.service_worker)
+    page = await own_browser.context.new_page()
+    await page.goto(sites["login-recorded"])
+    panel_page = await own_browser.context.new_page()
+    await panel_page.set_viewport_size({"width": 380, "height": 900})
+    panel = Panel(panel_page)
+    await panel.open(own_browser.extension_id, await tab_id_of(own_browser.service_worker, page.url))
+    await panel.connected()
+    recorder = Recorder(panel)
+    await recorder.record()
+    await page.click("#user")
+    await page.keyboard.type("ada")
+    await page.click("#pass")
+    await recorder.recorded(1)
+    await stop_service_worker(own_browser)
+    # The page's next actions wake a fresh worker, which carries on with the step already recorded.
+    await page.keyboard.type("lovelace")
+    await page.get_by_role("button", name="Sign in").click()
+    await recorder.recorded(3)
+    steps = await recorder.stop()
+    await expect(steps.locator("strong")).to_have_text([' Type into textbox "Username"', ' Enter the secret into textbox "Password"',
+                                                        ' Click button "Sign in"'])
+    saved = await recorder.save("recorded-worker-stopped")
+    await expect(saved).to_have_text("Saved as workflow recorded-worker-stopped.")
+    assert [s.intent for s in store.load("recorded-worker-stopped").steps] == ['Type into textbox "Username"',
+                                                                                'Enter the secret into textbox "Password"',
+                                                                                'Click button "Sign in"']
