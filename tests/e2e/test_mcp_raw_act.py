@@ -61,37 +61,35 @@ async def _question(panel: SidePanel, clicking: Any) -> Any:
     return question
 
 
-async def test_a_raw_clients_destructive_click_is_asked_in_the_side_panel_and_a_decline_never_reaches_the_page(browser, site_url):
+async def _raw_order_answered(browser: Any, site_url: str, button: str) -> tuple[Any, str]:
+    """A raw client's own click on Place order, the user answering the panel's question with
+    `button`: the act's result (or the error it raised) and the shop page's status line after."""
     connection = await allowed_connection(browser, CLIENT)
     panel = await SidePanel.open(browser)
     try:
         tab, order, url = await _shop_tab(connection, site_url)
         clicking = asyncio.ensure_future(connection.call("act", {"tab_id": tab, "action": {"type": "click", "ref": order}}, timeout=60))
-        question = await _question(panel, clicking)
-        await question.get_by_role("button", name="Decline").click(timeout=30_000)
-        with pytest.raises(HostCallError) as refused:
-            await clicking
-        assert refused.value.code == "declined"
-        assert await _status(browser, url) == ""
+        await (await _question(panel, clicking)).get_by_role("button", name=button).click(timeout=30_000)
+        try:
+            answer: Any = await clicking
+        except HostCallError as exc:
+            answer = exc
+        return answer, await _status(browser, url)
     finally:
         await panel.close()
         connection.close()
+
+
+async def test_a_raw_clients_destructive_click_is_asked_in_the_side_panel_and_a_decline_never_reaches_the_page(browser, site_url):
+    answer, status = await _raw_order_answered(browser, site_url, "Decline")
+    assert isinstance(answer, HostCallError) and answer.code == "declined", answer
+    assert status == ""
 
 
 async def test_a_raw_clients_destructive_click_the_user_approves_is_sent_once(browser, site_url):
-    connection = await allowed_connection(browser, CLIENT)
-    panel = await SidePanel.open(browser)
-    try:
-        tab, order, url = await _shop_tab(connection, site_url)
-        clicking = asyncio.ensure_future(connection.call("act", {"tab_id": tab, "action": {"type": "click", "ref": order}}, timeout=60))
-        question = await _question(panel, clicking)
-        await question.get_by_role("button", name="Allow once").click(timeout=30_000)
-        result = await clicking
-        assert result["ok"] is True, result
-        assert await _status(browser, url) in ("Order placed", "Your cart is empty")
-    finally:
-        await panel.close()
-        connection.close()
+    answer, status = await _raw_order_answered(browser, site_url, "Allow once")
+    assert not isinstance(answer, HostCallError) and answer["ok"] is True, answer
+    assert status in ("Order placed", "Your cart is empty")
 
 
 async def test_the_official_clients_click_the_user_approved_in_its_session_is_not_asked_again_on_the_host(browser, site_url):
