@@ -13,7 +13,7 @@ from tests.agent_calls import start_run, trace_events
 from tests.conftest import wait_connected
 from tests.e2e.dispatch_helpers import act, open_page, ref
 from tests.e2e.perception_helpers import snapshot
-from tests.e2e.worker_helpers import stop_service_worker
+from tests.e2e.worker_helpers import stop_service_worker, until
 from tests.reports_site import APRIL_CSV, MARCH_CSV, PDF_LINES
 from waymark.host.core.documents import pdf_text
 
@@ -34,15 +34,6 @@ async def _chrome_download(sw: Any, download_id: int) -> dict[str, Any]:
 async def _next_download_id(sw: Any) -> int:
     """The id Chrome gives the next download (its ids only grow)."""
     return int(await sw.evaluate("async () => Math.max(0, ...(await chrome.downloads.search({})).map((d) => d.id))")) + 1
-
-
-async def until_async(check: Any, tries: int = 200) -> None:
-    """Wait for the awaitable `check()` to give a truthy value (polled every 50 ms)."""
-    for _ in range(tries):
-        if await check():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("condition never held")
 
 
 def _steps(summary: dict[str, Any]) -> list[dict[str, Any]]:
@@ -166,8 +157,8 @@ async def test_a_download_the_page_starts_after_the_debugger_left_its_tab_is_sti
     await sw.evaluate("() => globalThis.waymark.setIdleDetachMs(200)")
     try:
         await act(sw, tab, {"type": "click", "ref": ref(snap, "Prepare the March export", "button")})
-        await until_async(lambda: sw.evaluate("(t) => !globalThis.waymark.debuggerTabs().includes(t)", tab))
-        await until_async(lambda: sw.evaluate("async (id) => (await chrome.downloads.search({id}))[0]?.state === 'complete'", prepared))
+        await until(lambda: sw.evaluate("(t) => !globalThis.waymark.debuggerTabs().includes(t)", tab), timeout_s=10)
+        await until(lambda: sw.evaluate("async (id) => (await chrome.downloads.search({id}))[0]?.state === 'complete'", prepared), timeout_s=10)
     finally:
         await sw.evaluate("() => globalThis.waymark.setIdleDetachMs(30000)")
     shown = await snapshot(sw, page)
@@ -178,7 +169,7 @@ async def test_a_download_the_user_starts_in_a_tab_waymark_never_acted_in_is_not
     await page.goto(f"{reports_site.url}/mine.html")
     april = await _next_download_id(sw)
     await page.click("text=Download the April report")
-    await until_async(lambda: sw.evaluate("async (id) => (await chrome.downloads.search({id}))[0]?.state === 'complete'", april))
+    await until(lambda: sw.evaluate("async (id) => (await chrome.downloads.search({id}))[0]?.state === 'complete'", april), timeout_s=10)
     await asyncio.sleep(2)  # past the wait for an announcement, after which a page may claim its download
     shown = await snapshot(sw, page)
     assert shown["downloads"] == []

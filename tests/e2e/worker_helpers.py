@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 from typing import Any
 
 
 async def until(predicate: Any, timeout_s: float = 30.0, evidence: Any = None) -> None:
-    """Wait for `predicate()` to hold (polled every 50 ms); fail with `evidence()` after `timeout_s`."""
+    """Wait for `predicate()` (a value, or an awaitable of one) to hold, polled every 50 ms; fail
+    with `evidence()` after `timeout_s`."""
     for _ in range(int(timeout_s * 20)):
-        if predicate():
+        held = predicate()
+        if inspect.isawaitable(held):
+            held = await held
+        if held:
             return
         await asyncio.sleep(0.05)
     raise AssertionError("condition never held" + (f"\n{evidence()}" if evidence else ""))
