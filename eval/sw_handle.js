@@ -11,6 +11,7 @@ import { dispatchStats } from "./dispatch.js";
 import { attachedTabs, setIdleDetachMs } from "./cdp.js";
 import { snapshotDiagnostics } from "./snapshot.js";
 import { tickSchedules } from "./schedules.js";
+import { TabWatcher } from "./settle.js";
 
 const api = {
   channel,
@@ -27,5 +28,7 @@ const api = {
   keepalive: () => keepaliveState(),
   /** What the schedule alarm does, at a time the test chooses. @param {string=} now */
   tickSchedules: (now) => tickSchedules(channel, now ? { now } : {}),
+  /** Watch a tab as an action does, for a settle the test starts. @param {number} tabId */
+  watch: (tabId) => new TabWatcher(tabId),
 };
 /** @type {{waymark?: typeof api}} */ (globalThis).waymark = api;

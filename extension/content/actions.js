@@ -659,16 +659,17 @@
    * Resolve once the page has settled, or after `maxMs`. With the page's activity in view
    * (activity.js), settled = no request or short timer started by the action still pending, a
    * frame rendered and no DOM mutation for `quietMs`; without it, at least `fallbackMinMs` must
-   * pass as well. `sinceMsAgo` is when the action began, so work it started is waited for.
-   * @param {{quietMs: number, minMs?: number, fallbackMinMs?: number, maxMs: number, sinceMsAgo?: number}} msg
+   * pass as well. `sinceEpochMs` (wall-clock) is when the action began, so work it started is waited for.
+   * @param {{quietMs: number, minMs?: number, fallbackMinMs?: number, maxMs: number, sinceEpochMs?: number}} msg
    */
   function quiet(msg) {
     // The press this settle follows has landed or was held back: say which with the answer.
     const held = disarmGuard();
     return new Promise((done) => {
       const start = performance.now();
-      // A margin for the message's own travel: work started just before the action counts too.
-      const since = start - (msg.sinceMsAgo ?? 0) - 20;
+      // The isolated world's Date is the browser's, whatever the page did to its own. A margin for
+      // the clock's millisecond steps: work started just before the action counts too.
+      const since = start - Math.max(0, Date.now() - (msg.sinceEpochMs ?? Date.now())) - 20;
       const tracked = askActivity("__waymark_activity_here");
       const minMs = Math.max(msg.minMs || 0, tracked ? 0 : msg.fallbackMinMs || 0);
       let last = start;

@@ -182,8 +182,10 @@ export class TabWatcher {
       // The minimum and the quiet window run together: settled = minimum passed and DOM quiet.
       const minMs = Math.max(0, minUntil - performance.now());
       // In a document the action navigated to, everything pending is the new page's own loading.
-      const sinceMsAgo = nav?.committed ? 0 : performance.now() - (opts.beganAt ?? opts.startedAt);
-      const message = { kind: KIND.SETTLE_QUIET, quietMs, minMs, fallbackMinMs: FALLBACK_MIN_MS, maxMs: remaining, sinceMsAgo };
+      // The moment goes as wall-clock time, the one clock the page shares with this worker: a
+      // span measured here would lose however long the question waits for a busy page.
+      const sinceEpochMs = Date.now() - (nav?.committed ? 0 : performance.now() - (opts.beganAt ?? opts.startedAt));
+      const message = { kind: KIND.SETTLE_QUIET, quietMs, minMs, fallbackMinMs: FALLBACK_MIN_MS, maxMs: remaining, sinceEpochMs };
       const answers = await Promise.all(frames.map((frameId) => sendToFrame(tabId, frameId, message).catch(() => null)));
       sent = sent || answers.some((a) => Boolean(a?.sent));
       if (tabId === this.tabId) {

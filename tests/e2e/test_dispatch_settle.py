@@ -24,6 +24,36 @@ async def test_the_clicks_effect_is_in_the_settled_snapshot(sw, page, site_url, 
     assert "Result 1" in result.snapshot.text
 
 
+# The page clicks its own button (the click's input is not what is tested), and settle starts
+# while the long task it queued holds the page: its question reaches the page 400 ms late.
+SETTLE_BEHIND_A_LONG_TASK = """async ({tab, label}) => {
+  const watcher = globalThis.waymark.watch(tab);
+  const began = performance.now();
+  await chrome.scripting.executeScript({target: {tabId: tab}, world: "MAIN", args: [label],
+    func: (name) => [...document.querySelectorAll("button")].find((b) => b.textContent === name).click()});
+  const settled = await watcher.settle({startedAt: performance.now(), beganAt: began, minMs: 0, timeoutMs: 3000});
+  watcher.stop();
+  const [{result: out}] = await chrome.scripting.executeScript({target: {tabId: tab}, func: () => document.getElementById("out").textContent});
+  return {sent: settled.sent, out};
+}"""
+
+
+async def settle_behind_a_long_task(sw, page, site_url, label: str) -> dict:
+    await wait_connected(sw)
+    await page.goto(f"{site_url}/dispatch/delayed.html")
+    return await sw.evaluate(SETTLE_BEHIND_A_LONG_TASK, {"tab": await tab_id_of(sw, page), "label": label})
+
+
+async def test_a_timer_the_action_set_is_waited_for_when_a_long_task_delays_settle_reaching_the_page(sw, page, site_url):
+    settled = await settle_behind_a_long_task(sw, page, site_url, "Show after 600 ms behind a long task")
+    assert settled["out"] == "Result 1"
+
+
+async def test_a_request_the_action_sent_is_seen_when_a_long_task_delays_settle_reaching_the_page(sw, page, site_url):
+    settled = await settle_behind_a_long_task(sw, page, site_url, "Send behind a long task")
+    assert settled["sent"] is True
+
+
 async def test_a_polling_loop_the_click_started_does_not_hold_settle_to_its_deadline(sw, page, site_url):
     result = await click_delayed(sw, page, site_url, "Start polling", settle_timeout_ms=20_000)
     assert result.ok, result.error
