@@ -660,7 +660,7 @@
    * (activity.js), settled = no request or short timer started by the action still pending, a
    * frame rendered and no DOM mutation for `quietMs`; without it, at least `fallbackMinMs` must
    * pass as well. `sinceEpochMs` (wall-clock) is when the action began, so work it started is waited for.
-   * @param {{quietMs: number, minMs?: number, fallbackMinMs?: number, maxMs: number, sinceEpochMs?: number}} msg
+   * @param {{quietMs: number, minMs?: number, fallbackMinMs?: number, maxMs: number, sinceEpochMs: number}} msg
    */
   function quiet(msg) {
     // The press this settle follows has landed or was held back: say which with the answer.
@@ -669,7 +669,7 @@
       const start = performance.now();
       // The isolated world's Date is the browser's, whatever the page did to its own. A margin for
       // the clock's millisecond steps: work started just before the action counts too.
-      const since = start - Math.max(0, Date.now() - (msg.sinceEpochMs ?? Date.now())) - 20;
+      const since = start - Math.max(0, Date.now() - msg.sinceEpochMs) - 20;
       const tracked = askActivity("__waymark_activity_here");
       const minMs = Math.max(msg.minMs || 0, tracked ? 0 : msg.fallbackMinMs || 0);
       let last = start;

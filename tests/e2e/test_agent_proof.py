@@ -616,9 +616,6 @@ async def test_a_replan_made_on_the_help_page_the_task_asks_for_that_then_left_i
     model = await serve([help_link, board], plan_text=[first, replan, json.dumps({"steps": []})])
     with SiteServer() as sites:
         summary = await _run(sw, model, "Open the Help page of Kanbanish.", f"{sites.site}/spa/index.html", budgets={"retries_per_step": 0})
-    import sys
-    for e in trace_events(summary["trace_dir"]):
-        print({k: (str(v)[:300]) for k, v in e.items() if k not in ("snapshot","prompt")}, file=sys.stderr)
     assert (summary["success"], summary["outcome"], summary["replans"]) == (False, "unproven", 2), summary
     assert trace_events(summary["trace_dir"], "step")[-1]["target_state"].startswith('link "Board" went to its address')
     assert [f["guard"] for f in trace_events(summary["trace_dir"], "conclusion")[0]["findings"]] == ["left_named_page"]
