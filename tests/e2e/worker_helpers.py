@@ -26,11 +26,22 @@ async def stop_service_worker(browser: Any) -> None:
     await page.goto(f"chrome-extension://{browser.extension_id}/icons/icon16.png")
     cdp = await browser.context.new_cdp_session(page)
     versions: dict[str, dict[str, Any]] = {}
-    cdp.on("ServiceWorker.workerVersionUpdated", lambda e: versions.update({v["versionId"]: v for v in e["versions"]}))
+    # Every version that reported "stopped": an open panel or a recorded page wakes the worker
+    # again at once, so its stopped state can come and go between two polls.
+    stopped: set[str] = set()
+
+    def updated(event: dict[str, Any]) -> None:
+        for version in event["versions"]:
+            versions[version["versionId"]] = version
+            if version["runningStatus"] == "stopped":
+                stopped.add(version["versionId"])
+
+    cdp.on("ServiceWorker.workerVersionUpdated", updated)
     await cdp.send("ServiceWorker.enable")
     await until(lambda: any(v["runningStatus"] == "running" and browser.extension_id in v["scriptURL"] for v in versions.values()))
     running = next(v for v in versions.values() if v["runningStatus"] == "running" and browser.extension_id in v["scriptURL"])
+    stopped.discard(running["versionId"])
     await cdp.send("ServiceWorker.stopWorker", {"versionId": running["versionId"]})
-    await until(lambda: versions[running["versionId"]]["runningStatus"] == "stopped")
+    await until(lambda: running["versionId"] in stopped)
     await cdp.detach()
     await page.close()
