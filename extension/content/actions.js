@@ -634,7 +634,9 @@
     if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) text = el.type === "password" ? "" : el.value;
     else if (el instanceof HTMLElement) text = el.innerText || el.textContent || "";
     else if (el) text = el.textContent || "";
-    text = text.replace(/[ \t\f\v\u00a0]+/g, " ").replace(/\s*\n\s*/g, "\n").trim();
+    // innerText ends each table cell but a row's last with a tab: kept, they are what tells one
+    // cell from the next ("Total\t1249"); spaces and blank lines collapse.
+    text = text.replace(/[ \f\v\u00a0]+/g, " ").replace(/ ?\t ?/g, "\t").replace(/ *\n[ \n]*/g, "\n").replace(/^[ \n]+|[ \n]+$/g, "");
     return {
       text: text.slice(0, msg.max_chars), truncated: text.length > msg.max_chars, total_chars: text.length,
       frameIndex: core.frameIndex(), visible: window.innerWidth > 0 && window.innerHeight > 0,

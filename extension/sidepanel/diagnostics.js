@@ -5,6 +5,7 @@
  */
 import { errorMessage } from "../shared/errors.js";
 import { byId, clear, h } from "./dom.js";
+import { PROVIDER_SHORT_NAMES } from "./provider_names.js";
 
 /** @typedef {import("./host_client.js").HostClient} HostClient */
 /**
@@ -61,7 +62,7 @@ export class DiagnosticsView {
       h("caption", { text: "Model calls since the host started (latency of successful calls, ms)" }),
       h("thead", {}, h("tr", {}, ["provider", "phase", "calls", "ok", "errors", "p50", "p95", "max"].map((c) => h("th", { scope: "col", text: c })))),
       h("tbody", {}, rows.map((r) => h("tr", { dataset: { provider: r.provider, phase: r.phase } },
-        h("td", { text: r.provider }), h("td", { text: r.phase }), h("td", { class: "num", text: r.calls }), h("td", { class: "num", text: r.ok }),
+        h("td", { text: PROVIDER_SHORT_NAMES[r.provider] || r.provider }), h("td", { text: r.phase }), h("td", { class: "num", text: r.calls }), h("td", { class: "num", text: r.ok }),
         h("td", { class: "errors", text: Object.entries(r.errors).map(([code, n]) => `${code} ×${n}`).join(", ") || "–" }),
         h("td", { class: "num", text: ms(r.latency?.p50_ms) }), h("td", { class: "num", text: ms(r.latency?.p95_ms) }), h("td", { class: "num", text: ms(r.latency?.max_ms) }),
       ))),

@@ -8,6 +8,7 @@
  */
 import { errorMessage } from "../shared/errors.js";
 import { byId, clear, h } from "./dom.js";
+import { PROVIDER_NAMES } from "./provider_names.js";
 import { secretsFieldset } from "./secrets.js";
 
 /** @typedef {import("./host_client.js").HostClient} HostClient */
@@ -28,11 +29,6 @@ const ROLE_HELP = {
 };
 /** The OpenAI-compatible servers, by the names users know. */
 const PRESETS = [["openai", "OpenAI"], ["openrouter", "OpenRouter"], ["ollama", "Ollama"], ["lmstudio", "LM Studio"], ["llamacpp", "llama.cpp"], ["vllm", "vLLM"]];
-/** The registry's providers (providers/registry.py), by the names users know. */
-const PROVIDER_NAMES = /** @type {Record<string, string>} */ ({
-  openai_compat: "OpenAI, Ollama, LM Studio… (OpenAI-compatible)", anthropic: "Anthropic", gemini: "Google Gemini",
-  mlx: "MLX (on this Mac)", scripted: "Scripted (tests and demos)",
-});
 const THEME_KEY = "waymark.theme";
 
 /** Apply the saved theme ("system", "light" or "dark"); UI-only, so it may live in chrome.storage. */

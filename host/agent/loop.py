@@ -192,7 +192,8 @@ class AgentRun:
         self.proof = Proof(self.guards, self._page_text, lambda: self.session.snapshot(occlusion=False), self.emit, self._found,
                            conclusion_guards)
         self.planning = Planning(self.planner, options.task, options.plan, self.answers, self.budget, self.proof, self.history, self.emit,
-                                 self._take_tokens, self._safe, self._page, lambda: self._timeout(options.planner_call))
+                                 self._take_tokens, self._safe, self._page, lambda: self._timeout(options.planner_call),
+                                 self._safe_text)
         self.host = HostActions(self.proof, self.answers, human, self.history, self.session, self.task_tabs, self.visited, options.policy,
                                 self.admission, self.redactor)
 
@@ -224,6 +225,10 @@ class AgentRun:
         text = result.text or "" if result.ok else ""
         self.answers.saw_text(result.url_after, "", self.redactor.text(text))
         return text
+
+    async def _safe_text(self) -> str:
+        """The page's readable text as prompts may see it: every secret redacted."""
+        return self.redactor.text(await self._page_text())
 
     def _take_tokens(self, tokens_in: int, tokens_out: int) -> None:
         self.budget.add_tokens(tokens_in, tokens_out)
@@ -420,10 +425,16 @@ class AgentRun:
         if safe.dialogs:
             # The JavaScript dialogs the executor was shown with this page (redacted as the page is).
             record["dialogs_seen"] = [d.model_dump(exclude_none=True) for d in safe.dialogs]
+        page = self._page(safe)
+        if step is self.planning.open_step:
+            # The step worked on until the executor says done gives the answer: a price or a
+            # description is in the page's text, never in an element's name.
+            text = await self.planning.text_for(safe)
+            page = f"{page}\n\n{text}" if text else page
         t0 = time.perf_counter()
         turn: Turn = await self.executor.decide(
             task=self.options.task, intent=step.intent, verify=step.verify, history=self.history, feedback=feedback,
-            page=self._page(safe), snapshot=safe, step_index=index, attempt=attempt,
+            page=page, snapshot=safe, step_index=index, attempt=attempt,
             reminders=self.options.budgets.retries_per_step, timeout=self._timeout(self.options.executor_call),
             allowed=self._allowed(safe), uploads=upload_summary(self.options.upload_dir),
             screenshot_b64=snap.screenshot_b64 if self.executor.screen else None,

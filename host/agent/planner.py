@@ -226,12 +226,14 @@ class Planner:
     async def plan(
         self, task: str, page: str, *, evidence: dict[str, Any] | None = None,
         history: list[str] | None = None, timeout: float | None = None, named: list[tuple[SnapshotElement, list[str]]] | None = None,
+        text: str = "",
     ) -> PlanResult:
         """A validated plan; raises PlannerFailed after MAX_PLAN_RETRIES reminders. `named`: the
-        page's elements named with the task's words (host.agent.relevance)."""
+        page's elements named with the task's words (host.agent.relevance); `text`: the block of
+        the page's text lines that use them (prompts.text_block)."""
         first = [
             Message.text("system", prompts.planner_system(secrets=prompts.mentions_secrets(task))),
-            Message.text("user", prompts.planner_user(task, page, evidence, history, named)),
+            Message.text("user", prompts.planner_user(task, page, evidence, history, named, text)),
         ]
         messages = first
         caps = self.provider.capabilities()

@@ -4,7 +4,7 @@ failed step or an unfinished plan left."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from waymark.host.agent.answers import ANSWER_INTENT, Answers
 from waymark.host.agent.budgets import BudgetTracker
@@ -15,8 +15,9 @@ from waymark.host.agent.planner import (
     PlanStep,
     fallback_plan,
 )
+from waymark.host.agent.prompts import text_block
 from waymark.host.agent.proof import Proof
-from waymark.host.agent.relevance import named_like
+from waymark.host.agent.relevance import named_like, text_like
 from waymark.host.core.snapshot import Snapshot
 
 #: Characters of each raw model answer kept in the trace (redacted like everything traced).
@@ -33,7 +34,7 @@ class Planning:
 
     def __init__(self, planner: Planner, task: str, enabled: bool, answers: Answers, budget: BudgetTracker, proof: Proof, history: list[str],
                  emit: Callable[..., Any], take_tokens: Callable[[int, int], None], safe: Callable[[Snapshot], Snapshot],
-                 page: Callable[[Snapshot], str], timeout: Callable[[], float]) -> None:
+                 page: Callable[[Snapshot], str], timeout: Callable[[], float], read_text: Callable[[], Awaitable[str]]) -> None:
         self.planner = planner
         self.task = task
         self.enabled = enabled
@@ -46,6 +47,8 @@ class Planning:
         self.safe = safe
         self.page = page
         self.timeout = timeout
+        #: The page's readable text, redacted as prompts see it.
+        self.read_text = read_text
         #: The fallback plan's step: worked on until the executor says done.
         self.open_step: PlanStep | None = None
         #: Elements an overlay hid on the page the current plan was made on.
@@ -58,6 +61,14 @@ class Planning:
         plan = await self._plan(snap, evidence, steps_verified)
         await self.proof.planned(plan, snap)
         return plan
+
+    async def text_for(self, safe: Snapshot) -> str:
+        """The page's text lines that use the task's words, as the planner (and the executor on
+        the open step, whose job is the answer) is shown them; nothing when no line does (a
+        prompt gains no block that says nothing)."""
+        text = await self.read_text()
+        lines = text_like(self.task, text, safe)
+        return text_block(lines, len(text)) if lines else ""
 
     async def _plan(self, snap: Snapshot, evidence: dict[str, Any] | None, steps_verified: int) -> Plan:
         self.budget.check_tokens()
@@ -73,7 +84,7 @@ class Planning:
         try:
             result = await self.planner.plan(
                 self.task, self.page(safe), evidence=evidence, history=self.history, timeout=self.timeout(),
-                named=named_like(self.task, safe),
+                named=named_like(self.task, safe), text=await self.text_for(safe),
             )
         except PlannerFailed as exc:
             # The executor alone can still try the task; only task-level evidence can prove it then.

@@ -170,11 +170,19 @@ def named_block(named: list[tuple[SnapshotElement, list[str]]]) -> str:
     return "Elements whose names share words with the task:\n" + wrap_untrusted(lines, "names of this page's elements")
 
 
+def text_block(lines: list[str], total_chars: int) -> str:
+    """The lines of the page's text that use the task's words (host.agent.relevance), wrapped:
+    they are page content; and how much text the page holds, which `extract` reads whole."""
+    return (f"Lines of the page's text that use the task's words (the page holds {total_chars} characters of text; "
+            "extract reads it):\n" + wrap_untrusted("\n".join(lines), "text of this page"))
+
+
 def planner_user(task: str, page: str, evidence: dict[str, Any] | None = None, history: list[str] | None = None,
-                 named: list[tuple[SnapshotElement, list[str]]] | None = None) -> str:
+                 named: list[tuple[SnapshotElement, list[str]]] | None = None, text: str = "") -> str:
     """The planner's user message: the task, the page, and on a replan what went wrong and what
     the run has done (without it a replan repeated a sign-in that had already landed); `named`,
-    the elements named with the task's words (host.agent.relevance)."""
+    the elements named with the task's words (host.agent.relevance); `text`, the block of the
+    page's text lines that use them (text_block)."""
     parts = [f"Task: {task}"]
     clauses = task_parts(task) if evidence is None else []
     if clauses:
@@ -193,6 +201,8 @@ def planner_user(task: str, page: str, evidence: dict[str, Any] | None = None, h
     parts.append(page)
     if named:
         parts.append(named_block(named))
+    if text:
+        parts.append(text)
     return "\n\n".join(parts)
 
 

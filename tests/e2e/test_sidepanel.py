@@ -359,6 +359,16 @@ async def test_diagnostics_panel_counts_calls_per_provider_and_phase(panel: Pane
     assert cells[5] != "–"  # a success has a latency
 
 
+async def test_diagnostics_names_each_provider_as_users_know_it(panel: Panel, sw: Any):
+    await configure(sw, diagnostics=True)
+    await sw.evaluate("() => globalThis.waymark.call('diagnostics.reset')")
+    await panel.reconnect()
+    await panel.ask("Count me")
+    await panel.page.locator("#tab-diagnostics").click()
+    row = panel.page.locator('#diagnostics-table tr[data-provider="scripted"][data-phase="chat"]')
+    await expect(row.locator("td").first).to_have_text("Scripted")
+
+
 async def test_diagnostics_panel_counts_the_planner_and_executor_calls_of_an_agent_run(panel: Panel, sw: Any):
     await configure(sw, diagnostics=True, confirm_policy="allow")
     await sw.evaluate("() => globalThis.waymark.call('diagnostics.reset')")

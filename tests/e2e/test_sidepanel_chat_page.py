@@ -54,6 +54,17 @@ async def test_a_question_answered_only_by_a_paragraph_is_answered_from_the_page
     await page.close()
 
 
+async def test_a_table_on_the_page_reaches_chat_with_its_cells_apart(browser: Any, sw: Any, kettle: Any, serve: Any):
+    model = await serve([], chat=lambda prompt: "It weighs 1.2 kg.")
+    panel = await open_chat(browser, sw, kettle, model)
+
+    await expect(await panel.ask("How heavy is it?", use_page=True)).to_contain_text("It weighs 1.2 kg.")
+    (sent,) = [s for s in model.seen if s.role == "chat"]
+    rows = " ".join(BLOCK.findall(sent.messages("user")[-1])).splitlines()
+    assert "Capacity\t1.7 l" in rows and "Weight\t1.2 kg" in rows, "each row one line, its cells apart"
+    await panel.page.close()
+
+
 async def open_chat(browser: Any, sw: Any, kettle: Any, model: Any) -> Panel:
     await configure(sw, chat={"provider": "openai_compat", "model": "fake-model", "options": {"preset": "ollama", "base_url": model.base_url}})
     page = await browser.context.new_page()

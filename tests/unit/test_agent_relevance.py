@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from waymark.host.agent.prompts import UNTRUSTED_TAG, executor_user, planner_user
-from waymark.host.agent.relevance import MOST, named_like
+from waymark.host.agent.prompts import (
+    UNTRUSTED_TAG,
+    executor_user,
+    planner_user,
+    text_block,
+)
+from waymark.host.agent.relevance import (
+    LINE_CHARS,
+    MOST,
+    TEXT_CHARS,
+    named_like,
+    text_like,
+)
 from waymark.host.agent.words import words
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
@@ -67,3 +78,40 @@ def test_a_page_with_no_shared_word_adds_nothing_to_the_planner_prompt():
 def test_the_executor_is_not_shown_the_named_elements():
     # On the smoke suite the list put one single decision right and another wrong (12/16 either way).
     assert "share words" not in executor_user(COOKIE_TASK, COOKIE_TASK, [], [], None, "PAGE", text_mode=True)
+
+
+PRODUCT_TEXT = ("Blue Merino Scarf\nHand-knitted in Shetland from merino wool.\nPrice: 24.99 GBP\nDelivery in 3 days\n"
+                "Returns accepted within 30 days\nSize\tLength\tWidth\nOne size\t180 cm\t30 cm")
+
+
+def test_the_line_that_uses_the_task_s_words_is_quoted_with_the_line_after_it():
+    # The price follows the line that names the product: the question's answer is only in the text.
+    lines = text_like("How much does the merino scarf cost?", PRODUCT_TEXT, _page(("heading", "Blue Merino Scarf")))
+    assert lines == ["Hand-knitted in Shetland from merino wool.", "Price: 24.99 GBP"]
+
+
+def test_a_line_that_is_only_an_element_s_name_is_not_quoted_twice():
+    assert "Blue Merino Scarf" not in text_like("merino scarf", PRODUCT_TEXT, _page(("heading", "Blue Merino Scarf")))
+    assert "Blue Merino Scarf" in text_like("merino scarf", PRODUCT_TEXT, _page())
+
+
+def test_a_table_row_keeps_its_cells_apart():
+    assert text_like("What is the length?", PRODUCT_TEXT, _page()) == ["Size\tLength\tWidth", "One size\t180 cm\t30 cm"]
+
+
+def test_a_page_whose_text_shares_no_word_with_the_task_quotes_nothing():
+    assert text_like("Sign in to the bank", PRODUCT_TEXT, _page()) == []
+
+
+def test_quoted_text_stays_within_its_budget():
+    text = "\n".join(f"scarf line {i} " + "x" * 500 for i in range(40))
+    lines = text_like("scarf", text, _page())
+    assert sum(len(line) for line in lines) <= TEXT_CHARS
+    assert all(len(line) <= LINE_CHARS + len(" [...]") for line in lines)
+
+
+def test_the_planner_is_shown_the_text_lines_as_page_content_with_the_page_s_text_size():
+    block = text_block(["Price: 24.99 GBP"], 2400)
+    message = planner_user("How much is the scarf?", "PAGE", text=block)
+    assert message.endswith("Lines of the page's text that use the task's words (the page holds 2400 characters of text; extract reads it):\n"
+                            f'<{UNTRUSTED_TAG} source="text of this page">\nPrice: 24.99 GBP\n</{UNTRUSTED_TAG}>')
