@@ -24,6 +24,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from waymark.host.agent.egress import Egress
 from waymark.host.methods import MethodError
 from waymark.host.peer import Peer
 
@@ -62,6 +63,9 @@ class ClientConnection:
     #: The questions (action line, reason) the user said yes to through this connection and that
     #: no act has spent yet: the act that follows them is not asked about a second time.
     approvals: deque[tuple[str, str]] = field(default_factory=lambda: deque(maxlen=APPROVALS_KEPT))
+    #: The sites this connection's pages showed it and the user's answers to its egress questions,
+    #: for as long as it stays open: what a run's egress record is to a run (host.agent.egress).
+    egress: Egress = field(default_factory=lambda: Egress(""))
 
     def spend_approval(self, action_line: str, reason: str) -> bool:
         """Whether the user already said yes to this very question through this connection (spent once)."""

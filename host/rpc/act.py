@@ -28,6 +28,7 @@ from waymark.host.core.actions import (
     BROWSER_ACTIONS,
     UPLOAD_ACTIONS,
     ActionModel,
+    NewTab,
     parse_action,
 )
 from waymark.host.core.admitted import Admitted
@@ -84,21 +85,41 @@ class AskedInPanel(Human):
         return self.connection.spend_approval(line, reason) or await ACCESS.confirm(self.connection, line, reason)
 
 
-async def _admitted_for_client(connection: ClientConnection, action: ActionModel, request: ActRequest, ctx: CallContext,
-                               settings: Settings) -> Admitted:
-    """An attached MCP client's act, decided by an admission of its own: whatever process sent it
-    (the `waymark mcp` session, or one that skips it), a destructive action is asked about, the
-    user's saved policy is the floor and the client's tabs and secret grants are its bounds. The
-    egress question needs a run's pages and is the session's (docs/security.md)."""
-    policy = saved_policy(settings).model_copy(update={"egress": "allow"})
+def client_admission(connection: ClientConnection, settings: Settings) -> Admission:
+    """The admission of an attached MCP client's requests, whatever process sends them (the
+    `waymark mcp` session, or one that skips it): the user's saved policy is the floor, a
+    destructive action and a new site with data in its address are asked about in the side panel,
+    the client's tabs and secret grants are its bounds, and the sites its pages showed (its
+    connection's egress record) need no question."""
 
     async def tabs() -> set[int]:
         return ACCESS.scope(connection)
 
-    admission = Admission(policy, AskedInPanel(connection), Redactor(), SecretScope(named=None, client=connection.client or "an unnamed MCP client"), tabs)
-    # Whether a click is destructive is read off the element it lands on, as the page holds it now.
-    snap = await snapshot(ctx.browser, SnapshotOptions(tab_id=request.tab_id, max_chars=JUDGED_CHARS)) if action.traits.confirm else None
+    admission = Admission(saved_policy(settings), AskedInPanel(connection), Redactor(),
+                          SecretScope(named=None, client=connection.client or "an unnamed MCP client"), tabs)
+    admission.egress = connection.egress
+    return admission
+
+
+async def _admitted_for_client(connection: ClientConnection, action: ActionModel, request: ActRequest, ctx: CallContext,
+                               settings: Settings) -> Admitted:
+    """An attached MCP client's act, decided by its connection's admission (client_admission)."""
+    admission = client_admission(connection, settings)
+    # Whether a click is destructive is read off the element it lands on, as the page holds it now;
+    # the page an address is opened from says which sites it links to.
+    judged = action.traits.confirm or action.traits.opens_url
+    snap = await snapshot(ctx.browser, SnapshotOptions(tab_id=request.tab_id, max_chars=JUDGED_CHARS)) if judged else None
     try:
         return await admit_from_client(admission, action, snap, request.gate or Gate(), request.secret_origins)
+    except Refusal as refusal:
+        raise MethodError(str(refusal.code), refusal.message) from None
+
+
+async def admitted_client_open(connection: ClientConnection, url: str, caller: Gate) -> Admitted:
+    """A new tab an attached MCP client opens at `url` (`browser.request tabs.open`), decided as its
+    new_tab act is: on the user's saved lists and the client's egress record, never on the gate
+    the client wrote (which can only narrow them)."""
+    try:
+        return await admit_from_client(client_admission(connection, load_settings()), NewTab(url=url), None, caller, None)
     except Refusal as refusal:
         raise MethodError(str(refusal.code), refusal.message) from None

@@ -7,8 +7,14 @@ import platform
 import sys
 from typing import Any
 
+from pydantic import ValidationError
+
 from waymark.host.core import PROTOCOL_VERSION, __version__
+from waymark.host.core.gate import Gate
+from waymark.host.core.validation import problems
+from waymark.host.mcp_access import ACCESS
 from waymark.host.methods import CallContext, MethodError, method, names
+from waymark.host.rpc.act import admitted_client_open
 
 
 @method("host.info")
@@ -49,4 +55,15 @@ async def browser_request(params: dict[str, Any], ctx: CallContext) -> dict[str,
     inner = params.get("params") or {}
     if not isinstance(inner, dict):
         raise MethodError("bad_params", "params must be an object")
+    connection = ACCESS.connections.get(ctx.client_id) if ctx.client_id is not None else None
+    if connection is not None and name == "tabs.open":
+        # An attached client's new tab is judged as its new_tab act is, never on the gate it sent.
+        if not isinstance(inner.get("url"), str):
+            raise MethodError("bad_params", "tabs.open needs a URL")
+        try:
+            caller = Gate.model_validate(inner.get("gate") or {})
+        except ValidationError as exc:
+            raise MethodError("bad_params", f"not a gate: {problems(exc)}") from None
+        admitted = await admitted_client_open(connection, inner["url"], caller)
+        inner = {**inner, "url": admitted.action["url"], "gate": admitted.gate.model_dump()}
     return {"data": await ctx.browser.request(name, inner)}

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from waymark.host.browser import snapshot as browser_snapshot
 from waymark.host.core.browser_api import SnapshotOptions
 from waymark.host.core.validation import problems
+from waymark.host.mcp_access import ACCESS
 from waymark.host.methods import CallContext, MethodError, method
 
 
@@ -26,4 +27,8 @@ async def snapshot(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         raise MethodError("bad_params", f"not snapshot options: {problems(exc)}") from None
     # A page with many frames or a screenshot takes longer than a plain request.
     result = await browser_snapshot(ctx.browser, options, timeout=60.0)
+    connection = ACCESS.connections.get(ctx.client_id) if ctx.client_id is not None else None
+    if connection is not None:
+        # A page an attached client was shown: the sites it links to are the client's to open.
+        connection.egress.saw(result)
     return result.model_dump(mode="json")
