@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Callable
 
 from waymark.host.agent import guards
+from waymark.host.agent.attempt import StepOutcome
 from waymark.host.agent.guards import (
     CONCLUSION,
     Conclusion,
@@ -22,7 +23,6 @@ from waymark.host.agent.guards import (
     GuardContext,
 )
 from waymark.host.agent.planner import Plan
-from waymark.host.agent.step_judge import StepOutcome
 from waymark.host.agent.verdicts import RunOutcome
 from waymark.host.agent.verifier import (
     Expectation,
@@ -65,7 +65,7 @@ class Proof:
         #: Those of them that held on the page the run began on.
         self.held_on_start_page: set[str] = set()
         #: The latest plan's required steps, and what proved each of its steps proven so far
-        #: (host.agent.step_judge.StepOutcome.proved_by).
+        #: (host.agent.attempt.StepOutcome.proved_by).
         self.required: set[int] = set()
         self.proven: dict[int, str] = {}
         #: Steps of the whole run proven by evidence about the outcome (`_OUTCOME_PROOF`, a check that says it).

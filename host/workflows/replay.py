@@ -28,6 +28,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from waymark.host.agent.action_lines import action_line
 from waymark.host.agent.admission import Admission, Refusal
 from waymark.host.agent.answers import Grounding
+from waymark.host.agent.attempt import (
+    Ended,
+    Judged,
+    Retry,
+    StepEvent,
+    StepOutcome,
+    event,
+)
 from waymark.host.agent.confirm import Policy
 from waymark.host.agent.executor import Executor
 from waymark.host.agent.grammar import offered_on
@@ -46,7 +54,7 @@ from waymark.host.agent.redaction import (
 )
 from waymark.host.agent.run_record import Emit, RunRecord
 from waymark.host.agent.session import BrowserSession
-from waymark.host.agent.step_judge import Attempted, StepJudge, StepOutcome
+from waymark.host.agent.step_judge import StepJudge
 from waymark.host.agent.task_values import task_values
 from waymark.host.agent.trace import RunSummary, new_run_id
 from waymark.host.agent.verdicts import RunOutcome
@@ -396,27 +404,33 @@ class Replay:
                                   **(model or {"tokens": 0, "model_calls": 0})}
         timing: dict[str, float] = {}
 
-        def finish(verdict: str, reason: str = "", **extra: Any) -> None:
-            record.update(verdict=verdict, reason=reason, timing={k: round(v, 1) for k, v in timing.items()}, **extra)
+        def finish(judged: StepEvent) -> None:
+            """The attempt's step event, emitted once with the verdict it was given."""
+            record.update(verdict=judged.verdict, reason=judged.reason, timing={k: round(v, 1) for k, v in timing.items()}, **judged.extra)
             self.emit("step", **record)
 
-        def judged(attempted: Attempted) -> _Attempt:
+        def judged(attempted: Judged) -> _Attempt:
             """The step judge's verdict as the replay goes on with it: a passed or unproven step is done."""
-            outcome, latest, feedback = attempted
-            ok = outcome is not None and outcome.verdict in ("passed", "unproven")
-            reason = feedback or (outcome.reason if outcome is not None else "")
+            finish(attempted.event)
+            match attempted:
+                case Ended(snapshot=latest, outcome=outcome) if outcome.verdict in ("passed", "unproven"):
+                    ok, reason = True, outcome.reason
+                case Ended(snapshot=latest, outcome=outcome):
+                    ok, reason = False, outcome.reason
+                case Retry(snapshot=latest, feedback=feedback):
+                    ok, reason = False, feedback or ""
             return _Attempt(ok=ok, outcome=outcome if ok else None, reason=reason, snapshot=latest, action=action, before=safe,
                             line=record["action_line"])
 
         if isinstance(action, Wait) and action.until is not None:
-            return judged(await judge.wait_until(action, snap, timing, finish, open_ended=False))
+            return judged(await judge.wait_until(action, snap, timing, open_ended=False))
         approved = "approved for this workflow" if index + 1 in self.workflow.approved else None
         try:
             admitted = await self.admission.admit(action, snap, safe=safe, record=record, secrets=self._secret_scope(step), approved=approved)
         except Refusal as refusal:
             # A replay has no model to choose otherwise: any refusal stops it, named as for a run.
             verdict = refusal.outcome if refusal.ends else "refused"
-            finish(verdict, str(refusal), error={"code": refusal.code, "message": refusal.message})
+            finish(event(verdict, str(refusal), error={"code": refusal.code, "message": refusal.message}))
             raise ReplayFailed(refusal.outcome, f"step {index + 1} ({step.intent}): {refusal}") from None
         action = admitted.chosen
         t0 = time.perf_counter()
@@ -427,18 +441,18 @@ class Replay:
             record["secret_origin"] = result.secret_origin
         if result.error is not None and result.error.code == "secret_origin_refused":
             # The page is not where the secret belongs (a look-alike site): no heal may try elsewhere.
-            finish("refused", f"{result.error.code}: {result.error.message}", error=result.error.model_dump())
+            finish(event("refused", f"{result.error.code}: {result.error.message}", error=result.error.model_dump()))
             raise ReplayFailed("blocked", f"step {index + 1} ({step.intent}): {result.error.code}: {result.error.message}")
         self.admission.dispatched(result)
         try:
             self.admission.arrived(result.url_after, record["action_line"])
         except Refusal as refusal:
-            finish("blocked", refusal.message, error={"code": refusal.code, "message": refusal.message})
+            finish(event("blocked", refusal.message, error={"code": refusal.code, "message": refusal.message}))
             raise ReplayFailed("blocked", refusal.message) from None
         settled = result.snapshot or await self.session.snapshot()
         if not result.ok:
             code, message = (result.error.code, result.error.message) if result.error else ("failed", "the action failed")
-            finish("retry", f"{code}: {message}", error={"code": code, "message": message})
+            finish(event("retry", f"{code}: {message}", error={"code": code, "message": message}))
             return _Attempt(ok=False, reason=f"the action failed with {code}: {message}", snapshot=settled, action=action, before=safe,
                             line=record["action_line"], code=code)
         if isinstance(action, (Fill, Type)):
@@ -450,7 +464,7 @@ class Replay:
         if isinstance(action, Extract) and result.text is not None:
             self.result = result.text[:4000]
         return judged(await judge.after(action, result, settled, safe, self._safe(settled), f"- did: {record['action_line']}", timing,
-                                        finish, record, open_ended=False))
+                                        record, open_ended=False))
 
     # ------------------------------------------------------------ healing
 

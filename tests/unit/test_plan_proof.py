@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from waymark.host.agent.attempt import StepOutcome
 from waymark.host.agent.guards import GuardContext
 from waymark.host.agent.planner import Plan, PlanStep
 from waymark.host.agent.proof import Proof
-from waymark.host.agent.step_judge import StepOutcome
 from waymark.host.agent.verifier import key
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
