@@ -27,6 +27,7 @@ from waymark.host.agent.planner import PlanStep
 from waymark.host.agent.prompts import read_line
 from waymark.host.agent.proof import Proof
 from waymark.host.agent.redaction import Redactor
+from waymark.host.agent.run_state import RunState
 from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.verdicts import RunOutcome
 from waymark.host.agent.verifier import Expectation
@@ -88,7 +89,7 @@ class HostActions:
     """What answers `done` and `ask_user`, and what an action must pass before dispatch by policy."""
 
     def __init__(self, proof: Proof, answers: Answers, human: Human, history: list[str], session: BrowserSession, task_tabs: set[int],
-                 visited: set[str], policy: Policy, admission: Admission, redactor: Redactor) -> None:
+                 state: RunState, policy: Policy, admission: Admission, redactor: Redactor) -> None:
         self.proof = proof
         #: What the run's secrets look like: a downloaded file is redacted as page text is.
         self.redactor = redactor
@@ -99,8 +100,8 @@ class HostActions:
         self.session = session
         #: Tabs this task works in (shared with the run); the last of them is never closed.
         self.task_tabs = task_tabs
-        #: The pages this run has acted on or reached (shared with the run and its guards).
-        self.visited = visited
+        #: The run's state (host.agent.run_state): it is told the pages the run reaches.
+        self.state = state
         self.policy = policy
         #: What decides every action before it is sent (host.agent.admission).
         self.admission = admission
@@ -120,7 +121,7 @@ class HostActions:
 
     def arrived(self, action: ActionModel, result: ActionResult, snap: Snapshot, safe: Snapshot, record: dict[str, Any]) -> Stopped | None:
         """Note where the action took the run (pages, tabs); the end of the run on a page the user does not allow."""
-        self.visited.update(u for u in (snap.url, result.url_after) if u)
+        self.state.reached(snap.url, result.url_after)
         self.admission.dispatched(result)
         if result.ok and isinstance(action, CloseTab):
             self.task_tabs.discard(action.tab_id if action.tab_id is not None else record.get("tab_before"))

@@ -43,7 +43,7 @@ from waymark.host.agent.closing import closing_message
 from waymark.host.agent.confirm import Policy
 from waymark.host.agent.executor import Executor, Turn
 from waymark.host.agent.grammar import offered_on
-from waymark.host.agent.guards import CONCLUSION, ConclusionGuard, GuardContext
+from waymark.host.agent.guards import CONCLUSION, ConclusionGuard
 from waymark.host.agent.host_actions import (
     HOST_ACTION_HANDLERS,
     HostActions,
@@ -66,10 +66,10 @@ from waymark.host.agent.redaction import (
     redact_url,
 )
 from waymark.host.agent.run_record import Emit, RunRecord
-from waymark.host.agent.secret_fills import SecretFills
+from waymark.host.agent.run_state import RunState
 from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.step_judge import StepJudge
-from waymark.host.agent.task_values import task_values, untyped
+from waymark.host.agent.task_values import untyped
 from waymark.host.agent.trace import (
     RunSummary,
     digest,
@@ -183,25 +183,18 @@ class AgentRun:
         #: The intents of the steps that passed or acted, for the closing message.
         self.steps_done: list[str] = []
         self.last_raw = ""
-        #: The texts this run typed (as the model wrote them: placeholders, never secrets).
-        self.typed: list[str] = []
-        #: The pages this run has acted on or reached: opening one again is never a made-up address.
-        self.visited: set[str] = set()
         #: Tabs this task works in (the session's: those it started in or opened); the last of them is never closed.
         self.task_tabs = self.session.tabs
-        #: What this run filled into secret fields: their value never leaves the page, so only this
-        #: shows that a fill changes nothing or that a check of one holds.
-        self.secret_fills = SecretFills()
-        #: What the guards know of the run (host.agent.guards); it shares the run's own records.
-        self.guards = GuardContext(task=options.task, task_values=task_values(options.task), typed=self.typed, visited=self.visited,
-                                   secret_fills=self.secret_fills)
+        #: What the run knows of itself that its guards, judge and conclusion read (host.agent.run_state):
+        #: what it typed, the pages it reached, its secret fills, its start page, what its actions changed.
+        self.state = RunState(options.task)
         #: The current step's checks, as they stood before it acted.
-        self.judge = StepJudge(self.session, self._page_text, self._found, self.guards, self.history)
-        self.proof = Proof(self.guards, self._page_text, lambda: self.session.snapshot(occlusion=False), self.emit, self._found,
+        self.judge = StepJudge(self.session, self._page_text, self._found, self.state, self.history)
+        self.proof = Proof(self.state, self._page_text, lambda: self.session.snapshot(occlusion=False), self.emit, self._found,
                            conclusion_guards)
         self.planning = Planning(self.planner, options.task, options.plan, self.answers, self.budget, self.proof, self.history, self.emit,
                                  self._take_tokens, self._safe, self._page, lambda: self._timeout(options.planner_call))
-        self.host = HostActions(self.proof, self.answers, human, self.history, self.session, self.task_tabs, self.visited, options.policy,
+        self.host = HostActions(self.proof, self.answers, human, self.history, self.session, self.task_tabs, self.state, options.policy,
                                 self.admission, self.redactor)
 
     # ------------------------------------------------------------ plumbing
@@ -284,9 +277,9 @@ class AgentRun:
         if self.session.tab_id is not None:
             self.task_tabs.add(self.session.tab_id)
         # The page as it was before anything was done: success criteria that already held here prove nothing.
-        self.guards.start, self.guards.start_text = snap, await self._page_text()
+        self.state.began(snap, await self._page_text())
         await self.proof.began(snap)
-        self.visited.add(snap.url)
+        self.state.reached(snap.url)
 
         plan = await self.planning.plan(snap, None, self.steps_verified)
         self.steps_total = len(plan.steps)
@@ -298,7 +291,7 @@ class AgentRun:
                 self.proof.stepped(index, outcome)
                 if outcome.verdict != "failed" or not step.required:
                     # What this step's actions changed matters only while it is retried or replanned.
-                    self.guards.effects.clear()
+                    self.state.step_ended()
                 if outcome.verdict == "done":
                     self.result = outcome.result
                     if not outcome.success:
@@ -368,8 +361,8 @@ class AgentRun:
     # ------------------------------------------------------------ one plan step
 
     async def _step(self, step: PlanStep, index: int, snap: Snapshot) -> tuple[StepOutcome, Snapshot]:
-        self.judge = StepJudge(self.session, self._page_text, self._found, self.guards, self.history, step.intent)
-        await self.judge.begin(step.verify, snap, self.secret_fills)
+        self.judge = StepJudge(self.session, self._page_text, self._found, self.state, self.history, step.intent)
+        await self.judge.begin(step.verify, snap)
         before, expectation = self.judge.before, self.judge.expectation
         feedback: str | None = None
         attempt = failures = 0
@@ -446,7 +439,7 @@ class AgentRun:
             reminders=self.options.budgets.retries_per_step, timeout=self._timeout(self.options.executor_call),
             allowed=self._allowed(safe), uploads=upload_summary(self.options.upload_dir),
             screenshot_b64=snap.screenshot_b64 if self.executor.screen else None,
-            untyped=untyped(self.guards.task_values, self.typed), guards=self.guards,
+            untyped=untyped(self.state.task_values, self.state.typed), guards=self.state,
         )
         timing["model_ms"] = (time.perf_counter() - t0) * 1000
         self._take_tokens(turn.tokens_in, turn.tokens_out)
@@ -506,15 +499,14 @@ class AgentRun:
                 return recovered
             result = recovered
 
-        still = guards.after_dispatch(self.guards, action, safe, result)
+        still = guards.after_dispatch(self.state.view(), action, safe, result)
         if still:
             self._found(record, [still])
             self.history.append(f"- did: {action_line(action, safe)} -> moved nothing")
             return Retry(event("retry", f"{still.code}: {still.message}"), result.snapshot or snap, still.message)
         if isinstance(action, (Fill, Type)):
-            self.secret_fills.typed(snap.url, snap.find(action.ref), action, str(admitted.action.get("text", "")),
-                                    secret=admitted.secret_origins is not None)
-            self.typed.append(action.text)
+            self.state.typed_into(snap.url, snap.find(action.ref), action, str(admitted.action.get("text", "")),
+                                  secret=admitted.secret_origins is not None)
         landed = landed_line(result, safe)
         if landed:
             record.update(action_line=record["action_line"] + landed, hit=result.hit.model_dump() if result.hit else None,

@@ -17,11 +17,11 @@ from typing import Any, Callable
 from waymark.host.agent import guards
 from waymark.host.agent import repair as repairs
 from waymark.host.agent.attempt import Ended, Judged, Retry, StepOutcome, event
-from waymark.host.agent.effects import Effect, effect_keys, effect_of
+from waymark.host.agent.effects import Effect, effect_of
 from waymark.host.agent.element_changes import changes_line
-from waymark.host.agent.guards import Finding, GuardContext, action_key
+from waymark.host.agent.guards import Finding
 from waymark.host.agent.own_typing import typed_only
-from waymark.host.agent.secret_fills import SecretFills
+from waymark.host.agent.run_state import RunState
 from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.target_state import PROVEN_BY_STATE, target_state
 from waymark.host.agent.verifier import (
@@ -73,24 +73,25 @@ class StepJudge:
     """The checks of one step, split at its start into those that held already and those it must change."""
 
     def __init__(self, session: BrowserSession, page_text: TextSource, found: Callable[[dict[str, Any], list[Finding]], None],
-                 context: GuardContext, history: list[str], intent: str = "") -> None:
+                 state: RunState, history: list[str], intent: str = "") -> None:
         self.session = session
         self.intent = intent
         self.page_text = page_text
         self.found = found
-        self.context = context
+        #: The run's state: the judge tells it what an action changed, or that it changed nothing.
+        self.state = state
         self.history = history
         self.before: Verification | None = None
         self.expectation = Expectation([])
         self.all_held_before = False
         self.unreachable_before: set[str] = set()
 
-    async def begin(self, verify: list[dict[str, Any]], snap: Snapshot, secret_fills: SecretFills) -> None:
+    async def begin(self, verify: list[dict[str, Any]], snap: Snapshot) -> None:
         """Check the step's predicates before it acts: a check that already holds is no check of
         this step. It proves nothing when it still holds, and when the action makes it false
         ("Accept all" is gone once clicked) that is no failure either."""
         predicates = parse_predicates(verify)
-        context = VerifyContext(url_before=snap.url, secret_fills=secret_fills)
+        context = VerifyContext(url_before=snap.url, secret_fills=self.state.secret_fills)
         self.before = await Expectation(predicates, context, page_text=self.page_text).judge(snap) if predicates else None
         held_before = {key(r.predicate) for r in self.before.results if r.ok} if self.before else set()
         judged = [p for p in predicates if key(p.to_json()) not in held_before]
@@ -109,7 +110,7 @@ class StepJudge:
     async def held(self, verdict: Verification, latest: Snapshot, reason: str = "") -> Ended:
         """A step whose checks hold, each one that did not before it acted: proven (by the run's
         typing alone when every one of them holds only because of what it typed)."""
-        typed = self.context.typed
+        typed = list(self.state.typed)
         text = await self.page_text() if typed and any("text_present" in r.predicate for r in verdict.results) else ""
         by_typing = bool(typed) and all(typed_only(r, typed, latest, text) for r in verdict.results)
         by_navigation = not any(says_outcome(r.predicate) for r in verdict.results)
@@ -123,11 +124,11 @@ class StepJudge:
         elements, an action that changed nothing is noted for the guards, and the step is judged."""
         changed = changes_line(before, after)
         if (after.url, after.title, after.text) == (before.url, before.title, before.text):
-            self.context.without_effect.add(action_key(action, before))
+            self.state.left_as_it_was(action, before)
         # Only a step with checks can fail to read an effect; an open step acts until it says done.
         effect = None if open_ended else effect_of(action, result, before, after)
         if effect is not None:
-            self.context.effects.update(dict.fromkeys(effect_keys(action, before), effect))
+            self.state.changed(action, before, effect)
             record["effect"] = effect.said
         if changed:
             record["elements_changed"] = changed.removeprefix(" -> changed: ")

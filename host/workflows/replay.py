@@ -39,7 +39,7 @@ from waymark.host.agent.attempt import (
 from waymark.host.agent.confirm import Policy
 from waymark.host.agent.executor import Executor
 from waymark.host.agent.grammar import offered_on
-from waymark.host.agent.guards import CONCLUSION, ConclusionGuard, GuardContext
+from waymark.host.agent.guards import CONCLUSION, ConclusionGuard
 from waymark.host.agent.host_actions import ended_unexpectedly
 from waymark.host.agent.human import Human
 from waymark.host.agent.loop import CallSettings
@@ -53,9 +53,9 @@ from waymark.host.agent.redaction import (
     redact_url,
 )
 from waymark.host.agent.run_record import Emit, RunRecord
+from waymark.host.agent.run_state import RunState
 from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.step_judge import StepJudge
-from waymark.host.agent.task_values import task_values
 from waymark.host.agent.trace import RunSummary, new_run_id
 from waymark.host.agent.verdicts import RunOutcome
 from waymark.host.agent.verifier import PAGE_TEXT
@@ -189,10 +189,10 @@ class Replay:
         self.tokens_in = self.tokens_out = self.model_calls = 0
         self.steps_passed = self.steps_verified = self.steps_unproven = self.step_counter = 0
         #: What the guards and the judge know of the replay: what it typed, its secret fills, its start page.
-        self.context = GuardContext(task=self.task, task_values=task_values(self.task))
+        self.state = RunState(self.task)
         #: What each step did, as the step judge writes it for a run's executor (healing reads none of it).
         self.history: list[str] = []
-        self.proof = Proof(self.context, self._page_text, lambda: self.session.snapshot(occlusion=False), self.emit, self.record.found,
+        self.proof = Proof(self.state, self._page_text, lambda: self.session.snapshot(occlusion=False), self.emit, self.record.found,
                            conclusion_guards)
         self.heals: list[dict[str, Any]] = []
         self.result = ""
@@ -254,7 +254,7 @@ class Replay:
         snap = await self.session.snapshot()
         self.admission.saw(snap)
         # The page before anything was done: what of the criteria holds here proves nothing, as in a run.
-        self.context.start, self.context.start_text = snap, await self._page_text()
+        self.state.began(snap, await self._page_text())
         await self.proof.began(snap)
         criteria = fill(self.workflow.success_criteria, self.values)
         steps = [PlanStep.model_construct(intent=s.intent, verify=fill(s.checks, self.values), required=True) for s in self.workflow.steps]
@@ -332,8 +332,8 @@ class Replay:
         template = fill(step.action, self.values)
         checks = fill(step.checks, self.values)
         # The step's checks as they stand before it acts, split by the run's own step judge.
-        judge = StepJudge(self.session, self._page_text, self.record.found, self.context, self.history, step.intent)
-        await judge.begin(checks, snap, self.context.secret_fills)
+        judge = StepJudge(self.session, self._page_text, self.record.found, self.state, self.history, step.intent)
+        await judge.begin(checks, snap)
         looked_for = described(step.target) if step.target else ""
         problem = ""
         for _ in range(STALE_TRIES):
@@ -458,9 +458,8 @@ class Replay:
         if isinstance(action, (Fill, Type)):
             # What the replay typed, kept as a run keeps it: a check that only its typing makes hold
             # proves the typing, and a password field's check is answered by what it filled in.
-            self.context.secret_fills.typed(snap.url, snap.find(action.ref), action, str(admitted.action.get("text", action.text)),
-                                            secret=admitted.secret_origins is not None)
-            self.context.typed.append(action.text)
+            self.state.typed_into(snap.url, snap.find(action.ref), action, str(admitted.action.get("text", action.text)),
+                                  secret=admitted.secret_origins is not None)
         if isinstance(action, Extract) and result.text is not None:
             self.result = result.text[:4000]
         return judged(await judge.after(action, result, settled, safe, self._safe(settled), f"- did: {record['action_line']}", timing,
@@ -499,7 +498,7 @@ class Replay:
                 task=self.task, intent=step.intent, verify=checks, history=[], feedback=feedback,
                 page=snapshot_block(safe.url, safe.title, safe.text, None), snapshot=safe, step_index=index, attempt=attempt,
                 reminders=2, timeout=self.options.executor_call.timeout_s, allowed=offered_on(safe, offered_actions(multi_tab=False)),
-                guards=self.context,
+                guards=self.state,
             )
             self.tokens_in += turn.tokens_in
             self.tokens_out += turn.tokens_out
