@@ -23,13 +23,14 @@ from waymark.host.agent.grammar import (
     executor_tools,
     validate_decision,
 )
-from waymark.host.agent.guards import Finding, GuardContext, before_dispatch
+from waymark.host.agent.guards import Finding
 from waymark.host.agent.parsing import (
     ParseFailure,
     decision_from_tool_call,
     parse_decision,
     retry_reminder,
 )
+from waymark.host.agent.run_state import RunState
 from waymark.host.core.actions import ACTION_TYPES, UPLOAD_ACTIONS, Decision
 from waymark.host.core.page_in_view import showing
 from waymark.host.core.snapshot import Snapshot
@@ -115,7 +116,7 @@ class Executor:
         self, *, task: str, intent: str, verify: list[dict[str, Any]], history: list[str], feedback: str | None,
         page: str, snapshot: Snapshot, step_index: int, attempt: int, reminders: int, timeout: float | None = None,
         allowed: tuple[str, ...] = ACTION_TYPES, uploads: str = "", screenshot_b64: str | None = None, untyped: list[str] | None = None,
-        guards: GuardContext | None = None,
+        guards: RunState | None = None,
     ) -> Turn:
         """One decision valid for `snapshot`, or `decision=None` after `reminders` unusable replies.
         Only the `allowed` actions are offered (tools, answer format, constraint) and accepted.
@@ -180,7 +181,7 @@ class Executor:
                     raise DecisionRejected("not_offered", f"{typed.action.type} is not possible now ({why}); "
                                            f"choose one of: {', '.join(allowed)}")
                 if guards is not None:
-                    held, found = before_dispatch(guards, typed.action, snapshot)
+                    held, found = guards.before_dispatch(typed.action, snapshot)
                     findings += found
                     if held is not None:
                         insist = "; if this action is still right, give it again and it will be done" if held.strength == "advisory" else ""

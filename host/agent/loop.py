@@ -21,7 +21,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
-from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,12 +29,21 @@ from waymark.host.agent import guards
 from waymark.host.agent.action_lines import action_line, landed_line
 from waymark.host.agent.admission import Admission, Refusal
 from waymark.host.agent.answers import Answers
+from waymark.host.agent.attempt import (
+    Attempted,
+    Ended,
+    Retry,
+    StepEvent,
+    StepOutcome,
+    Stopped,
+    event,
+)
 from waymark.host.agent.budgets import BudgetExhausted, Budgets, BudgetTracker
 from waymark.host.agent.closing import closing_message
 from waymark.host.agent.confirm import Policy
 from waymark.host.agent.executor import Executor, Turn
 from waymark.host.agent.grammar import offered_on
-from waymark.host.agent.guards import CONCLUSION, ConclusionGuard, GuardContext
+from waymark.host.agent.guards import CONCLUSION, ConclusionGuard
 from waymark.host.agent.host_actions import (
     HOST_ACTION_HANDLERS,
     HostActions,
@@ -58,16 +66,16 @@ from waymark.host.agent.redaction import (
     redact_url,
 )
 from waymark.host.agent.run_record import Emit, RunRecord
-from waymark.host.agent.secret_fills import SecretFills
+from waymark.host.agent.run_state import RunState
 from waymark.host.agent.session import BrowserSession
-from waymark.host.agent.step_judge import Attempted, StepJudge, StepOutcome
-from waymark.host.agent.task_values import task_values, untyped
+from waymark.host.agent.step_judge import StepJudge
+from waymark.host.agent.task_values import untyped
 from waymark.host.agent.trace import (
     RunSummary,
     digest,
     new_run_id,
 )
-from waymark.host.agent.verdicts import RunOutcome, StepVerdict
+from waymark.host.agent.verdicts import RunOutcome
 from waymark.host.agent.verifier import (
     PAGE_TEXT,
     Expectation,
@@ -175,26 +183,19 @@ class AgentRun:
         #: The intents of the steps that passed or acted, for the closing message.
         self.steps_done: list[str] = []
         self.last_raw = ""
-        #: The texts this run typed (as the model wrote them: placeholders, never secrets).
-        self.typed: list[str] = []
-        #: The pages this run has acted on or reached: opening one again is never a made-up address.
-        self.visited: set[str] = set()
         #: Tabs this task works in (the session's: those it started in or opened); the last of them is never closed.
         self.task_tabs = self.session.tabs
-        #: What this run filled into secret fields: their value never leaves the page, so only this
-        #: shows that a fill changes nothing or that a check of one holds.
-        self.secret_fills = SecretFills()
-        #: What the guards know of the run (host.agent.guards); it shares the run's own records.
-        self.guards = GuardContext(task=options.task, task_values=task_values(options.task), typed=self.typed, visited=self.visited,
-                                   secret_fills=self.secret_fills)
+        #: What the run knows of itself that its guards, judge and conclusion read (host.agent.run_state):
+        #: what it typed, the pages it reached, its secret fills, its start page, what its actions changed.
+        self.state = RunState(options.task)
         #: The current step's checks, as they stood before it acted.
-        self.judge = StepJudge(self.session, self._page_text, self._found, self.guards, self.history)
-        self.proof = Proof(self.guards, self._page_text, lambda: self.session.snapshot(occlusion=False), self.emit, self._found,
+        self.judge = StepJudge(self.session, self._page_text, self._found, self.state, self.history)
+        self.proof = Proof(self.state, self._page_text, lambda: self.session.snapshot(occlusion=False), self.emit, self._found,
                            conclusion_guards)
         self.planning = Planning(self.planner, options.task, options.plan, self.answers, self.budget, self.proof, self.history, self.emit,
                                  self._take_tokens, self._safe, self._page, lambda: self._timeout(options.planner_call),
                                  self._safe_text)
-        self.host = HostActions(self.proof, self.answers, human, self.history, self.session, self.task_tabs, self.visited, options.policy,
+        self.host = HostActions(self.proof, self.answers, human, self.history, self.session, self.task_tabs, self.state, options.policy,
                                 self.admission, self.redactor)
 
     # ------------------------------------------------------------ plumbing
@@ -281,9 +282,9 @@ class AgentRun:
         if self.session.tab_id is not None:
             self.task_tabs.add(self.session.tab_id)
         # The page as it was before anything was done: success criteria that already held here prove nothing.
-        self.guards.start, self.guards.start_text = snap, await self._page_text()
+        self.state.began(snap, await self._page_text())
         await self.proof.began(snap)
-        self.visited.add(snap.url)
+        self.state.reached(snap.url)
 
         plan = await self.planning.plan(snap, None, self.steps_verified)
         self.steps_total = len(plan.steps)
@@ -295,7 +296,7 @@ class AgentRun:
                 self.proof.stepped(index, outcome)
                 if outcome.verdict != "failed" or not step.required:
                     # What this step's actions changed matters only while it is retried or replanned.
-                    self.guards.effects.clear()
+                    self.state.step_ended()
                 if outcome.verdict == "done":
                     self.result = outcome.result
                     if not outcome.success:
@@ -365,18 +366,18 @@ class AgentRun:
     # ------------------------------------------------------------ one plan step
 
     async def _step(self, step: PlanStep, index: int, snap: Snapshot) -> tuple[StepOutcome, Snapshot]:
-        self.judge = StepJudge(self.session, self._page_text, self._found, self.guards, self.history, step.intent)
-        await self.judge.begin(step.verify, snap, self.secret_fills)
+        self.judge = StepJudge(self.session, self._page_text, self._found, self.state, self.history, step.intent)
+        await self.judge.begin(step.verify, snap)
         before, expectation = self.judge.before, self.judge.expectation
         feedback: str | None = None
         attempt = failures = 0
         while True:
             attempt += 1
             if feedback is not None:
-                landed = None if step is self.planning.open_step else await self.judge.landed(
-                    snap, partial(self._turnless_step, step, index, attempt, failures))
+                landed = None if step is self.planning.open_step else await self.judge.landed(snap)
                 if landed is not None:
-                    return landed.model_copy(update={"attempts": attempt - 1}), snap
+                    self._turnless_step(step, index, attempt, failures, landed.event)
+                    return landed.outcome.model_copy(update={"attempts": attempt - 1}), snap
                 # The last attempt failed; turns that went well (an answer, an open step acting) are no retries.
                 failures += 1
                 if not self.budget.retries_left(failures):
@@ -387,22 +388,33 @@ class AgentRun:
             record = self._record(step, index, attempt, failures)
             if before is not None and attempt == 1:
                 record["checks_before"] = [r.model_dump() for r in before.results]
+            timing: dict[str, float] = {}
             try:
-                outcome, snap, feedback = await self._attempt(step, index, attempt, snap, expectation, feedback, record)
+                attempted = await self._attempt(step, index, attempt, snap, expectation, feedback, record, timing)
             except BrowserError as exc:
-                if "verdict" not in record:
-                    # The step that broke the run belongs in its trace.
-                    record.update(verdict="error", reason=f"browser {exc.code}: {exc.message}", error={"code": exc.code, "message": exc.message})
-                    self.emit("step", **record)
+                # The step that broke the run belongs in its trace.
+                self._emit_step(record, timing, event("error", f"browser {exc.code}: {exc.message}",
+                                                      error={"code": exc.code, "message": exc.message}))
                 raise
-            if outcome is not None:
-                return outcome, snap
+            self._emit_step(record, timing, attempted.event)
+            match attempted:
+                case Ended(snapshot=snap, outcome=outcome):
+                    return outcome, snap
+                case Retry(snapshot=snap, feedback=feedback):
+                    continue
+                case Stopped(outcome=stopped, reason=reason):
+                    raise RunStopped(stopped, reason)
 
-    def _turnless_step(self, step: PlanStep, index: int, attempt: int, failures: int, verdict: StepVerdict, reason: str = "",
-                       **extra: Any) -> None:
+    def _emit_step(self, record: dict[str, Any], timing: dict[str, float], judged: StepEvent) -> None:
+        """An attempt's step event, emitted once: its record with the verdict its last stage gave."""
+        record.update(verdict=judged.verdict, reason=judged.reason, timing={k: round(v, 1) for k, v in timing.items()}, **judged.extra)
+        self.emit("step", **record)
+
+    def _turnless_step(self, step: PlanStep, index: int, attempt: int, failures: int, judged: StepEvent) -> None:
         """The event of a step judged without a turn of the executor."""
         self.step_counter += 1
-        self.emit("step", **self._record(step, index, attempt, failures), verdict=verdict, reason=reason, findings=[], **extra)
+        self.emit("step", **self._record(step, index, attempt, failures), verdict=judged.verdict, reason=judged.reason, findings=[],
+                  **judged.extra)
 
     def _record(self, step: PlanStep, index: int, attempt: int, failures: int) -> dict[str, Any]:
         """The start of a step event: which step, which attempt."""
@@ -412,10 +424,10 @@ class AgentRun:
     @timed("step")
     async def _attempt(
         self, step: PlanStep, index: int, attempt: int, snap: Snapshot, expectation: Expectation, feedback: str | None,
-        record: dict[str, Any],
+        record: dict[str, Any], timing: dict[str, float],
     ) -> Attempted:
-        """One executor turn at a step. Returns (outcome or None to try again, snapshot, feedback)."""
-        timing: dict[str, float] = {}
+        """One executor turn at a step, ended by the first stage that judges it (its step event is
+        the caller's to emit: `record` and `timing` gather what the stages saw)."""
         if self.executor.screen and not snap.screenshot_b64:
             # A model that answers in coordinates sees the page every turn (refs are stable: a new look, the same refs).
             snap = await self.session.snapshot(screenshot=True)
@@ -438,7 +450,7 @@ class AgentRun:
             reminders=self.options.budgets.retries_per_step, timeout=self._timeout(self.options.executor_call),
             allowed=self._allowed(safe), uploads=upload_summary(self.options.upload_dir),
             screenshot_b64=snap.screenshot_b64 if self.executor.screen else None,
-            untyped=untyped(self.guards.task_values, self.typed), guards=self.guards,
+            untyped=untyped(self.state.task_values, self.state.typed), guards=self.state,
         )
         timing["model_ms"] = (time.perf_counter() - t0) * 1000
         self._take_tokens(turn.tokens_in, turn.tokens_out)
@@ -446,34 +458,27 @@ class AgentRun:
         record.update(tokens=turn.tokens, model_calls=turn.calls, native_tools=turn.native,
                       parse_failures=[p.model_dump() for p in turn.problems], coercions=turn.coercions, answers=clipped(turn.answers))
         self._found(record, turn.findings)
-
-        def finish(verdict: StepVerdict, reason: str = "", **extra: Any) -> None:
-            record.update(verdict=verdict, reason=reason, timing={k: round(v, 1) for k, v in timing.items()}, **extra)
-            self.emit("step", **record)
-
         repeated = next((f for f in turn.findings if f.guard == "repeated_after_effect"), None)
         if turn.decision is None and repeated is not None:
             # The model holds to an action whose first send changed the page: a new plan is told what changed.
-            finish("failed", repeated.message)
-            return StepOutcome(verdict="failed", reason=repeated.message), snap, None
+            return Ended(event("failed", repeated.message), snap, StepOutcome(verdict="failed", reason=repeated.message))
         if turn.decision is None:
             kinds = ", ".join(p.kind for p in turn.problems)
-            finish("failed", f"no usable decision ({kinds})")
-            return None, snap, f"your answers could not be used ({kinds}); answer with one valid action"
+            return Retry(event("failed", f"no usable decision ({kinds})"), snap, f"your answers could not be used ({kinds}); answer with one valid action")
         action: ActionModel = turn.decision.action
         record.update(action=action_json(action), action_line=action_line(action, safe), thought=turn.decision.thought)
         record.update(places_of(action, safe))
 
         if action.traits.runs_in == "host":
-            return await HOST_ACTION_HANDLERS[type(action)](self.host, action, step, attempt, snap, expectation, finish, step is self.planning.open_step)
+            return await HOST_ACTION_HANDLERS[type(action)](self.host, action, step, attempt, snap, expectation, step is self.planning.open_step)
 
         if isinstance(action, Wait) and action.until is not None:
-            return await self.judge.wait_until(action, snap, timing, finish, open_ended=step is self.planning.open_step)
+            return await self.judge.wait_until(action, snap, timing, open_ended=step is self.planning.open_step)
 
-        admitted = await self.host.admit(action, snap, safe, record, finish)
-        if isinstance(admitted, str):
+        admitted = await self.host.admit(action, snap, safe, record)
+        if isinstance(admitted, (Retry, Stopped)):
             # The page gets nothing; the model is told why, as for any action that cannot be done.
-            return None, snap, admitted
+            return admitted
         action = admitted.chosen
         t0 = time.perf_counter()
         record["tab_before"] = self.session.tab_id
@@ -490,7 +495,9 @@ class AgentRun:
             record["dialogs"] = self.redactor.obj([DialogSeen.model_validate(d).model_dump(exclude_none=True) for d in result.dialogs])
         if result.secret_origin:
             record["secret_origin"] = result.secret_origin
-        self.host.arrived(action, result, snap, safe, record, finish)
+        stopped = self.host.arrived(action, result, snap, safe, record)
+        if stopped is not None:
+            return stopped
         read = ""
         if result.text is not None and isinstance(action, Extract):
             self.result = result.text[:4000]
@@ -498,21 +505,19 @@ class AgentRun:
             # The model sees what it read: an extraction task's values are often in no element's name.
             read = read_line(self.redactor.text(result.text))
         if not result.ok:
-            recovered = await self.host.recover(action, admitted, result, timing, record, finish)
+            recovered = await self.host.recover(action, admitted, result, timing, record)
             if not isinstance(recovered, ActionResult):
                 return recovered
             result = recovered
 
-        still = guards.after_dispatch(self.guards, action, safe, result)
+        still = guards.after_dispatch(self.state.view(), action, safe, result)
         if still:
             self._found(record, [still])
             self.history.append(f"- did: {action_line(action, safe)} -> moved nothing")
-            finish("retry", f"{still.code}: {still.message}")
-            return None, result.snapshot or snap, still.message
+            return Retry(event("retry", f"{still.code}: {still.message}"), result.snapshot or snap, still.message)
         if isinstance(action, (Fill, Type)):
-            self.secret_fills.typed(snap.url, snap.find(action.ref), action, str(admitted.action.get("text", "")),
-                                    secret=admitted.secret_origins is not None)
-            self.typed.append(action.text)
+            self.state.typed_into(snap.url, snap.find(action.ref), action, str(admitted.action.get("text", "")),
+                                  secret=admitted.secret_origins is not None)
         landed = landed_line(result, safe)
         if landed:
             record.update(action_line=record["action_line"] + landed, hit=result.hit.model_dump() if result.hit else None,
@@ -525,7 +530,7 @@ class AgentRun:
             # The action opened a dialog the page waits on: its answer is part of this step, and
             # no check can read a page that answers nothing until then.
             self.history.append(f"{did} -> opened a {settled.dialog.type} dialog")
-            finish("retry", f"the page opened a {settled.dialog.type} dialog and waits for its answer")
-            return None, settled, f"the page shows a {settled.dialog.type} dialog: answer it with answer_dialog as the task needs"
-        return await self.judge.after(action, result, settled, safe, self._safe(settled), did, timing, finish, record,
+            return Retry(event("retry", f"the page opened a {settled.dialog.type} dialog and waits for its answer"), settled,
+                         f"the page shows a {settled.dialog.type} dialog: answer it with answer_dialog as the task needs")
+        return await self.judge.after(action, result, settled, safe, self._safe(settled), did, timing, record,
                                       open_ended=step is self.planning.open_step)

@@ -14,15 +14,15 @@ from collections.abc import Sequence
 from typing import Any, Callable
 
 from waymark.host.agent import guards
+from waymark.host.agent.attempt import StepOutcome
 from waymark.host.agent.guards import (
     CONCLUSION,
     Conclusion,
     ConclusionGuard,
     Finding,
-    GuardContext,
 )
 from waymark.host.agent.planner import Plan
-from waymark.host.agent.step_judge import StepOutcome
+from waymark.host.agent.run_state import RunState
 from waymark.host.agent.verdicts import RunOutcome
 from waymark.host.agent.verifier import (
     Expectation,
@@ -45,13 +45,13 @@ _OUTCOME_PROOF = ("check", "state")
 
 class Proof:
     """The latest plan's success criteria, what held of them before the run acted, and the verdict
-    on a claimed success: the one conclusion of a run and of a workflow's replay. `context` holds
+    on a claimed success: the one conclusion of a run and of a workflow's replay. `state` holds
     the start page and what the run typed; `attached` are the conclusion guards it judges with."""
 
-    def __init__(self, context: GuardContext, page_text: TextSource, fresh: SnapshotSource,
+    def __init__(self, state: RunState, page_text: TextSource, fresh: SnapshotSource,
                  emit: Callable[..., Any], found: Callable[[dict[str, Any], list[Finding]], None],
                  attached: Sequence[ConclusionGuard] = CONCLUSION) -> None:
-        self.context = context
+        self.state = state
         self.attached = tuple(attached)
         self.page_text = page_text
         #: A new snapshot of the page with every element, covered or not.
@@ -65,7 +65,7 @@ class Proof:
         #: Those of them that held on the page the run began on.
         self.held_on_start_page: set[str] = set()
         #: The latest plan's required steps, and what proved each of its steps proven so far
-        #: (host.agent.step_judge.StepOutcome.proved_by).
+        #: (host.agent.attempt.StepOutcome.proved_by).
         self.required: set[int] = set()
         self.proven: dict[int, str] = {}
         #: Steps of the whole run proven by evidence about the outcome (`_OUTCOME_PROOF`, a check that says it).
@@ -112,7 +112,7 @@ class Proof:
         """A plan made on `snap` named these criteria (the start page's read text is reused: a first plan is made on it)."""
         self.criteria = parse_predicates(criteria)
         start = self.start_state
-        self.held_on_start_page = self.held_on(start, self.context.start_text) if start is not None else set()
+        self.held_on_start_page = self.held_on(start, self.state.start_text) if start is not None else set()
         self.named_on = None
         self.held_when_written = await self._held_at(snap)
         self.named_on = snap
@@ -120,7 +120,7 @@ class Proof:
     async def _held_at(self, snap: Snapshot) -> set[str]:
         """The criteria that hold on `snap`, read once per page: the start page's text was read
         when the run began, and the page the criteria were named on was judged then."""
-        if snap is self.context.start:
+        if snap is self.state.start:
             return self.held_on_start_page
         if snap is self.named_on:
             return self.held_when_written
@@ -128,8 +128,8 @@ class Proof:
 
     def expectation(self) -> Expectation:
         """The criteria, `url_changed` counted from the page the run started on."""
-        start = self.context.start
-        context = VerifyContext(url_before=start.url if start else "", secret_fills=self.context.secret_fills)
+        start = self.state.start
+        context = VerifyContext(url_before=start.url if start else "", secret_fills=self.state.secret_fills)
         return Expectation(self.criteria, context, page_text=self.page_text)
 
     async def unmet(self, snap: Snapshot) -> str:
@@ -142,8 +142,8 @@ class Proof:
 
     def held_on(self, snap: Snapshot, page_text: str) -> set[str]:
         """The criteria that hold on `snap` with its `page_text`."""
-        start = self.context.start
-        context = VerifyContext(url_before=start.url if start else snap.url, page_text=page_text, secret_fills=self.context.secret_fills)
+        start = self.state.start
+        context = VerifyContext(url_before=start.url if start else snap.url, page_text=page_text, secret_fills=self.state.secret_fills)
         return {key(r.predicate) for r in Expectation(self.criteria, context).once(snap).results if r.ok}
 
     async def gave_up(self, snap: Snapshot, reason: str) -> tuple[bool, RunOutcome, str]:
@@ -175,7 +175,7 @@ class Proof:
         # on the way, as what a replan read off its page does.
         optional = self.held_at_optional_plan
         by_optional = set() if proven_on_the_way or optional is None else {key(r.predicate) for r in results if r.ok} - optional
-        conclusion = Conclusion.of(self.context, final_text=await self.page_text(), criteria=tuple(results), held_before=frozenset(held),
+        conclusion = Conclusion.of(self.state.view(), final_text=await self.page_text(), criteria=tuple(results), held_before=frozenset(held),
                                    held_on_start_page=frozenset(before), held_when_written=frozenset(self.held_when_written),
                                    steps_verified=steps_verified, steps_unproven=steps_unproven, steps_proving=self.steps_proving,
                                    plan_proven=self.plan_proven(), held_since_optional_plan=frozenset(by_optional))

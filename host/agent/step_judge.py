@@ -12,17 +12,16 @@ is dropped (host.agent.guards: unreachable_check).
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Literal
-
-from pydantic import BaseModel
+from typing import Any, Callable
 
 from waymark.host.agent import guards
 from waymark.host.agent import repair as repairs
-from waymark.host.agent.effects import Effect, effect_keys, effect_of
+from waymark.host.agent.attempt import Ended, Judged, Retry, StepOutcome, event
+from waymark.host.agent.effects import Effect, effect_of
 from waymark.host.agent.element_changes import changes_line
-from waymark.host.agent.guards import Finding, GuardContext, action_key
+from waymark.host.agent.guards import Finding
 from waymark.host.agent.own_typing import typed_only
-from waymark.host.agent.secret_fills import SecretFills
+from waymark.host.agent.run_state import RunState
 from waymark.host.agent.session import BrowserSession
 from waymark.host.agent.target_state import PROVEN_BY_STATE, target_state
 from waymark.host.agent.verifier import (
@@ -42,38 +41,15 @@ from waymark.host.core.browser_api import ActionResult
 from waymark.host.core.snapshot import Snapshot
 
 
-class StepOutcome(BaseModel):
-    """How a step ended (its attempts' verdicts are in the trace)."""
-
-    verdict: Literal["passed", "unproven", "failed", "done"]
-    reason: str = ""
-    #: What proved a passed step: a check that changed from failing to holding (`check`), such
-    #: checks that hold only because of what the run typed (`typing`), or only because the address
-    #: changed, as any navigation makes it (`navigation`: host.agent.verifier.says_outcome), the
-    #: element acted on going to the state the action sets (`state`, host.agent.target_state);
-    #: None: nothing (no checks).
-    proved_by: Literal["check", "typing", "navigation", "state"] | None = None
-    success: bool = False
-    result: str = ""
-    attempts: int = 0
-
-
-#: What an attempt gives back: the outcome (None: try again), the latest page, the model's feedback.
-Attempted = tuple[StepOutcome | None, Snapshot, str | None]
-Finish = Callable[..., None]
-
-
-def by_state(moved: str, latest: Snapshot, finish: Finish) -> Attempted:
+def by_state(moved: str, latest: Snapshot) -> Ended:
     """A step whose target went to the state its action sets: proven by what the page says of it."""
-    finish("passed", PROVEN_BY_STATE, target_state=moved)
-    return StepOutcome(verdict="passed", proved_by="state"), latest, None
+    return Ended(event("passed", PROVEN_BY_STATE, target_state=moved), latest, StepOutcome(verdict="passed", proved_by="state"))
 
 
-def unprovable(latest: Snapshot, finish: Finish) -> Attempted:
+def unprovable(latest: Snapshot) -> Ended:
     """A step that acted but whose every check held before it did: nothing proves it."""
     reason = "every check of this step already held before it acted, so none proves it"
-    finish("unproven", reason)
-    return StepOutcome(verdict="unproven", reason=reason), latest, None
+    return Ended(event("unproven", reason), latest, StepOutcome(verdict="unproven", reason=reason))
 
 
 #: Why a step passed before its retry: an action that reported a failure may still have landed
@@ -97,24 +73,25 @@ class StepJudge:
     """The checks of one step, split at its start into those that held already and those it must change."""
 
     def __init__(self, session: BrowserSession, page_text: TextSource, found: Callable[[dict[str, Any], list[Finding]], None],
-                 context: GuardContext, history: list[str], intent: str = "") -> None:
+                 state: RunState, history: list[str], intent: str = "") -> None:
         self.session = session
         self.intent = intent
         self.page_text = page_text
         self.found = found
-        self.context = context
+        #: The run's state: the judge tells it what an action changed, or that it changed nothing.
+        self.state = state
         self.history = history
         self.before: Verification | None = None
         self.expectation = Expectation([])
         self.all_held_before = False
         self.unreachable_before: set[str] = set()
 
-    async def begin(self, verify: list[dict[str, Any]], snap: Snapshot, secret_fills: SecretFills) -> None:
+    async def begin(self, verify: list[dict[str, Any]], snap: Snapshot) -> None:
         """Check the step's predicates before it acts: a check that already holds is no check of
         this step. It proves nothing when it still holds, and when the action makes it false
         ("Accept all" is gone once clicked) that is no failure either."""
         predicates = parse_predicates(verify)
-        context = VerifyContext(url_before=snap.url, secret_fills=secret_fills)
+        context = VerifyContext(url_before=snap.url, secret_fills=self.state.secret_fills)
         self.before = await Expectation(predicates, context, page_text=self.page_text).judge(snap) if predicates else None
         held_before = {key(r.predicate) for r in self.before.results if r.ok} if self.before else set()
         judged = [p for p in predicates if key(p.to_json()) not in held_before]
@@ -122,36 +99,36 @@ class StepJudge:
         self.expectation = Expectation(judged, context, page_text=self.page_text)
         self.unreachable_before = {key(p.to_json()) for p in unreachable_by_link(judged, snap)}
 
-    async def landed(self, snap: Snapshot, finish: Finish) -> StepOutcome | None:
+    async def landed(self, snap: Snapshot) -> Ended | None:
         """The step passed after all when its checks hold on the page before a retry: the action
         landed although it reported a failure (None when they do not, or the step has none)."""
         if not self.expectation.predicates:
             return None
         verdict = await self.expectation.judge(snap)
-        return (await self.held(verdict, snap, finish, LANDED_ANYWAY))[0] if verdict.ok else None
+        return await self.held(verdict, snap, LANDED_ANYWAY) if verdict.ok else None
 
-    async def held(self, verdict: Verification, latest: Snapshot, finish: Finish, reason: str = "") -> Attempted:
+    async def held(self, verdict: Verification, latest: Snapshot, reason: str = "") -> Ended:
         """A step whose checks hold, each one that did not before it acted: proven (by the run's
         typing alone when every one of them holds only because of what it typed)."""
-        typed = self.context.typed
+        typed = list(self.state.typed)
         text = await self.page_text() if typed and any("text_present" in r.predicate for r in verdict.results) else ""
         by_typing = bool(typed) and all(typed_only(r, typed, latest, text) for r in verdict.results)
         by_navigation = not any(says_outcome(r.predicate) for r in verdict.results)
-        finish("passed", reason, checks=[r.model_dump() for r in verdict.results], changed=[r.predicate for r in verdict.results])
-        return StepOutcome(verdict="passed", proved_by="typing" if by_typing else "navigation" if by_navigation else "check"), latest, None
+        return Ended(event("passed", reason, checks=[r.model_dump() for r in verdict.results], changed=[r.predicate for r in verdict.results]),
+                     latest, StepOutcome(verdict="passed", proved_by="typing" if by_typing else "navigation" if by_navigation else "check"))
 
     async def after(self, action: ActionModel, result: ActionResult, settled: Snapshot, before: Snapshot, after: Snapshot, did: str,
-                    timing: dict[str, float], finish: Finish, record: dict[str, Any], open_ended: bool) -> Attempted:
+                    timing: dict[str, float], record: dict[str, Any], open_ended: bool) -> Judged:
         """The step on the page the action left (`result`: what the browser answered for it;
         `before` and `after`: that page and the one it acted on, as prompts see them): the history line gains what changed on `before`'s
         elements, an action that changed nothing is noted for the guards, and the step is judged."""
         changed = changes_line(before, after)
         if (after.url, after.title, after.text) == (before.url, before.title, before.text):
-            self.context.without_effect.add(action_key(action, before))
+            self.state.left_as_it_was(action, before)
         # Only a step with checks can fail to read an effect; an open step acts until it says done.
         effect = None if open_ended else effect_of(action, result, before, after)
         if effect is not None:
-            self.context.effects.update(dict.fromkeys(effect_keys(action, before), effect))
+            self.state.changed(action, before, effect)
             record["effect"] = effect.said
         if changed:
             record["elements_changed"] = changed.removeprefix(" -> changed: ")
@@ -159,24 +136,22 @@ class StepJudge:
         if settled.thumbnail_b64:
             record["thumbnail_b64"] = settled.thumbnail_b64
         settled = settled.model_copy(update={"screenshot_b64": None, "thumbnail_b64": None})
-        return await self.judge(settled, timing, finish, record, open_ended, target_state(action, before, after, self.intent), effect)
+        return await self.judge(settled, timing, record, open_ended, target_state(action, before, after, self.intent), effect)
 
-    async def judge(self, settled: Snapshot, timing: dict[str, float], finish: Finish, record: dict[str, Any],
-                    open_ended: bool, moved: str = "", effect: Effect | None = None) -> Attempted:
+    async def judge(self, settled: Snapshot, timing: dict[str, float], record: dict[str, Any],
+                    open_ended: bool, moved: str = "", effect: Effect | None = None) -> Judged:
         """The verdict on the page an action left (`moved`: the change of its target that the
         action sets, as host.agent.target_state says it; `effect`: what the action changed, which
         makes failing checks end the step for a new plan instead of a retry)."""
         expectation = self.expectation
         if open_ended:
-            finish("acted", "the task is one step: the executor goes on until it says done")
-            return None, settled, None
+            return Retry(event("acted", "the task is one step: the executor goes on until it says done"), settled)
         if self.all_held_before:
-            return by_state(moved, settled, finish) if moved else unprovable(settled, finish)
+            return by_state(moved, settled) if moved else unprovable(settled)
         if not expectation.predicates:
             if moved:
-                return by_state(moved, settled, finish)
-            finish("passed", "the action succeeded (the step has no checks)")
-            return StepOutcome(verdict="passed"), settled, None
+                return by_state(moved, settled)
+            return Ended(event("passed", "the action succeeded (the step has no checks)"), settled, StepOutcome(verdict="passed"))
         t0 = time.perf_counter()
         verdict = await expectation.eventually(settled, self.session.snapshot)
         timing["verify_ms"] = (time.perf_counter() - t0) * 1000
@@ -192,7 +167,7 @@ class StepJudge:
         record["verify_tries"] = verdict.tries
         checks = [r.model_dump() for r in verdict.results]
         if verdict.ok:
-            return await self.held(verdict, latest, finish)
+            return await self.held(verdict, latest)
         kept, dropped = guards.UNREACHABLE_CHECK.dropped(expectation.predicates, {key(r.predicate) for r in verdict.failed()},
                                                         self.unreachable_before, latest)
         if dropped is not None:
@@ -200,44 +175,41 @@ class StepJudge:
             expectation.predicates = kept
             if not kept:
                 if moved:
-                    return by_state(moved, latest, finish)
-                finish("passed", f"the action succeeded; {dropped.message}", checks=checks)
-                return StepOutcome(verdict="passed"), latest, None
+                    return by_state(moved, latest)
+                return Ended(event("passed", f"the action succeeded; {dropped.message}", checks=checks), latest, StepOutcome(verdict="passed"))
             verdict = expectation.once(latest)
             checks = [r.model_dump() for r in verdict.results]
             if verdict.ok:
-                return await self.held(verdict, latest, finish)
+                return await self.held(verdict, latest)
         if effect is not None:
             reason = unread_effect(effect, verdict)
-            finish("failed", reason, checks=checks)
-            return StepOutcome(verdict="failed", reason=reason), latest, None
+            return Ended(event("failed", reason, checks=checks), latest, StepOutcome(verdict="failed", reason=reason))
         feedback = check_feedback(verdict)
-        finish("retry", feedback, checks=checks)
-        return None, latest, feedback
+        return Retry(event("retry", feedback, checks=checks), latest, feedback)
 
-    async def wait_until(self, action: Wait, snap: Snapshot, timing: dict[str, float], finish: Finish, open_ended: bool) -> Attempted:
+    async def wait_until(self, action: Wait, snap: Snapshot, timing: dict[str, float], open_ended: bool) -> Judged:
         """`wait` with `until`: the condition is waited for, then the step judged on the page it left."""
         expectation = self.expectation
         try:
             predicate = parse_predicate(action.until or {})
         except PredicateError as exc:
-            finish("failed", f"bad wait predicate: {exc}")
-            return None, snap, f"the wait's `until` is not a valid predicate: {exc}"
+            return Retry(event("failed", f"bad wait predicate: {exc}"), snap, f"the wait's `until` is not a valid predicate: {exc}")
         t0 = time.perf_counter()
         waited = await Expectation([predicate], expectation.context, page_text=self.page_text).eventually(
             snap, self.session.snapshot, timeout=action.timeout_ms / 1000, max_tries=20)
         timing["verify_ms"] = (time.perf_counter() - t0) * 1000
         latest = waited.snapshot or snap
+        waited_checks = [r.model_dump() for r in waited.results]
         if open_ended:
-            finish("acted" if waited.ok else "failed", "", checks=[r.model_dump() for r in waited.results])
-            return None, latest, None if waited.ok else "the condition never held"
+            return Retry(event("acted" if waited.ok else "failed", "", checks=waited_checks), latest,
+                         None if waited.ok else "the condition never held")
         if self.all_held_before and waited.ok:
-            return unprovable(latest, finish)
+            return unprovable(latest)
         if not expectation.predicates:
-            finish("passed" if waited.ok else "failed", "", checks=[r.model_dump() for r in waited.results])
-            return (StepOutcome(verdict="passed"), latest, None) if waited.ok else (None, latest, "the condition never held")
+            if waited.ok:
+                return Ended(event("passed", "", checks=waited_checks), latest, StepOutcome(verdict="passed"))
+            return Retry(event("failed", "", checks=waited_checks), latest, "the condition never held")
         verdict = expectation.once(latest)
         if verdict.ok:
-            return await self.held(verdict, latest, finish)
-        finish("retry", "", checks=[r.model_dump() for r in verdict.results])
-        return None, latest, check_feedback(verdict)
+            return await self.held(verdict, latest)
+        return Retry(event("retry", "", checks=[r.model_dump() for r in verdict.results]), latest, check_feedback(verdict))

@@ -9,6 +9,7 @@ final page, so only email addresses are values.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from waymark.host.core.targets import normalise
 
@@ -20,7 +21,7 @@ def task_values(task: str) -> list[str]:
     return list(dict.fromkeys(m.group(0).rstrip(".") for m in _EMAIL.finditer(task)))
 
 
-def untyped(values: list[str], typed: list[str]) -> list[str]:
+def untyped(values: Sequence[str], typed: Sequence[str]) -> list[str]:
     """The values the run has not typed yet, for the executor's reminder."""
     entered = normalise(" ".join(typed))
     return [v for v in values if normalise(v) not in entered]

@@ -28,10 +28,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from waymark.host.agent.action_lines import action_line
 from waymark.host.agent.admission import Admission, Refusal
 from waymark.host.agent.answers import Grounding
+from waymark.host.agent.attempt import (
+    Ended,
+    Judged,
+    Retry,
+    StepEvent,
+    StepOutcome,
+    event,
+)
 from waymark.host.agent.confirm import Policy
 from waymark.host.agent.executor import Executor
 from waymark.host.agent.grammar import offered_on
-from waymark.host.agent.guards import CONCLUSION, ConclusionGuard, GuardContext
+from waymark.host.agent.guards import CONCLUSION, ConclusionGuard
 from waymark.host.agent.host_actions import ended_unexpectedly
 from waymark.host.agent.human import Human
 from waymark.host.agent.loop import CallSettings
@@ -45,9 +53,9 @@ from waymark.host.agent.redaction import (
     redact_url,
 )
 from waymark.host.agent.run_record import Emit, RunRecord
+from waymark.host.agent.run_state import RunState
 from waymark.host.agent.session import BrowserSession
-from waymark.host.agent.step_judge import Attempted, StepJudge, StepOutcome
-from waymark.host.agent.task_values import task_values
+from waymark.host.agent.step_judge import StepJudge
 from waymark.host.agent.trace import RunSummary, new_run_id
 from waymark.host.agent.verdicts import RunOutcome
 from waymark.host.agent.verifier import PAGE_TEXT
@@ -181,10 +189,10 @@ class Replay:
         self.tokens_in = self.tokens_out = self.model_calls = 0
         self.steps_passed = self.steps_verified = self.steps_unproven = self.step_counter = 0
         #: What the guards and the judge know of the replay: what it typed, its secret fills, its start page.
-        self.context = GuardContext(task=self.task, task_values=task_values(self.task))
+        self.state = RunState(self.task)
         #: What each step did, as the step judge writes it for a run's executor (healing reads none of it).
         self.history: list[str] = []
-        self.proof = Proof(self.context, self._page_text, lambda: self.session.snapshot(occlusion=False), self.emit, self.record.found,
+        self.proof = Proof(self.state, self._page_text, lambda: self.session.snapshot(occlusion=False), self.emit, self.record.found,
                            conclusion_guards)
         self.heals: list[dict[str, Any]] = []
         self.result = ""
@@ -246,7 +254,7 @@ class Replay:
         snap = await self.session.snapshot()
         self.admission.saw(snap)
         # The page before anything was done: what of the criteria holds here proves nothing, as in a run.
-        self.context.start, self.context.start_text = snap, await self._page_text()
+        self.state.began(snap, await self._page_text())
         await self.proof.began(snap)
         criteria = fill(self.workflow.success_criteria, self.values)
         steps = [PlanStep.model_construct(intent=s.intent, verify=fill(s.checks, self.values), required=True) for s in self.workflow.steps]
@@ -324,8 +332,8 @@ class Replay:
         template = fill(step.action, self.values)
         checks = fill(step.checks, self.values)
         # The step's checks as they stand before it acts, split by the run's own step judge.
-        judge = StepJudge(self.session, self._page_text, self.record.found, self.context, self.history, step.intent)
-        await judge.begin(checks, snap, self.context.secret_fills)
+        judge = StepJudge(self.session, self._page_text, self.record.found, self.state, self.history, step.intent)
+        await judge.begin(checks, snap)
         looked_for = described(step.target) if step.target else ""
         problem = ""
         for _ in range(STALE_TRIES):
@@ -396,27 +404,33 @@ class Replay:
                                   **(model or {"tokens": 0, "model_calls": 0})}
         timing: dict[str, float] = {}
 
-        def finish(verdict: str, reason: str = "", **extra: Any) -> None:
-            record.update(verdict=verdict, reason=reason, timing={k: round(v, 1) for k, v in timing.items()}, **extra)
+        def finish(judged: StepEvent) -> None:
+            """The attempt's step event, emitted once with the verdict it was given."""
+            record.update(verdict=judged.verdict, reason=judged.reason, timing={k: round(v, 1) for k, v in timing.items()}, **judged.extra)
             self.emit("step", **record)
 
-        def judged(attempted: Attempted) -> _Attempt:
+        def judged(attempted: Judged) -> _Attempt:
             """The step judge's verdict as the replay goes on with it: a passed or unproven step is done."""
-            outcome, latest, feedback = attempted
-            ok = outcome is not None and outcome.verdict in ("passed", "unproven")
-            reason = feedback or (outcome.reason if outcome is not None else "")
+            finish(attempted.event)
+            match attempted:
+                case Ended(snapshot=latest, outcome=outcome) if outcome.verdict in ("passed", "unproven"):
+                    ok, reason = True, outcome.reason
+                case Ended(snapshot=latest, outcome=outcome):
+                    ok, reason = False, outcome.reason
+                case Retry(snapshot=latest, feedback=feedback):
+                    ok, reason = False, feedback or ""
             return _Attempt(ok=ok, outcome=outcome if ok else None, reason=reason, snapshot=latest, action=action, before=safe,
                             line=record["action_line"])
 
         if isinstance(action, Wait) and action.until is not None:
-            return judged(await judge.wait_until(action, snap, timing, finish, open_ended=False))
+            return judged(await judge.wait_until(action, snap, timing, open_ended=False))
         approved = "approved for this workflow" if index + 1 in self.workflow.approved else None
         try:
             admitted = await self.admission.admit(action, snap, safe=safe, record=record, secrets=self._secret_scope(step), approved=approved)
         except Refusal as refusal:
             # A replay has no model to choose otherwise: any refusal stops it, named as for a run.
             verdict = refusal.outcome if refusal.ends else "refused"
-            finish(verdict, str(refusal), error={"code": refusal.code, "message": refusal.message})
+            finish(event(verdict, str(refusal), error={"code": refusal.code, "message": refusal.message}))
             raise ReplayFailed(refusal.outcome, f"step {index + 1} ({step.intent}): {refusal}") from None
         action = admitted.chosen
         t0 = time.perf_counter()
@@ -427,30 +441,29 @@ class Replay:
             record["secret_origin"] = result.secret_origin
         if result.error is not None and result.error.code == "secret_origin_refused":
             # The page is not where the secret belongs (a look-alike site): no heal may try elsewhere.
-            finish("refused", f"{result.error.code}: {result.error.message}", error=result.error.model_dump())
+            finish(event("refused", f"{result.error.code}: {result.error.message}", error=result.error.model_dump()))
             raise ReplayFailed("blocked", f"step {index + 1} ({step.intent}): {result.error.code}: {result.error.message}")
         self.admission.dispatched(result)
         try:
             self.admission.arrived(result.url_after, record["action_line"])
         except Refusal as refusal:
-            finish("blocked", refusal.message, error={"code": refusal.code, "message": refusal.message})
+            finish(event("blocked", refusal.message, error={"code": refusal.code, "message": refusal.message}))
             raise ReplayFailed("blocked", refusal.message) from None
         settled = result.snapshot or await self.session.snapshot()
         if not result.ok:
             code, message = (result.error.code, result.error.message) if result.error else ("failed", "the action failed")
-            finish("retry", f"{code}: {message}", error={"code": code, "message": message})
+            finish(event("retry", f"{code}: {message}", error={"code": code, "message": message}))
             return _Attempt(ok=False, reason=f"the action failed with {code}: {message}", snapshot=settled, action=action, before=safe,
                             line=record["action_line"], code=code)
         if isinstance(action, (Fill, Type)):
             # What the replay typed, kept as a run keeps it: a check that only its typing makes hold
             # proves the typing, and a password field's check is answered by what it filled in.
-            self.context.secret_fills.typed(snap.url, snap.find(action.ref), action, str(admitted.action.get("text", action.text)),
-                                            secret=admitted.secret_origins is not None)
-            self.context.typed.append(action.text)
+            self.state.typed_into(snap.url, snap.find(action.ref), action, str(admitted.action.get("text", action.text)),
+                                  secret=admitted.secret_origins is not None)
         if isinstance(action, Extract) and result.text is not None:
             self.result = result.text[:4000]
         return judged(await judge.after(action, result, settled, safe, self._safe(settled), f"- did: {record['action_line']}", timing,
-                                        finish, record, open_ended=False))
+                                        record, open_ended=False))
 
     # ------------------------------------------------------------ healing
 
@@ -485,7 +498,7 @@ class Replay:
                 task=self.task, intent=step.intent, verify=checks, history=[], feedback=feedback,
                 page=snapshot_block(safe.url, safe.title, safe.text, None), snapshot=safe, step_index=index, attempt=attempt,
                 reminders=2, timeout=self.options.executor_call.timeout_s, allowed=offered_on(safe, offered_actions(multi_tab=False)),
-                guards=self.context,
+                guards=self.state,
             )
             self.tokens_in += turn.tokens_in
             self.tokens_out += turn.tokens_out

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from waymark.host.agent import guards
-from waymark.host.agent.effects import effect_keys, effect_of
+from waymark.host.agent.effects import effect_of
 from waymark.host.agent.grammar import validate_decision
-from waymark.host.agent.guards import Conclusion, GuardContext, action_key
+from waymark.host.agent.guards import Conclusion, GuardContext
 from waymark.host.agent.guards.conclusion import says_failed
-from waymark.host.agent.secret_fills import SecretFills
+from waymark.host.agent.run_state import RunState
 from waymark.host.agent.verifier import CheckResult, key, parse_predicates
 from waymark.host.core.actions import Done
 from waymark.host.core.browser_api import ActionResult
@@ -31,9 +31,9 @@ def action(decision: dict[str, Any], snapshot: Snapshot) -> Any:
     return validate_decision({"action": decision}, snapshot).action
 
 
-def held(decision: dict[str, Any], snapshot: Snapshot, context: GuardContext | None = None) -> guards.Finding | None:
+def held(decision: dict[str, Any], snapshot: Snapshot, state: RunState | None = None) -> guards.Finding | None:
     """The finding that holds the decision back before dispatch, or None when it is dispatched."""
-    return guards.before_dispatch(context or GuardContext(task="t"), action(decision, snapshot), snapshot)[0]
+    return (state or RunState("t")).before_dispatch(action(decision, snapshot), snapshot)[0]
 
 
 # ------------------------------------------------------------------ page_at_edge (refusal)
@@ -65,16 +65,16 @@ def _sign_in() -> Snapshot:
 
 
 def test_secret_refill_refuses_filling_a_password_ten_times_over_with_the_same_secret():
-    snap, fills = _sign_in(), SecretFills()
-    fills.note(snap.url, snap.find(2), "{{secret:pw}}")
-    found = held({"type": "fill", "ref": 2, "text": "{{secret:pw}}"}, snap, GuardContext(task="t", secret_fills=fills))
+    snap, state = _sign_in(), RunState("t")
+    state.secret_fills.note(snap.url, snap.find(2), "{{secret:pw}}")
+    found = held({"type": "fill", "ref": 2, "text": "{{secret:pw}}"}, snap, state)
     assert (found.guard, found.strength) == ("secret_refill", "refusal")
 
 
 def test_secret_refill_is_quiet_for_another_secret_or_a_field_this_run_never_filled():
-    snap, fills = _sign_in(), SecretFills()
-    fills.note(snap.url, snap.find(2), "{{secret:old}}")
-    assert held({"type": "fill", "ref": 2, "text": "{{secret:new}}"}, snap, GuardContext(task="t", secret_fills=fills)) is None
+    snap, state = _sign_in(), RunState("t")
+    state.secret_fills.note(snap.url, snap.find(2), "{{secret:old}}")
+    assert held({"type": "fill", "ref": 2, "text": "{{secret:new}}"}, snap, state) is None
     assert held({"type": "fill", "ref": 2, "text": "{{secret:pw}}"}, snap) is None
 
 
@@ -87,12 +87,12 @@ def _login_form() -> Snapshot:
 
 
 def test_already_so_advises_once_against_filling_the_same_username_six_times_and_the_same_answer_again_is_dispatched():
-    snap, context = _login_form(), GuardContext(task="t")
+    snap, state = _login_form(), RunState("t")
     fill = action({"type": "fill", "ref": 1, "text": "ada"}, snap)
-    first, _ = guards.before_dispatch(context, fill, snap)
+    first, _ = state.before_dispatch(fill, snap)
     assert (first.guard, first.strength, first.message) == (
         "already_so", "advisory", '[1] textbox "Username" already holds "ada"; go on with the next part of the task')
-    again, findings = guards.before_dispatch(context, fill, snap)
+    again, findings = state.before_dispatch(fill, snap)
     assert again is None and findings[0].overruled
 
 
@@ -153,76 +153,76 @@ def _product(toast: str = "") -> Snapshot:
     return page("https://shop.example/scarf", add, text='[3] button "Add to basket"' + (f"\nstatus \"{toast}\"" if toast else ""))
 
 
-def _sent(context: GuardContext, decision: dict[str, Any], before: Snapshot, after: Snapshot, sent: bool = False) -> None:
+def _sent(state: RunState, decision: dict[str, Any], before: Snapshot, after: Snapshot, sent: bool = False) -> None:
     """What the step judge records of an action that was sent on `before` and left `after`."""
     done = action(decision, before)
     effect = effect_of(done, ActionResult(ok=True, action=done.type, sent=sent), before, after)
     if effect is not None:
-        context.effects.update(dict.fromkeys(effect_keys(done, before), effect))
+        state.changed(done, before, effect)
 
 
 def test_repeated_after_effect_refuses_add_to_basket_again_once_it_sent_a_request_and_a_toast_showed():
-    context = GuardContext(task="t")
+    state = RunState("t")
     added = _product("Wool scarf has been added to your basket.")
-    _sent(context, {"type": "click", "ref": 3}, _product(), added, sent=True)
-    found = held({"type": "click", "ref": 3}, added, context)
+    _sent(state, {"type": "click", "ref": 3}, _product(), added, sent=True)
+    found = held({"type": "click", "ref": 3}, added, state)
     assert (found.guard, found.strength, found.code) == ("repeated_after_effect", "refusal", "already_changed")
     assert "the page sent a request or a form to its site" in found.message
     assert 'text appeared: "status "Wool scarf has been added to your basket.""' in found.message
 
 
 def test_repeated_after_effect_refuses_a_sort_link_followed_again_on_the_page_it_led_to():
-    context = GuardContext(task="t")
+    state = RunState("t")
     start = page("https://admin.example/members", E(ref=2, role="link", name="Name", href="?o=name"))
     sorted_page = page("https://admin.example/members?o=name", E(ref=1, role="link", name="Name", href="?o=-name"))
-    _sent(context, {"type": "click", "ref": 2}, start, sorted_page)
-    assert held({"type": "click", "ref": 1}, sorted_page, context).guard == "repeated_after_effect"
+    _sent(state, {"type": "click", "ref": 2}, start, sorted_page)
+    assert held({"type": "click", "ref": 1}, sorted_page, state).guard == "repeated_after_effect"
 
 
 def test_repeated_after_effect_refuses_an_opened_folder_clicked_again_whose_name_now_takes_in_its_files():
-    context = GuardContext(task="t")
+    state = RunState("t")
     shut = page("https://files.example/", E(ref=5, role="treeitem", name="src", states={"expanded": False}))
     opened = page("https://files.example/", E(ref=5, role="treeitem", name="src main.py", states={"expanded": True}))
-    _sent(context, {"type": "click", "ref": 5}, shut, opened)
-    found = held({"type": "click", "ref": 5}, opened, context)
+    _sent(state, {"type": "click", "ref": 5}, shut, opened)
+    found = held({"type": "click", "ref": 5}, opened, state)
     assert found.guard == "repeated_after_effect" and 'text appeared: "[5] treeitem "src main.py""' in found.message
 
 
 def test_repeated_after_effect_is_quiet_when_an_effect_in_the_page_is_gone_and_the_page_is_back_as_before():
-    context = GuardContext(task="t")
-    _sent(context, {"type": "click", "ref": 3}, _product(), _product("Added."))
-    assert held({"type": "click", "ref": 3}, _product(), context) is None
+    state = RunState("t")
+    _sent(state, {"type": "click", "ref": 3}, _product(), _product("Added."))
+    assert held({"type": "click", "ref": 3}, _product(), state) is None
 
 
 def test_repeated_after_effect_still_refuses_when_the_first_send_went_to_the_server_though_the_page_looks_as_before():
     # The toast is gone, but the request that added the scarf was sent: the basket holds it.
-    context = GuardContext(task="t")
-    _sent(context, {"type": "click", "ref": 3}, _product(), _product("Added."), sent=True)
-    assert held({"type": "click", "ref": 3}, _product(), context).guard == "repeated_after_effect"
+    state = RunState("t")
+    _sent(state, {"type": "click", "ref": 3}, _product(), _product("Added."), sent=True)
+    assert held({"type": "click", "ref": 3}, _product(), state).guard == "repeated_after_effect"
 
 
 def test_repeated_after_effect_is_quiet_for_an_action_that_changed_nothing_or_only_moved_the_focus_or_the_view():
-    context = GuardContext(task="t")
+    state = RunState("t")
     field = page("https://site.example/", E(ref=1, role="button", name="Save"), text='[1] button "Save"')
     focused = page("https://site.example/", E(ref=1, role="button", name="Save"), text='[1] button "Save" focused=true')
-    _sent(context, {"type": "click", "ref": 1}, field, focused)
+    _sent(state, {"type": "click", "ref": 1}, field, focused)
     scrolled = page("https://site.example/", E(ref=1, role="button", name="Save"),
                     text='viewport 1280x800 scroll=0,300 page=1280x2000\n[1] button "Save"')
-    _sent(context, {"type": "click", "ref": 1}, page("https://site.example/", E(ref=1, role="button", name="Save"),
+    _sent(state, {"type": "click", "ref": 1}, page("https://site.example/", E(ref=1, role="button", name="Save"),
                                                      text='viewport 1280x800 scroll=0,0 page=1280x2000\n[1] button "Save"'), scrolled)
-    assert not context.effects, "where the keyboard is and where the view is scrolled are not the page"
-    assert held({"type": "click", "ref": 1}, focused, context) is None
+    assert not state.view().effects, "where the keyboard is and where the view is scrolled are not the page"
+    assert held({"type": "click", "ref": 1}, focused, state) is None
 
 
 def test_repeated_after_effect_is_quiet_for_another_element_and_for_actions_a_repeat_cannot_double():
-    context = GuardContext(task="t")
+    state = RunState("t")
     two = page("https://shop.example/", E(ref=3, role="button", name="Add to basket"), E(ref=4, role="button", name="Add to wishlist"))
     after = page("https://shop.example/", E(ref=3, role="button", name="Add to basket"), E(ref=4, role="button", name="Add to wishlist"),
                  text="Added")
-    _sent(context, {"type": "click", "ref": 3}, two, after, sent=True)
-    assert held({"type": "click", "ref": 4}, after, context) is None
-    _sent(context, {"type": "scroll", "direction": "down"}, two, after)
-    assert held({"type": "hover", "ref": 3}, after, context) is None
+    _sent(state, {"type": "click", "ref": 3}, two, after, sent=True)
+    assert held({"type": "click", "ref": 4}, after, state) is None
+    _sent(state, {"type": "scroll", "direction": "down"}, two, after)
+    assert held({"type": "hover", "ref": 3}, after, state) is None
 
 
 # ------------------------------------------------------------------ repeated_without_effect (advisory)
@@ -231,24 +231,24 @@ def test_repeated_after_effect_is_quiet_for_another_element_and_for_actions_a_re
 def test_repeated_without_effect_advises_against_clicking_a_cart_drawers_backdrop_again_after_it_closed_nothing():
     drawer = page("https://shop.example/product", E(ref=4, role="generic", name="", states={"occluding": 2}, bbox=[0, 0, 1280, 800]),
                   E(ref=7, role="button", name="No thanks", bbox=[928, 275, 324, 44]))
-    context = GuardContext(task="t")
-    context.without_effect.add(action_key(action({"type": "click", "ref": 4}, drawer), drawer))
-    found = held({"type": "click", "ref": 4}, drawer, context)
+    state = RunState("t")
+    state.left_as_it_was(action({"type": "click", "ref": 4}, drawer), drawer)
+    found = held({"type": "click", "ref": 4}, drawer, state)
     assert (found.guard, found.strength, found.code) == ("repeated_without_effect", "advisory", "no_effect")
 
 
 def test_repeated_without_effect_advises_against_enter_again_on_an_order_confirmation_it_changed_nothing_on():
     confirmed = page("https://shop.example/confirmed", title="Order confirmed")
-    context = GuardContext(task="t")
-    context.without_effect.add(action_key(action({"type": "press", "key": "Enter"}, confirmed), confirmed))
-    assert held({"type": "press", "key": "Enter"}, confirmed, context).guard == "repeated_without_effect"
+    state = RunState("t")
+    state.left_as_it_was(action({"type": "press", "key": "Enter"}, confirmed), confirmed)
+    assert held({"type": "press", "key": "Enter"}, confirmed, state).guard == "repeated_without_effect"
 
 
 def test_repeated_without_effect_is_quiet_once_the_page_changed_between_the_two():
     quiz = page("https://quiz.example/", title="Question 1")
-    context = GuardContext(task="t")
-    context.without_effect.add(action_key(action({"type": "press", "key": "Enter"}, quiz), quiz))
-    assert held({"type": "press", "key": "Enter"}, page("https://quiz.example/", title="Question 2", text="Question 2 of 10"), context) is None
+    state = RunState("t")
+    state.left_as_it_was(action({"type": "press", "key": "Enter"}, quiz), quiz)
+    assert held({"type": "press", "key": "Enter"}, page("https://quiz.example/", title="Question 2", text="Question 2 of 10"), state) is None
 
 
 # ------------------------------------------------------------------ form_incomplete (advisory)
@@ -262,11 +262,11 @@ def _newsletter(value: str = "") -> Snapshot:
 
 
 def test_form_incomplete_advises_against_subscribing_while_the_tasks_address_is_not_in_the_empty_email_field():
-    context = GuardContext(task=NEWSLETTER_TASK, task_values=["ada@example.com"])
-    found = held({"type": "click", "ref": 6}, _newsletter(), context)
+    state = RunState(NEWSLETTER_TASK, ["ada@example.com"])
+    found = held({"type": "click", "ref": 6}, _newsletter(), state)
     assert (found.guard, found.strength, found.code) == ("form_incomplete", "advisory", "value_missing")
     assert found.message.startswith('the task gives ada@example.com, which this run has not typed, and [5] textbox "Email address" is empty')
-    assert held({"type": "press", "key": "Enter", "ref": 5}, _newsletter(), GuardContext(task=NEWSLETTER_TASK, task_values=["ada@example.com"]))
+    assert held({"type": "press", "key": "Enter", "ref": 5}, _newsletter(), RunState(NEWSLETTER_TASK, ["ada@example.com"]))
 
 
 def test_form_incomplete_advises_against_sending_a_form_whose_required_field_is_empty():
@@ -286,14 +286,14 @@ def test_form_incomplete_is_quiet_on_a_reply_form_with_the_to_prefilled_and_an_o
     reply = page("https://mail.example/reply", E(ref=1, role="textbox", name="To", value="bob@example.com", form=0),
                  E(ref=2, role="textbox", name="Cc", form=0, type="email"), E(ref=3, role="textbox", name="Message", value="Thanks!", form=0),
                  E(ref=4, role="button", name="Send", form=0))
-    context = GuardContext(task="Reply to bob@example.com saying thanks", task_values=["bob@example.com"])
-    assert held({"type": "click", "ref": 4}, reply, context) is None
+    state = RunState("Reply to bob@example.com saying thanks", ["bob@example.com"])
+    assert held({"type": "click", "ref": 4}, reply, state) is None
 
 
 def test_form_incomplete_is_quiet_for_a_button_of_another_form_and_once_the_address_is_typed():
-    context = GuardContext(task=NEWSLETTER_TASK, task_values=["ada@example.com"])
-    assert held({"type": "click", "ref": 7}, _newsletter(), context) is None
-    assert held({"type": "click", "ref": 6}, _newsletter("ada@example.com"), context) is None
+    state = RunState(NEWSLETTER_TASK, ["ada@example.com"])
+    assert held({"type": "click", "ref": 7}, _newsletter(), state) is None
+    assert held({"type": "click", "ref": 6}, _newsletter("ada@example.com"), state) is None
 
 
 # ------------------------------------------------------------------ made_up_url (advisory)
@@ -305,13 +305,13 @@ def _shop() -> Snapshot:
 
 
 def test_made_up_url_advises_against_a_contact_page_no_link_leads_to_and_lets_the_same_navigate_through_when_repeated():
-    context = GuardContext(task="Send a message to the shop")
+    state = RunState("Send a message to the shop")
     snap = _shop()
     go = action({"type": "navigate", "url": "/contactus"}, snap)
-    found, _ = guards.before_dispatch(context, go, snap)
+    found, _ = state.before_dispatch(go, snap)
     assert (found.guard, found.strength) == ("made_up_url", "advisory")
     assert found.message.startswith("no link on this page leads to /contactus")
-    assert guards.before_dispatch(context, go, snap)[0] is None
+    assert state.before_dispatch(go, snap)[0] is None
 
 
 @pytest.mark.parametrize("url", ["/robots.txt", "/index.html?page=3", "/orders/1042", "/.well-known/security.txt",
@@ -321,8 +321,8 @@ def test_made_up_url_is_quiet_for_well_known_addresses_other_pages_of_a_listed_p
 
 
 def test_made_up_url_is_quiet_for_an_address_the_task_gives_or_the_run_has_been_to():
-    assert held({"type": "navigate", "url": "/faq"}, _shop(), GuardContext(task="Read https://shop.example/faq")) is None
-    assert held({"type": "navigate", "url": "/faq"}, _shop(), GuardContext(task="t", visited={"https://shop.example/faq"})) is None
+    assert held({"type": "navigate", "url": "/faq"}, _shop(), RunState("Read https://shop.example/faq")) is None
+    assert held({"type": "navigate", "url": "/faq"}, _shop(), _visited("https://shop.example/faq")) is None
 
 
 # ------------------------------------------------------------------ after dispatch
@@ -568,7 +568,7 @@ def test_the_conclusion_guards_are_those_attached_to_the_run():
 
 
 def test_the_conclusion_guards_read_a_view_of_the_run_they_cannot_write():
-    view = Conclusion.of(GuardContext(task="t", typed=["Where is my order?"]))
+    view = Conclusion.of(GuardContext(task="t", typed=("Where is my order?",)))
     with pytest.raises(dataclasses.FrozenInstanceError):
         view.typed = ()  # type: ignore[misc]
     assert view.typed == ("Where is my order?",)
@@ -640,3 +640,29 @@ def test_the_docs_table_lists_every_guard_once_with_its_stage_and_strength():
     rows = {line.split("|")[1].strip(" `"): [c.strip() for c in line.split("|")[2:4]]
             for line in table.read_text(encoding="utf-8").splitlines() if line.startswith("| `")}
     assert rows == {g.name: [g.stage.replace("_", " "), g.strength] for g in guards.all_guards()}
+
+
+def _visited(url: str) -> RunState:
+    state = RunState("t")
+    state.reached(url)
+    return state
+
+
+def test_a_guard_reads_a_frozen_view_of_the_run_that_it_cannot_change_and_later_steps_do_not_rewrite():
+    state = RunState("Write to ada@example.com", ["ada@example.com"])
+    snap = _login_form()
+    state.typed_into(snap.url, snap.find(1), action({"type": "fill", "ref": 1, "text": "ada"}, snap), "ada", secret=False)
+    state.reached(snap.url)
+    view = state.view()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.typed = ()  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        view.visited.add("https://elsewhere.example/")  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        view.effects["k"] = None  # type: ignore[index]
+    with pytest.raises(TypeError):
+        view.secret_fills.fills[("u", "d", 1)] = frozenset()  # type: ignore[index]
+    state.typed_into(snap.url, snap.find(1), action({"type": "fill", "ref": 1, "text": "grace"}, snap), "grace", secret=False)
+    state.left_as_it_was(action({"type": "click", "ref": 2}, snap), snap)
+    assert (view.typed, view.visited, view.without_effect) == (("ada",), frozenset({snap.url}), frozenset())
+    assert state.view().typed == ("ada", "grace")

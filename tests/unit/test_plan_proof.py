@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from waymark.host.agent.guards import GuardContext
+from waymark.host.agent.attempt import StepOutcome
 from waymark.host.agent.planner import Plan, PlanStep
 from waymark.host.agent.proof import Proof
-from waymark.host.agent.step_judge import StepOutcome
+from waymark.host.agent.run_state import RunState
 from waymark.host.agent.verifier import key
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 
@@ -32,7 +32,9 @@ def _read_uncovered(page: Snapshot | None) -> Any:
 
 
 async def proof_of(*steps: PlanStep, start: Snapshot = HOME, uncovered: Snapshot | None = None) -> Proof:
-    proof = Proof(GuardContext(task="t", start=start), _no_text, _read_uncovered(uncovered), lambda *a, **k: None,
+    state = RunState("t")
+    state.began(start, "")
+    proof = Proof(state, _no_text, _read_uncovered(uncovered), lambda *a, **k: None,
                   lambda record, found: None)
     await proof.began(start)
     await proof.planned(Plan(steps=list(steps)), start)

@@ -33,18 +33,16 @@ __all__ = ["AFTER_DISPATCH", "BEFORE_DISPATCH", "CONCLUSION", "Conclusion", "Con
 def before_dispatch(context: GuardContext, action: Any, snapshot: Snapshot) -> tuple[Finding | None, list[Finding]]:
     """Run the before-dispatch guards in order. Returns the finding that holds the action back
     (None: dispatch it) and every finding made. An advisory already told for this action on this
-    page is overruled by the model giving the action again: it is recorded and the guards go on."""
+    page is overruled by the model giving the action again: it is recorded and the guards go on.
+    The run's state remembers which advisory was told (host.agent.run_state); this reads it only."""
     findings: list[Finding] = []
     for guard in BEFORE_DISPATCH:
         found = guard.check(context, action, snapshot)
         if found is None:
             continue
-        told = told_key(found, action, snapshot)
-        if found.strength == "advisory" and told in context.told:
+        if found.strength == "advisory" and told_key(found, action, snapshot) in context.told:
             findings.append(found.model_copy(update={"overruled": True}))
             continue
-        if found.strength == "advisory":
-            context.told.add(told)
         findings.append(found)
         return found, findings
     return None, findings

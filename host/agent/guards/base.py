@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from waymark.host.agent.effects import Effect
-from waymark.host.agent.secret_fills import SecretFills
+from waymark.host.agent.secret_fills import FilledSecrets
 from waymark.host.core.snapshot import Snapshot
 
 Stage = Literal["before_dispatch", "after_dispatch", "conclusion"]
@@ -42,28 +44,29 @@ class Finding(BaseModel):
     overruled: bool = False
 
 
-@dataclass
+@dataclass(frozen=True)
 class GuardContext:
-    """What guards know of the run besides the action and the page."""
+    """What guards know of the run besides the action and the page: a frozen view of the run's
+    state (host.agent.run_state.RunState.view), built at each check; no guard can change it."""
 
     task: str
     #: The values the task gives to enter (host.agent.task_values), each once.
-    task_values: list[str] = field(default_factory=list)
+    task_values: tuple[str, ...] = ()
     #: The texts this run typed, as the model wrote them (placeholders, never secrets).
-    typed: list[str] = field(default_factory=list)
+    typed: tuple[str, ...] = ()
     #: The pages this run has been on.
-    visited: set[str] = field(default_factory=set)
-    secret_fills: SecretFills = field(default_factory=SecretFills)
+    visited: frozenset[str] = frozenset()
+    secret_fills: FilledSecrets = field(default_factory=FilledSecrets)
     #: The page the run started on and its readable text.
     start: Snapshot | None = None
     start_text: str = ""
     #: Actions dispatched on a page that they left exactly as it was (`action_key`).
-    without_effect: set[str] = field(default_factory=set)
+    without_effect: frozenset[str] = frozenset()
     #: What the actions sent for the current step (its retries, and the plans made after it failed)
     #: changed, by each of its `effect_keys`; a step that passes or acts unproven forgets them.
-    effects: dict[str, Effect] = field(default_factory=dict)
+    effects: Mapping[str, Effect] = field(default_factory=lambda: MappingProxyType({}))
     #: Advisories already told, by `told_key`: the same action again overrules them.
-    told: set[str] = field(default_factory=set)
+    told: frozenset[str] = frozenset()
 
 
 def _fields(action: Any) -> Any:
