@@ -85,7 +85,7 @@ function scheduleForm(call, fields) {
   const approve = h("input", { type: "checkbox" });
   const boxes = fields.map((path) => h("input", { type: "checkbox", value: path }));
   const counted = boxes.length
-    ? h("fieldset", { class: "schedule-fields" }, h("legend", { class: "muted" }, "Notify when these change (none ticked: any)"),
+    ? h("fieldset", { class: "schedule-fields" }, h("legend", { class: "muted" }, "Notify when these change (none ticked: any field)"),
       boxes.map((box) => h("label", { class: "check" }, box, ` ${fieldName(box.value)}`)))
     : null;
   kind.addEventListener("change", () => {
