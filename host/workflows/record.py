@@ -400,8 +400,9 @@ def _valid(check: dict[str, Any]) -> bool:
 
 
 def edited_check(check: dict[str, Any]) -> ProposedCheck:
-    """A check the user changed or wrote in the review, validated as the verifier reads it and said
-    in the words the trace uses; NotACheck says what is wrong with one that is not a check."""
+    """A check the user changed or wrote in the review (its text trimmed), validated as the verifier
+    reads it and said in the words of the recorder's proposals; NotACheck says what is wrong with
+    one that is not a check."""
     cleaned = {name: arg.strip() if isinstance(arg, str) else arg for name, arg in check.items()}
     try:
         parse_predicate(cleaned)
