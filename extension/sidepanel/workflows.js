@@ -15,7 +15,7 @@ import { loadSchedules, scheduleBlock } from "./schedules.js";
  * A saved workflow as `workflow.list` lists it (or the reason its file does not load).
  * `reviewed: false`: an MCP client saved it; it runs only once the user has reviewed it here.
  * @typedef {{name: string, task?: string, description?: string, steps?: number, error?: string, reviewed?: boolean,
- *   parameters?: Array<{name: string, description?: string, default?: string|null}>}} WorkflowRow
+ *   parameters?: Array<{name: string, description?: string, default?: string|null}>, answer_fields?: string[]}} WorkflowRow
  */
 
 /** A workflow name from a task: lowercase words joined by dashes (the host checks the name). */
@@ -67,7 +67,7 @@ export class WorkflowsView {
       h("div", { class: "row" }, h("strong", { text: row.name }), h("span", { class: "muted", text: ` · ${row.steps} steps` }), h("span", { class: "spacer" }), run),
       h("p", { class: "muted", text: row.description || row.task || "" }),
       inputs.length ? h("div", { class: "params" }, inputs) : null,
-      scheduleBlock(this.client, row.name, this.schedules.get(row.name), () => this.refresh()));
+      scheduleBlock(this.client, row.name, this.schedules.get(row.name), row.answer_fields || [], () => this.refresh()));
   }
 
   /**

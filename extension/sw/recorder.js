@@ -144,7 +144,9 @@ async function stop() {
   r.watcher.stop();
   await Promise.all([...r.tabs].map((tabId) => arm(tabId, false)));
   progress();
-  return { start_url: r.startUrl, snapshots: r.snapshots, steps: r.steps, problem: r.problem };
+  // The readable text of the page the recording ended on: the review marks an answer there (sidepanel/review_answer.js).
+  const finalText = await pageText(r.current, PAGE_TEXT_CHARS, true).then((read) => read.text, () => "");
+  return { start_url: r.startUrl, snapshots: r.snapshots, steps: r.steps, problem: r.problem, final_text: finalText };
 }
 
 /**

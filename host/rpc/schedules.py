@@ -18,7 +18,7 @@ import os
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from waymark.host.agent.budgets import snapshot_chars
 from waymark.host.agent.confirm import Policy
@@ -194,7 +194,9 @@ async def schedule_list(params: dict[str, Any], ctx: CallContext) -> dict[str, A
 
 
 class ScheduleParams(BaseModel):
-    """What the side panel's schedule form sends: one of `every` (30m, 1h), `daily` or `weekdays` (HH:MM)."""
+    """What the side panel's schedule form sends: one of `every` (30m, 1h), `daily` or `weekdays`
+    (HH:MM), and the answer fields whose change is worth a notification (none: every field, as the
+    command line's `--field` defaults to)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -202,6 +204,7 @@ class ScheduleParams(BaseModel):
     every: str | None = None
     daily: str | None = None
     weekdays: str | None = None
+    fields: list[str] = Field(default_factory=list)
     approve_destructive: bool = False
 
 
@@ -233,7 +236,8 @@ async def schedule_set(params: dict[str, Any], ctx: CallContext) -> dict[str, An
         if cadence is None:
             raise schedule.ScheduleInvalid("say when it runs: every N minutes or hours, daily at, or weekdays at")
         workflow = store.load(asked.name)
-        schedule.put(schedule.new_schedule(workflow, cadence, system_clock(), approve_destructive=asked.approve_destructive))
+        schedule.put(schedule.new_schedule(workflow, cadence, system_clock(), fields=asked.fields,
+                                             approve_destructive=asked.approve_destructive))
     except (schedule.ScheduleInvalid, store.WorkflowNotFound, WorkflowInvalid) as exc:
         raise MethodError("invalid_schedule", str(exc)) from None
     return await schedule_list({}, ctx)

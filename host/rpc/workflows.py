@@ -3,7 +3,10 @@
 notifications as `agent.run` (`run`, `plan`, `step`, `criteria`, `confirm`, `finished`); its reply is
 a run summary with `model_calls`, `replay` (unchanged | healed | failed) and `heals`.
 `workflow.record_draft` turns a demonstration the side panel recorded into steps to review, and
-`workflow.record_save` writes the reviewed steps as a workflow (host.workflows.record).
+`workflow.record_save` writes the reviewed steps as a workflow (host.workflows.record). In the
+review, `workflow.record_check` validates a check the user changed or wrote ({check} -> {check,
+says}, else `invalid_check`) and `workflow.record_answer` grounds an answer the user marks on the
+page the recording ended on ({page, text, role?, name?, taken?} -> the step that reads it).
 
 `workflow.run` params: {name, params? {NAME: value}, start_url?, heal? (default true),
 provider?+model? | executor? | script?, provider_options?, policy?, screenshots?}. Healing asks
@@ -42,9 +45,13 @@ from waymark.host.settings import load_settings, run_policy
 from waymark.host.workflows import store
 from waymark.host.workflows.model import ParamMissing, WorkflowInvalid, bind
 from waymark.host.workflows.record import (
+    AnswerMark,
     Demonstration,
+    NotACheck,
     RecordedSave,
     draft,
+    edited_check,
+    marked_answer,
     workflow_of,
 )
 from waymark.host.workflows.replay import Replay, ReplayOptions
@@ -116,6 +123,34 @@ async def workflow_record_draft(params: dict[str, Any], ctx: CallContext) -> dic
     proposed, for the user to review (not a method MCP clients may call: host.control_server)."""
     try:
         return draft(_params(Demonstration, params)).model_dump(mode="json", exclude_none=True)
+    except NotSaveable as exc:
+        raise MethodError("not_saveable", str(exc)) from None
+
+
+class CheckParams(BaseModel):
+    """The parameters of `workflow.record_check`: one check as the verifier's predicate."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    check: dict[str, Any]
+
+
+@method("workflow.record_check")
+async def workflow_record_check(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """A check the user changed or wrote in the review, validated and said in words; `invalid_check`
+    says what is wrong with one that is not a check (not a method MCP clients may call)."""
+    try:
+        return edited_check(_params(CheckParams, params).check).model_dump(mode="json")
+    except NotACheck as exc:
+        raise MethodError("invalid_check", str(exc)) from None
+
+
+@method("workflow.record_answer")
+async def workflow_record_answer(params: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+    """The step that reads an answer the user marked in the review on the recording's final page,
+    with the words around it there; `not_saveable` when the page did not show it."""
+    try:
+        return marked_answer(_params(AnswerMark, params)).model_dump(mode="json", exclude_none=True)
     except NotSaveable as exc:
         raise MethodError("not_saveable", str(exc)) from None
 

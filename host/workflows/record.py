@@ -23,6 +23,7 @@ from waymark.host.agent.answers.grounding import SeenText
 from waymark.host.agent.answers.matching import amount_of, normalize
 from waymark.host.agent.answers.schema import path_of
 from waymark.host.agent.redaction import is_password_field, redact_url
+from waymark.host.agent.trace_page import check_words
 from waymark.host.agent.verifier import PredicateError, parse_predicate
 from waymark.host.core.snapshot import Snapshot, SnapshotElement
 from waymark.host.core.targets import ElementPlace, element_place, normalise
@@ -83,6 +84,8 @@ class Demonstration(BaseModel):
     steps: list[RecordedAction] = Field(default_factory=list)
     #: Why a step could not be recorded, if one could not.
     problem: str = ""
+    #: The readable text of the page the recording ended on, where the review may mark the answer.
+    final_text: str = ""
 
 
 class ProposedCheck(BaseModel):
@@ -391,6 +394,69 @@ def _valid(check: dict[str, Any]) -> bool:
     except PredicateError:
         return False
     return True
+
+
+# ------------------------------------------------------------------ the user's own changes in review
+
+
+def edited_check(check: dict[str, Any]) -> ProposedCheck:
+    """A check the user changed or wrote in the review (its text trimmed), validated as the verifier
+    reads it and said in the words of the recorder's proposals; NotACheck says what is wrong with
+    one that is not a check."""
+    cleaned = {name: arg.strip() if isinstance(arg, str) else arg for name, arg in check.items()}
+    try:
+        parse_predicate(cleaned)
+    except PredicateError as exc:
+        raise NotACheck(str(exc)) from None
+    return ProposedCheck(check=cleaned, says=_says(cleaned))
+
+
+def _says(check: dict[str, Any]) -> str:
+    """A check in the words the recorder's own proposals use; any other in the trace's words."""
+    (name, arg), = check.items()
+    target = arg.get("target", {}) if isinstance(arg, dict) else {}
+    said = target.get("name") or target.get("role") or "the element"
+    if name == "text_present":
+        return f"the page shows {arg[:80]!r}"
+    if name == "url_contains":
+        return f"the address holds {arg}"
+    if name == "title_contains":
+        return f"the title holds {arg!r}"
+    if name == "value_equals":
+        return f'{said} holds "{arg.get("value")}"'
+    if name == "state" and "value" in arg and len(arg) == 2:
+        return f'{said} shows "{arg["value"]}"'
+    if name == "count_at_least":
+        return f'{arg.get("n")} × {target.get("role", "element")} "{target.get("name", "")}"'
+    return check_words(check)
+
+
+class NotACheck(ValueError):
+    """What the user wrote in the review is not a check the verifier can prove."""
+
+
+class AnswerMark(BaseModel):
+    """An answer the user marks in the review, on the page the recording ended on: an element listed
+    in that page's snapshot (its role and name), or text the page showed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    page: Snapshot
+    #: That page's readable text (the recording's `final_text`), where the answer's words around it are found.
+    page_text: str = ""
+    text: str = Field(min_length=1)
+    role: str = ""
+    name: str = ""
+    #: The names the recording's parameters, secrets and answers already use.
+    taken: list[str] = Field(default_factory=list)
+
+
+def marked_answer(mark: AnswerMark) -> DraftStep:
+    """The step that reads the answer marked in the review, grounded on the final page as one marked
+    while recording is (NotSaveable when the page did not show it with words around it)."""
+    seen = RecordedAction(action="answer", role=mark.role, name=mark.name, text=mark.text,
+                          page_text=mark.page_text or mark.page.text, before=0, after=0)
+    return _answer_step(seen, mark.page, set(mark.taken))
 
 
 # ------------------------------------------------------------------ saving

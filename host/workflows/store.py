@@ -93,7 +93,7 @@ def listing() -> list[dict[str, object]]:
             continue
         out.append({"name": wf.name, "description": wf.description, "task": wf.task, "start_url": wf.start_url,
                     "steps": len(wf.steps), "parameters": [p.model_dump() for p in wf.parameters], "updated": wf.updated,
-                    "reviewed": wf.reviewed})
+                    "reviewed": wf.reviewed, "answer_fields": [v.path for v in wf.answer.values] if wf.answer else []})
     return out
 
 

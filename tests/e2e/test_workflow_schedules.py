@@ -14,12 +14,14 @@ import subprocess
 import sys
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, AsyncIterator, Iterator
 
 import pytest
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import expect
 
 from tests.conftest import wait_connected
+from tests.e2e.test_sidepanel import Panel, configure
 from tests.e2e.worker_helpers import stop_service_worker, until
 from waymark.eval.sites.serve import SITES_DIR, SiteServer
 
@@ -136,6 +138,86 @@ async def test_an_answer_that_changed_notifies_and_one_that_did_not_does_not(sw,
     assert news["title"] == f"{total_workflow}: the answer changed" and news["message"] == "total: 1249 → 1312.5"
     assert changed["ran"][0]["changed"] == [{"field": "$.total", "was": 1249, "now": 1312.5}]
     assert await _notifications(sw) == [f"waymark-run:{news['trace']}"]
+
+
+PLACED = "9 March 2026"
+
+
+@pytest.fixture(scope="module")
+def total_and_date_workflow(orders: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A scripted run that read order PX-1042's total and the day it was placed, saved as the workflow scheduled-order."""
+    folder = tmp_path_factory.mktemp("two-fields")
+    schema = {"type": "object", "properties": {"total": {"type": "number"}, "placed": {"type": "string"}},
+              "required": ["total", "placed"], "additionalProperties": False}
+    (folder / "schema.json").write_text(json.dumps(schema))
+    (folder / "script.json").write_text(json.dumps({"steps": [{"intent": "Read the page", "action": {"type": "extract"}}],
+                                                    "result": f"Order PX-1042, placed {PLACED}, came to {TOTAL}",
+                                                    "data": {"total": 1249, "placed": PLACED}}))
+    done = waymark("run", "On Parcel, when was order PX-1042 placed and what was its total?", "--start-url", orders[1],
+                   "--output-schema", str(folder / "schema.json"), "--script", str(folder / "script.json"), "--json")
+    assert json.loads(done.stdout)["success"], done.stderr[-2000:]
+    waymark("workflow", "delete", "scheduled-order")
+    saved = waymark("workflow", "save", json.loads(done.stdout)["run_id"], "--name", "scheduled-order")
+    assert saved.returncode == 0, saved.stderr
+    return "scheduled-order"
+
+
+@pytest.fixture
+async def workflows_panel(browser: Any, sw: Any) -> AsyncIterator[Panel]:
+    """The side panel's agent view, listing the saved workflows; the test fails if it logs a console error."""
+    await configure(sw)
+    page = await browser.context.new_page()
+    await page.set_viewport_size({"width": 380, "height": 900})
+    panel = Panel(page)
+    await panel.open(browser.extension_id, None)
+    await panel.connected()
+    await page.locator("#tab-agent").click()
+    yield panel
+    errors = list(panel.errors)
+    await page.close()
+    assert errors == [], f"the side panel logged console errors: {errors}"
+
+
+async def _tick_of(sw: Any, now: datetime, name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """What one tick ran of workflow `name`, and what of it was worth a notification."""
+    reply = await _tick(sw, now)
+    return [r for r in reply["ran"] if r["workflow"] == name], [n for n in reply["notify"] if n["workflow"] == name]
+
+
+async def test_the_answer_field_ticked_in_the_panels_schedule_form_is_the_only_one_whose_change_notifies(
+        sw, orders, total_and_date_workflow, workflows_panel, clear_notifications):
+    from waymark.host.workflows import schedule
+
+    name = total_and_date_workflow
+    if name in schedule.load_all():
+        schedule.remove(name)
+    item = workflows_panel.page.locator(f'#workflow-list li[data-name="{name}"]')
+    await expect(item.get_by_role("checkbox", name="placed")).not_to_be_checked()
+    await item.get_by_role("checkbox", name="total").check()
+    await item.get_by_label("Schedule", exact=True).select_option("Every N minutes")
+    await item.get_by_label("How many").fill("30")
+    await item.get_by_role("button", name="Schedule").click()
+    await expect(item.locator(".schedule-fields")).to_have_text("Notifies when total changes")
+    made = datetime.fromisoformat(schedule.get(name).created)
+    assert schedule.get(name).fields == ["$.total"]
+    page = orders[0]
+    html = page.read_text(encoding="utf-8")
+    try:
+        first, _ = await _tick_of(sw, made + timedelta(minutes=31), name)
+        assert [(r["outcome"], r["answer"]["total"]) for r in first] == [("done", 1249)]
+        page.write_text(html.replace(PLACED, "10 March 2026"), encoding="utf-8")
+        redated, told = await _tick_of(sw, made + timedelta(minutes=61), name)
+        assert [(r["outcome"], r["answer"]["total"], r["changed"]) for r in redated] == [("done", 1249, [])]
+        assert redated[0]["answer"]["placed"] != first[0]["answer"]["placed"]
+        assert told == [] and f"waymark-run:{redated[0]['trace']}" not in await _notifications(sw)
+        page.write_text(html.replace(PLACED, "10 March 2026").replace(TOTAL, "€ 1,312.50"), encoding="utf-8")
+        repriced, told = await _tick_of(sw, made + timedelta(minutes=91), name)
+        assert [r["changed"] for r in repriced] == [[{"field": "$.total", "was": 1249, "now": 1312.5}]]
+        assert [n["message"] for n in told] == ["total: 1249 → 1312.5"]
+        assert f"waymark-run:{repriced[0]['trace']}" in await _notifications(sw)
+    finally:
+        page.write_text(html, encoding="utf-8")
+        schedule.remove(name)
 
 
 async def test_missed_slots_run_once_when_the_browser_opens_again(sw, total_workflow):

@@ -11,9 +11,13 @@ import pytest
 from waymark.host.core.snapshot import Snapshot
 from waymark.host.workflows.model import validate
 from waymark.host.workflows.record import (
+    AnswerMark,
     Demonstration,
+    NotACheck,
     RecordedSave,
     draft,
+    edited_check,
+    marked_answer,
     workflow_of,
 )
 from waymark.host.workflows.save import NotSaveable
@@ -80,3 +84,31 @@ def test_a_value_marked_secret_is_never_written_nor_any_check_that_quotes_it():
 
 def test_the_draft_is_named_after_the_first_pages_title():
     assert draft(_demo()).name == "sign-in"
+
+
+def test_a_check_changed_in_the_review_is_trimmed_and_said_in_the_proposals_words():
+    made = edited_check({"text_present": "  € 1,204.50 "})
+    assert (made.check, made.says) == ({"text_present": "€ 1,204.50"}, "the page shows '€ 1,204.50'")
+
+
+@pytest.mark.parametrize("check, reason", [({"text_present": " "}, "text_present takes a non-empty string"),
+                                           ({"count_at_least": {"target": {"role": "row"}, "n": "many"}}, "count_at_least: "),
+                                           ({"shows": "x"}, "unknown predicate 'shows'")])
+def test_a_check_the_verifier_cannot_prove_is_refused_saying_why(check: dict[str, Any], reason: str):
+    with pytest.raises(NotACheck, match=reason):
+        edited_check(check)
+
+
+ORDERS = {"url": "http://127.0.0.1:8000/site/orders/index.html", "title": "Orders", "text": "Order PX-1042 9 March 2026 3 € 1,249.00 Delivered",
+          "elements": [_element(1, "cell", "PX-1042"), _element(2, "cell", "€ 1,249.00")]}
+
+
+def test_an_answer_marked_in_the_review_is_read_as_its_number_on_the_final_page_under_a_name_not_yet_taken():
+    step = marked_answer(AnswerMark(page=Snapshot.model_validate(ORDERS), text="€ 1,249.00", role="cell", name="€ 1,249.00", taken=["answer"]))
+    assert step.action == {"type": "extract"} and step.answer is not None
+    assert (step.answer.field, step.answer.value, step.answer.written) == ("answer_2", 1249, "1,249.00")
+
+
+def test_an_answer_marked_in_the_review_that_the_final_page_did_not_show_is_not_saveable():
+    with pytest.raises(NotSaveable, match="is not among words the page showed"):
+        marked_answer(AnswerMark(page=Snapshot.model_validate(ORDERS), text="€ 9,999.00"))
