@@ -388,15 +388,7 @@ class AgentRun:
             record = self._record(step, index, attempt, failures)
             if before is not None and attempt == 1:
                 record["checks_before"] = [r.model_dump() for r in before.results]
-            timing: dict[str, float] = {}
-            try:
-                attempted = await self._attempt(step, index, attempt, snap, expectation, feedback, record, timing)
-            except BrowserError as exc:
-                # The step that broke the run belongs in its trace.
-                self._emit_step(record, timing, event("error", f"browser {exc.code}: {exc.message}",
-                                                      error={"code": exc.code, "message": exc.message}))
-                raise
-            self._emit_step(record, timing, attempted.event)
+            attempted = await self._traced_attempt(step, index, attempt, snap, expectation, feedback, record)
             match attempted:
                 case Ended(snapshot=snap, outcome=outcome):
                     return outcome, snap
@@ -404,6 +396,21 @@ class AgentRun:
                     continue
                 case Stopped(outcome=stopped, reason=reason):
                     raise RunStopped(stopped, reason)
+
+    @timed("step")
+    async def _traced_attempt(self, step: PlanStep, index: int, attempt: int, snap: Snapshot, expectation: Expectation,
+                              feedback: str | None, record: dict[str, Any]) -> Attempted:
+        """One attempt and its step event, timed together: what a step costs the host includes its trace."""
+        timing: dict[str, float] = {}
+        try:
+            attempted = await self._attempt(step, index, attempt, snap, expectation, feedback, record, timing)
+        except BrowserError as exc:
+            # The step that broke the run belongs in its trace.
+            self._emit_step(record, timing, event("error", f"browser {exc.code}: {exc.message}",
+                                                  error={"code": exc.code, "message": exc.message}))
+            raise
+        self._emit_step(record, timing, attempted.event)
+        return attempted
 
     def _emit_step(self, record: dict[str, Any], timing: dict[str, float], judged: StepEvent) -> None:
         """An attempt's step event, emitted once: its record with the verdict its last stage gave."""
@@ -421,7 +428,6 @@ class AgentRun:
         return {"step": self.step_counter, "plan_index": index, "attempt": attempt, "retries": failures, "intent": step.intent,
                 "verify": step.verify, "required": step.required}
 
-    @timed("step")
     async def _attempt(
         self, step: PlanStep, index: int, attempt: int, snap: Snapshot, expectation: Expectation, feedback: str | None,
         record: dict[str, Any], timing: dict[str, float],
