@@ -10,6 +10,10 @@
  * by its ref when a snapshot gave it one (the service worker finds its neighbours there); never by
  * a CSS path. A password field's value never leaves this frame: the step says only that a secret
  * was typed, and the service worker binds it to the frame's real origin.
+ *
+ * A dialog the page opens while armed is the user's to answer: the page-world script
+ * (content/dialogs.js) lets it open, and says here what it asked and how the user answered, which
+ * goes to the service worker with the step that raised it.
  */
 /** @typedef {import("../shared/content_types.js").RecordedAction} RecordedAction */
 (() => {
@@ -75,15 +79,27 @@
     chrome.runtime.sendMessage({ kind: KIND?.RECORD_STEP, step }).catch(() => {});
   }
 
-  /** Report a typed field's value once (its final value, or that a secret was typed). @param {Element} el */
-  function reportField(el) {
-    const described = roleName(el);
+  /**
+   * The field the user is typing into, named as it was when typed into: a page that re-renders
+   * its view (a single-page app on a timer) may replace it before it ever fires change, and its
+   * value is then reported before the user's next action.
+   * @type {{el: Element, role: string, name: string}|null}
+   */
+  let typing = null;
+
+  /**
+   * Report a typed field's value once (its final value, or that a secret was typed).
+   * @param {Element} el @param {{role: string, name: string}|null} [named] how it was named while in the page
+   */
+  function reportField(el, named = null) {
+    if (typing?.el === el) typing = null;
+    const described = el.isConnected ? roleName(el) || named : named;
     if (!described) return;
     const secret = isSecretField(el) || Boolean(core?.typedSecret?.(el));
     const value = valueOf(el);
     // A secret field is remembered only as holding something or not: its value stays in the field.
     const seen = secret ? `secret:${value.length > 0}` : `value:${value}`;
-    if (reported.get(el) === seen) return;
+    if (reported.get(el) === seen || (!el.isConnected && !secret && value === "")) return;
     reported.set(el, seen);
     report(el, described.role, described.name, secret ? { action: "fill", secret: true } : { action: "fill", value });
   }
@@ -137,13 +153,32 @@
     }
     const hit = operated(event);
     if (!hit || FOCUS_ONLY.has(hit.role) || hit.el instanceof HTMLOptionElement) return;
+    flushTyping(hit.el);
     if (implicitSubmit(event, hit.el)) return;
     report(hit.el, hit.role, hit.name, { action: "click" });
+  }, true);
+
+  /** The field typed into, unless it is `next` (whose own event reports it): its value is a step before the next action's. @param {Element} next */
+  function flushTyping(next) {
+    const field = typing;
+    if (field && field.el !== next) reportField(field.el, field);
+  }
+
+  document.addEventListener("input", (event) => {
+    if (!armed || !event.isTrusted) return;
+    const el = /** @type {Element} */ (event.composedPath()[0]);
+    if (!(el instanceof Element) || !isTypedField(el)) return;
+    const described = roleName(el);
+    // The same field drawn again (its old element gone, its name the same) is still one step.
+    const redrawn = typing && !typing.el.isConnected && typing.role === described?.role && typing.name === described?.name;
+    if (!redrawn) flushTyping(el);
+    if (described) typing = { el, ...described };
   }, true);
 
   document.addEventListener("change", (event) => {
     if (!armed || !event.isTrusted) return;
     const el = /** @type {Element} */ (event.composedPath()[0]);
+    flushTyping(el);
     if (el instanceof HTMLSelectElement) {
       const described = roleName(el);
       const chosen = el.selectedOptions[0];
@@ -157,14 +192,40 @@
     if (!armed || !event.isTrusted || event.key !== "Enter" || event.isComposing) return;
     const el = /** @type {Element} */ (event.composedPath()[0]);
     if (!(el instanceof Element) || !isTypedField(el) || el instanceof HTMLTextAreaElement) return;
+    flushTyping(el);
     // Enter submits before the field's change event: its value is the step before the key.
     reportField(el);
     const described = roleName(el);
     if (described) report(el, described.role, described.name, { action: "press", key: "Enter" });
   }, true);
 
+  /** Arm this frame's recorder, and tell the page-world dialog script whether the user answers its dialogs. @param {boolean} on */
+  function setArmed(on) {
+    armed = on;
+    document.dispatchEvent(new CustomEvent("waymark:record-dialogs", { detail: on ? "on" : "off" }));
+  }
+
+  /** The fields of a dialog the page-world script told of, checked: it comes from the page's world. @param {unknown} detail */
+  function toldDialog(detail) {
+    let told;
+    try {
+      told = JSON.parse(String(detail));
+    } catch {
+      return null;
+    }
+    if (!told || !["alert", "confirm", "prompt"].includes(told.type) || !["open", "answered"].includes(told.phase)) return null;
+    return { phase: String(told.phase), type: String(told.type), message: String(told.message ?? "").slice(0, 500), accepted: told.accepted !== false,
+      ...(typeof told.text === "string" ? { text: told.text.slice(0, 2000) } : {}) };
+  }
+
+  document.addEventListener("waymark:recorded-dialog", (event) => {
+    if (!armed) return;
+    const dialog = toldDialog(/** @type {CustomEvent} */ (event).detail);
+    if (dialog) chrome.runtime.sendMessage({ kind: KIND?.RECORD_DIALOG, dialog }).catch(() => {});
+  });
+
   core.handle(KIND.RECORD_ARM, (/** @type {{on: boolean}} */ msg) => {
-    armed = Boolean(msg.on);
+    setArmed(Boolean(msg.on));
     return { armed };
   });
   core.handle(KIND.RECORD_MARK, (/** @type {{on: boolean}} */ msg) => {
@@ -178,5 +239,5 @@
     return { marked: false };
   });
   // A document loaded while its tab is recorded (a navigation, a new tab the recorded one opened) arms itself.
-  chrome.runtime.sendMessage({ kind: KIND.RECORD_ASK }).then((answer) => { armed = Boolean(answer?.on); }, () => {});
+  chrome.runtime.sendMessage({ kind: KIND.RECORD_ASK }).then((answer) => { if (answer?.on) setArmed(true); }, () => {});
 })();
