@@ -34,11 +34,13 @@ import { originOf } from "./secret_gate.js";
  * `ref`, when it does), and the snapshot `after` it settled.
  * @typedef {{action: string, role?: string, name?: string, ref?: number|null, value?: string, key?: string, url?: string, text?: string, page_text?: string,
  *   secret?: boolean, secret_origin?: string|null, frame_origin?: string|null, tab_id: number, box?: number[], dialogs?: RecordedDialog[],
- *   before: number, after: number}} RecordedStep
+ *   appeared?: string[], before: number, after: number}} RecordedStep
  * The dialogs the user answered since the last step was kept, and the one open now (its end wakes `closed`).
  * @typedef {{answered: RecordedDialog[], open: number, closed: Set<() => void>}} Dialogs
  * @typedef {{tabId: number, tabs: Set<number>, current: number, startUrl: string, snapshots: Snapshot[], steps: RecordedStep[],
- *   queue: Promise<void>, pending: number, watcher: TabWatcher, problem: string, dialogs: Dialogs}} Recording
+ *   queue: Promise<void>, pending: number, watcher: TabWatcher, problem: string, dialogs: Dialogs,
+ *   text: string|null}} Recording
+ * (`text`: the readable text of the recorded page after the last step, to tell what text a step made appear; null: not known.)
  * What of a recording a later worker needs, as chrome.storage.session holds it.
  * @typedef {{tabId: number, tabs: number[], current: number, startUrl: string, snapshots: Snapshot[], steps: RecordedStep[],
  *   problem: string}} KeptRecording
@@ -68,7 +70,8 @@ let saving = Promise.resolve();
 
 /** @param {KeptRecording} kept @returns {Recording} */
 function revive(kept) {
-  return { ...kept, tabs: new Set(kept.tabs), queue: Promise.resolve(), pending: 0, watcher: new TabWatcher(kept.current), dialogs: noDialogs() };
+  return { ...kept, tabs: new Set(kept.tabs), queue: Promise.resolve(), pending: 0, watcher: new TabWatcher(kept.current), dialogs: noDialogs(),
+    text: null };
 }
 
 /**
@@ -89,6 +92,27 @@ function persist(r) {
       problem: `the service worker was stopped and the recording could not be kept for it (${errorMessage(e)}): record it again` } }));
   }).catch(() => undefined);
   return saving;
+}
+
+/** The most lines of text a step records as having appeared, and the longest line kept. */
+const APPEARED_LINES = 3;
+const APPEARED_CHARS = 200;
+
+/** The readable text of a tab's page, as checks read it; null when the page did not answer. @param {number} tabId */
+async function readable(tabId) {
+  return (await pageText(tabId, PAGE_TEXT_CHARS, true).catch(() => null))?.text ?? null;
+}
+
+/**
+ * The lines of `now` that `before` did not hold: the text a step made appear (a message in a plain
+ * paragraph, which a snapshot lists only when it is a heading or a live region).
+ * @param {string|null} before @param {string|null} now @returns {string[]}
+ */
+function appearedLines(before, now) {
+  if (before === null || now === null) return [];
+  const lines = (/** @type {string} */ text) => text.split("\n").map((l) => l.replace(/\s+/g, " ").trim()).filter((l) => l.length >= 3);
+  const old = new Set(lines(before));
+  return [...new Set(lines(now).filter((l) => !old.has(l) && l.length <= APPEARED_CHARS))].slice(0, APPEARED_LINES);
 }
 
 /** @returns {Dialogs} */
@@ -172,7 +196,7 @@ async function start(tabId) {
   if (isAttached(tabId)) await detach(tabId);
   const first = await snapshot(tabId);
   recording = { tabId, tabs: new Set([tabId]), current: tabId, startUrl: first.url, snapshots: [first], steps: [],
-    queue: Promise.resolve(), pending: 0, watcher: new TabWatcher(tabId), problem: "", dialogs: noDialogs() };
+    queue: Promise.resolve(), pending: 0, watcher: new TabWatcher(tabId), problem: "", dialogs: noDialogs(), text: await readable(tabId) };
   await persist(recording);
   await arm(tabId, true);
   return { recording: true, tab_id: tabId, start_url: first.url };
@@ -247,7 +271,10 @@ async function settled(r, step) {
   // What the page showed a moment later (an upsell that slides in): the next step acts on it.
   if (r.pending === 1) r.snapshots[r.snapshots.length - 1] = await snapshot(r.current);
   const dialogs = r.dialogs.answered.splice(0);
-  r.steps.push({ ...step, ...(dialogs.length ? { dialogs } : {}), before, after: r.snapshots.length - 1 });
+  const text = await readable(r.current);
+  const appeared = appearedLines(r.text, text);
+  r.text = text;
+  r.steps.push({ ...step, ...(dialogs.length ? { dialogs } : {}), ...(appeared.length ? { appeared } : {}), before, after: r.snapshots.length - 1 });
   progress();
 }
 

@@ -86,6 +86,8 @@ class RecordedAction(BaseModel):
     page_text: str = ""
     #: The dialogs the action raised, in the order they opened, with the user's answers.
     dialogs: list[RecordedDialog] = Field(default_factory=list)
+    #: Lines of the page's readable text the action made appear (a message in a plain paragraph).
+    appeared: list[str] = Field(default_factory=list)
     before: int = Field(ge=0)
     after: int = Field(ge=0)
 
@@ -271,7 +273,8 @@ def _answered(step: DraftStep, seen: RecordedAction, before: Snapshot, after: Sn
         out.append(_answer_dialog_step(dialog, before, taken))
     last = out[-1]
     changed, checks = proposed(last, seen, before, after)
-    last.changed = last.changed or changed
+    # Cancel is often meant to change nothing: only a change a check can say counts (the focus moved is none).
+    last.changed = last.changed or (changed if last.action.get("accept") else bool(checks))
     last.checks = (last.checks + checks)[:MOST]
     return out
 
@@ -377,6 +380,11 @@ def proposed(step: DraftStep, seen: RecordedAction, before: Snapshot, after: Sna
         checks.append(ProposedCheck(check={"text_present": message[:120]}, says=f"the page shows {message[:80]!r}"))
     for element in sorted(appeared, key=lambda e: (e.role not in _MESSAGES, e.order or 0))[:2]:
         checks.append(ProposedCheck(check={"text_present": element.name.strip()[:120]}, says=f"the page shows {element.name.strip()[:80]!r}"))
+    if not checks and seen.appeared:
+        # Nothing the snapshot lists says it: the text that appeared on the page does (a plain "Saved" paragraph).
+        changed = True
+        line = seen.appeared[0].strip()[:120]
+        checks.append(ProposedCheck(check={"text_present": line}, says=f"the page shows {line[:80]!r}"))
     if after.url == before.url and not appeared:
         # A dialog closed, a row removed: what went away is the step's effect.
         new_keys = {_key(e) for e in after.elements}

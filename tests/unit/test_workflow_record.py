@@ -132,3 +132,11 @@ def test_an_alert_the_click_raised_is_a_check_of_that_click_and_no_step_of_its_o
     alert = {"type": "alert", "message": "Saved", "accepted": True}
     steps = draft(_dialog_demo("Rename", 1, [alert], "Renamed")).steps
     assert len(steps) == 1 and steps[0].checks[0].check == {"text_present": "Saved"}
+
+
+def test_text_that_appeared_in_a_plain_paragraph_is_proposed_when_the_snapshot_lists_no_change():
+    demo = _dialog_demo("Rename", 1, [], "unused")
+    demo.snapshots[1] = demo.snapshots[0]
+    demo.steps[0].appeared = ["Renamed to Boots"]
+    click = draft(demo).steps[0]
+    assert click.changed and [c.check for c in click.checks] == [{"text_present": "Renamed to Boots"}]
