@@ -641,7 +641,8 @@ async def test_a_recorded_delete_is_marked_destructive_asked_before_and_not_sche
     await site_page.get_by_role("button", name="Delete").click()
     await recorder.recorded(1)
     await expect(site_page.locator("#products")).to_have_text("0")
-    await recorder.stop()
+    steps = await recorder.stop()
+    await expect(steps.nth(0)).to_contain_text('A replay asks you first: button "Delete" looks destructive (delete)')
     saved = await recorder.save("recorded-delete")
     await expect(saved).to_have_text("Saved as workflow recorded-delete.")
     click, answer = store.load("recorded-delete").steps
