@@ -168,6 +168,8 @@ async def recorder(browser: Any, sw: Any, site_page: Any, sites: dict[str, str])
     await panel.connected()
     yield Recorder(panel)
     errors = list(panel.errors)
+    # A test that failed midway leaves its recording running: the next test's Record would be refused.
+    await page.evaluate("() => chrome.runtime.sendMessage({kind: 'wm:recorder:stop'})")
     await page.close()
     assert errors == [], f"the side panel logged console errors: {errors}"
 
