@@ -102,6 +102,8 @@ def sites(site_server: SiteServer) -> dict[str, str]:
     # The same page whose Archive asks another question: the recorded answer must not be given to it.
     (base / "dialogs" / "reasked.html").write_text(categories.replace("Archive the category Shoes?", "Archive every category and its products?"),
                                                     encoding="utf-8")
+    # And the page whose Archive asks nothing at all.
+    (base / "dialogs" / "unasked.html").write_text(categories.replace('confirm("Archive the category Shoes?")', "true"), encoding="utf-8")
     _copy(base, "recorded", "shop")
     _copy(base, "recorded", "orders")
     _copy(base, "repriced", "orders", ("€ 1,249.00", "€ 1,312.50"))
@@ -116,6 +118,7 @@ def sites(site_server: SiteServer) -> dict[str, str]:
            "shop": f"{server.site}/recorded/shop/index.html",
            **{f"spa-{n}": f"{server.site}/{n}/spa/index.html" for n in ("recorded", "unsaved")},
            "categories": f"{server.site}/dialogs/categories.html", "categories-reasked": f"{server.site}/dialogs/reasked.html",
+           "categories-unasked": f"{server.site}/dialogs/unasked.html",
            **{f"orders-{n}": f"{server.site}/{n}/orders/index.html" for n in ("recorded", "repriced")},
            "checkout": f"{server.site}/checkout/index.html?pay={server.other}"}
 
@@ -630,6 +633,14 @@ async def test_a_recorded_confirm_answer_is_not_given_to_a_dialog_that_asks_some
     assert summary["success"] is False and summary["replay"] == "failed"
     assert 'step 1 (Click button "Archive")' in summary["reason"], summary["reason"]
     assert all(state["status"] != "Archived" for state in saved_state(site_server))
+
+
+async def test_a_replay_whose_page_asks_no_question_fails_at_the_click_the_recorded_dialog_followed(
+        recorder: Recorder, site_page: Any, sites: dict[str, str]):
+    await _record_archive(recorder, site_page, sites, "recorded-archive-unasked", answer=True)
+    summary = _replay("recorded-archive-unasked", "--start-url", sites["categories-unasked"])
+    assert summary["success"] is False and summary["replay"] == "failed"
+    assert 'step 1 (Click button "Archive")' in summary["reason"] and "text_present (not on the page)" in summary["reason"], summary["reason"]
 
 
 async def test_a_recorded_delete_is_marked_destructive_asked_before_and_not_scheduled_unapproved(
