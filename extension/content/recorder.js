@@ -79,27 +79,15 @@
     chrome.runtime.sendMessage({ kind: KIND?.RECORD_STEP, step }).catch(() => {});
   }
 
-  /**
-   * The field the user is typing into, named as it was when typed into: a page that re-renders
-   * its view (a single-page app on a timer) may replace it before it ever fires change, and its
-   * value is then reported before the user's next action.
-   * @type {{el: Element, role: string, name: string}|null}
-   */
-  let typing = null;
-
-  /**
-   * Report a typed field's value once (its final value, or that a secret was typed).
-   * @param {Element} el @param {{role: string, name: string}|null} [named] how it was named while in the page
-   */
-  function reportField(el, named = null) {
-    if (typing?.el === el) typing = null;
-    const described = el.isConnected ? roleName(el) || named : named;
+  /** Report a typed field's value once (its final value, or that a secret was typed). @param {Element} el */
+  function reportField(el) {
+    const described = roleName(el);
     if (!described) return;
     const secret = isSecretField(el) || Boolean(core?.typedSecret?.(el));
     const value = valueOf(el);
     // A secret field is remembered only as holding something or not: its value stays in the field.
     const seen = secret ? `secret:${value.length > 0}` : `value:${value}`;
-    if (reported.get(el) === seen || (!el.isConnected && !secret && value === "")) return;
+    if (reported.get(el) === seen) return;
     reported.set(el, seen);
     report(el, described.role, described.name, secret ? { action: "fill", secret: true } : { action: "fill", value });
   }
@@ -153,32 +141,13 @@
     }
     const hit = operated(event);
     if (!hit || FOCUS_ONLY.has(hit.role) || hit.el instanceof HTMLOptionElement) return;
-    flushTyping(hit.el);
     if (implicitSubmit(event, hit.el)) return;
     report(hit.el, hit.role, hit.name, { action: "click" });
-  }, true);
-
-  /** The field typed into, unless it is `next` (whose own event reports it): its value is a step before the next action's. @param {Element} next */
-  function flushTyping(next) {
-    const field = typing;
-    if (field && field.el !== next) reportField(field.el, field);
-  }
-
-  document.addEventListener("input", (event) => {
-    if (!armed || !event.isTrusted) return;
-    const el = /** @type {Element} */ (event.composedPath()[0]);
-    if (!(el instanceof Element) || !isTypedField(el)) return;
-    const described = roleName(el);
-    // The same field drawn again (its old element gone, its name the same) is still one step.
-    const redrawn = typing && !typing.el.isConnected && typing.role === described?.role && typing.name === described?.name;
-    if (!redrawn) flushTyping(el);
-    if (described) typing = { el, ...described };
   }, true);
 
   document.addEventListener("change", (event) => {
     if (!armed || !event.isTrusted) return;
     const el = /** @type {Element} */ (event.composedPath()[0]);
-    flushTyping(el);
     if (el instanceof HTMLSelectElement) {
       const described = roleName(el);
       const chosen = el.selectedOptions[0];
@@ -192,7 +161,6 @@
     if (!armed || !event.isTrusted || event.key !== "Enter" || event.isComposing) return;
     const el = /** @type {Element} */ (event.composedPath()[0]);
     if (!(el instanceof Element) || !isTypedField(el) || el instanceof HTMLTextAreaElement) return;
-    flushTyping(el);
     // Enter submits before the field's change event: its value is the step before the key.
     reportField(el);
     const described = roleName(el);
