@@ -643,6 +643,24 @@ async def test_a_replay_whose_page_asks_no_question_fails_at_the_click_the_recor
     assert 'step 1 (Click button "Archive")' in summary["reason"] and "text_present (not on the page)" in summary["reason"], summary["reason"]
 
 
+async def test_a_dialog_in_a_tab_an_agent_just_acted_in_is_still_the_users_to_answer_and_recorded(recorder: Recorder, site_page: Any,
+                                                                                                   sw: Any, sites: dict[str, str]):
+    from tests.e2e.dispatch_helpers import act, open_page, ref
+
+    tab, snap = await open_page(sw, site_page, sites["categories"])
+    # An agent's click (through the debugger, which stays attached a while after it) before the recording.
+    acted = await act(sw, tab, {"type": "click", "ref": ref(snap, "Archive")}, dialogs="dismiss", snapshot=None)
+    assert acted.ok and tab in await sw.evaluate("() => globalThis.waymark.debuggerTabs()")
+    seen = await _answer_as_the_user(site_page, {"Archive": True})
+    await recorder.record()
+    await site_page.get_by_role("button", name="Archive").click()
+    await recorder.recorded(1)
+    await expect(site_page.locator("#status")).to_have_text("Archived")
+    assert seen == ["Archive the category Shoes?"]
+    steps = await recorder.stop()
+    await expect(steps.locator("strong")).to_have_text([' Click button "Archive"', ' Answer OK to the confirm "Archive the category Shoes?"'])
+
+
 async def test_a_recorded_delete_is_marked_destructive_asked_before_and_not_scheduled_unapproved(
         recorder: Recorder, site_page: Any, site_server: SiteServer, sites: dict[str, str]):
     from waymark.host.workflows import store
