@@ -39,6 +39,7 @@
     RECORD_ASK: "wm:record:ask",
     RECORD_STEP: "wm:record:step",
     RECORD_MARK: "wm:record:mark",
+    RECORD_DIALOG: "wm:record:dialog",
   });
   /** @type {{__waymarkKinds?: typeof kinds}} */ (globalThis).__waymarkKinds ??= kinds;
 })();

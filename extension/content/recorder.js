@@ -10,6 +10,10 @@
  * by its ref when a snapshot gave it one (the service worker finds its neighbours there); never by
  * a CSS path. A password field's value never leaves this frame: the step says only that a secret
  * was typed, and the service worker binds it to the frame's real origin.
+ *
+ * A dialog the page opens while armed is the user's to answer: the page-world script
+ * (content/dialogs.js) lets it open, and says here what it asked and how the user answered, which
+ * goes to the service worker with the step that raised it.
  */
 /** @typedef {import("../shared/content_types.js").RecordedAction} RecordedAction */
 (() => {
@@ -163,8 +167,33 @@
     if (described) report(el, described.role, described.name, { action: "press", key: "Enter" });
   }, true);
 
+  /** Arm this frame's recorder, and tell the page-world dialog script whether the user answers its dialogs. @param {boolean} on */
+  function setArmed(on) {
+    armed = on;
+    document.dispatchEvent(new CustomEvent("waymark:record-dialogs", { detail: on ? "on" : "off" }));
+  }
+
+  /** The fields of a dialog the page-world script told of, checked: it comes from the page's world. @param {unknown} detail */
+  function toldDialog(detail) {
+    let told;
+    try {
+      told = JSON.parse(String(detail));
+    } catch {
+      return null;
+    }
+    if (!told || !["alert", "confirm", "prompt"].includes(told.type) || !["open", "answered"].includes(told.phase)) return null;
+    return { phase: String(told.phase), type: String(told.type), message: String(told.message ?? "").slice(0, 500), accepted: told.accepted !== false,
+      ...(typeof told.text === "string" ? { text: told.text.slice(0, 2000) } : {}) };
+  }
+
+  document.addEventListener("waymark:recorded-dialog", (event) => {
+    if (!armed) return;
+    const dialog = toldDialog(/** @type {CustomEvent} */ (event).detail);
+    if (dialog) chrome.runtime.sendMessage({ kind: KIND?.RECORD_DIALOG, dialog }).catch(() => {});
+  });
+
   core.handle(KIND.RECORD_ARM, (/** @type {{on: boolean}} */ msg) => {
-    armed = Boolean(msg.on);
+    setArmed(Boolean(msg.on));
     return { armed };
   });
   core.handle(KIND.RECORD_MARK, (/** @type {{on: boolean}} */ msg) => {
@@ -178,5 +207,5 @@
     return { marked: false };
   });
   // A document loaded while its tab is recorded (a navigation, a new tab the recorded one opened) arms itself.
-  chrome.runtime.sendMessage({ kind: KIND.RECORD_ASK }).then((answer) => { armed = Boolean(answer?.on); }, () => {});
+  chrome.runtime.sendMessage({ kind: KIND.RECORD_ASK }).then((answer) => { if (answer?.on) setArmed(true); }, () => {});
 })();

@@ -54,6 +54,7 @@ export const KIND = Object.freeze({
   RECORD_ASK: "wm:record:ask",
   RECORD_STEP: "wm:record:step",
   RECORD_MARK: "wm:record:mark",
+  RECORD_DIALOG: "wm:record:dialog",
 });
 
 /**

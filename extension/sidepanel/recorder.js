@@ -21,7 +21,7 @@ import { checksBlock } from "./review_checks.js";
  * A step of a recording as the host drafts it.
  * @typedef {{intent: string, action: Record<string, unknown>, target?: Record<string, unknown>, changed?: boolean,
  *   checks: Array<{check: Record<string, unknown>, says: string}>, value?: string, param?: string, secret?: string,
- *   secret_origin?: string, frame_origin?: string, answer?: {field: string, text: string}}} DraftStep
+ *   secret_origin?: string, frame_origin?: string, answer?: {field: string, text: string}, destructive?: string|null}} DraftStep
  * @typedef {{start_url: string, name: string, task: string, steps: DraftStep[]}} Draft
  */
 
@@ -118,6 +118,7 @@ export class RecorderView {
     const item = h("li", { class: "entry entry-step recorded-step", dataset: { index: String(index) } },
       h("div", { class: "row" }, h("span", { class: "badge" }, String(index + 1)), h("strong", { text: ` ${step.intent}` })),
       value ? h("p", { class: "muted", text: `Value: ${value}` }) : null,
+      step.destructive ? h("p", { class: "muted destructive", text: `A replay asks you first: ${step.destructive}` }) : null,
       param ? h("div", { class: "row" }, param, secret) : null,
       answer,
       step.answer ? h("p", { class: "muted", text: "Read again on the page by every replay" })

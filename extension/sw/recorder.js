@@ -8,11 +8,16 @@
  * watched. A secret typed in a frame is bound to the origin the browser says the frame has
  * (chrome.webNavigation, never the page), and its value never leaves the frame.
  *
+ * A JavaScript dialog the user's action raised is the user's to answer (the debugger is detached
+ * from the tab while it is recorded, so nothing answers it for them): the step waits while it is
+ * open, and keeps the answer the user gave it, which a replay gives again.
+ *
  * The recording is kept in `chrome.storage.session` after each step (as sw/downloads.js keeps its
  * records): Chrome stops an idle worker whenever it likes, and the next one, woken by the user's
  * next action in the still-armed page, carries on with the steps already recorded.
  */
 import { KIND } from "../shared/actions.js";
+import { detach, isAttached } from "./cdp.js";
 import { errorMessage } from "../shared/errors.js";
 import { isOwnPage } from "./panel.js";
 import { pageText } from "./page_text.js";
@@ -23,13 +28,19 @@ import { originOf } from "./secret_gate.js";
 
 /** @typedef {import("../shared/actions.js").Snapshot} Snapshot */
 /** @typedef {import("../shared/content_types.js").RecordedAction} RecordedAction */
+/** @typedef {{type: string, message: string, accepted: boolean, text?: string}} RecordedDialog */
 /**
  * One recorded step: what the user did, where (the snapshot `before` lists its element under
  * `ref`, when it does), and the snapshot `after` it settled.
  * @typedef {{action: string, role?: string, name?: string, ref?: number|null, value?: string, key?: string, url?: string, text?: string, page_text?: string,
- *   secret?: boolean, secret_origin?: string|null, frame_origin?: string|null, tab_id: number, box?: number[], before: number, after: number}} RecordedStep
+ *   secret?: boolean, secret_origin?: string|null, frame_origin?: string|null, tab_id: number, box?: number[], dialogs?: RecordedDialog[],
+ *   appeared?: string[], before: number, after: number}} RecordedStep
+ * The dialogs the user answered since the last step was kept, and the one open now (its end wakes `closed`).
+ * @typedef {{answered: RecordedDialog[], open: number, closed: Set<() => void>}} Dialogs
  * @typedef {{tabId: number, tabs: Set<number>, current: number, startUrl: string, snapshots: Snapshot[], steps: RecordedStep[],
- *   queue: Promise<void>, pending: number, watcher: TabWatcher, problem: string}} Recording
+ *   queue: Promise<void>, pending: number, watcher: TabWatcher, problem: string, dialogs: Dialogs,
+ *   text: string|null}} Recording
+ * (`text`: the readable text of the recorded page after the last step, to tell what text a step made appear; null: not known.)
  * What of a recording a later worker needs, as chrome.storage.session holds it.
  * @typedef {{tabId: number, tabs: number[], current: number, startUrl: string, snapshots: Snapshot[], steps: RecordedStep[],
  *   problem: string}} KeptRecording
@@ -44,6 +55,8 @@ const SETTLE_MIN_MS = 100;
 const SETTLE_MAX_MS = 8000;
 /** The page is read again this long after a step settled, unless the user already acted again. */
 const LATE_MS = 300;
+/** How long a step waits for the user to answer a dialog it raised: a person reads it first. */
+const DIALOG_MAX_MS = 10 * 60 * 1000;
 
 /** The key of the recording in chrome.storage.session. */
 const STORE_KEY = "recording";
@@ -57,7 +70,8 @@ let saving = Promise.resolve();
 
 /** @param {KeptRecording} kept @returns {Recording} */
 function revive(kept) {
-  return { ...kept, tabs: new Set(kept.tabs), queue: Promise.resolve(), pending: 0, watcher: new TabWatcher(kept.current) };
+  return { ...kept, tabs: new Set(kept.tabs), queue: Promise.resolve(), pending: 0, watcher: new TabWatcher(kept.current), dialogs: noDialogs(),
+    text: null };
 }
 
 /**
@@ -78,6 +92,68 @@ function persist(r) {
       problem: `the service worker was stopped and the recording could not be kept for it (${errorMessage(e)}): record it again` } }));
   }).catch(() => undefined);
   return saving;
+}
+
+/** The most lines of text a step records as having appeared, and the longest line kept. */
+const APPEARED_LINES = 3;
+const APPEARED_CHARS = 200;
+
+/** The readable text of a tab's page, as checks read it; null when the page did not answer. @param {number} tabId */
+async function readable(tabId) {
+  return (await pageText(tabId, PAGE_TEXT_CHARS, true).catch(() => null))?.text ?? null;
+}
+
+/**
+ * The lines of `now` that `before` did not hold: the text a step made appear (a message in a plain
+ * paragraph, which a snapshot lists only when it is a heading or a live region).
+ * @param {string|null} before @param {string|null} now @returns {string[]}
+ */
+function appearedLines(before, now) {
+  if (before === null || now === null) return [];
+  const lines = (/** @type {string} */ text) => text.split("\n").map((l) => l.replace(/\s+/g, " ").trim()).filter((l) => l.length >= 3);
+  const old = new Set(lines(before));
+  return [...new Set(lines(now).filter((l) => !old.has(l) && l.length <= APPEARED_CHARS))].slice(0, APPEARED_LINES);
+}
+
+/** @returns {Dialogs} */
+function noDialogs() {
+  return { answered: [], open: 0, closed: new Set() };
+}
+
+/**
+ * Wait (bounded) until no dialog the user is answering is open: the page answers nothing meanwhile.
+ * Whether one was.
+ * @param {Recording} r @returns {Promise<boolean>}
+ */
+async function dialogsAnswered(r) {
+  if (r.dialogs.open === 0) return false;
+  /** @type {() => void} */
+  let wake = () => {};
+  const closed = new Promise((resolve) => { wake = () => resolve(undefined); });
+  r.dialogs.closed.add(wake);
+  /** @type {ReturnType<typeof setTimeout>|undefined} */
+  let timer;
+  try {
+    await Promise.race([closed, new Promise((resolve) => { timer = setTimeout(resolve, DIALOG_MAX_MS); })]);
+  } finally {
+    clearTimeout(timer);
+    r.dialogs.closed.delete(wake);
+  }
+  return true;
+}
+
+/**
+ * A dialog a recorded frame told of: opened (the step waits for it) or answered by the user.
+ * @param {Recording} r @param {{phase: string, type: string, message: string, accepted: boolean, text?: string}} told
+ */
+function dialogTold(r, told) {
+  if (told.phase === "open") {
+    r.dialogs.open += 1;
+    return;
+  }
+  r.dialogs.open = Math.max(0, r.dialogs.open - 1);
+  r.dialogs.answered.push({ type: told.type, message: told.message, accepted: told.accepted, ...(told.text !== undefined ? { text: told.text } : {}) });
+  if (r.dialogs.open === 0) for (const wake of [...r.dialogs.closed]) wake();
 }
 
 /** @param {number} tabId */
@@ -116,9 +192,11 @@ function progress() {
 /** @param {number} tabId */
 async function start(tabId) {
   if (recording) throw new Error("a recording is already running: stop it first");
+  // The debugger answers the dialogs of a tab it is attached to (an agent's run just ended there): the user answers them now.
+  if (isAttached(tabId)) await detach(tabId);
   const first = await snapshot(tabId);
   recording = { tabId, tabs: new Set([tabId]), current: tabId, startUrl: first.url, snapshots: [first], steps: [],
-    queue: Promise.resolve(), pending: 0, watcher: new TabWatcher(tabId), problem: "" };
+    queue: Promise.resolve(), pending: 0, watcher: new TabWatcher(tabId), problem: "", dialogs: noDialogs(), text: await readable(tabId) };
   await persist(recording);
   await arm(tabId, true);
   return { recording: true, tab_id: tabId, start_url: first.url };
@@ -173,7 +251,12 @@ async function settled(r, step) {
     progress();
     return;
   }
-  const result = await r.watcher.settle({ startedAt: performance.now(), minMs: SETTLE_MIN_MS, timeoutMs: SETTLE_MAX_MS }).catch(() => null);
+  let result = await r.watcher.settle({ startedAt: performance.now(), minMs: SETTLE_MIN_MS, timeoutMs: SETTLE_MAX_MS }).catch(() => null);
+  if (await dialogsAnswered(r)) {
+    // The page was held by the dialog: what the user's answer did is the step's effect.
+    const again = await r.watcher.settle({ startedAt: performance.now(), minMs: SETTLE_MIN_MS, timeoutMs: SETTLE_MAX_MS }).catch(() => null);
+    result = result?.new_tab ? result : again;
+  }
   if (result?.new_tab) {
     r.tabs.add(result.new_tab.tab_id);
     r.current = result.new_tab.tab_id;
@@ -189,7 +272,11 @@ async function settled(r, step) {
   await new Promise((resolve) => setTimeout(resolve, LATE_MS));
   // What the page showed a moment later (an upsell that slides in): the next step acts on it.
   if (r.pending === 1) r.snapshots[r.snapshots.length - 1] = await snapshot(r.current);
-  r.steps.push({ ...step, before, after: r.snapshots.length - 1 });
+  const dialogs = r.dialogs.answered.splice(0);
+  const text = await readable(r.current);
+  const appeared = appearedLines(r.text, text);
+  r.text = text;
+  r.steps.push({ ...step, ...(dialogs.length ? { dialogs } : {}), ...(appeared.length ? { appeared } : {}), before, after: r.snapshots.length - 1 });
   progress();
 }
 
@@ -239,6 +326,14 @@ export function registerRecorder() {
     if (kind === KIND.RECORD_ASK) {
       void restored.then(() => sendResponse({ on: Boolean(recording && sender.tab?.id !== undefined && recording.tabs.has(sender.tab.id)) }));
       return true;
+    }
+    if (kind === KIND.RECORD_DIALOG) {
+      const told = /** @type {{dialog?: {phase: string, type: string, message: string, accepted: boolean, text?: string}}} */ (msg).dialog;
+      void restored.then(() => {
+        const tabId = sender.tab?.id;
+        if (recording && told && tabId !== undefined && recording.tabs.has(tabId)) dialogTold(recording, told);
+      });
+      return false;
     }
     if (kind === KIND.RECORD_STEP) {
       void restored.then(() => {

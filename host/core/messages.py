@@ -47,4 +47,6 @@ CONTENT_KINDS: dict[str, str] = {
     "RECORD_STEP": "wm:record:step",
     #: The service worker asks a recorded tab's frames for the answer the user marks (selected text, or the next element clicked).
     "RECORD_MARK": "wm:record:mark",
+    #: A recorded frame reports a JavaScript dialog opening and the answer the user gave it (content -> service worker).
+    "RECORD_DIALOG": "wm:record:dialog",
 }

@@ -17,15 +17,17 @@ import re
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from waymark.host.agent.answers.grounding import SeenText
 from waymark.host.agent.answers.matching import amount_of, normalize
 from waymark.host.agent.answers.schema import path_of
+from waymark.host.agent.confirm import destructive_reason
 from waymark.host.agent.redaction import is_password_field, redact_url
 from waymark.host.agent.trace_page import check_words
 from waymark.host.agent.verifier import PredicateError, parse_predicate
-from waymark.host.core.snapshot import Snapshot, SnapshotElement
+from waymark.host.core.actions import parse_action
+from waymark.host.core.snapshot import OpenDialog, Snapshot, SnapshotElement
 from waymark.host.core.targets import ElementPlace, element_place, normalise
 from waymark.host.workflows.model import (
     NAME_PATTERN,
@@ -44,6 +46,20 @@ _MESSAGES = ("heading", "alert", "status", "dialog", "alertdialog", "log")
 MOST = 3
 #: States whose change on the acted element is proposed as its check.
 _STATES = ("expanded", "pressed", "selected", "current")
+
+
+class RecordedDialog(BaseModel):
+    """A JavaScript dialog the user's action raised, and the answer the user gave it (their own
+    hand in the browser's dialog: content/dialogs.js watched it while the tab was recorded)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["alert", "confirm", "prompt"]
+    message: str = Field(default="", max_length=500)
+    #: OK (a prompt's too); False is Cancel.
+    accepted: bool = True
+    #: What the user typed into a prompt they answered OK.
+    text: str | None = Field(default=None, max_length=2000)
 
 
 class RecordedAction(BaseModel):
@@ -69,6 +85,10 @@ class RecordedAction(BaseModel):
     #: What the user marked as the answer (`answer`), and the page's readable text when they marked it.
     text: str | None = None
     page_text: str = ""
+    #: The dialogs the action raised, in the order they opened, with the user's answers.
+    dialogs: list[RecordedDialog] = Field(default_factory=list)
+    #: Lines of the page's readable text the action made appear (a message in a plain paragraph).
+    appeared: list[str] = Field(default_factory=list)
     before: int = Field(ge=0)
     after: int = Field(ge=0)
 
@@ -133,6 +153,9 @@ class DraftStep(BaseModel):
     frame_origin: str | None = None
     #: The answer the user marked at this step (an `extract` step): read again by every replay.
     answer: DraftAnswer | None = None
+    #: Why the step is destructive, by the rule every run asks by (host.agent.confirm): a replay
+    #: asks before it, and a schedule needs it approved; None when it is not.
+    destructive: str | None = None
 
 
 class Draft(BaseModel):
@@ -169,8 +192,9 @@ def draft(demo: Demonstration) -> Draft:
             step.secret = _unique(slug(step.target.name if step.target else "", "secret"), taken)
         elif step.value is not None and step.action.get("type") in ("fill", "select"):
             step.param = _unique(slug(step.target.name if step.target else "", "value"), taken)
+        step.destructive = _destructive(step.action, seen, before)
         step.changed, step.checks = proposed(step, seen, before, after)
-        steps.append(step)
+        steps.extend(_answered(step, seen, before, after, taken))
     host = urlsplit(demo.start_url).hostname or "the page"
     # A name to start from: the words of the first page's title ("Sign in · Ledger" -> sign-in-ledger).
     name = re.sub(r"[^a-z0-9]+", "-", (demo.snapshots[0].title or host).lower()).strip("-")[:40].strip("-")
@@ -200,6 +224,83 @@ def _step(seen: RecordedAction, before: Snapshot) -> DraftStep:
                          secret_origin=seen.secret_origin, frame_origin=seen.frame_origin)
     return DraftStep(intent=f"Type into {said}", action={"type": "fill", "text": seen.value or ""}, target=target, value=seen.value or "",
                      frame_origin=seen.frame_origin)
+
+
+def _destructive(action: dict[str, Any], seen: RecordedAction, before: Snapshot) -> str | None:
+    """Why the recorded action is destructive, judged as a run judges it on the page it acted on
+    (host.agent.confirm.destructive_reason); an element the page before did not list is judged by
+    the role and name its frame gave it."""
+    if action.get("type") not in ("click", "press"):
+        return None
+    page = before
+    if seen.ref is None or before.find(seen.ref) is None:
+        page = Snapshot(url=before.url, elements=[SnapshotElement(ref=1, role=seen.role, name=seen.name)])
+    ref = seen.ref if page is before else 1
+    try:
+        return destructive_reason(parse_action({**action, "ref": ref}), page)
+    except ValidationError:
+        return None
+
+
+def _dialog_said(dialog: RecordedDialog) -> str:
+    return " ".join(dialog.message.split())
+
+
+def _answered(step: DraftStep, seen: RecordedAction, before: Snapshot, after: Snapshot, taken: set[str]) -> list[DraftStep]:
+    """The step and, after it, one `answer_dialog` step per confirm or prompt it raised, as a run
+    answers them: the user's answer (a prompt's text a parameter). A replay holds each such dialog
+    open until its answer step, so the step before it is proven by the dialog's own message (it
+    fails, naming the step, when the dialog does not come or asks something else), and what the
+    page showed after the last answer proves the last step. An alert has one answer: the replay
+    closes it as every run does, and its message is a check of the step it followed."""
+    held = [d for d in seen.dialogs if d.type in ("confirm", "prompt")]
+    if not held:
+        step.checks = _alerts(seen.dialogs) + step.checks
+        step.changed = step.changed or bool(seen.dialogs)
+        return [step]
+    out = [step]
+    pending = list(seen.dialogs)
+    # The step, and each answer but the last, is proven by the next dialog's message and the alerts before it.
+    while pending:
+        alerts: list[RecordedDialog] = []
+        while pending and pending[0].type == "alert":
+            alerts.append(pending.pop(0))
+        current = out[-1]
+        if not pending:
+            current.checks = _alerts(alerts) + current.checks
+            break
+        dialog = pending.pop(0)
+        said = _dialog_said(dialog)
+        current.changed = True
+        current.checks = _alerts(alerts) + [ProposedCheck(check={"text_present": said[:120]}, says=f"the page asks {said[:80]!r}")]
+        out.append(_answer_dialog_step(dialog, before, taken))
+    last = out[-1]
+    changed, checks = proposed(last, seen, before, after)
+    # Cancel is often meant to change nothing: only a change a check can say counts (the focus moved is none).
+    last.changed = last.changed or (changed if last.action.get("accept") else bool(checks))
+    last.checks = (last.checks + checks)[:MOST]
+    return out
+
+
+def _alerts(dialogs: list[RecordedDialog]) -> list[ProposedCheck]:
+    return [ProposedCheck(check={"text_present": _dialog_said(d)[:120]}, says=f"the page showed the alert {_dialog_said(d)[:80]!r}")
+            for d in dialogs if d.type == "alert" and _dialog_said(d)]
+
+
+def _answer_dialog_step(dialog: RecordedDialog, before: Snapshot, taken: set[str]) -> DraftStep:
+    """The user's answer to a confirm or a prompt, as the `answer_dialog` action a run answers it with."""
+    said = _dialog_said(dialog)
+    action: dict[str, Any] = {"type": "answer_dialog", "accept": dialog.accepted}
+    step = DraftStep(intent=f'Answer {"OK" if dialog.accepted else "Cancel"} to the {dialog.type} "{said[:80]}"', action=action)
+    if dialog.type == "prompt" and dialog.accepted:
+        text = dialog.text or ""
+        action["text"] = text
+        step.intent = f'Answer the prompt "{said[:80]}" with "{text[:80]}"'
+        step.value = text
+        step.param = _unique(slug(said, "answer"), taken)
+    reason = destructive_reason(parse_action(action), Snapshot(url=before.url, dialog=OpenDialog(type=dialog.type, message=dialog.message)))
+    step.destructive = reason
+    return step
 
 
 def _typed(text: str) -> str | int | float:
@@ -282,6 +383,11 @@ def proposed(step: DraftStep, seen: RecordedAction, before: Snapshot, after: Sna
         checks.append(ProposedCheck(check={"text_present": message[:120]}, says=f"the page shows {message[:80]!r}"))
     for element in sorted(appeared, key=lambda e: (e.role not in _MESSAGES, e.order or 0))[:2]:
         checks.append(ProposedCheck(check={"text_present": element.name.strip()[:120]}, says=f"the page shows {element.name.strip()[:80]!r}"))
+    if not checks and seen.appeared:
+        # Nothing the snapshot lists says it: the text that appeared on the page does (a plain "Saved" paragraph).
+        changed = True
+        line = seen.appeared[0].strip()[:120]
+        checks.append(ProposedCheck(check={"text_present": line}, says=f"the page shows {line[:80]!r}"))
     if after.url == before.url and not appeared:
         # A dialog closed, a row removed: what went away is the step's effect.
         new_keys = {_key(e) for e in after.elements}
@@ -507,7 +613,7 @@ def workflow_of(save: RecordedSave) -> Workflow:
         action = dict(step.action)
         action.pop("ref", None)
         origin = None
-        field = "text" if action.get("type") == "fill" else "value" if action.get("type") == "select" else None
+        field = "text" if action.get("type") in ("fill", "answer_dialog") else "value" if action.get("type") == "select" else None
         if step.secret is not None and field:
             action[field] = "{{secret:%s}}" % step.secret
             origin = step.secret_origin or step.frame_origin
@@ -520,7 +626,8 @@ def workflow_of(save: RecordedSave) -> Workflow:
             action[field] = placeholder
             checks = [_replace(c, step.value, placeholder) for c in checks]
             task = _replace(task, step.value, placeholder)
-        steps.append(WorkflowStep(intent=step.intent, action=action, target=step.target, secret_origin=origin, checks=[]))
+        steps.append(WorkflowStep(intent=step.intent, action=action, target=step.target, secret_origin=origin, checks=[],
+                                  destructive=step.destructive))
     for step, held in zip(steps, checks):
         # A value the user marked secret is never written: a check that quotes it is dropped.
         step.checks = [c for c in held if not any(s and s in str(c) for s in secrets)]

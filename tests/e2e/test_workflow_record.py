@@ -12,17 +12,26 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any, AsyncIterator, Iterator
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 import pytest_asyncio
 from playwright.async_api import expect
 
+from tests.agent_calls import trace_events
 from tests.e2e.test_sidepanel import Panel, configure, tab_id_of
 from waymark.eval.sites.serve import SITES_DIR, SiteServer
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.e2e]
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The categories page of tests/e2e/test_dialogs.py: Rename asks a prompt, Delete and Archive a confirm.
+CATEGORIES = ROOT / "tests" / "fixtures" / "dialogs" / "categories.html"
+#: Added to the categories page: it tells the site's server its state after each change, as an app saves it.
+REPORTS_STATE = """<script>new MutationObserver(() => fetch("/collect/categories/?" + new URLSearchParams({
+  name: $("name").textContent, products: $("products").textContent, status: $("status").textContent })))
+  .observe(document.body, {subtree: true, childList: true, characterData: true});</script>
+</body>"""
 BANNER = '<body>\n<div role="note"><p>We changed how signing in looks.</p></div>'
 
 
@@ -66,14 +75,35 @@ def _copy(base: Path, name: str, site: str, *replacements: tuple[str, str]) -> N
 
 
 @pytest.fixture(scope="module")
-def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+def site_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteServer]:
+    """The server of the sites below (its collector hears what the categories page saves)."""
+    base = tmp_path_factory.mktemp("record-sites")
+    server = SiteServer(base).start()
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def sites(site_server: SiteServer) -> dict[str, str]:
     """The eval's sites as recorded, and changed copies: the sign-in with a banner and its button
     renamed (found again by its neighbours), and with its neighbours renamed too (matches nothing)."""
-    base = tmp_path_factory.mktemp("record-sites")
+    base, server = Path(site_server.directory), site_server
     renamed = (("<body>", BANNER), (">Sign in</button>", ">Log in</button>"))
     _copy(base, "recorded", "login")
     _copy(base, "renamed", "login", *renamed)
     _copy(base, "reworded", "login", *renamed, ("Keep me signed in", "Stay logged in"), ("Forgot password?", "Reset your password"))
+    _copy(base, "recorded", "spa")
+    # The single-page app's Save settings saves nothing: its view shows no confirmation, its address no query.
+    _copy(base, "unsaved", "spa", ("state.saved = {...state.settings};", "state.saved = null;"),
+          ('history.replaceState(null, "", `?saved=1&${q}#/settings`);', ""))
+    (base / "dialogs").mkdir()
+    categories = CATEGORIES.read_text(encoding="utf-8").replace("</body>", REPORTS_STATE)
+    (base / "dialogs" / "categories.html").write_text(categories, encoding="utf-8")
+    # The same page whose Archive asks another question: the recorded answer must not be given to it.
+    (base / "dialogs" / "reasked.html").write_text(categories.replace("Archive the category Shoes?", "Archive every category and its products?"),
+                                                    encoding="utf-8")
+    # And the page whose Archive asks nothing at all.
+    (base / "dialogs" / "unasked.html").write_text(categories.replace('confirm("Archive the category Shoes?")', "true"), encoding="utf-8")
     _copy(base, "recorded", "shop")
     _copy(base, "recorded", "orders")
     _copy(base, "repriced", "orders", ("€ 1,249.00", "€ 1,312.50"))
@@ -82,14 +112,15 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     (base / "framed").mkdir()
     (base / "framed" / "newsletter.html").write_text(NEWSLETTER, encoding="utf-8")
     (base / "framed" / "offers.html").write_text(OFFERS, encoding="utf-8")
-    server = SiteServer(base).start()
     (base / "framed" / "index.html").write_text(FRAMED.replace("OTHER", server.other), encoding="utf-8")
-    yield {"origin": server.site, "other": server.other, "framed": f"{server.site}/framed/index.html",
+    return {"origin": server.site, "other": server.other, "framed": f"{server.site}/framed/index.html",
            **{f"login-{n}": f"{server.site}/{n}/login/index.html" for n in ("recorded", "renamed", "reworded")},
            "shop": f"{server.site}/recorded/shop/index.html",
+           **{f"spa-{n}": f"{server.site}/{n}/spa/index.html" for n in ("recorded", "unsaved")},
+           "categories": f"{server.site}/dialogs/categories.html", "categories-reasked": f"{server.site}/dialogs/reasked.html",
+           "categories-unasked": f"{server.site}/dialogs/unasked.html",
            **{f"orders-{n}": f"{server.site}/{n}/orders/index.html" for n in ("recorded", "repriced")},
            "checkout": f"{server.site}/checkout/index.html?pay={server.other}"}
-    server.close()
 
 
 @pytest_asyncio.fixture
@@ -140,6 +171,8 @@ async def recorder(browser: Any, sw: Any, site_page: Any, sites: dict[str, str])
     await panel.connected()
     yield Recorder(panel)
     errors = list(panel.errors)
+    # A test that failed midway leaves its recording running: the next test's Record would be refused.
+    await page.evaluate("() => chrome.runtime.sendMessage({kind: 'wm:recorder:stop'})")
     await page.close()
     assert errors == [], f"the side panel logged console errors: {errors}"
 
@@ -459,6 +492,142 @@ async def _record_sign_in_with_check(recorder: Recorder, page: Any, name: str, s
     await expect(last.locator(".says").first).to_have_text(f"the page shows '{shows}'")
     for box in (await last.get_by_role("checkbox").all())[1:]:
         await box.uncheck()
+async def _record_settings(recorder: Recorder, page: Any, sites: dict[str, str], name: str) -> Any:
+    """On the single-page board (hash routes, a Loading… view before each, every element redrawn
+    every 1.5 s), go to Settings, type a display name, choose the dark theme and save: by hand."""
+    waymark("workflow", "delete", name)
+    await page.goto(sites["spa-recorded"] + "#/board")
+    await expect(page.locator("h1")).to_have_text("Board")
+    await recorder.record()
+    await page.get_by_role("link", name="Settings").click()
+    await recorder.recorded(1)
+    await expect(page.locator("h1")).to_have_text("Settings")
+    # The view is drawn anew every 1.5 s: Playwright's wait for a stable element keeps meeting a
+    # replaced one, so the mouse goes straight to where the field is, as a person's does.
+    await page.get_by_label("Display name").click(force=True)
+    await page.keyboard.type("Ada")
+    await page.get_by_label("Theme").click(force=True)
+    await recorder.recorded(2)
+    # The name's change redraws the view under that click: the person clicks the new list again.
+    await page.get_by_label("Theme").click(force=True)
+    await page.keyboard.press("ArrowDown")
+    await page.keyboard.press("Enter")
+    await recorder.recorded(3)
+    await page.get_by_role("button", name="Save settings").click(force=True)
+    await recorder.recorded(4)
+    await expect(page.get_by_role("status")).to_have_text("Settings saved")
+    return await recorder.stop()
+
+
+async def test_a_route_change_in_a_single_page_app_is_checked_by_the_view_it_rendered_not_its_loading_placeholder(
+        recorder: Recorder, site_page: Any, sites: dict[str, str]):
+    steps = await _record_settings(recorder, site_page, sites, "recorded-spa-view")
+    await expect(steps.locator("strong")).to_have_text([' Click link "Settings"', ' Type into textbox "Display name"',
+                                                        ' Choose "Dark" in combobox "Theme"', ' Click button "Save settings"'])
+    await expect(steps.nth(0)).to_contain_text("the address holds #/settings")
+    await expect(steps.nth(0)).to_contain_text("the page shows 'Settings'")
+    await expect(steps.nth(0)).not_to_contain_text("Loading")
+    await expect(steps.nth(3)).to_contain_text("the page shows 'Settings saved'")
+
+
+async def test_a_task_recorded_on_a_single_page_app_replays_with_no_model_call_and_its_settings_saved(
+        recorder: Recorder, site_page: Any, sites: dict[str, str]):
+    await _record_settings(recorder, site_page, sites, "recorded-spa")
+    saved = await recorder.save("recorded-spa")
+    await expect(saved).to_have_text("Saved as workflow recorded-spa.")
+    summary = _replay("recorded-spa", "--param", "display_name=Grace")
+    assert summary["success"] and summary["replay"] == "unchanged", summary["reason"]
+    assert (summary["model_calls"], summary["steps_passed"]) == (0, 4)
+    # The app's own record of what was saved: the address it left carries the saved settings.
+    last = trace_events(summary["trace_dir"], "step")[-1]
+    assert "saved=1&name=Grace&theme=dark" in json.dumps(last), last
+
+
+async def test_a_task_recorded_on_a_single_page_app_fails_naming_the_step_on_a_copy_that_saves_nothing(
+        recorder: Recorder, site_page: Any, sites: dict[str, str]):
+    await _record_settings(recorder, site_page, sites, "recorded-spa-unsaved")
+    saved = await recorder.save("recorded-spa-unsaved")
+    await expect(saved).to_have_text("Saved as workflow recorded-spa-unsaved.")
+    summary = _replay("recorded-spa-unsaved", "--start-url", sites["spa-unsaved"])
+    assert summary["success"] is False and summary["replay"] == "failed"
+    assert 'step 4 (Click button "Save settings")' in summary["reason"], summary["reason"]
+
+
+def saved_state(server: SiteServer) -> list[dict[str, str]]:
+    """What the categories page told its server after each change, oldest first."""
+    return [dict(parse_qsl(urlsplit(hit.split(" ", 2)[1]).query, keep_blank_values=True)) for hit in server.collected_for("categories")]
+
+
+async def _answer_as_the_user(page: Any, answers: dict[str, str | bool]) -> list[str]:
+    """Answer each dialog the page opens as a person does, by its message's first word: True is OK,
+    False Cancel, a string typed into the prompt and OK; the messages seen, in order."""
+    seen: list[str] = []
+
+    async def answer(dialog: Any) -> None:
+        seen.append(dialog.message)
+        given = answers[dialog.message.split()[0]]
+        if given is False:
+            await dialog.dismiss()
+        else:
+            await dialog.accept(given if isinstance(given, str) else None)
+
+    page.on("dialog", answer)
+    return seen
+
+
+async def test_a_prompt_and_a_confirm_the_user_answered_are_recorded_with_their_answers(recorder: Recorder, site_page: Any,
+                                                                                          sites: dict[str, str]):
+    from waymark.host.workflows import store
+
+    waymark("workflow", "delete", "recorded-dialogs")
+    await site_page.goto(sites["categories"])
+    seen = await _answer_as_the_user(site_page, {"New": "Boots", "Archive": True})
+    await recorder.record()
+    await site_page.get_by_role("button", name="Rename").click()
+    await recorder.recorded(1)
+    await site_page.get_by_role("button", name="Archive").click()
+    await recorder.recorded(2)
+    assert seen == ["New name for the category:", "Archive the category Shoes?"]
+    await expect(site_page.locator("#status")).to_have_text("Archived")
+    steps = await recorder.stop()
+    await expect(steps.locator("strong")).to_have_text([' Click button "Rename"', ' Answer the prompt "New name for the category:" with "Boots"',
+                                                        ' Click button "Archive"', ' Answer OK to the confirm "Archive the category Shoes?"'])
+    await expect(steps.nth(0)).to_contain_text("the page asks 'New name for the category:'")
+    await expect(recorder.page.get_by_label("Parameter name of step 2")).to_have_value("new_name_for_the_category")
+    saved = await recorder.save("recorded-dialogs")
+    await expect(saved).to_have_text("Saved as workflow recorded-dialogs.")
+    workflow = store.load("recorded-dialogs")
+    assert [s.action for s in workflow.steps] == [
+        {"type": "click"}, {"type": "answer_dialog", "accept": True, "text": "{{param:new_name_for_the_category}}"},
+        {"type": "click"}, {"type": "answer_dialog", "accept": True}]
+
+
+async def test_a_recorded_prompt_answer_is_given_again_by_the_replay_and_the_page_shows_it(recorder: Recorder, site_page: Any,
+                                                                                          site_server: SiteServer, sites: dict[str, str]):
+    waymark("workflow", "delete", "recorded-rename")
+    await site_page.goto(sites["categories"])
+    await _answer_as_the_user(site_page, {"New": "Boots"})
+    await recorder.record()
+    await site_page.get_by_role("button", name="Rename").click()
+    await recorder.recorded(1)
+    await expect(site_page.locator("#status")).to_have_text("Renamed to Boots")
+    await recorder.stop()
+    saved = await recorder.save("recorded-rename")
+    await expect(saved).to_have_text("Saved as workflow recorded-rename.")
+    summary = _replay("recorded-rename", "--param", "new_name_for_the_category=Sandals")
+    assert summary["success"] and summary["replay"] == "unchanged", summary["reason"]
+    assert (summary["model_calls"], summary["steps_passed"]) == (0, 2)
+    assert saved_state(site_server)[-1] == {"name": "Sandals", "products": "12", "status": "Renamed to Sandals"}
+
+
+async def _record_archive(recorder: Recorder, page: Any, sites: dict[str, str], name: str, answer: bool) -> None:
+    waymark("workflow", "delete", name)
+    await page.goto(sites["categories"])
+    await _answer_as_the_user(page, {"Archive": answer})
+    await recorder.record()
+    await page.get_by_role("button", name="Archive").click()
+    await recorder.recorded(1)
+    await recorder.stop()
     saved = await recorder.save(name)
     await expect(saved).to_have_text(f"Saved as workflow {name}.")
 
@@ -558,3 +727,76 @@ async def test_an_answer_typed_in_the_review_as_the_final_page_showed_it_is_read
     summary = _replay("recorded-review-balance")
     assert summary["success"], summary["reason"]
     assert (summary["model_calls"], summary["data"]) == (0, {"balance": 1204.5})
+async def test_a_confirm_the_user_cancelled_is_cancelled_by_the_replay_and_the_page_stays_unarchived(
+        recorder: Recorder, site_page: Any, site_server: SiteServer, sites: dict[str, str]):
+    from waymark.host.workflows import store
+
+    await _record_archive(recorder, site_page, sites, "recorded-archive-cancelled", answer=False)
+    assert store.load("recorded-archive-cancelled").steps[1].action == {"type": "answer_dialog", "accept": False}
+    site_server.collected.clear()
+    summary = _replay("recorded-archive-cancelled")
+    assert summary["steps_passed"] == 2, summary["reason"]
+    assert all(state["status"] != "Archived" for state in saved_state(site_server))
+
+
+async def test_a_recorded_confirm_answer_is_not_given_to_a_dialog_that_asks_something_else(
+        recorder: Recorder, site_page: Any, site_server: SiteServer, sites: dict[str, str]):
+    await _record_archive(recorder, site_page, sites, "recorded-archive-reasked", answer=True)
+    site_server.collected.clear()
+    summary = _replay("recorded-archive-reasked", "--start-url", sites["categories-reasked"])
+    assert summary["success"] is False and summary["replay"] == "failed"
+    assert 'step 1 (Click button "Archive")' in summary["reason"], summary["reason"]
+    assert all(state["status"] != "Archived" for state in saved_state(site_server))
+
+
+async def test_a_replay_whose_page_asks_no_question_fails_at_the_click_the_recorded_dialog_followed(
+        recorder: Recorder, site_page: Any, sites: dict[str, str]):
+    await _record_archive(recorder, site_page, sites, "recorded-archive-unasked", answer=True)
+    summary = _replay("recorded-archive-unasked", "--start-url", sites["categories-unasked"])
+    assert summary["success"] is False and summary["replay"] == "failed"
+    assert 'step 1 (Click button "Archive")' in summary["reason"] and "text_present (not on the page)" in summary["reason"], summary["reason"]
+
+
+async def test_a_dialog_in_a_tab_an_agent_just_acted_in_is_still_the_users_to_answer_and_recorded(recorder: Recorder, site_page: Any,
+                                                                                                   sw: Any, sites: dict[str, str]):
+    from tests.e2e.dispatch_helpers import act, open_page, ref
+
+    tab, snap = await open_page(sw, site_page, sites["categories"])
+    # An agent's click (through the debugger, which stays attached a while after it) before the recording.
+    acted = await act(sw, tab, {"type": "click", "ref": ref(snap, "Archive")}, dialogs="dismiss", snapshot=None)
+    assert acted.ok and tab in await sw.evaluate("() => globalThis.waymark.debuggerTabs()")
+    seen = await _answer_as_the_user(site_page, {"Archive": True})
+    await recorder.record()
+    await site_page.get_by_role("button", name="Archive").click()
+    await recorder.recorded(1)
+    await expect(site_page.locator("#status")).to_have_text("Archived")
+    assert seen == ["Archive the category Shoes?"]
+    steps = await recorder.stop()
+    await expect(steps.locator("strong")).to_have_text([' Click button "Archive"', ' Answer OK to the confirm "Archive the category Shoes?"'])
+
+
+async def test_a_recorded_delete_is_marked_destructive_asked_before_and_not_scheduled_unapproved(
+        recorder: Recorder, site_page: Any, site_server: SiteServer, sites: dict[str, str]):
+    from waymark.host.workflows import store
+
+    waymark("workflow", "delete", "recorded-delete")
+    await site_page.goto(sites["categories"])
+    await _answer_as_the_user(site_page, {"Delete": True})
+    await recorder.record()
+    await site_page.get_by_role("button", name="Delete").click()
+    await recorder.recorded(1)
+    await expect(site_page.locator("#products")).to_have_text("0")
+    steps = await recorder.stop()
+    await expect(steps.nth(0)).to_contain_text('A replay asks you first: button "Delete" looks destructive (delete)')
+    saved = await recorder.save("recorded-delete")
+    await expect(saved).to_have_text("Saved as workflow recorded-delete.")
+    click, answer = store.load("recorded-delete").steps
+    assert click.destructive == 'button "Delete" looks destructive (delete)'
+    assert answer.destructive is not None and answer.destructive.startswith("OK on the confirm")
+    # Asked before the Delete (no terminal answers: declined), the replay stops there and the products stay.
+    site_server.collected.clear()
+    summary = _replay("recorded-delete")
+    assert summary["success"] is False and 'step 1 (Click button "Delete")' in summary["reason"], summary["reason"]
+    assert all(state["products"] == "12" for state in saved_state(site_server))
+    refused = waymark("workflow", "schedule", "recorded-delete", "--every", "1h")
+    assert refused.returncode != 0 and "step 1" in refused.stderr and "--approve-destructive" in refused.stderr, refused.stderr

@@ -112,3 +112,61 @@ def test_an_answer_marked_in_the_review_is_read_as_its_number_on_the_final_page_
 def test_an_answer_marked_in_the_review_that_the_final_page_did_not_show_is_not_saveable():
     with pytest.raises(NotSaveable, match="is not among words the page showed"):
         marked_answer(AnswerMark(page=Snapshot.model_validate(ORDERS), text="€ 9,999.00"))
+CATEGORIES = {"url": "http://127.0.0.1:8000/site/categories.html", "title": "Categories", "text": "# Categories\nShoes 12",
+              "elements": [_element(1, "button", "Rename"), _element(2, "button", "Delete")]}
+
+
+def _dialog_demo(name: str, ref: int, dialogs: list[dict[str, Any]], text: str) -> Demonstration:
+    after = {**CATEGORIES, "text": CATEGORIES["text"] + f"\nstatus \"{text}\"", "elements": [*CATEGORIES["elements"], _element(3, "status", text)]}
+    return Demonstration(start_url=CATEGORIES["url"], snapshots=[Snapshot.model_validate(CATEGORIES), Snapshot.model_validate(after)], steps=[
+        {"action": "click", "role": "button", "name": name, "ref": ref, "dialogs": dialogs, "before": 0, "after": 1}])
+
+
+def test_a_click_on_a_delete_button_is_marked_destructive_as_a_run_would_ask_before_it():
+    click = draft(_dialog_demo("Delete", 2, [], "Deleted")).steps[0]
+    assert click.destructive == 'button "Delete" looks destructive (delete)'
+
+
+def test_a_recorded_destructive_step_keeps_its_reason_in_the_workflow_as_a_saved_runs_step_does():
+    drafted = draft(_dialog_demo("Delete", 2, [], "Deleted"))
+    save = RecordedSave.model_validate({"name": "delete", "start_url": drafted.start_url, "steps": [s.model_dump() for s in drafted.steps]})
+    assert workflow_of(save).steps[0].destructive == 'button "Delete" looks destructive (delete)'
+
+
+def test_a_click_on_a_harmless_button_is_not_destructive():
+    assert draft(_dialog_demo("Rename", 1, [], "Renamed")).steps[0].destructive is None
+
+
+def test_a_confirm_the_user_answered_becomes_an_answer_step_after_the_click_that_raised_it():
+    confirm = {"type": "confirm", "message": "Delete the category Shoes and all its 12 products?", "accepted": True}
+    click, answer = draft(_dialog_demo("Delete", 2, [confirm], "Category and products deleted")).steps
+    assert [c.check for c in click.checks] == [{"text_present": "Delete the category Shoes and all its 12 products?"}]
+    assert answer.action == {"type": "answer_dialog", "accept": True}
+    assert answer.intent == 'Answer OK to the confirm "Delete the category Shoes and all its 12 products?"'
+    assert {"text_present": "Category and products deleted"} in [c.check for c in answer.checks]
+    assert answer.destructive is not None and "OK on the confirm" in answer.destructive
+
+
+def test_a_prompt_answered_with_text_makes_that_text_a_parameter_of_the_workflow():
+    prompt = {"type": "prompt", "message": "New name for the category:", "accepted": True, "text": "Boots"}
+    drafted = draft(_dialog_demo("Rename", 1, [prompt], "Renamed to Boots"))
+    save = RecordedSave.model_validate({"name": "rename", "start_url": drafted.start_url, "steps": [s.model_dump() for s in drafted.steps]})
+    workflow = workflow_of(save)
+    assert [(p.name, p.default) for p in workflow.parameters] == [("new_name_for_the_category", "Boots")]
+    assert workflow.steps[1].action == {"type": "answer_dialog", "accept": True, "text": "{{param:new_name_for_the_category}}"}
+    assert {"text_present": "Renamed to {{param:new_name_for_the_category}}"} in workflow.steps[1].checks
+    assert workflow.steps[1].destructive is None
+
+
+def test_an_alert_the_click_raised_is_a_check_of_that_click_and_no_step_of_its_own():
+    alert = {"type": "alert", "message": "Saved", "accepted": True}
+    steps = draft(_dialog_demo("Rename", 1, [alert], "Renamed")).steps
+    assert len(steps) == 1 and steps[0].checks[0].check == {"text_present": "Saved"}
+
+
+def test_text_that_appeared_in_a_plain_paragraph_is_proposed_when_the_snapshot_lists_no_change():
+    demo = _dialog_demo("Rename", 1, [], "unused")
+    demo.snapshots[1] = demo.snapshots[0]
+    demo.steps[0].appeared = ["Renamed to Boots"]
+    click = draft(demo).steps[0]
+    assert click.changed and [c.check for c in click.checks] == [{"text_present": "Renamed to Boots"}]
