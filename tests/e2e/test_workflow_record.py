@@ -492,6 +492,107 @@ async def _record_sign_in_with_check(recorder: Recorder, page: Any, name: str, s
     await expect(last.locator(".says").first).to_have_text(f"the page shows '{shows}'")
     for box in (await last.get_by_role("checkbox").all())[1:]:
         await box.uncheck()
+    saved = await recorder.save(name)
+    await expect(saved).to_have_text(f"Saved as workflow {name}.")
+
+
+async def test_a_check_changed_in_the_review_is_the_one_written_and_the_replay_proves_it(recorder: Recorder, site_page: Any,
+                                                                                          sites: dict[str, str]):
+    from waymark.host.core.secrets_store import set_secret
+    from waymark.host.workflows import store
+
+    await _record_sign_in_with_check(recorder, site_page, "recorded-edited-check", "€ 1,204.50")
+    assert store.load("recorded-edited-check").steps[2].checks == [{"text_present": "€ 1,204.50"}]
+    set_secret("password", "lovelace", [sites["origin"]])
+    summary = _replay("recorded-edited-check")
+    assert summary["success"] and summary["replay"] == "unchanged", summary["reason"]
+    assert (summary["model_calls"], summary["steps_passed"]) == (0, 3)
+
+
+async def test_a_check_changed_in_the_review_that_does_not_hold_fails_the_replay_naming_the_step(recorder: Recorder, site_page: Any,
+                                                                                                  sites: dict[str, str]):
+    from waymark.host.core.secrets_store import set_secret
+
+    await _record_sign_in_with_check(recorder, site_page, "recorded-wrong-check", "€ 9,999.00")
+    set_secret("password", "lovelace", [sites["origin"]])
+    summary = _replay("recorded-wrong-check")
+    assert summary["success"] is False and summary["replay"] == "failed"
+    assert summary["reason"].startswith('step 3 (Click button "Sign in")') and "text_present (not on the page)" in summary["reason"], \
+        summary["reason"]
+
+
+async def test_a_check_emptied_in_the_review_is_refused_with_the_hosts_reason_and_the_step_keeps_its_check(recorder: Recorder,
+                                                                                                           site_page: Any):
+    await _sign_in_by_hand(recorder, site_page)
+    steps = await recorder.stop()
+    last = steps.nth(2)
+    await _change_check(last, 1, 3, None, "  ")
+    await expect(last.get_by_role("alert")).to_have_text("Not a check: url_contains takes a non-empty string")
+    await expect(last.locator(".says").first).to_have_text("the address holds /account.html")
+
+
+async def test_a_check_written_in_the_review_lets_a_step_whose_checks_were_dropped_be_saved(recorder: Recorder, site_page: Any):
+    from waymark.host.workflows import store
+
+    waymark("workflow", "delete", "recorded-written-check")
+    await _sign_in_by_hand(recorder, site_page)
+    steps = await recorder.stop()
+    last = steps.nth(2)
+    for box in await last.get_by_role("checkbox").all():
+        await box.uncheck()
+    await last.get_by_role("button", name="Write a check for step 3").click()
+    await last.get_by_label("Kind of the new check of step 3").select_option("The title holds")
+    await last.get_by_label("Text of the new check of step 3").fill("Account")
+    await last.get_by_role("button", name="Use").click()
+    await expect(last.locator(".says").last).to_have_text("the title holds 'Account'")
+    saved = await recorder.save("recorded-written-check")
+    await expect(saved).to_have_text("Saved as workflow recorded-written-check.")
+    assert store.load("recorded-written-check").steps[2].checks == [{"title_contains": "Account"}]
+
+
+async def test_an_answer_marked_in_the_review_of_a_recording_made_without_one_replays_with_no_model_call(
+        recorder: Recorder, site_page: Any, sites: dict[str, str]):
+    from waymark.host.workflows import store
+
+    waymark("workflow", "delete", "recorded-review-answer")
+    await recorder.record()
+    # The user goes to the orders page by its address, reads the total there, and marks nothing while recording.
+    await site_page.goto(sites["orders-recorded"])
+    await recorder.recorded(1)
+    steps = await recorder.stop()
+    await recorder.page.get_by_label("Answer on the final page").select_option('text "€ 1,249.00"')
+    await recorder.page.get_by_role("button", name="Mark as the answer").click()
+    await expect(steps.locator("strong")).to_have_text([f' Go to {sites["orders-recorded"]}', ' Read the answer "€ 1,249.00"'])
+    await recorder.page.get_by_label("Answer field of step 2").fill("total")
+    saved = await recorder.save("recorded-review-answer")
+    await expect(saved).to_have_text("Saved as workflow recorded-review-answer.")
+    answer = store.load("recorded-review-answer").answer
+    assert answer is not None and answer.values[0].path == "$.total" and "px-1042" in answer.values[0].before
+    summary = _replay("recorded-review-answer")
+    assert summary["success"], summary["reason"]
+    assert (summary["model_calls"], summary["tokens_total"], summary["data"]) == (0, 0, {"total": 1249})
+    assert summary["grounding"]["values"][0]["status"] == "found"
+
+
+async def test_an_answer_typed_in_the_review_as_the_final_page_showed_it_is_read_by_the_replay(recorder: Recorder, site_page: Any,
+                                                                                               sites: dict[str, str]):
+    from waymark.host.core.secrets_store import set_secret
+
+    waymark("workflow", "delete", "recorded-review-balance")
+    await _sign_in_by_hand(recorder, site_page)
+    steps = await recorder.stop()
+    await recorder.page.get_by_label("Answer text as the page shows it").fill("€ 1,204.50")
+    await recorder.page.get_by_role("button", name="Mark as the answer").click()
+    await expect(steps.nth(3).locator("strong")).to_have_text(' Read the answer "€ 1,204.50"')
+    await recorder.page.get_by_label("Answer field of step 4").fill("balance")
+    saved = await recorder.save("recorded-review-balance")
+    await expect(saved).to_have_text("Saved as workflow recorded-review-balance.")
+    set_secret("password", "lovelace", [sites["origin"]])
+    summary = _replay("recorded-review-balance")
+    assert summary["success"], summary["reason"]
+    assert (summary["model_calls"], summary["data"]) == (0, {"balance": 1204.5})
+
+
 async def _record_settings(recorder: Recorder, page: Any, sites: dict[str, str], name: str) -> Any:
     """On the single-page board (hash routes, a Loading… view before each, every element redrawn
     every 1.5 s), go to Settings, type a display name, choose the dark theme and save: by hand."""
@@ -632,101 +733,6 @@ async def _record_archive(recorder: Recorder, page: Any, sites: dict[str, str], 
     await expect(saved).to_have_text(f"Saved as workflow {name}.")
 
 
-async def test_a_check_changed_in_the_review_is_the_one_written_and_the_replay_proves_it(recorder: Recorder, site_page: Any,
-                                                                                          sites: dict[str, str]):
-    from waymark.host.core.secrets_store import set_secret
-    from waymark.host.workflows import store
-
-    await _record_sign_in_with_check(recorder, site_page, "recorded-edited-check", "€ 1,204.50")
-    assert store.load("recorded-edited-check").steps[2].checks == [{"text_present": "€ 1,204.50"}]
-    set_secret("password", "lovelace", [sites["origin"]])
-    summary = _replay("recorded-edited-check")
-    assert summary["success"] and summary["replay"] == "unchanged", summary["reason"]
-    assert (summary["model_calls"], summary["steps_passed"]) == (0, 3)
-
-
-async def test_a_check_changed_in_the_review_that_does_not_hold_fails_the_replay_naming_the_step(recorder: Recorder, site_page: Any,
-                                                                                                  sites: dict[str, str]):
-    from waymark.host.core.secrets_store import set_secret
-
-    await _record_sign_in_with_check(recorder, site_page, "recorded-wrong-check", "€ 9,999.00")
-    set_secret("password", "lovelace", [sites["origin"]])
-    summary = _replay("recorded-wrong-check")
-    assert summary["success"] is False and summary["replay"] == "failed"
-    assert summary["reason"].startswith('step 3 (Click button "Sign in")') and "text_present (not on the page)" in summary["reason"], \
-        summary["reason"]
-
-
-async def test_a_check_emptied_in_the_review_is_refused_with_the_hosts_reason_and_the_step_keeps_its_check(recorder: Recorder,
-                                                                                                           site_page: Any):
-    await _sign_in_by_hand(recorder, site_page)
-    steps = await recorder.stop()
-    last = steps.nth(2)
-    await _change_check(last, 1, 3, None, "  ")
-    await expect(last.get_by_role("alert")).to_have_text("Not a check: url_contains takes a non-empty string")
-    await expect(last.locator(".says").first).to_have_text("the address holds /account.html")
-
-
-async def test_a_check_written_in_the_review_lets_a_step_whose_checks_were_dropped_be_saved(recorder: Recorder, site_page: Any):
-    from waymark.host.workflows import store
-
-    waymark("workflow", "delete", "recorded-written-check")
-    await _sign_in_by_hand(recorder, site_page)
-    steps = await recorder.stop()
-    last = steps.nth(2)
-    for box in await last.get_by_role("checkbox").all():
-        await box.uncheck()
-    await last.get_by_role("button", name="Write a check for step 3").click()
-    await last.get_by_label("Kind of the new check of step 3").select_option("The title holds")
-    await last.get_by_label("Text of the new check of step 3").fill("Account")
-    await last.get_by_role("button", name="Use").click()
-    await expect(last.locator(".says").last).to_have_text("the title holds 'Account'")
-    saved = await recorder.save("recorded-written-check")
-    await expect(saved).to_have_text("Saved as workflow recorded-written-check.")
-    assert store.load("recorded-written-check").steps[2].checks == [{"title_contains": "Account"}]
-
-
-async def test_an_answer_marked_in_the_review_of_a_recording_made_without_one_replays_with_no_model_call(
-        recorder: Recorder, site_page: Any, sites: dict[str, str]):
-    from waymark.host.workflows import store
-
-    waymark("workflow", "delete", "recorded-review-answer")
-    await recorder.record()
-    # The user goes to the orders page by its address, reads the total there, and marks nothing while recording.
-    await site_page.goto(sites["orders-recorded"])
-    await recorder.recorded(1)
-    steps = await recorder.stop()
-    await recorder.page.get_by_label("Answer on the final page").select_option('text "€ 1,249.00"')
-    await recorder.page.get_by_role("button", name="Mark as the answer").click()
-    await expect(steps.locator("strong")).to_have_text([f' Go to {sites["orders-recorded"]}', ' Read the answer "€ 1,249.00"'])
-    await recorder.page.get_by_label("Answer field of step 2").fill("total")
-    saved = await recorder.save("recorded-review-answer")
-    await expect(saved).to_have_text("Saved as workflow recorded-review-answer.")
-    answer = store.load("recorded-review-answer").answer
-    assert answer is not None and answer.values[0].path == "$.total" and "px-1042" in answer.values[0].before
-    summary = _replay("recorded-review-answer")
-    assert summary["success"], summary["reason"]
-    assert (summary["model_calls"], summary["tokens_total"], summary["data"]) == (0, 0, {"total": 1249})
-    assert summary["grounding"]["values"][0]["status"] == "found"
-
-
-async def test_an_answer_typed_in_the_review_as_the_final_page_showed_it_is_read_by_the_replay(recorder: Recorder, site_page: Any,
-                                                                                               sites: dict[str, str]):
-    from waymark.host.core.secrets_store import set_secret
-
-    waymark("workflow", "delete", "recorded-review-balance")
-    await _sign_in_by_hand(recorder, site_page)
-    steps = await recorder.stop()
-    await recorder.page.get_by_label("Answer text as the page shows it").fill("€ 1,204.50")
-    await recorder.page.get_by_role("button", name="Mark as the answer").click()
-    await expect(steps.nth(3).locator("strong")).to_have_text(' Read the answer "€ 1,204.50"')
-    await recorder.page.get_by_label("Answer field of step 4").fill("balance")
-    saved = await recorder.save("recorded-review-balance")
-    await expect(saved).to_have_text("Saved as workflow recorded-review-balance.")
-    set_secret("password", "lovelace", [sites["origin"]])
-    summary = _replay("recorded-review-balance")
-    assert summary["success"], summary["reason"]
-    assert (summary["model_calls"], summary["data"]) == (0, {"balance": 1204.5})
 async def test_a_confirm_the_user_cancelled_is_cancelled_by_the_replay_and_the_page_stays_unarchived(
         recorder: Recorder, site_page: Any, site_server: SiteServer, sites: dict[str, str]):
     from waymark.host.workflows import store
