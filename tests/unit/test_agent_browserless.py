@@ -11,6 +11,8 @@ import pytest
 from waymark.host.agent.confirm import Policy
 from waymark.host.agent.human import NobodyHome
 from waymark.host.agent.loop import AgentRun, RunOptions
+from waymark.host.browser import act
+from waymark.host.core.browser_api import ActRequest
 from waymark.host.core.targets import ElementPlace
 from waymark.host.testing.fake_browser import FakeBrowser, FakePage
 from waymark.host.testing.virtual_time import run_instantly
@@ -53,6 +55,14 @@ def run(browser: FakeBrowser, task: str, script: dict[str, Any], policy: dict[st
 
 def step(intent: str, action: dict[str, Any], *verify: dict[str, Any]) -> dict[str, Any]:
     return {"intent": intent, "action": action, "verify": list(verify)}
+
+
+def test_an_action_the_admission_never_admitted_does_not_reach_the_fake():
+    browser = sign_in_site()
+    click = {"type": "click", "ref": 3}
+    result = run_instantly(act(browser, click, ActRequest(tab_id=1, action=click)))  # type: ignore[arg-type]
+    assert result.error is not None and result.error.code == "not_admitted"
+    assert browser.sent == [] and browser.state == "form"
 
 
 def test_a_sign_in_whose_check_holds_on_the_account_page_is_proven():
