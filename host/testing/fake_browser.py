@@ -8,8 +8,9 @@ here), so the admission, the guards, the step judge and the proof are all exerci
 
 The page model is a set of named `FakePage` states: their elements (with refs), their readable
 text, and what a click on a ref does (go to another state). A fill or type sets the element's
-value; a navigate goes to the state at that address. Every action received is kept in `sent`.
-It answers only the methods a run and a replay use; any other is an error, never a guess.
+value (a password field's, `"input_type": "password"`, only that it has one: as in the extension,
+its value never leaves the page); a navigate goes to the state at that address. Every action
+received is kept in `sent`. It answers only the methods a run and a replay use; any other is an error, never a guess.
 """
 
 from __future__ import annotations
@@ -97,7 +98,9 @@ class FakeBrowser:
             stale = params.get("ref_generation") not in (None, self.generation)
             if element is None or stale:
                 return self._result(kind, before, error={"code": "stale_ref", "message": f"ref {ref} is not on the page"})
-            if kind in _FILLING:
+            if kind in _FILLING and element.get("input_type") == "password":
+                element["states"] = {**element.get("states", {}), "has_value": bool(action.get("text"))}
+            elif kind in _FILLING:
                 element["value"] = str(action.get("text", ""))
             elif kind == "click" and ref in self.page.clicks:
                 self._go(self.page.clicks[ref])

@@ -133,3 +133,65 @@ def test_a_replayed_sign_in_is_proven_by_its_recorded_checks():
     summary = run_instantly(Replay(workflow, options, browser, NobodyHome()).run())  # type: ignore[arg-type]
     assert (summary.success, summary.outcome) == (True, "done"), summary.reason
     assert browser.acted == [{"type": "fill", "ref": 1, "text": "ada"}, {"type": "click", "ref": 3}]
+
+
+QUERY = {"role": "textbox", "name": "Question"}
+SEARCH = {"role": "button", "name": "Search"}
+
+
+def help_site(lookup_works: bool) -> FakeBrowser:
+    """A help centre's search; with a broken lookup the results page shows nothing of the question
+    (only the search box the driver typed it into still holds it)."""
+    box = {"ref": 1, **QUERY}
+    form = FakePage(url=f"{SITE}/help", title="Help centre", text="How can we help?", clicks={2: "results"},
+                    elements=[box, {"ref": 2, **SEARCH}])
+    found = "Results for reset password: How to reset your password" if lookup_works else "No results"
+    typed = {**box, "value": "reset password"}  # the box keeps what was typed into it
+    results = FakePage(url=f"{SITE}/help", title="Help centre", text=found, elements=[typed, {"ref": 2, **SEARCH}])
+    return FakeBrowser({"form": form, "results": results}, "form")
+
+
+def password_site() -> FakeBrowser:
+    """The sign-in form with a real password field, whose value the page never gives back."""
+    browser = sign_in_site()
+    browser.pages["form"].elements[1]["input_type"] = "password"
+    return browser
+
+
+ENTER_ADA = step("Enter the username", {"type": "fill", "target": USERNAME, "text": "ada"},
+                 {"value_equals": {"target": USERNAME, "value": "ada"}})
+ENTER_PASSWORD = step("Enter the password", {"type": "fill", "target": PASSWORD, "text": "lovelace"},
+                      {"value_equals": {"target": PASSWORD, "value": "lovelace"}})
+PRESS_SIGN_IN = step("Sign in", {"type": "click", "target": SIGN_IN}, {"url_contains": "account"})
+TYPE_QUERY = step("Type the question", {"type": "fill", "target": QUERY, "text": "reset password"},
+                  {"value_equals": {"target": QUERY, "value": "reset password"}})
+PRESS_SEARCH = step("Search", {"type": "click", "target": SEARCH}, {"text_present": "reset password"})
+
+#: name -> (the site, the task, the plan's steps, its success criteria, the verdict both must give)
+SHARED = {
+    "a criterion that held before acting": (sign_in_site, "Fill in the username ada on the Ledger sign-in page", [ENTER_ADA],
+                                            [{"title_contains": "Ledger"}], (False, "unproven")),
+    "typing-only evidence": (lambda: help_site(False), "Search the help centre for reset password", [TYPE_QUERY, PRESS_SEARCH],
+                             [{"text_present": "reset password"}], (False, "unproven")),
+    "a search whose results show the question": (lambda: help_site(True), "Search the help centre for reset password",
+                                                 [TYPE_QUERY, PRESS_SEARCH], [{"text_present": "reset password"}], (True, "done")),
+    "a password check": (password_site, "Sign in to Ledger as ada with the password lovelace", [ENTER_ADA, ENTER_PASSWORD, PRESS_SIGN_IN],
+                         [{"text_present": "Welcome, ada"}], (True, "done")),
+}
+
+
+def replay(browser: FakeBrowser, name: str, task: str, steps: list[dict[str, Any]], criteria: list[dict[str, Any]]) -> Any:
+    """The plan saved as a workflow (each target as the place a person sees) and replayed against `browser`."""
+    workflow = Workflow(name=name, task=task, start_url=browser.page.url, success_criteria=criteria, steps=[
+        WorkflowStep(intent=s["intent"], action={k: v for k, v in s["action"].items() if k != "target"},
+                     target=ElementPlace(**s["action"]["target"]), checks=s["verify"]) for s in steps])
+    options = ReplayOptions(policy=Policy(destructive="allow"), heal=False, save_heals=False)
+    return run_instantly(Replay(workflow, options, browser, NobodyHome()).run())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("case", SHARED, ids=list(SHARED))
+def test_a_run_and_a_replay_of_the_same_plan_get_the_same_verdict(case: str):
+    site, task, steps, criteria, verdict = SHARED[case]
+    ran = run(site(), task, {"steps": steps, "success_criteria": criteria})
+    replayed = replay(site(), "-".join(case.split()), task, steps, criteria)
+    assert ((ran.success, ran.outcome), (replayed.success, replayed.outcome)) == (verdict, verdict), (ran.reason, replayed.reason)
