@@ -19,7 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from waymark.host.bridge import BrowserError
+from waymark.host.bridge import BrowserBridge, BrowserError
+from waymark.host.core.protocol import Outbound
 
 #: Actions that set the value of the element they name.
 _FILLING = frozenset({"fill", "type"})
@@ -40,10 +41,12 @@ class FakePage(BaseModel):
     clicks: dict[int, str] = Field(default_factory=dict)
 
 
-class FakeBrowser:
-    """One tab over scripted page states; pass it where a `BrowserBridge` goes."""
+class FakeBrowser(BrowserBridge):
+    """One tab over scripted page states: a `BrowserBridge` whose `request` is answered here,
+    never sent to an extension (its events and listeners are the bridge's own)."""
 
     def __init__(self, pages: dict[str, FakePage], start: str, *, tab_id: int = 1) -> None:
+        super().__init__(_no_extension)
         self.pages = {name: page.model_copy(deep=True) for name, page in pages.items()}
         self.state = start
         self.tab_id = tab_id
@@ -62,7 +65,7 @@ class FakeBrowser:
         return [action for action in self.sent if action.get("type") != "extract"]
 
     async def request(self, method: str, params: dict[str, Any] | None = None, timeout: float = 30.0) -> dict[str, Any]:
-        """Answer one bridge request as the extension would."""
+        """Answer one bridge request as the extension would (the timeout is not needed: it answers at once)."""
         params = params or {}
         if method == "snapshot":
             return self.snapshot()
@@ -123,3 +126,8 @@ class FakeBrowser:
         after = self.page.url
         return {"ok": error is None, "action": kind, "url_before": before, "url_after": after, "navigated": after != before,
                 "tab_id": self.tab_id, "text": text, "error": error, "snapshot": self.snapshot() if snapshot else None}
+
+
+def _no_extension(message: Outbound) -> None:
+    """The bridge's send: never called, since `FakeBrowser.request` answers every request itself."""
+    raise BrowserError("no_extension", "the fake browser sends nothing to an extension")

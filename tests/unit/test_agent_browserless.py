@@ -50,7 +50,7 @@ def run(browser: FakeBrowser, task: str, script: dict[str, Any], policy: dict[st
     def emit(kind: str, record: dict[str, Any]) -> None:
         if kind == "step" and steps is not None:
             steps.append(record)
-    return run_instantly(AgentRun(options, browser, provider, provider, NobodyHome(), emit=emit).run())  # type: ignore[arg-type]
+    return run_instantly(AgentRun(options, browser, provider, provider, NobodyHome(), emit=emit).run())
 
 
 def step(intent: str, action: dict[str, Any], *verify: dict[str, Any]) -> dict[str, Any]:
@@ -60,7 +60,7 @@ def step(intent: str, action: dict[str, Any], *verify: dict[str, Any]) -> dict[s
 def test_an_action_the_admission_never_admitted_does_not_reach_the_fake():
     browser = sign_in_site()
     click = {"type": "click", "ref": 3}
-    result = run_instantly(act(browser, click, ActRequest(tab_id=1, action=click)))  # type: ignore[arg-type]
+    result = run_instantly(act(browser, click, ActRequest(tab_id=1, action=click)))  # type: ignore[arg-type]  # a bare action: what act refuses
     assert result.error is not None and result.error.code == "not_admitted"
     assert browser.sent == [] and browser.state == "form"
 
@@ -130,7 +130,7 @@ def test_a_replayed_sign_in_is_proven_by_its_recorded_checks():
         WorkflowStep(intent="Sign in", action={"type": "click"}, target=ElementPlace(**SIGN_IN), checks=[{"url_contains": "account"}]),
     ], success_criteria=[{"text_present": "Welcome, ada"}])
     options = ReplayOptions(policy=Policy(destructive="allow"), heal=False, save_heals=False)
-    summary = run_instantly(Replay(workflow, options, browser, NobodyHome()).run())  # type: ignore[arg-type]
+    summary = run_instantly(Replay(workflow, options, browser, NobodyHome()).run())
     assert (summary.success, summary.outcome) == (True, "done"), summary.reason
     assert browser.acted == [{"type": "fill", "ref": 1, "text": "ada"}, {"type": "click", "ref": 3}]
 
@@ -186,7 +186,7 @@ def replay(browser: FakeBrowser, name: str, task: str, steps: list[dict[str, Any
         WorkflowStep(intent=s["intent"], action={k: v for k, v in s["action"].items() if k != "target"},
                      target=ElementPlace(**s["action"]["target"]), checks=s["verify"]) for s in steps])
     options = ReplayOptions(policy=Policy(destructive="allow"), heal=False, save_heals=False)
-    return run_instantly(Replay(workflow, options, browser, NobodyHome()).run())  # type: ignore[arg-type]
+    return run_instantly(Replay(workflow, options, browser, NobodyHome()).run())
 
 
 @pytest.mark.parametrize("case", SHARED, ids=list(SHARED))
