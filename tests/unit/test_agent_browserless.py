@@ -26,12 +26,6 @@ PASSWORD = {"role": "textbox", "name": "Password"}
 SIGN_IN = {"role": "button", "name": "Sign in"}
 
 
-@pytest.fixture(autouse=True)
-def runs_dir(tmp_path, monkeypatch):
-    """Each test's traces in its own folder."""
-    monkeypatch.setenv("WAYMARK_RUNS_DIR", str(tmp_path))
-
-
 def sign_in_site() -> FakeBrowser:
     """A sign-in form whose button goes to the account page, which greets the user."""
     form = FakePage(url=f"{SITE}/login", title="Ledger: sign in", text="Sign in to Ledger", clicks={3: "account"},
